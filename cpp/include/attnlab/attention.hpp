@@ -1,0 +1,48 @@
+// Scaled dot-product attention for one head: softmax(Q·Kᵀ · scale / temperature + mask) · V.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/kernels.hpp"
+#include "attnlab/matrix.hpp"
+
+namespace attnlab {
+
+using BoolMatrix = BasicMatrix<std::uint8_t>;
+
+struct AttentionOptions {
+  // Query i may not attend to key j > i (top-left aligned when n_q != n_k).
+  bool causal = false;
+  // Empty, or one flag per key: true marks a padding key that no query attends to.
+  std::vector<bool> key_padding;
+  // Optional (n_q, n_k) matrix: nonzero where query i may attend to key j.
+  std::optional<BoolMatrix> mask;
+  // Multiplies the scores; when absent, 1/sqrt(d_k). Must be finite and > 0.
+  std::optional<float> scale;
+  // Divides the scaled scores; > 1 flattens the weights, < 1 sharpens them.
+  float temperature = 1.0f;
+
+  bool has_mask() const { return causal || !key_padding.empty() || mask.has_value(); }
+};
+
+// Every intermediate of one attention call, so a learner can inspect each step.
+struct AttentionResult {
+  Matrix scores;             // Q·Kᵀ: (n_q, n_k)
+  float scale = 1.0f;        // the factor applied to the scores, temperature included
+  Matrix scaled;             // scores · scale: (n_q, n_k)
+  Matrix logits;             // scaled, with masked entries set to -inf: (n_q, n_k)
+  kernels::Softmax softmax;  // exponentials, weights, row max and sum of the logits
+  Matrix output;             // weights · V: (n_q, d_v)
+  std::vector<std::size_t> fully_masked_rows;  // queries that may attend to no key
+
+  const Matrix& weights() const { return softmax.weights; }
+};
+
+// q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v). Errors name the offending inputs.
+Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const AttentionOptions& options = {});
+
+}  // namespace attnlab

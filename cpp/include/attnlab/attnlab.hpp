@@ -1,0 +1,10 @@
+// The whole public C++ API of attnlab.
+#pragma once
+
+#include "attnlab/attention.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/kernels.hpp"
+#include "attnlab/limits.hpp"
+#include "attnlab/matrix.hpp"
+#include "attnlab/positional.hpp"
+#include "attnlab/trace.hpp"

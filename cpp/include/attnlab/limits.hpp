@@ -1,0 +1,17 @@
+// Documented size limits. Inputs beyond them get ErrorCode::too_large.
+#pragma once
+
+#include <cstddef>
+
+namespace attnlab::limits {
+
+// The step-by-step trace keeps every n x n intermediate for display.
+inline constexpr std::size_t trace_tokens = 512;    // rows of X, Q, K, V
+inline constexpr std::size_t trace_features = 512;  // columns of any input matrix
+inline constexpr int max_heads = 64;
+
+// Plain attention() materialises three (n_q, n_k) matrices (scores, logits, weights).
+inline constexpr std::size_t attention_tokens = 4096;
+inline constexpr std::size_t attention_features = 4096;
+
+}  // namespace attnlab::limits

@@ -1,0 +1,11 @@
+// The sinusoidal positional encoding of "Attention Is All You Need" (Vaswani et al., 2017).
+#pragma once
+
+#include "attnlab/matrix.hpp"
+
+namespace attnlab {
+
+// pe: (tokens, width), pe(p, 2i) = sin(p / 10000^(2i/width)), pe(p, 2i+1) = cos(same angle).
+Matrix sinusoidal_encoding(std::size_t tokens, std::size_t width);
+
+}  // namespace attnlab

@@ -1,0 +1,73 @@
+// Plain scalar kernels, written for clarity. They mirror kernels.hpp, and with T = double
+// they are the float64 reference the tests check the float32 SIMD path against.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attnlab/matrix.hpp"
+
+namespace attnlab::reference {
+
+// out: (m, n) = a: (m, k) · b: (k, n)
+template <class T>
+BasicMatrix<T> matmul(const BasicMatrix<T>& a, const BasicMatrix<T>& b) {
+  BasicMatrix<T> out(a.rows, b.cols);
+  for (std::size_t i = 0; i < a.rows; ++i)
+    for (std::size_t j = 0; j < b.cols; ++j) {
+      T sum = 0;
+      for (std::size_t l = 0; l < a.cols; ++l) sum += a(i, l) * b(l, j);
+      out(i, j) = sum;
+    }
+  return out;
+}
+
+// out: (m, n) = a: (m, k) · b: (n, k)ᵀ
+template <class T>
+BasicMatrix<T> matmul_transposed(const BasicMatrix<T>& a, const BasicMatrix<T>& b) {
+  BasicMatrix<T> out(a.rows, b.rows);
+  for (std::size_t i = 0; i < a.rows; ++i)
+    for (std::size_t j = 0; j < b.rows; ++j) {
+      T sum = 0;
+      for (std::size_t l = 0; l < a.cols; ++l) sum += a(i, l) * b(j, l);
+      out(i, j) = sum;
+    }
+  return out;
+}
+
+template <class T>
+void scale(BasicMatrix<T>& x, T factor) {
+  for (T& v : x.data) v *= factor;
+}
+
+template <class T>
+struct Softmax {
+  BasicMatrix<T> exponentials;
+  BasicMatrix<T> weights;
+  std::vector<T> row_max;
+  std::vector<T> row_sum;
+};
+
+template <class T>
+Softmax<T> softmax_rows(const BasicMatrix<T>& logits) {
+  Softmax<T> s{BasicMatrix<T>(logits.rows, logits.cols), BasicMatrix<T>(logits.rows, logits.cols),
+               std::vector<T>(logits.rows), std::vector<T>(logits.rows)};
+  for (std::size_t i = 0; i < logits.rows; ++i) {
+    T max = -std::numeric_limits<T>::infinity();
+    for (std::size_t j = 0; j < logits.cols; ++j) max = std::max(max, logits(i, j));
+    T sum = 0;
+    if (max != -std::numeric_limits<T>::infinity())
+      for (std::size_t j = 0; j < logits.cols; ++j) {
+        s.exponentials(i, j) = std::exp(logits(i, j) - max);
+        sum += s.exponentials(i, j);
+      }
+    for (std::size_t j = 0; j < logits.cols; ++j)
+      s.weights(i, j) = sum > 0 ? s.exponentials(i, j) / sum : T{0};
+    s.row_max[i] = max;
+    s.row_sum[i] = sum;
+  }
+  return s;
+}
+
+}  // namespace attnlab::reference

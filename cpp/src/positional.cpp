@@ -1,0 +1,19 @@
+#include "attnlab/positional.hpp"
+
+#include <cmath>
+
+namespace attnlab {
+
+Matrix sinusoidal_encoding(std::size_t tokens, std::size_t width) {
+  Matrix pe(tokens, width);  // pe: (tokens, width)
+  for (std::size_t p = 0; p < tokens; ++p)
+    for (std::size_t c = 0; c < width; ++c) {
+      // Columns 2i and 2i+1 share the frequency 1 / 10000^(2i / width).
+      const double pair_start = static_cast<double>(c - c % 2);
+      const double angle = static_cast<double>(p) / std::pow(10000.0, pair_start / width);
+      pe(p, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  return pe;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,61 @@
+#include "validate.hpp"
+
+#include <cmath>
+
+namespace attnlab::validate {
+namespace {
+
+std::string described(std::string_view name, const Matrix& m) {
+  return std::string(name) + " (" + shape_string(m) + ")";
+}
+
+std::string describe_value(float v) {
+  if (std::isnan(v)) return "NaN";
+  return v > 0 ? "Infinity" : "-Infinity";
+}
+
+}  // namespace
+
+Problem not_empty(std::string_view name, const Matrix& m) {
+  if (!m.empty()) return std::nullopt;
+  return Error{ErrorCode::empty,
+               described(name, m) + " is empty: it needs at least one row and one column"};
+}
+
+Problem finite(std::string_view name, const Matrix& m) {
+  for (std::size_t r = 0; r < m.rows; ++r)
+    for (std::size_t c = 0; c < m.cols; ++c)
+      if (!std::isfinite(m(r, c)))
+        return Error{ErrorCode::non_finite, described(name, m) + " has " + describe_value(m(r, c)) +
+                                                " at row " + std::to_string(r) + ", column " +
+                                                std::to_string(c)};
+  return std::nullopt;
+}
+
+Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,
+               std::string_view what) {
+  if (m.rows <= max_rows && m.cols <= max_cols) return std::nullopt;
+  return Error{ErrorCode::too_large, described(name, m) + " is too large: " + std::string(what) +
+                                         " allows at most " + std::to_string(max_rows) +
+                                         " rows and " + std::to_string(max_cols) + " columns"};
+}
+
+Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::string_view b_name,
+                    const Matrix& b, bool b_rows, std::string_view reason) {
+  const std::size_t a_extent = a_rows ? a.rows : a.cols;
+  const std::size_t b_extent = b_rows ? b.rows : b.cols;
+  if (a_extent == b_extent) return std::nullopt;
+  return Error{ErrorCode::shape_mismatch, described(a_name, a) + " and " + described(b_name, b) +
+                                              " do not fit: " + std::string(reason) + " (" +
+                                              std::to_string(a_extent) + " vs " +
+                                              std::to_string(b_extent) + ")"};
+}
+
+Problem positive_finite(std::string_view name, float value) {
+  if (std::isfinite(value) && value > 0) return std::nullopt;
+  return Error{ErrorCode::invalid_argument,
+               std::string(name) + " must be a finite number above 0, got " +
+                   (std::isfinite(value) ? std::to_string(value) : describe_value(value))};
+}
+
+}  // namespace attnlab::validate
