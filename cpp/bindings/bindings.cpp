@@ -1,0 +1,154 @@
+// Embind bindings: translate between JavaScript values and the core's types, nothing more.
+// The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
+//
+// Matrices cross as { rows, cols, data: Float32Array } (a boolean mask as Uint8Array data).
+// Every call returns either a result object or { error: { code, message } }.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <string>
+
+#include "attnlab/attnlab.hpp"
+
+namespace attnlab::bindings {
+namespace {
+
+using emscripten::val;
+
+template <class T>
+BasicMatrix<T> matrix_from_js(const val& m) {
+  return BasicMatrix<T>(m["rows"].as<std::size_t>(), m["cols"].as<std::size_t>(),
+                        emscripten::convertJSArrayToNumberVector<T>(m["data"]));
+}
+
+// Copies out of the wasm heap, so the result stays valid after the next call.
+val floats_to_js(const std::vector<float>& values) {
+  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+val matrix_to_js(const Matrix& m) {
+  val out = val::object();
+  out.set("rows", m.rows);
+  out.set("cols", m.cols);
+  out.set("data", floats_to_js(m.data));
+  return out;
+}
+
+val indices_to_js(const std::vector<std::size_t>& indices) {
+  val out = val::array();
+  for (std::size_t i : indices) out.call<void>("push", i);
+  return out;
+}
+
+val error_to_js(const Error& e) {
+  val error = val::object();
+  error.set("code", std::string(to_string(e.code)));
+  error.set("message", e.message);
+  val out = val::object();
+  out.set("error", error);
+  return out;
+}
+
+// { causal?, keyPadding?: boolean[], mask?: matrix, scale?, temperature? }
+AttentionOptions options_from_js(const val& o) {
+  AttentionOptions options;
+  options.causal = o["causal"].as<bool>();
+  if (!o["keyPadding"].isUndefined())
+    for (int flag : emscripten::vecFromJSArray<int>(o["keyPadding"]))
+      options.key_padding.push_back(flag != 0);
+  if (!o["mask"].isUndefined()) options.mask = matrix_from_js<std::uint8_t>(o["mask"]);
+  if (!o["scale"].isUndefined()) options.scale = o["scale"].as<float>();
+  if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
+  return options;
+}
+
+// request: { Q, K, V, ...options }
+val attention(const val& request) {
+  const auto r = attnlab::attention(matrix_from_js<float>(request["Q"]),
+                                    matrix_from_js<float>(request["K"]),
+                                    matrix_from_js<float>(request["V"]), options_from_js(request));
+  if (!r) return error_to_js(r.error());
+  const AttentionResult& a = r.value();
+  val out = val::object();
+  out.set("scores", matrix_to_js(a.scores));
+  out.set("scale", a.scale);
+  out.set("scaled", matrix_to_js(a.scaled));
+  out.set("logits", matrix_to_js(a.logits));
+  out.set("exponentials", matrix_to_js(a.softmax.exponentials));
+  out.set("weights", matrix_to_js(a.softmax.weights));
+  out.set("rowMax", floats_to_js(a.softmax.row_max));
+  out.set("rowSum", floats_to_js(a.softmax.row_sum));
+  out.set("output", matrix_to_js(a.output));
+  out.set("fullyMaskedRows", indices_to_js(a.fully_masked_rows));
+  return out;
+}
+
+val step_to_js(const TraceStep& s) {
+  val out = val::object();
+  out.set("id", s.id);
+  if (s.head) out.set("head", *s.head);
+  out.set("title", s.title);
+  out.set("formula", s.formula);
+  out.set("values", matrix_to_js(s.values));
+  if (s.id == step::softmax) {
+    out.set("rowMax", floats_to_js(s.row_max));
+    out.set("rowSum", floats_to_js(s.row_sum));
+    out.set("exponentials", matrix_to_js(s.exponentials));
+  }
+  return out;
+}
+
+// request: { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
+val trace(const val& request) {
+  TraceInput input;
+  if (!request["X"].isUndefined())
+    input.source = Projections{matrix_from_js<float>(request["X"]), matrix_from_js<float>(request["Wq"]),
+                               matrix_from_js<float>(request["Wk"]), matrix_from_js<float>(request["Wv"])};
+  else
+    input.source = DirectQKV{matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+                             matrix_from_js<float>(request["V"])};
+  if (!request["Wo"].isUndefined()) input.w_o = matrix_from_js<float>(request["Wo"]);
+  input.heads = request["heads"].as<int>();
+  input.positional = request["positional"].as<std::string>() == "sinusoidal"
+                         ? PositionalEncoding::sinusoidal
+                         : PositionalEncoding::none;
+  input.options = options_from_js(request);
+
+  const auto r = attnlab::trace(input);
+  if (!r) return error_to_js(r.error());
+  val steps = val::array();
+  for (const TraceStep& s : r.value().steps) steps.call<void>("push", step_to_js(s));
+  val out = val::object();
+  out.set("steps", steps);
+  out.set("output", matrix_to_js(r.value().output));
+  out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
+  return out;
+}
+
+val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
+  return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
+}
+
+// Bytes in use by malloc and the size of the wasm memory: for leak checks.
+val memory_stats() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("allocatedBytes", static_cast<double>(info.uordblks));
+  out.set("heapBytes", static_cast<double>(info.arena));
+  return out;
+}
+
+std::string simd_arch() { return kernels::simd_arch(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab) {
+  emscripten::function("attention", &attention);
+  emscripten::function("trace", &trace);
+  emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
+  emscripten::function("memoryStats", &memory_stats);
+  emscripten::function("simdArch", &simd_arch);
+}
+
+}  // namespace attnlab::bindings

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One idempotent setup for `npm start` and `npm test`: installs the Debian packages and
+# npm dependencies that are missing, and does nothing (quickly) when all are present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build.
+# chromium: the browser tests. libopenblas-dev: the BLAS baseline of the benchmark.
+# clang-14 with libclang-rt-14-dev: the libFuzzer target.
+apt_packages=(cmake g++ libxsimd-dev catch2 emscripten chromium)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+# npm ci only when node_modules is missing or older than the lockfile.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every test suite, in dependency order: the core natively, under sanitizers and as wasm
+# under Node; then the npm package, packed and installed the way a user gets it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+section() { printf '\n== %s ==\n' "$*"; }
+
+section "C++ core, native (Catch2)"
+scripts/build.sh native
+ctest --preset native
+
+section "C++ core, native with ASan + UBSan (Catch2)"
+scripts/build.sh native-asan
+ctest --preset native-asan
+
+section "C++ core compiled to wasm, under Node (Catch2)"
+scripts/build.sh wasm
+ctest --preset wasm
+
+section "npm package: pack, install into a scratch project, test from JavaScript"
+scripts/build.sh package
+scripts/pack-consumer.sh build/js-consumer
+build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
+ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/js/

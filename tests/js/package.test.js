@@ -1,0 +1,53 @@
+// The packed package as a user receives it: one typed ES entry, the wasm beside it,
+// and small downloads.
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+
+import { attnlab, packageDir } from './support/package.js';
+
+const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
+
+test('package.json: ES module, exports map with types first, files whitelist', () => {
+  assert.equal(manifest.type, 'module');
+  const root = manifest.exports['.'];
+  assert.deepEqual(Object.keys(root)[0], 'types');
+  assert.ok(Array.isArray(manifest.files));
+});
+
+test('the tarball holds the entry, its types and the wasm, and nothing from the source tree', async () => {
+  const files = (await readdir(packageDir, { recursive: true })).sort();
+  for (const needed of ['dist/attnlab.js', 'dist/attnlab.d.ts', 'dist/attnlab-core.js', 'dist/attnlab-core.wasm']) {
+    assert.ok(files.includes(needed), `${needed} missing from the package`);
+  }
+  assert.ok(!files.some((f) => f.startsWith('cpp') || f.startsWith('tests') || f.startsWith('build')), files.join(', '));
+  const types = await readFile(join(packageDir, manifest.exports['.'].types), 'utf8');
+  assert.match(types, /export declare function createAttnLab\(\): Promise<AttnLab>/);
+});
+
+test('the public API is the documented one', () => {
+  assert.equal(typeof attnlab.createAttnLab, 'function');
+  assert.equal(typeof attnlab.AttnLabError, 'function');
+  assert.deepEqual(attnlab.ERROR_CODES, ['shape-mismatch', 'non-finite', 'empty', 'too-large', 'invalid-argument']);
+  assert.ok(attnlab.STEP_IDS.includes('output-projection'));
+});
+
+test('createAttnLab loads the wasm once and uses SIMD', async () => {
+  const [a, b] = await Promise.all([attnlab.createAttnLab(), attnlab.createAttnLab()]);
+  assert.equal(a.simdArch, 'sse4.1'); // SSE4.1 intrinsics mapped onto wasm SIMD128
+  assert.deepEqual(a.attention({ Q: [[1]], K: [[1]], V: [[2]] }).output, b.attention({ Q: [[1]], K: [[1]], V: [[2]] }).output);
+});
+
+test('download size: wasm + JS glue, gzipped, at most 100 KB', async () => {
+  const gz = async (name) => gzipSync(await readFile(join(packageDir, 'dist', name)), { level: 9 }).length;
+  const sizes = {
+    wasm: await gz('attnlab-core.wasm'),
+    glue: await gz('attnlab-core.js'),
+    wrapper: (await gz('attnlab.js')) + (await gz('matrices.js')) + (await gz('errors.js')),
+  };
+  const total = sizes.wasm + sizes.glue + sizes.wrapper;
+  console.log(`gzipped sizes: wasm ${sizes.wasm} B, Emscripten glue ${sizes.glue} B, wrapper ${sizes.wrapper} B, total ${total} B`);
+  assert.ok(total <= 100 * 1024, `total ${total} B`);
+});

@@ -1,0 +1,37 @@
+// Loads attnlab from the scratch project that scripts/pack-consumer.sh installed it into,
+// so the tests exercise the packed tarball, not the source tree.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const consumerDir = resolve(process.env.ATTNLAB_CONSUMER ?? 'build/js-consumer');
+export const packageDir = join(consumerDir, 'node_modules', 'attnlab');
+
+const entry = createRequire(join(consumerDir, 'package.json')).resolve('attnlab');
+export const attnlab = await import(pathToFileURL(entry).href);
+
+/** The golden cases the native build wrote (see tests/cpp/golden_writer.cpp). */
+export async function goldenCases() {
+  const golden = JSON.parse(await readFile(join(consumerDir, 'golden.json'), 'utf8'));
+  return golden.cases;
+}
+
+/** JSON has no infinities: the golden file writes masked logits (-Infinity) as null. */
+export function fromGolden(matrix) {
+  return matrix.map((row) => row.map((v) => (v === null ? -Infinity : v)));
+}
+
+/** Largest |a - b| over two equally shaped matrices; Infinity when the shapes differ. */
+export function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let max = 0;
+  a.forEach((row, r) => {
+    if (row.length !== b[r].length) max = Infinity;
+    row.forEach((v, c) => {
+      const w = b[r][c];
+      max = Math.max(max, v === w ? 0 : Math.abs(v - w));
+    });
+  });
+  return max;
+}

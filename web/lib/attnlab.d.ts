@@ -1,0 +1,126 @@
+// Types of the attnlab package (the ES module in attnlab.js).
+
+/** A matrix as nested rows, or flat row-major data with its shape. */
+export type MatrixInput = number[][] | { rows: number; cols: number; data: Float32Array | ArrayLike<number> };
+/** A boolean matrix: true where query i may attend to key j. */
+export type MaskInput = boolean[][] | { rows: number; cols: number; data: Uint8Array | ArrayLike<number> };
+export type Matrix = number[][];
+
+export type ErrorCode = 'shape-mismatch' | 'non-finite' | 'empty' | 'too-large' | 'invalid-argument';
+export declare const ERROR_CODES: readonly ErrorCode[];
+
+export declare class AttnLabError extends Error {
+  readonly name: 'AttnLabError';
+  /** The core's error code. */
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string);
+}
+
+export type StepId =
+  | 'positional'
+  | 'project-q'
+  | 'project-k'
+  | 'project-v'
+  | 'scores'
+  | 'scale'
+  | 'mask'
+  | 'softmax'
+  | 'aggregate'
+  | 'concat'
+  | 'output-projection';
+export declare const STEP_IDS: readonly StepId[];
+
+export interface AttentionOptions {
+  /** Query i may not attend to key j > i. */
+  causal?: boolean;
+  /** One flag per key; true marks padding that no query attends to. */
+  keyPadding?: boolean[];
+  /** (n_q, n_k): true where query i may attend to key j. */
+  mask?: MaskInput;
+  /** Multiplies the scores; default 1/√d_k. */
+  scale?: number;
+  /** Divides the scaled scores; default 1. */
+  temperature?: number;
+}
+
+export interface AttentionRequest extends AttentionOptions {
+  Q: MatrixInput; // (n_q, d_k)
+  K: MatrixInput; // (n_k, d_k)
+  V: MatrixInput; // (n_k, d_v)
+}
+
+export interface AttentionResult {
+  scores: Matrix; // Q·Kᵀ: (n_q, n_k)
+  scale: number; // the factor applied to the scores, temperature included
+  scaled: Matrix; // scores · scale
+  logits: Matrix; // scaled, -Infinity where masked
+  exponentials: Matrix; // exp(logit − row max)
+  weights: Matrix; // softmax rows: (n_q, n_k)
+  rowMax: number[];
+  rowSum: number[];
+  output: Matrix; // weights · V: (n_q, d_v)
+  fullyMaskedRows: number[];
+}
+
+interface TraceCommon extends AttentionOptions {
+  /** (heads·d_v, d_out), applied to the concatenated heads. */
+  Wo?: MatrixInput;
+  /** Splits the columns of Q, K and V into equal slices; default 1. */
+  heads?: number;
+  /** Labels for the tokens, passed through to the result. */
+  tokens?: string[];
+}
+
+export interface ProjectionTraceRequest extends TraceCommon {
+  X: MatrixInput; // (n, d_model)
+  Wq: MatrixInput; // (d_model, heads·d_k)
+  Wk: MatrixInput; // (d_model, heads·d_k)
+  Wv: MatrixInput; // (d_model, heads·d_v)
+  positional?: 'none' | 'sinusoidal';
+}
+
+export interface DirectTraceRequest extends TraceCommon {
+  Q: MatrixInput;
+  K: MatrixInput;
+  V: MatrixInput;
+  positional?: 'none';
+}
+
+export interface TraceStep {
+  id: StepId;
+  /** Zero-based head index, on per-head steps when heads > 1. */
+  head?: number;
+  title: string;
+  /** TeX. */
+  formula: string;
+  shape: [rows: number, cols: number];
+  values: Matrix;
+  /** Softmax steps only. */
+  rowMax?: number[];
+  rowSum?: number[];
+  exponentials?: Matrix;
+}
+
+export interface Trace {
+  steps: TraceStep[];
+  output: Matrix;
+  fullyMaskedRows: number[];
+  tokens?: string[];
+}
+
+export interface MemoryStats {
+  allocatedBytes: number;
+  heapBytes: number;
+}
+
+export interface AttnLab {
+  /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
+  readonly simdArch: string;
+  attention(request: AttentionRequest): AttentionResult;
+  trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  sinusoidalEncoding(tokens: number, width: number): Matrix;
+  memoryStats(): MemoryStats;
+}
+
+/** Loads the wasm core once and resolves to the API. Throws AttnLabError on bad input. */
+export declare function createAttnLab(): Promise<AttnLab>;

@@ -1,0 +1,201 @@
+// attnlab: scaled dot-product attention computed by the C++ core compiled to WebAssembly.
+//
+//   import { createAttnLab } from 'attnlab';
+//   const lab = await createAttnLab();
+//   const { weights, output } = lab.attention({ Q, K, V, causal: true });
+//
+// This layer turns friendly JavaScript values into the core's matrices and back, and the
+// core's error values into AttnLabError. It does no attention math of its own.
+import createAttnLabModule from './attnlab-core.js';
+import { AttnLabError } from './errors.js';
+import { toCoreFlags, toCoreMask, toCoreMatrix, toNested } from './matrices.js';
+
+export { AttnLabError, ERROR_CODES } from './errors.js';
+
+/** Step ids in trace order; per-head steps repeat for each head. */
+export const STEP_IDS = Object.freeze([
+  'positional',
+  'project-q',
+  'project-k',
+  'project-v',
+  'scores',
+  'scale',
+  'mask',
+  'softmax',
+  'aggregate',
+  'concat',
+  'output-projection',
+]);
+
+const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+// The wasm is found next to this file. Browsers and bundlers fetch it through
+// import.meta.url; in Node the bytes are read here, because the generated loader only
+// knows how to fetch.
+async function instantiate() {
+  const wasmUrl = new URL('./attnlab-core.wasm', import.meta.url);
+  if (!isNode) return createAttnLabModule();
+  const fs = 'node:fs/promises'; // a variable, so browser bundlers leave it alone
+  const { readFile } = await import(/* @vite-ignore */ fs);
+  return createAttnLabModule({ wasmBinary: await readFile(wasmUrl) });
+}
+
+let modulePromise;
+function loadModule() {
+  modulePromise ??= instantiate().catch((error) => {
+    modulePromise = undefined; // let a later call try again
+    throw error;
+  });
+  return modulePromise;
+}
+
+function unwrap(result) {
+  if (result.error) throw new AttnLabError(result.error.code, result.error.message);
+  return result;
+}
+
+function fail(message) {
+  throw new AttnLabError('invalid-argument', message);
+}
+
+function optionalNumber(name, value) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number') fail(`${name} must be a number, got ${typeof value}`);
+  return value; // range checks (finite, > 0) are the core's
+}
+
+// The options every entry shares, checked for type; values are the core's to judge.
+function coreOptions(request) {
+  if (request.causal !== undefined && typeof request.causal !== 'boolean') {
+    fail(`causal must be true or false, got ${typeof request.causal}`);
+  }
+  const options = { causal: request.causal === true };
+  if (request.keyPadding != null) options.keyPadding = toCoreFlags('keyPadding', request.keyPadding);
+  if (request.mask != null) options.mask = toCoreMask('mask', request.mask);
+  const scale = optionalNumber('scale', request.scale);
+  if (scale !== undefined) options.scale = scale;
+  const temperature = optionalNumber('temperature', request.temperature);
+  if (temperature !== undefined) options.temperature = temperature;
+  return options;
+}
+
+function requireObject(name, request) {
+  if (request === null || typeof request !== 'object') fail(`${name}() takes an object, got ${request === null ? 'null' : typeof request}`);
+}
+
+function inputs(request, names) {
+  const out = {};
+  for (const name of names) {
+    if (request[name] == null) fail(`${name} is missing`);
+    out[name] = toCoreMatrix(name, request[name]);
+  }
+  return out;
+}
+
+function heads(value) {
+  if (value === undefined) return 1;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    fail(`heads must be a whole number, got ${typeof value === 'number' ? value : typeof value}`);
+  }
+  return value; // the range (1..64, dividing the widths) is checked by the core
+}
+
+function positional(value = 'none') {
+  if (value !== 'none' && value !== 'sinusoidal') {
+    fail(`positional must be 'none' or 'sinusoidal', got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function tokenLabels(tokens, count) {
+  if (tokens === undefined) return undefined;
+  if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) {
+    fail('tokens must be an array of strings');
+  }
+  if (tokens.length !== count) {
+    throw new AttnLabError('shape-mismatch', `tokens has ${tokens.length} labels but there are ${count} tokens`);
+  }
+  return [...tokens];
+}
+
+function convertStep(step) {
+  const out = {
+    id: step.id,
+    title: step.title,
+    formula: step.formula,
+    shape: [step.values.rows, step.values.cols],
+    values: toNested(step.values),
+  };
+  if (step.head !== undefined) out.head = step.head;
+  if (step.rowMax) {
+    out.rowMax = Array.from(step.rowMax);
+    out.rowSum = Array.from(step.rowSum);
+    out.exponentials = toNested(step.exponentials);
+  }
+  return out;
+}
+
+class AttnLab {
+  #core;
+
+  constructor(core) {
+    this.#core = core;
+  }
+
+  /** The SIMD instruction set the core was compiled for (e.g. "sse4.1" = wasm SIMD128). */
+  get simdArch() {
+    return this.#core.simdArch();
+  }
+
+  attention(request) {
+    requireObject('attention', request);
+    const r = unwrap(this.#core.attention({ ...inputs(request, ['Q', 'K', 'V']), ...coreOptions(request) }));
+    return {
+      scores: toNested(r.scores),
+      scale: r.scale,
+      scaled: toNested(r.scaled),
+      logits: toNested(r.logits),
+      exponentials: toNested(r.exponentials),
+      weights: toNested(r.weights),
+      rowMax: Array.from(r.rowMax),
+      rowSum: Array.from(r.rowSum),
+      output: toNested(r.output),
+      fullyMaskedRows: r.fullyMaskedRows,
+    };
+  }
+
+  trace(request) {
+    requireObject('trace', request);
+    const projected = request.X != null;
+    const source = inputs(request, projected ? ['X', 'Wq', 'Wk', 'Wv'] : ['Q', 'K', 'V']);
+    const tokens = tokenLabels(request.tokens, projected ? source.X.rows : source.Q.rows);
+    const coreRequest = {
+      ...source,
+      ...coreOptions(request),
+      heads: heads(request.heads),
+      positional: positional(request.positional),
+    };
+    if (request.Wo != null) coreRequest.Wo = toCoreMatrix('Wo', request.Wo);
+    const r = unwrap(this.#core.trace(coreRequest));
+    const out = { steps: r.steps.map(convertStep), output: toNested(r.output), fullyMaskedRows: r.fullyMaskedRows };
+    if (tokens) out.tokens = tokens;
+    return out;
+  }
+
+  sinusoidalEncoding(tokens, width) {
+    for (const [name, value] of [['tokens', tokens], ['width', width]]) {
+      if (!Number.isInteger(value) || value < 1 || value > 4096) fail(`${name} must be a whole number from 1 to 4096`);
+    }
+    return toNested(this.#core.sinusoidalEncoding(tokens, width));
+  }
+
+  /** Bytes malloc holds and the wasm heap's size: for leak checks. */
+  memoryStats() {
+    return this.#core.memoryStats();
+  }
+}
+
+/** Loads the wasm core (once per page or process) and returns an API bound to it. */
+export async function createAttnLab() {
+  return new AttnLab(await loadModule());
+}

@@ -1,0 +1,21 @@
+// The error type of the package. Its codes are the C++ core's codes, unchanged.
+
+export const ERROR_CODES = Object.freeze([
+  'shape-mismatch',
+  'non-finite',
+  'empty',
+  'too-large',
+  'invalid-argument',
+]);
+
+export class AttnLabError extends Error {
+  /**
+   * @param {string} code one of ERROR_CODES
+   * @param {string} message names the offending matrices and their shapes
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'AttnLabError';
+    this.code = code;
+  }
+}
