@@ -65,9 +65,9 @@ AttentionOptions options_from_js(const val& o) {
 
 // request: { Q, K, V, ...options }
 val attention(const val& request) {
-  const auto r = attnlab::attention(matrix_from_js<float>(request["Q"]),
-                                    matrix_from_js<float>(request["K"]),
-                                    matrix_from_js<float>(request["V"]), options_from_js(request));
+  const auto r =
+      attnlab::attention(matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+                         matrix_from_js<float>(request["V"]), options_from_js(request));
   if (!r) return error_to_js(r.error());
   const AttentionResult& a = r.value();
   val out = val::object();
@@ -91,6 +91,7 @@ val step_to_js(const TraceStep& s) {
   out.set("title", s.title);
   out.set("formula", s.formula);
   out.set("values", matrix_to_js(s.values));
+  out.set("rowTotals", floats_to_js(s.row_totals));
   if (s.id == step::softmax) {
     out.set("rowMax", floats_to_js(s.row_max));
     out.set("rowSum", floats_to_js(s.row_sum));
@@ -103,11 +104,13 @@ val step_to_js(const TraceStep& s) {
 val trace(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
-    input.source = Projections{matrix_from_js<float>(request["X"]), matrix_from_js<float>(request["Wq"]),
-                               matrix_from_js<float>(request["Wk"]), matrix_from_js<float>(request["Wv"])};
+    input.source =
+        Projections{matrix_from_js<float>(request["X"]), matrix_from_js<float>(request["Wq"]),
+                    matrix_from_js<float>(request["Wk"]), matrix_from_js<float>(request["Wv"])};
   else
-    input.source = DirectQKV{matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-                             matrix_from_js<float>(request["V"])};
+    input.source =
+        DirectQKV{matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+                  matrix_from_js<float>(request["V"])};
   if (!request["Wo"].isUndefined()) input.w_o = matrix_from_js<float>(request["Wo"]);
   input.heads = request["heads"].as<int>();
   input.positional = request["positional"].as<std::string>() == "sinusoidal"

@@ -44,6 +44,15 @@ void scale_span(float* x, std::size_t n, float factor) {
   for (; i < n; ++i) x[i] *= factor;
 }
 
+float sum_of(const float* x, std::size_t n) {
+  Batch acc(0.0f);
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) acc += Batch::load_unaligned(x + i);
+  float sum = xsimd::hadd(acc);
+  for (; i < n; ++i) sum += x[i];
+  return sum;
+}
+
 float max_of(const float* x, std::size_t n) {
   Batch acc(minus_infinity);
   std::size_t i = 0;
@@ -87,6 +96,12 @@ Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
   for (std::size_t i = 0; i < a.rows; ++i)
     for (std::size_t j = 0; j < b.rows; ++j) out(i, j) = dot(a.row(i), b.row(j), a.cols);
   return out;
+}
+
+std::vector<float> row_sums(const Matrix& x) {
+  std::vector<float> sums(x.rows);  // sums: (rows)
+  for (std::size_t i = 0; i < x.rows; ++i) sums[i] = sum_of(x.row(i), x.cols);
+  return sums;
 }
 
 void scale(Matrix& x, float factor) { scale_span(x.data.data(), x.data.size(), factor); }

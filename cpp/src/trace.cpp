@@ -104,8 +104,16 @@ std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
 
 void add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
               std::string formula, Matrix values) {
-  t.steps.push_back(
-      TraceStep{id, head, std::move(title), std::move(formula), std::move(values), {}, {}, {}});
+  std::vector<float> totals = kernels::row_sums(values);
+  t.steps.push_back(TraceStep{id,
+                              head,
+                              std::move(title),
+                              std::move(formula),
+                              std::move(values),
+                              std::move(totals),
+                              {},
+                              {},
+                              {}});
 }
 
 void add_head_steps(Trace& t, const AttentionResult& r, std::optional<int> head,

@@ -95,6 +95,8 @@ export interface TraceStep {
   formula: string;
   shape: [rows: number, cols: number];
   values: Matrix;
+  /** The sum of each row of values (1 for every unmasked row of weights). */
+  rowTotals: number[];
   /** Softmax steps only. */
   rowMax?: number[];
   rowSum?: number[];

@@ -125,6 +125,7 @@ function convertStep(step) {
     formula: step.formula,
     shape: [step.values.rows, step.values.cols],
     values: toNested(step.values),
+    rowTotals: Array.from(step.rowTotals),
   };
   if (step.head !== undefined) out.head = step.head;
   if (step.rowMax) {

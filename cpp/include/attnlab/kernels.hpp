@@ -14,6 +14,9 @@ Matrix matmul(const Matrix& a, const Matrix& b);
 // out: (m, n) = a: (m, k) · b: (n, k)ᵀ, reading b row by row instead of forming bᵀ.
 Matrix matmul_transposed(const Matrix& a, const Matrix& b);
 
+// sums: (rows) = the sum of each row of x: (rows, cols)
+std::vector<float> row_sums(const Matrix& x);
+
 // x *= factor, in place.
 void scale(Matrix& x, float factor);
 

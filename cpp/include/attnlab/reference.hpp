@@ -37,6 +37,14 @@ BasicMatrix<T> matmul_transposed(const BasicMatrix<T>& a, const BasicMatrix<T>& 
 }
 
 template <class T>
+std::vector<T> row_sums(const BasicMatrix<T>& x) {
+  std::vector<T> sums(x.rows, T{0});
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t j = 0; j < x.cols; ++j) sums[i] += x(i, j);
+  return sums;
+}
+
+template <class T>
 void scale(BasicMatrix<T>& x, T factor) {
   for (T& v : x.data) v *= factor;
 }

@@ -51,11 +51,12 @@ inline constexpr const char* output_projection = "output-projection";
 }  // namespace step
 
 struct TraceStep {
-  std::string id;           // one of attnlab::step
-  std::optional<int> head;  // set on per-head steps when there is more than one head
-  std::string title;        // short, plain-language name
-  std::string formula;      // TeX, with this trace's numbers where they help (e.g. √2)
-  Matrix values;            // the step's result; shape = values.rows x values.cols
+  std::string id;                 // one of attnlab::step
+  std::optional<int> head;        // set on per-head steps when there is more than one head
+  std::string title;              // short, plain-language name
+  std::string formula;            // TeX, with this trace's numbers where they help (e.g. √2)
+  Matrix values;                  // the step's result; shape = values.rows x values.cols
+  std::vector<float> row_totals;  // sum of each row of values (a weight row sums to 1)
   // Softmax only: the parts a learner sees (row max, exp(logit - max), row sum).
   std::vector<float> row_max, row_sum;
   Matrix exponentials;

@@ -1,0 +1,106 @@
+// One matrix as an accessible <table>: a caption, row and column headers, and cells with
+// the test hooks data-row, data-col and data-value. Used for results (optionally as a
+// heatmap) and, with `edit`, for the learner's input matrices.
+import { html, nothing } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+
+import { finiteRange, textOn, VIRIDIS_GRADIENT, viridis } from './colors.js';
+import { fmt } from './format.js';
+
+const cellOf = (event) => event.target.closest?.('td[data-row]');
+
+// Through styleMap (the CSSOM), so a strict Content-Security-Policy allows it.
+function heatStyle(value, [min, max]) {
+  if (!Number.isFinite(value)) return {};
+  const t = max > min ? (value - min) / (max - min) : 0.5;
+  return { background: viridis(t), color: textOn(t) };
+}
+
+function legend(range) {
+  return html`<div class="legend" aria-hidden="true">
+    <span>${fmt(range[0])}</span><span class="ramp" style=${styleMap({ background: VIRIDIS_GRADIENT })}></span><span
+      >${fmt(range[1])}</span
+    >
+  </div>`;
+}
+
+/**
+ * @param {object} m
+ * @param {string} m.name        data-matrix: a step id or an input name
+ * @param {number} [m.head]      data-head on per-head matrices
+ * @param {string} m.caption     what the table shows, with its shape
+ * @param {number[][]} m.values
+ * @param {string[]} m.rowLabels
+ * @param {string[]} m.colLabels
+ * @param {boolean} [m.heat]     colour cells by value, with a legend
+ * @param {number[]} [m.totals]  a Σ column (row sums from the core)
+ * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
+ * @param {(row: number, col: number) => void} [m.onFocusCell]
+ * @param {() => void} [m.onLeave]
+ * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
+ */
+export function matrixTable(m) {
+  const range = m.heat ? finiteRange(m.values) : null;
+  const hl = m.highlight ?? {};
+  const focus = (event) => {
+    const td = cellOf(event);
+    if (td && m.onFocusCell) m.onFocusCell(Number(td.dataset.row), Number(td.dataset.col));
+  };
+  const cellClass = (r, c) => {
+    const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
+    const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
+    return [marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+  };
+  const content = (v, r, c) => {
+    if (!m.edit) return fmt(v);
+    const bad = m.edit.invalid.get(`${r},${c}`);
+    return html`<input
+        inputmode="decimal"
+        aria-label="${m.edit.label} row ${r + 1}, column ${c + 1}"
+        aria-invalid=${bad ? 'true' : 'false'}
+        .value=${bad ? bad.text : String(v)}
+        @input=${(e) => m.edit.onInput(r, c, e.target.value)}
+      />${bad ? html`<span class="cell-error" role="alert">${bad.message}</span>` : nothing}`;
+  };
+  return html`<figure class="matrix">
+    <table
+      data-matrix=${m.name}
+      data-head=${m.head ?? nothing}
+      class=${m.edit ? 'editor' : 'result'}
+      @mouseover=${focus}
+      @focusin=${focus}
+      @mouseleave=${() => m.onLeave?.()}
+    >
+      <caption>${m.caption}</caption>
+      <thead>
+        <tr>
+          <td></td>
+          ${m.colLabels.map((label, c) => html`<th scope="col" class=${hl.cols?.includes(c) ? 'hl' : ''}>${label}</th>`)}
+          ${m.totals ? html`<th scope="col" title="row sum">Σ</th>` : nothing}
+        </tr>
+      </thead>
+      <tbody>
+        ${m.values.map(
+          (row, r) => html`<tr>
+            <th scope="row" class=${hl.rows?.includes(r) ? 'hl' : ''}>${m.rowLabels[r]}</th>
+            ${row.map(
+              (v, c) => html`<td
+                data-row=${r}
+                data-col=${c}
+                data-value=${String(v)}
+                data-invalid=${m.edit?.invalid.has(`${r},${c}`) ? '' : nothing}
+                class=${cellClass(r, c)}
+                style=${styleMap(range ? heatStyle(v, range) : {})}
+                tabindex=${m.edit ? nothing : '0'}
+              >
+                ${content(v, r, c)}
+              </td>`,
+            )}
+            ${m.totals ? html`<td class="total" data-row-total=${r}>${fmt(m.totals[r])}</td>` : nothing}
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${range ? legend(range) : nothing}
+  </figure>`;
+}

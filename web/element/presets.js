@@ -1,0 +1,140 @@
+// Presets: each one a learning situation, reachable in one click or as <attn-lab preset="…">.
+import { randomMatrix, seededRandom } from './random.js';
+
+const SENTENCE = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
+const n = SENTENCE.length;
+
+const matrix = (rows, cols, value) =>
+  Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => value(i, j)));
+const identity = (size, c = 1) => matrix(size, size, (i, j) => (i === j ? c : 0));
+
+// The sentence as one-hot tokens (X = I), so X·W simply selects rows of W and the weight
+// matrices alone decide the attention pattern. Values: a 2-D point per token.
+const VALUES_2D = [[1, 0], [0, 1], [1, 1], [-1, 0], [0, -1], [-1, 1]];
+
+function sentence(name, description, Wq, Wk, extra = {}) {
+  return {
+    name,
+    description,
+    state: {
+      mode: 'x',
+      tokens: [...SENTENCE],
+      X: identity(n),
+      Wq,
+      Wk,
+      Wv: VALUES_2D.map((row) => [...row]),
+      Wo: null,
+      heads: 1,
+      positional: 'none',
+      ...extra,
+    },
+  };
+}
+
+const c = 3; // large enough that softmax turns a score gap into a clear preference
+
+export const PRESETS = Object.freeze({
+  tiny: {
+    name: 'Tiny example: 2 queries, 3 keys',
+    description: 'Q is 2x2, K and V are 3x2: small enough to check every number by hand.',
+    state: {
+      mode: 'qkv',
+      tokens: ['k₁', 'k₂', 'k₃'],
+      Q: [[1, 0], [0, 1]],
+      K: [[1, 0], [1, 1], [0, 1]],
+      V: [[1, 0], [0, 2], [1, 1]],
+      heads: 1,
+    },
+  },
+  self: sentence(
+    'Pattern: each token attends to itself',
+    'W_Q = W_K = 3I, so a token\'s query matches only its own key: the weights sit on the diagonal.',
+    identity(n, c),
+    identity(n, c),
+  ),
+  uniform: sentence(
+    'Pattern: uniform attention',
+    'W_Q = 0 makes every score 0, and softmax of equal scores is uniform: each weight is 1/6.',
+    matrix(n, n, () => 0),
+    identity(n, c),
+  ),
+  sharp: sentence(
+    'Pattern: everyone looks at "cat"',
+    'Every query points the same way and only the key of "cat" points there too: one-hot rows.',
+    matrix(n, n, (i, j) => (j === 0 ? 4 : 0)),
+    matrix(n, n, (i, j) => (i === 1 && j === 0 ? 4 : 0)),
+  ),
+  local: sentence(
+    'Pattern: a local band',
+    'Each key matches the queries of itself and its two neighbours: a band around the diagonal.',
+    identity(n, c),
+    matrix(n, n, (i, j) => (Math.abs(i - j) <= 1 ? c : 0)),
+  ),
+  causal: sentence(
+    'Causal: no peeking ahead',
+    'With the causal mask, token i attends only to tokens 1…i: the upper triangle is masked.',
+    identity(n, 1),
+    matrix(n, n, (i, j) => (Math.abs(i - j) <= 1 ? 1 : 0)),
+    { causal: true },
+  ),
+  bidirectional: sentence(
+    'Bidirectional: every token sees every token',
+    'The same inputs as the causal preset, without the mask: compare the two weight matrices.',
+    identity(n, 1),
+    matrix(n, n, (i, j) => (Math.abs(i - j) <= 1 ? 1 : 0)),
+    { causal: false },
+  ),
+  'two-heads': (() => {
+    const random = seededRandom(7);
+    return {
+      name: 'Two heads with W_O',
+      description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
+      state: {
+        mode: 'x',
+        tokens: ['I', 'like', 'green', 'tea'],
+        X: randomMatrix(4, 4, random),
+        Wq: randomMatrix(4, 4, random),
+        Wk: randomMatrix(4, 4, random),
+        Wv: randomMatrix(4, 4, random),
+        Wo: randomMatrix(4, 4, random),
+        heads: 2,
+        positional: 'none',
+      },
+    };
+  })(),
+});
+
+export const DEFAULT_PRESET = 'tiny';
+
+// Fields every state has; a preset overrides some of them.
+const BASE_STATE = {
+  mode: 'qkv',
+  X: [[1, 0], [0, 1]],
+  Wq: identity(2),
+  Wk: identity(2),
+  Wv: identity(2),
+  Wo: null,
+  Q: [[1, 0], [0, 1]],
+  K: [[1, 0], [0, 1]],
+  V: [[1, 0], [0, 1]],
+  tokens: [],
+  heads: 1,
+  causal: false,
+  keyPadding: [],
+  mask: null,
+  scale: true,
+  temperature: 1,
+  positional: 'none',
+  step: 'scores',
+};
+
+/** The full state of a preset (a fresh copy). */
+export function presetState(id) {
+  const preset = PRESETS[id];
+  if (!preset) return null;
+  const state = { ...structuredClone(BASE_STATE), ...structuredClone(preset.state) };
+  const keys = state.mode === 'x' ? state.X.length : state.K.length;
+  state.keyPadding = Array(keys).fill(false);
+  state.step = state.mode === 'x' ? 'project-q' : 'scores';
+  return state;
+}

@@ -1,0 +1,123 @@
+// The element's whole state, its JSON schema, and its URL form (#s=<base64url of JSON>).
+//
+// Schema (every field optional in a URL; missing ones come from the default preset):
+//   mode        'x' (tokens X with W_Q, W_K, W_V) or 'qkv' (Q, K, V given directly)
+//   X, Wq, Wk, Wv, Wo   number[][] (Wo may be null: no output projection)  — mode 'x'
+//   Q, K, V     number[][]                                                — mode 'qkv'
+//   tokens      string[]: labels of the tokens (mode 'x') or of the keys (mode 'qkv')
+//   heads       whole number ≥ 1
+//   causal      boolean
+//   keyPadding  boolean[], one per key: true = padding, attended by no query
+//   mask        boolean[][] or null: true where query i may attend to key j
+//   scale       true (1/√d_k), false (no scaling) or a number
+//   temperature number > 0
+//   positional  'none' or 'sinusoidal' (mode 'x' only)
+//   step        the id of the step on view, e.g. 'softmax'
+// Values are checked for type here; whether they fit together is the core's to say.
+
+export class StateError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'StateError';
+  }
+}
+
+const isMatrix = (m) =>
+  Array.isArray(m) && m.length > 0 && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'number'));
+const isBoolMatrix = (m) => Array.isArray(m) && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'boolean'));
+
+const fieldChecks = {
+  mode: [(v) => v === 'x' || v === 'qkv', "'x' or 'qkv'"],
+  X: [isMatrix, 'a matrix of numbers'],
+  Wq: [isMatrix, 'a matrix of numbers'],
+  Wk: [isMatrix, 'a matrix of numbers'],
+  Wv: [isMatrix, 'a matrix of numbers'],
+  Wo: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
+  Q: [isMatrix, 'a matrix of numbers'],
+  K: [isMatrix, 'a matrix of numbers'],
+  V: [isMatrix, 'a matrix of numbers'],
+  tokens: [(v) => Array.isArray(v) && v.every((t) => typeof t === 'string'), 'an array of strings'],
+  heads: [(v) => Number.isInteger(v) && v >= 1, 'a whole number of at least 1'],
+  causal: [(v) => typeof v === 'boolean', 'true or false'],
+  keyPadding: [(v) => Array.isArray(v) && v.every((t) => typeof t === 'boolean'), 'an array of true/false'],
+  mask: [(v) => v === null || isBoolMatrix(v), 'a matrix of true/false or null'],
+  scale: [(v) => typeof v === 'boolean' || typeof v === 'number', 'true, false or a number'],
+  temperature: [(v) => typeof v === 'number', 'a number'],
+  positional: [(v) => v === 'none' || v === 'sinusoidal', "'none' or 'sinusoidal'"],
+  step: [(v) => typeof v === 'string', 'a step id'],
+};
+
+export const STATE_FIELDS = Object.freeze(Object.keys(fieldChecks));
+
+/** Fills `partial` from `base`, checking every given field's type. Throws StateError. */
+export function mergeState(base, partial) {
+  if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
+    throw new StateError('the state must be a JSON object');
+  }
+  const state = structuredClone(base);
+  for (const [key, value] of Object.entries(partial)) {
+    const check = fieldChecks[key];
+    if (!check) throw new StateError(`unknown field "${key}"`);
+    if (!check[0](value)) throw new StateError(`"${key}" must be ${check[1]}`);
+    state[key] = structuredClone(value);
+  }
+  return state;
+}
+
+/** The request for lab.trace() that this state describes. */
+export function traceRequest(state) {
+  const common = {
+    heads: state.heads,
+    causal: state.causal,
+    temperature: state.temperature,
+    Wo: state.Wo ?? undefined,
+    mask: state.mask ?? undefined,
+    keyPadding: state.keyPadding.some(Boolean) ? state.keyPadding : undefined,
+  };
+  if (state.scale === false) common.scale = 1;
+  else if (typeof state.scale === 'number') common.scale = state.scale;
+  if (state.mode === 'x') {
+    return { ...common, X: state.X, Wq: state.Wq, Wk: state.Wk, Wv: state.Wv, positional: state.positional, tokens: state.tokens };
+  }
+  return { ...common, Q: state.Q, K: state.K, V: state.V };
+}
+
+// base64url: the URL-safe alphabet, no padding.
+function toBase64Url(text) {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(encoded) {
+  if (!/^[A-Za-z0-9_-]*$/.test(encoded)) throw new StateError('the link is not valid base64url');
+  const padded = encoded.replaceAll('-', '+').replaceAll('_', '/') + '='.repeat((4 - (encoded.length % 4)) % 4);
+  let binary;
+  try {
+    binary = atob(padded);
+  } catch {
+    throw new StateError('the link is not valid base64url');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    throw new StateError('the link does not decode to UTF-8 text');
+  }
+}
+
+/** "#s=…" for a state. */
+export function encodeHash(state) {
+  return `#s=${toBase64Url(JSON.stringify(state))}`;
+}
+
+/** The partial state in a "#s=…" hash; null when the hash holds no state. Throws StateError. */
+export function decodeHash(hash) {
+  const match = /^#?s=(.*)$/.exec(hash);
+  if (!match) return null;
+  const json = fromBase64Url(match[1]);
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw new StateError('the link does not hold valid JSON');
+  }
+}

@@ -1,0 +1,228 @@
+// The element's styles. Colours are custom properties so themes (and host pages) can
+// change them; everything sits in the shadow root, so nothing leaks into the host page.
+import { css } from 'lit';
+
+export const styles = css`
+  :host {
+    --attn-bg: #ffffff;
+    --attn-fg: #1b1d21;
+    --attn-muted: #5b6170;
+    --attn-border: #d5d9e0;
+    --attn-panel: #f5f7fa;
+    --attn-accent: #2456c7;
+    --attn-error: #b3261e;
+    --attn-highlight: #ffcf40;
+    display: block;
+    color: var(--attn-fg);
+    background: var(--attn-bg);
+    font: 15px/1.45 system-ui, sans-serif;
+    border: 1px solid var(--attn-border);
+    border-radius: 8px;
+    padding: 12px;
+  }
+  :host([theme='dark']) {
+    --attn-bg: #15171b;
+    --attn-fg: #e8eaee;
+    --attn-muted: #a3a9b6;
+    --attn-border: #3a3f49;
+    --attn-panel: #1f2228;
+    --attn-accent: #8fb1ff;
+    --attn-error: #ff8a80;
+    --attn-highlight: #ffd54f;
+  }
+  @media (prefers-color-scheme: dark) {
+    :host(:not([theme='light'])) {
+      --attn-bg: #15171b;
+      --attn-fg: #e8eaee;
+      --attn-muted: #a3a9b6;
+      --attn-border: #3a3f49;
+      --attn-panel: #1f2228;
+      --attn-accent: #8fb1ff;
+      --attn-error: #ff8a80;
+      --attn-highlight: #ffd54f;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    * {
+      transition: none !important;
+      animation: none !important;
+    }
+  }
+  :focus-visible {
+    outline: 3px solid var(--attn-accent);
+    outline-offset: 1px;
+  }
+  h2,
+  h3 {
+    margin: 0.4em 0;
+    font-size: 1.05em;
+  }
+  .controls,
+  .nav {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 8px 14px;
+    align-items: center;
+  }
+  .controls label {
+    display: inline-flex;
+    gap: 4px;
+    align-items: center;
+  }
+  button,
+  select,
+  input {
+    font: inherit;
+    color: inherit;
+  }
+  button,
+  select {
+    background: var(--attn-panel);
+    border: 1px solid var(--attn-border);
+    border-radius: 6px;
+    padding: 3px 9px;
+    cursor: pointer;
+  }
+  button[aria-pressed='true'],
+  button[aria-current='step'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  input[type='number'] {
+    width: 4.5em;
+  }
+  .message {
+    min-height: 1.4em;
+    margin: 6px 0;
+    color: var(--attn-muted);
+  }
+  .message.error {
+    color: var(--attn-error);
+    font-weight: 600;
+  }
+  .matrices {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 12px;
+    align-items: flex-start;
+  }
+  figure.matrix {
+    margin: 0;
+    max-width: 100%;
+    overflow-x: auto;
+  }
+  table {
+    border-collapse: collapse;
+    font-variant-numeric: tabular-nums;
+  }
+  caption {
+    text-align: left;
+    color: var(--attn-muted);
+    font-size: 0.9em;
+    padding-bottom: 2px;
+  }
+  th,
+  td {
+    border: 1px solid var(--attn-border);
+    padding: 2px 6px;
+    text-align: right;
+    min-width: 2.6em;
+  }
+  th {
+    background: var(--attn-panel);
+    font-weight: 500;
+  }
+  td.hl,
+  th.hl {
+    box-shadow: inset 0 0 0 2px var(--attn-highlight);
+  }
+  td.hl-cell {
+    box-shadow: inset 0 0 0 3px var(--attn-accent);
+  }
+  td.total {
+    color: var(--attn-muted);
+    font-style: italic;
+  }
+  table.editor td {
+    padding: 0;
+  }
+  table.editor input {
+    width: 4.2em;
+    border: 0;
+    background: transparent;
+    text-align: right;
+    padding: 2px 4px;
+  }
+  td[data-invalid] input {
+    outline: 2px solid var(--attn-error);
+    background: color-mix(in srgb, var(--attn-error) 15%, transparent);
+  }
+  .cell-error {
+    display: block;
+    color: var(--attn-error);
+    font-size: 0.75em;
+    max-width: 9em;
+    text-align: left;
+    padding: 0 4px;
+  }
+  .legend {
+    display: flex;
+    gap: 6px;
+    align-items: center;
+    font-size: 0.8em;
+    color: var(--attn-muted);
+  }
+  .legend .ramp {
+    width: 90px;
+    height: 8px;
+    border-radius: 4px;
+  }
+  .resize {
+    display: flex;
+    gap: 4px;
+    font-size: 0.8em;
+  }
+  .resize button {
+    padding: 0 6px;
+  }
+  .tokens input {
+    width: 5.5em;
+  }
+  ol.steps {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px;
+    list-style: none;
+    padding: 0;
+    margin: 6px 0;
+  }
+  input[data-control='step'] {
+    flex: 1 1 160px;
+  }
+  section.step {
+    border-top: 1px solid var(--attn-border);
+    margin-top: 8px;
+    padding-top: 6px;
+  }
+  .formula {
+    overflow-x: auto;
+    font-size: 1.1em;
+  }
+  .explanation {
+    min-height: 1.6em;
+    padding: 6px 8px;
+    margin: 8px 0;
+    background: var(--attn-panel);
+    border-radius: 6px;
+    font-variant-numeric: tabular-nums;
+    overflow-wrap: anywhere;
+  }
+  .shapes {
+    color: var(--attn-muted);
+    font-size: 0.9em;
+  }
+  details summary {
+    cursor: pointer;
+    color: var(--attn-muted);
+  }
+`;
