@@ -76,10 +76,13 @@ Problem check_output_projection(const TraceInput& input, const Matrix& values,
                                "W_O needs one row per column of the concatenated heads");
 }
 
-// Formula symbols, with the head's number when there are several: Q_{2}.
+// Formula symbols, with the head's number when there are several: {Q^{(2)}}. The braces
+// let a symbol take its own sub- or superscript, as in {K^{(2)}}^\top or {A^{(2)}}_{ij}.
 struct Symbols {
-  std::string sub;
-  std::string of(const char* base) const { return sub.empty() ? base : std::string(base) + sub; }
+  std::string head;  // "(2)", or empty with a single head
+  std::string of(const char* base) const {
+    return head.empty() ? base : "{" + std::string(base) + "^{" + head + "}}";
+  }
 };
 
 std::string scale_formula(const Symbols& s, const AttentionOptions& options, std::size_t d_k) {
@@ -102,6 +105,15 @@ std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
   return "\\tilde{" + s.of("S") + "}_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
 }
 
+// C = [O^{(1)} | O^{(2)}], or with many heads [O^{(1)} | ... | O^{(h)}].
+std::string concat_formula(std::size_t heads) {
+  const auto head = [](std::size_t h) { return Symbols{"(" + std::to_string(h) + ")"}.of("O"); };
+  std::string parts = head(1);
+  if (heads > 3) parts += " \\mid \\cdots";
+  for (std::size_t h = heads > 3 ? heads : 2; h <= heads; ++h) parts += " \\mid " + head(h);
+  return "C = [\\, " + parts + " \\,]";
+}
+
 void add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
               std::string formula, Matrix values) {
   std::vector<float> totals = kernels::row_sums(values);
@@ -118,7 +130,7 @@ void add_step(Trace& t, const char* id, std::optional<int> head, std::string tit
 
 void add_head_steps(Trace& t, const AttentionResult& r, std::optional<int> head,
                     const AttentionOptions& options, std::size_t d_k) {
-  const Symbols s{head ? "_{" + std::to_string(*head + 1) + "}" : ""};
+  const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
   const std::string suffix = head ? " (head " + std::to_string(*head + 1) + ")" : "";
   add_step(t, step::scores, head, "Scores: every query against every key" + suffix,
            s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores);
@@ -200,7 +212,7 @@ Result<Trace> trace(const TraceInput& input) {
   }
   if (heads > 1)
     add_step(t, step::concat, std::nullopt, "Concatenate the heads side by side",
-             "C = [\\, O_1 \\mid \\cdots \\mid O_{" + std::to_string(heads) + "} \\,]", concat);
+             concat_formula(heads), concat);
   if (input.w_o) {
     Matrix projected_output = kernels::matmul(concat, *input.w_o);  // (n_q, d_out)
     if (auto e = validate::finite("the output projection", projected_output)) return *e;

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import katex from 'katex';
+
 import { attnlab, fromGolden, goldenCases, maxAbsDiff } from './support/package.js';
 
 const tolerance = 1e-5;
@@ -44,6 +46,14 @@ test('trace steps carry titles, TeX formulas and softmax parts', () => {
       assert.ok(Math.abs(w - softmax.exponentials[r][c] / softmax.rowSum[r]) < 1e-6);
     });
   });
+});
+
+test('every formula of every golden trace is valid TeX (KaTeX renders it strictly)', () => {
+  for (const { name, request } of cases) {
+    for (const step of lab.trace(request).steps) {
+      assert.doesNotThrow(() => katex.renderToString(step.formula, { throwOnError: true }), `${name}: ${step.id} ${step.formula}`);
+    }
+  }
 });
 
 test('trace accepts flat Float32Array matrices and passes token labels through', () => {

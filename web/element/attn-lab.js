@@ -41,6 +41,7 @@ export class AttnLabElement extends LitElement {
     _focus: { state: true },
     _playing: { state: true },
     _seed: { state: true },
+    _presetId: { state: true },
   };
 
   constructor() {
@@ -118,21 +119,25 @@ export class AttnLabElement extends LitElement {
   // The starting state: the URL (with url-state), else the preset and state attributes.
   _loadInitialState() {
     let state = presetState(DEFAULT_PRESET);
+    let fromPreset = DEFAULT_PRESET; // the preset the state is, while unedited
     let problem = null;
     try {
       const fromUrl = this.urlState ? decodeHash(window.location.hash) : null;
-      if (fromUrl) state = mergeState(state, fromUrl);
-      else {
-        if (this.preset) state = presetState(this.preset) ?? state;
-        if (this.preset && !PRESETS[this.preset]) problem = `There is no preset "${this.preset}".`;
-        if (this.state) state = mergeState(state, JSON.parse(this.state));
+      if (fromUrl) {
+        state = mergeState(state, fromUrl);
+        fromPreset = null;
+      } else {
+        if (PRESETS[this.preset]) [state, fromPreset] = [presetState(this.preset), this.preset];
+        else if (this.preset) problem = `There is no preset "${this.preset}", so the default example is shown.`;
+        if (this.state) [state, fromPreset] = [mergeState(state, JSON.parse(this.state)), null];
       }
     } catch (error) {
-      state = presetState(DEFAULT_PRESET);
+      [state, fromPreset] = [presetState(DEFAULT_PRESET), DEFAULT_PRESET];
       const reason = error instanceof StateError ? error.message : 'it is not valid JSON';
       problem = `This state could not be read (${reason}), so the default example is shown.`;
     }
     if (this.step && !this.urlState) state.step = this.step;
+    this._presetId = fromPreset;
     this._invalid = new Map();
     this._good = null;
     if (!this._apply(state) && !this._good) this._apply(presetState(DEFAULT_PRESET));
@@ -189,6 +194,7 @@ export class AttnLabElement extends LitElement {
     }
     invalid.delete(key);
     this._invalid = invalid;
+    this._presetId = null;
     this._apply(setCell(this._draft, name, row, col, value));
   }
 
@@ -196,6 +202,7 @@ export class AttnLabElement extends LitElement {
     const next = resize(this._draft, name, axis, delta);
     if (next) {
       this._invalid = new Map();
+      this._presetId = null;
       this._apply(next);
     }
   }
@@ -205,6 +212,7 @@ export class AttnLabElement extends LitElement {
     const next = structuredClone(this._draft);
     for (const name of inputNames(next)) next[name] = randomMatrix(next[name].length, next[name][0].length, random);
     this._invalid = new Map();
+    this._presetId = null;
     this._apply(next);
   }
 
@@ -287,7 +295,8 @@ export class AttnLabElement extends LitElement {
       <label
         >Preset
         <select data-control="preset" @change=${(e) => this._applyPreset(e.target.value)}>
-          ${Object.entries(PRESETS).map(([id, p]) => html`<option value=${id} ?selected=${id === this.preset}>${p.name}</option>`)}
+          <option value="" disabled ?selected=${!PRESETS[this._presetId]}>Your own inputs</option>
+          ${Object.entries(PRESETS).map(([id, p]) => html`<option value=${id} ?selected=${id === this._presetId}>${p.name}</option>`)}
         </select></label
       >
       <label
@@ -325,7 +334,7 @@ export class AttnLabElement extends LitElement {
 
   _applyPreset(id) {
     this._invalid = new Map();
-    this._apply(presetState(id));
+    if (this._apply(presetState(id))) this._presetId = id;
   }
 
   _changeHeads(text) {
