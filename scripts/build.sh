@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds what is asked: native | native-asan | wasm (each a CMake preset) | package.
-# `package` builds the wasm core and assembles the npm package in dist/.
+# Builds what is asked: native | native-asan | wasm (each a CMake preset) | package |
+# element | site.
+# `package` builds the wasm core and assembles the npm package in dist/, <attn-lab> included.
+# `element` bundles web/element/ into dist/element.js, next to the package it imports.
+# `site` builds the page web/app/ into web/dist/ (it needs the package and the element).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,13 +20,28 @@ package() {
   mkdir -p dist
   cp web/lib/*.js web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.js \
     build/wasm/cpp/bindings/attnlab-core.wasm dist/
+  element
   echo "build: package assembled in dist/"
+}
+
+vite() { node_modules/.bin/vite "$@"; }
+
+element() {
+  vite build --mode element --logLevel warn
+  echo "build: element bundled into dist/element.js"
+}
+
+site() {
+  vite build --logLevel warn
+  echo "build: site built in web/dist/"
 }
 
 for target in "${@:-package}"; do
   case "$target" in
     native | native-asan | wasm) preset "$target" ;;
     package) package ;;
-    *) echo "build: unknown target '$target' (native, native-asan, wasm, package)" >&2; exit 2 ;;
+    element) element ;;
+    site) site ;;
+    *) echo "build: unknown target '$target' (native, native-asan, wasm, package, element, site)" >&2; exit 2 ;;
   esac
 done

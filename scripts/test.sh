@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test suite, in dependency order: the core natively, under sanitizers and as wasm
-# under Node; then the npm package, packed and installed the way a user gets it.
+# under Node; then the npm package, packed and installed the way a user gets it; then the
+# element, the page and the tutorial in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,8 @@ scripts/build.sh package
 scripts/pack-consumer.sh build/js-consumer
 build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
 ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/js/
+
+section "<attn-lab>, the page and the tutorial in headless Chromium (Playwright)"
+# `package` above bundled the element into dist/; the site is built from it and the package.
+scripts/build.sh site
+node --test --test-reporter=spec tests/e2e/

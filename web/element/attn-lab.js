@@ -61,6 +61,8 @@ export class AttnLabElement extends LitElement {
 
   connectedCallback() {
     super.connectedCallback();
+    // Focusable, so ←/→/Home/End step through the trace once the element has focus.
+    if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
     if (this.urlState) window.addEventListener('hashchange', this._onHashChange);
     createAttnLab().then(
       (lab) => {

@@ -13,6 +13,7 @@ export const styles = css`
     --attn-error: #b3261e;
     --attn-highlight: #ffcf40;
     display: block;
+    color-scheme: light;
     color: var(--attn-fg);
     background: var(--attn-bg);
     font: 15px/1.45 system-ui, sans-serif;
@@ -21,6 +22,7 @@ export const styles = css`
     padding: 12px;
   }
   :host([theme='dark']) {
+    color-scheme: dark;
     --attn-bg: #15171b;
     --attn-fg: #e8eaee;
     --attn-muted: #a3a9b6;
@@ -32,6 +34,7 @@ export const styles = css`
   }
   @media (prefers-color-scheme: dark) {
     :host(:not([theme='light'])) {
+      color-scheme: dark;
       --attn-bg: #15171b;
       --attn-fg: #e8eaee;
       --attn-muted: #a3a9b6;
@@ -66,8 +69,14 @@ export const styles = css`
   }
   .controls label {
     display: inline-flex;
+    flex-wrap: wrap;
     gap: 4px;
     align-items: center;
+    max-width: 100%;
+  }
+  .controls select {
+    max-width: 100%;
+    min-width: 0;
   }
   button,
   select,

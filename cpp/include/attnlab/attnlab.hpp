@@ -3,8 +3,10 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/flash.hpp"
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/positional.hpp"
+#include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"

@@ -1,0 +1,37 @@
+// Tiled, FlashAttention-style forward attention for long sequences: it walks the keys a
+// tile at a time with an online softmax and never forms the (n_q, n_k) score matrix, so
+// memory stays O(n·d). The tile shapes come from tiling.hpp (shared with the WGSL shader).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/matrix.hpp"
+
+namespace attnlab {
+
+struct FlashOptions {
+  bool causal = false;         // query i may not attend to key j > i (per sequence)
+  std::optional<float> scale;  // default 1/sqrt(d)
+  int heads = 1;               // columns of Q, K, V split into equal slices
+  std::size_t batch = 1;       // rows of Q (and of K, V) split into equal sequences
+  std::size_t threads = 0;     // worker threads; 0 = the hardware's count
+};
+
+struct FlashResult {
+  Matrix output;                               // (batch·n_q, heads·d_v)
+  std::vector<std::size_t> fully_masked_rows;  // rows of output whose queries saw no key
+};
+
+// q: (batch·n_q, heads·d), k: (batch·n_k, heads·d), v: (batch·n_k, heads·d_v).
+Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                    const FlashOptions& options = {});
+
+// The same computation, materialising each (n_q, n_k) score matrix: the baseline the tiled
+// kernel is measured and checked against. Memory O(n²) per worker.
+Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                    const FlashOptions& options = {});
+
+}  // namespace attnlab

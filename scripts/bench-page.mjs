@@ -1,0 +1,127 @@
+// The built page (web/dist) in headless Chromium: how long one cell edit takes to show, and
+// how many bytes the first load costs. Prints figures; asserts nothing about timing.
+//   npm run bench:page        (builds first)   node scripts/bench-page.mjs   (uses web/dist as is)
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+import { encodeHash } from '../web/element/state.js';
+import { randomMatrix, seededRandom } from '../web/element/random.js';
+import { launchChromium } from './chromium.mjs';
+import { serveStatic } from './serve.mjs';
+
+const SITE = 'web/dist';
+const WARMUP_EDITS = 10;
+const EDITS = 200;
+const SIZE = 8;
+
+// 8 tokens of width 8, two heads (d_k = d_v = 4), and an 8x8 output projection; the softmax
+// step is on view, so every edit redraws two heatmaps as well as the inputs.
+function benchState() {
+  const random = seededRandom(42);
+  const matrix = () => randomMatrix(SIZE, SIZE, random);
+  return {
+    mode: 'x',
+    tokens: Array.from({ length: SIZE }, (_, i) => `t${i + 1}`),
+    X: matrix(),
+    Wq: matrix(),
+    Wk: matrix(),
+    Wv: matrix(),
+    Wo: matrix(),
+    heads: 2,
+    keyPadding: Array(SIZE).fill(false),
+    step: 'softmax',
+  };
+}
+
+// Runs in the page: types into X[0][0] the way the browser reports typing (an input event),
+// and times until the element has rendered (updateComplete) and until the next frame
+// starts (requestAnimationFrame), when the browser gets to paint it.
+async function timeEdits({ warmup, edits }) {
+  const lab = document.querySelector('attn-lab');
+  const selector = '[data-role="inputs"] table[data-matrix="X"] td[data-row="0"][data-col="0"] input';
+  const times = { rendered: [], frame: [] };
+  for (let i = 0; i < warmup + edits; i++) {
+    const input = lab.shadowRoot.querySelector(selector); // looked up again: a render may replace it
+    const value = Math.round(((i % 17) - 8) * 100 + i) / 1000; // differs from the previous edit
+    input.value = String(value);
+    const start = performance.now();
+    input.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText' }));
+    await lab.updateComplete;
+    const rendered = performance.now() - start;
+    await new Promise((done) => requestAnimationFrame(() => done()));
+    const frame = performance.now() - start;
+    if (lab.getState().X[0][0] !== value) throw new Error(`edit ${i} (${value}) did not reach the element's state`);
+    if (i >= warmup) {
+      times.rendered.push(rendered);
+      times.frame.push(frame);
+    }
+  }
+  return times;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const LOADED_KINDS = { '.js': 'JS', '.mjs': 'JS', '.css': 'CSS', '.wasm': 'wasm' };
+
+/** The JS, CSS and wasm files a first load of the page fetched (fonts and HTML left out). */
+async function firstLoadFiles(browser, url) {
+  const page = await browser.newPage();
+  const paths = new Set();
+  page.on('response', (response) => {
+    const path = new URL(response.url()).pathname;
+    if (response.ok() && LOADED_KINDS[extname(path)]) paths.add(path);
+  });
+  await page.goto(`${url}/`);
+  await page.waitForFunction(() => document.querySelector('attn-lab')?.shadowRoot?.querySelector('[data-role="result"] td[data-value]'));
+  await page.waitForLoadState('networkidle');
+  await page.close();
+  const files = [];
+  for (const path of [...paths].sort()) {
+    const bytes = await readFile(join(SITE, decodeURIComponent(path)));
+    files.push({ path, kind: LOADED_KINDS[extname(path)], raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+  }
+  return files;
+}
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const ms = (value) => `${value.toFixed(2)} ms`;
+
+if (!existsSync(join(SITE, 'index.html'))) {
+  console.error(`bench-page: ${SITE}/index.html is missing; build first (npm run build)`);
+  process.exit(1);
+}
+
+const server = await serveStatic(SITE);
+const browser = await launchChromium();
+try {
+  console.log(`attnlab page benchmark: ${SITE} in headless Chromium ${browser.version()}\n`);
+
+  const files = await firstLoadFiles(browser, server.url);
+  const byKind = {};
+  for (const file of files) byKind[file.kind] = (byKind[file.kind] ?? 0) + file.gzip;
+  const total = files.reduce((sum, file) => sum + file.gzip, 0);
+  console.log('First load (gzip -9, fonts and HTML excluded):');
+  for (const file of files) console.log(`  ${file.path.padEnd(40)} ${String(file.raw).padStart(8)} B raw  ${String(file.gzip).padStart(7)} B gzipped`);
+  const parts = Object.entries(byKind).map(([kind, bytes]) => `${kind} ${kb(bytes)}`).join(' + ');
+  console.log(`  total: ${parts} = ${kb(total)} (${total} B)\n`);
+
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/${encodeHash(benchState())}`);
+  await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step === 'softmax');
+  const state = await page.evaluate(() => document.querySelector('attn-lab').getState());
+  if (state.X.length !== SIZE || state.heads !== 2 || state.Wo?.length !== SIZE) throw new Error('the page did not take the benchmark state');
+  const times = await page.evaluate(timeEdits, { warmup: WARMUP_EDITS, edits: EDITS });
+  console.log(`One cell edit (X[0][0]; 8x8 X, W_Q, W_K, W_V, W_O; 2 heads; softmax step on view), ${EDITS} edits after ${WARMUP_EDITS} warm-up:`);
+  for (const [label, values] of [['input → updateComplete + next frame', times.frame], ['input → updateComplete', times.rendered]]) {
+    const sorted = values.sort((a, b) => a - b);
+    const figures = `p50 ${ms(percentile(sorted, 50))}   p95 ${ms(percentile(sorted, 95))}   min ${ms(sorted[0])}   max ${ms(sorted.at(-1))}`;
+    console.log(`  ${label.padEnd(36)} ${figures}`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

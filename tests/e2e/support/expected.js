@@ -1,0 +1,54 @@
+// What the element should show, computed in Node by the built package from the element's
+// own state, through the same state → request mapping the element uses (state.js).
+import assert from 'node:assert/strict';
+
+import { createAttnLab } from '../../../dist/attnlab.js';
+import { traceRequest } from '../../../web/element/state.js';
+import { dataStep, renderedResults } from './lab-page.js';
+
+export { encodeHash } from '../../../web/element/state.js';
+export { DEFAULT_PRESET, presetState } from '../../../web/element/presets.js';
+
+export const TOLERANCE = 1e-6;
+
+const lab = await createAttnLab();
+
+export const expectedTrace = (state) => lab.trace(traceRequest(state));
+
+/** The distinct step ids of a trace, in order (per-head steps repeat in the trace). */
+export const stepIds = (trace) => [...new Set(trace.steps.map((step) => step.id))];
+
+/** Largest |a - b| over two equally shaped matrices (equal infinities count as 0); Infinity when shapes differ. */
+export function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let max = 0;
+  a.forEach((row, r) => {
+    if (row.length !== b[r].length) max = Infinity;
+    row.forEach((v, c) => {
+      const w = b[r][c];
+      max = Math.max(max, v === w ? 0 : Math.abs(v - w)); // NaN stays NaN
+    });
+  });
+  return Number.isNaN(max) ? Infinity : max;
+}
+
+/**
+ * Compares the result tables rendered for `stepId` (see renderedResults) with the trace:
+ * one table per trace step of that id, heads in order. Returns the largest difference;
+ * throws when tables are missing or extra.
+ */
+export function diffStep(tables, trace, stepId) {
+  const want = trace.steps.filter((step) => step.id === stepId);
+  const got = tables.filter((table) => table.matrix === stepId).sort((a, b) => (a.head ?? -1) - (b.head ?? -1));
+  if (got.length !== want.length) {
+    throw new Error(`step ${stepId}: ${got.length} result tables rendered, the trace has ${want.length}`);
+  }
+  return Math.max(...want.map((step, i) => maxAbsDiff(got[i].values, step.values)));
+}
+
+/** Asserts that the step on view is `id` and renders the trace's numbers for it. */
+export async function assertStepMatches(page, trace, id) {
+  assert.equal(await dataStep(page), id);
+  const diff = diffStep(await renderedResults(page), trace, id);
+  assert.ok(diff <= TOLERANCE, `step ${id}: max abs diff ${diff} from lab.trace()`);
+}

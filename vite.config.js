@@ -1,0 +1,84 @@
+// Two builds from one config, picked by --mode:
+//   vite build --mode element   <attn-lab> as a library: dist/element.js (+ element.d.ts)
+//   vite build                  the site: web/app → web/dist (also `vite` and `vite preview`)
+// The site expects the package and the element in dist/ first (scripts/build.sh package).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+// The element imports the package by its bare name. In the library build it stays an
+// import of the sibling file, so dist/element.js works from a plain <script type="module">
+// and shares one wasm instance with any `import 'attnlab'` on the page.
+function elementConfig() {
+  return {
+    publicDir: false,
+    build: {
+      outDir: fromRoot('dist'),
+      emptyOutDir: false, // dist/ already holds the package
+      lib: { entry: fromRoot('web/element/attn-lab.js'), formats: ['es'], fileName: () => 'element.js' },
+      rolldownOptions: {
+        external: ['attnlab'],
+        output: {
+          paths: { attnlab: './attnlab.js' },
+          // Vite keeps whitespace and /* @__PURE__ */ in ES libraries for tree-shaking;
+          // this file is all side effect (it registers the element), so minify it fully
+          // and keep only the licence comments of lit and KaTeX.
+          minify: true,
+          comments: { legal: true, annotation: false, jsdoc: false },
+        },
+      },
+    },
+    plugins: [emitFile('element.d.ts', fromRoot('web/element-types/element.d.ts'))],
+  };
+}
+
+// The site bundles everything, the package included: `attnlab` resolves to the built
+// package, whose `new URL('attnlab-core.wasm', import.meta.url)` Vite turns into an asset.
+function siteConfig() {
+  return {
+    root: fromRoot('web/app'),
+    base: './', // relative URLs: the site works from any folder of a static host
+    publicDir: false,
+    resolve: { alias: [{ find: /^attnlab$/, replacement: fromRoot('dist/attnlab.js') }] },
+    build: { outDir: fromRoot('web/dist'), emptyOutDir: true },
+    preview: { host: '127.0.0.1', port: 5173, strictPort: true },
+    plugins: [tutorialInSite()],
+  };
+}
+
+/** Copies one file into the build output as it is. */
+function emitFile(fileName, sourcePath) {
+  return {
+    name: `attnlab:emit-${fileName}`,
+    async generateBundle() {
+      this.emitFile({ type: 'asset', fileName, source: await readFile(sourcePath) });
+    },
+  };
+}
+
+// The footer links to the tutorial, so the site carries a copy of web/examples/ together
+// with the built element it loads (under pkg/). index.html never loads these files.
+const ELEMENT_FILES = ['element.js', 'attnlab.js', 'errors.js', 'matrices.js', 'attnlab-core.js', 'attnlab-core.wasm'];
+
+function tutorialInSite() {
+  return {
+    name: 'attnlab:tutorial-in-site',
+    apply: 'build',
+    async generateBundle() {
+      for (const name of ELEMENT_FILES) {
+        const source = await readFile(fromRoot(`dist/${name}`)).catch(() => {
+          throw new Error(`dist/${name} is missing: build the package and the element first (scripts/build.sh package)`);
+        });
+        this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source });
+      }
+      const tutorial = await readFile(fromRoot('web/examples/tutorial.html'), 'utf8');
+      const script = '../../dist/element.js';
+      if (!tutorial.includes(script)) throw new Error(`web/examples/tutorial.html no longer loads ${script}`);
+      this.emitFile({ type: 'asset', fileName: 'examples/tutorial.html', source: tutorial.replace(script, '../pkg/element.js') });
+    },
+  };
+}
+
+export default defineConfig(({ mode }) => (mode === 'element' ? elementConfig() : siteConfig()));

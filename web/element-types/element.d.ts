@@ -1,0 +1,64 @@
+// Types of attnlab/element (dist/element.js): importing it registers <attn-lab>.
+// Hand-written to match web/element/README.md; the state's schema is in web/element/state.js.
+// Copied into dist/ by the element build, beside attnlab.d.ts (hence './attnlab.js').
+import type { Matrix, StepId } from './attnlab.js';
+
+/** Thrown by setState() for a malformed state. */
+export declare class StateError extends Error {
+  readonly name: 'StateError';
+}
+
+/** The element's state, the same JSON as the page's URL (#s=…). */
+export interface AttnLabState {
+  mode: 'x' | 'qkv';
+  X: Matrix;
+  Wq: Matrix;
+  Wk: Matrix;
+  Wv: Matrix;
+  /** null: no output projection. */
+  Wo: Matrix | null;
+  Q: Matrix;
+  K: Matrix;
+  V: Matrix;
+  tokens: string[];
+  heads: number;
+  causal: boolean;
+  /** One per key: true = padding, attended by no query. */
+  keyPadding: boolean[];
+  /** true where query i may attend to key j; null: no explicit mask. */
+  mask: boolean[][] | null;
+  /** true: 1/√d_k, false: no scaling, a number: that factor. */
+  scale: boolean | number;
+  temperature: number;
+  positional: 'none' | 'sinusoidal';
+  step: StepId;
+}
+
+export interface StepChangeDetail {
+  step: StepId;
+}
+
+export interface StateChangeDetail {
+  state: AttnLabState;
+}
+
+export declare class AttnLabElement extends HTMLElement {
+  /** Merges a (partial) state and recomputes; throws a StateError on a malformed state. */
+  setState(partial: Partial<AttnLabState>): void;
+  /** A copy of the current state. */
+  getState(): AttnLabState;
+  /** Shows a step; false when this trace has no such step. */
+  goToStep(id: StepId): boolean;
+  /** Resolves once pending changes are rendered (the element is a LitElement). */
+  readonly updateComplete: Promise<boolean>;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-lab': AttnLabElement;
+  }
+  interface HTMLElementEventMap {
+    'step-change': CustomEvent<StepChangeDetail>;
+    'state-change': CustomEvent<StateChangeDetail>;
+  }
+}
