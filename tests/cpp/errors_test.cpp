@@ -1,1 +1,385 @@
+// Every error code, each from a real bad input, through attention() and trace(). The code must
+// have its stable spelling and the message must name the offending input and its shape.
 #include <catch2/catch.hpp>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/limits.hpp"
+#include "attnlab/trace.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using attnlab::AttentionOptions;
+using attnlab::BoolMatrix;
+using attnlab::DirectQKV;
+using attnlab::Error;
+using attnlab::Matrix;
+using attnlab::Projections;
+using attnlab::TraceInput;
+
+constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
+constexpr float infinity = std::numeric_limits<float>::infinity();
+
+// A rows x cols matrix of `value`.
+Matrix filled(std::size_t rows, std::size_t cols, float value = 0.5f) {
+  return Matrix(rows, cols, value);
+}
+
+// m with entry (r, c) replaced.
+Matrix with_entry(Matrix m, std::size_t r, std::size_t c, float value) {
+  m(r, c) = value;
+  return m;
+}
+
+template <class T>
+std::optional<Error> error_of(const attnlab::Result<T>& result) {
+  if (result) return std::nullopt;
+  return result.error();
+}
+
+std::optional<Error> attention_error(const Matrix& q, const Matrix& k, const Matrix& v,
+                                     const AttentionOptions& options = {}) {
+  return error_of(attnlab::attention(q, k, v, options));
+}
+
+// Valid shapes to start from: Q (2x2), K (3x2), V (3x2); X (3x4), W_* (4x2).
+const Matrix q_ok = filled(2, 2), k_ok = filled(3, 2), v_ok = filled(3, 2);
+const Matrix x_ok = filled(3, 4), w_ok = filled(4, 2);
+
+TraceInput direct(Matrix q = q_ok, Matrix k = k_ok, Matrix v = v_ok) {
+  TraceInput input;
+  input.source = DirectQKV{std::move(q), std::move(k), std::move(v)};
+  return input;
+}
+
+TraceInput projected(Matrix x = x_ok, Matrix w_q = w_ok, Matrix w_k = w_ok, Matrix w_v = w_ok) {
+  TraceInput input;
+  input.source = Projections{std::move(x), std::move(w_q), std::move(w_k), std::move(w_v)};
+  return input;
+}
+
+// trace(input) after `change` edits it.
+template <class Change>
+std::optional<Error> trace_error(TraceInput input, Change change) {
+  change(input);
+  return error_of(attnlab::trace(input));
+}
+std::optional<Error> trace_error(const TraceInput& input) {
+  return trace_error(input, [](TraceInput&) {});
+}
+
+AttentionOptions with_options(void (*change)(AttentionOptions&)) {
+  AttentionOptions options;
+  change(options);
+  return options;
+}
+
+struct Case {
+  std::string what;                   // the bad input
+  std::optional<Error> error;         // what the call returned
+  std::vector<std::string> mentions;  // fragments the message must contain
+};
+
+void check_cases(const std::vector<Case>& cases, std::string_view code) {
+  for (const Case& c : cases) {
+    INFO(c.what);
+    if (!c.error) {
+      FAIL_CHECK("the call succeeded instead of failing with " << code);
+      continue;
+    }
+    INFO("message: " << c.error->message);
+    CHECK(attnlab::to_string(c.error->code) == code);
+    for (const std::string& fragment : c.mentions)
+      CHECK_THAT(c.error->message, Catch::Contains(fragment));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("error codes have their stable spellings", "[errors]") {
+  using attnlab::ErrorCode;
+  CHECK(attnlab::to_string(ErrorCode::shape_mismatch) == "shape-mismatch");
+  CHECK(attnlab::to_string(ErrorCode::non_finite) == "non-finite");
+  CHECK(attnlab::to_string(ErrorCode::empty) == "empty");
+  CHECK(attnlab::to_string(ErrorCode::too_large) == "too-large");
+  CHECK(attnlab::to_string(ErrorCode::invalid_argument) == "invalid-argument");
+}
+
+TEST_CASE("the valid inputs the error cases start from succeed", "[errors]") {
+  CHECK_FALSE(attention_error(q_ok, k_ok, v_ok));
+  CHECK_FALSE(trace_error(direct()));
+  CHECK_FALSE(trace_error(projected()));
+  CHECK_FALSE(trace_error(projected(), [](TraceInput& in) {
+    in.heads = 2;
+    in.w_o = filled(2, 3);
+    in.positional = attnlab::PositionalEncoding::sinusoidal;
+  }));
+}
+
+TEST_CASE("shape-mismatch: inputs that disagree on a dimension", "[errors]") {
+  const auto bad_mask = [](AttentionOptions& o) { o.mask = BoolMatrix(3, 3, 1); };
+  const auto bad_padding = [](AttentionOptions& o) { o.key_padding = {false, true}; };
+  check_cases(
+      {
+          {"attention: Q and K widths differ",
+           attention_error(filled(2, 3), k_ok, v_ok),
+           {"Q (2x3)", "K (3x2)"}},
+          {"attention: K and V rows differ",
+           attention_error(q_ok, k_ok, filled(4, 2)),
+           {"K (3x2)", "V (4x2)"}},
+          {"attention: mask 3x3 for 2 queries and 3 keys",
+           attention_error(q_ok, k_ok, v_ok, with_options(bad_mask)),
+           {"mask (3x3)", "2x3", "Q (2x2)", "K (3x2)"}},
+          {"attention: 2 key padding flags for 3 keys",
+           attention_error(q_ok, k_ok, v_ok, with_options(bad_padding)),
+           {"key padding", "2 flags", "K (3x2)"}},
+          {"trace: Q and K widths differ",
+           trace_error(direct(filled(2, 3))),
+           {"Q (2x3)", "K (3x2)"}},
+          {"trace: K and V rows differ",
+           trace_error(direct(q_ok, k_ok, filled(4, 2))),
+           {"K (3x2)", "V (4x2)"}},
+          {"trace: mask 3x3 for 2 queries and 3 keys",
+           trace_error(direct(), [&](TraceInput& in) { bad_mask(in.options); }),
+           {"mask (3x3)", "2x3"}},
+          {"trace: 2 key padding flags for 3 keys",
+           trace_error(direct(), [&](TraceInput& in) { bad_padding(in.options); }),
+           {"key padding", "K (3x2)"}},
+          {"trace: X has 4 columns, W_Q 5 rows",
+           trace_error(projected(x_ok, filled(5, 2))),
+           {"X (3x4)", "W_Q (5x2)"}},
+          {"trace: X has 4 columns, W_K 3 rows",
+           trace_error(projected(x_ok, w_ok, filled(3, 2))),
+           {"X (3x4)", "W_K (3x2)"}},
+          {"trace: X has 4 columns, W_V 6 rows",
+           trace_error(projected(x_ok, w_ok, w_ok, filled(6, 2))),
+           {"X (3x4)", "W_V (6x2)"}},
+          {"trace: W_Q and W_K widths differ",
+           trace_error(projected(x_ok, w_ok, filled(4, 3))),
+           {"W_Q (4x2)", "W_K (4x3)"}},
+          {"trace: W_O rows differ from V columns",
+           trace_error(direct(), [](TraceInput& in) { in.w_o = filled(3, 5); }),
+           {"W_O (3x5)", "V (3x2)"}},
+          {"trace: W_O rows differ from W_V columns",
+           trace_error(projected(), [](TraceInput& in) { in.w_o = filled(3, 5); }),
+           {"W_O (3x5)", "W_V (4x2)"}},
+      },
+      "shape-mismatch");
+}
+
+// Regression: trace() once sliced d_k = Q.cols / heads columns out of K without comparing the
+// widths of Q and K, so a wider K was silently cut and a narrower K read out of bounds.
+TEST_CASE("shape-mismatch: trace() checks the widths of Q and K for any head count", "[errors]") {
+  const int heads = GENERATE(1, 2);
+  const std::size_t q_width = 4 * static_cast<std::size_t>(heads);
+  const std::size_t k_width = GENERATE_COPY(q_width + 2, q_width - 2);  // wider, narrower
+  CAPTURE(heads, q_width, k_width);
+  const std::string q_shape = "Q (2x" + std::to_string(q_width) + ")";
+  const std::string k_shape = "K (3x" + std::to_string(k_width) + ")";
+  check_cases({{"trace: " + q_shape + " and " + k_shape,
+                trace_error(direct(filled(2, q_width), filled(3, k_width), filled(3, q_width)),
+                            [&](TraceInput& in) { in.heads = heads; }),
+                {q_shape, k_shape}}},
+              "shape-mismatch");
+}
+
+TEST_CASE("non-finite: NaN or Infinity in an input", "[errors]") {
+  const float bad = GENERATE(as<float>{}, not_a_number, infinity, -infinity);
+  CAPTURE(bad);
+  const Matrix q_bad = with_entry(q_ok, 1, 0, bad);
+  const Matrix k_bad = with_entry(k_ok, 2, 1, bad);
+  const Matrix v_bad = with_entry(v_ok, 0, 1, bad);
+  const Matrix x_bad = with_entry(x_ok, 1, 3, bad);
+  const Matrix w_bad = with_entry(w_ok, 3, 0, bad);
+  check_cases(
+      {
+          {"attention: Q", attention_error(q_bad, k_ok, v_ok), {"Q (2x2)", "row 1, column 0"}},
+          {"attention: K", attention_error(q_ok, k_bad, v_ok), {"K (3x2)", "row 2, column 1"}},
+          {"attention: V", attention_error(q_ok, k_ok, v_bad), {"V (3x2)", "row 0, column 1"}},
+          {"trace: Q", trace_error(direct(q_bad)), {"Q (2x2)"}},
+          {"trace: K", trace_error(direct(q_ok, k_bad)), {"K (3x2)"}},
+          {"trace: V", trace_error(direct(q_ok, k_ok, v_bad)), {"V (3x2)"}},
+          {"trace: X", trace_error(projected(x_bad)), {"X (3x4)", "row 1, column 3"}},
+          {"trace: W_Q", trace_error(projected(x_ok, w_bad)), {"W_Q (4x2)"}},
+          {"trace: W_K", trace_error(projected(x_ok, w_ok, w_bad)), {"W_K (4x2)"}},
+          {"trace: W_V", trace_error(projected(x_ok, w_ok, w_ok, w_bad)), {"W_V (4x2)"}},
+          {"trace: W_O",
+           trace_error(projected(),
+                       [&](TraceInput& in) { in.w_o = with_entry(filled(2, 3), 1, 2, bad); }),
+           {"W_O (2x3)"}},
+      },
+      "non-finite");
+}
+
+TEST_CASE("non-finite: finite inputs whose products overflow float32", "[errors]") {
+  const Matrix huge_q = filled(2, 2, 1e20f), huge_k = filled(3, 2, 1e20f);
+  const Matrix big_q = filled(2, 2, 1e5f), big_k = filled(3, 2, 1e5f);
+  AttentionOptions large_scale;
+  large_scale.scale = 1e30f;  // scores of 2e10 scale to 2e40
+  const auto huge_weights = [](TraceInput& in) {
+    auto& p = std::get<Projections>(in.source);
+    p.x = filled(3, 4, 1e20f);
+    p.w_q = p.w_k = p.w_v = filled(4, 2, 1e20f);
+  };
+  check_cases(
+      {
+          {"attention: Q·Kᵀ with entries 1e20",
+           attention_error(huge_q, huge_k, v_ok),
+           {"scores", "Q·Kᵀ", "2x3", "too large for float32"}},
+          {"attention: scores 2e10 times scale 1e30",
+           attention_error(big_q, big_k, v_ok, large_scale),
+           {"scaled scores", "2x3"}},
+          {"trace: Q·Kᵀ with entries 1e20", trace_error(direct(huge_q, huge_k)), {"Q·Kᵀ", "2x3"}},
+          {"trace: X·W_Q with entries 1e20",
+           trace_error(projected(), huge_weights),
+           {"Q = X·W_Q", "3x2"}},
+          {"trace: the output projection of values 1e20 by W_O 1e20",
+           trace_error(direct(q_ok, k_ok, filled(3, 2, 1e20f)),
+                       [](TraceInput& in) { in.w_o = filled(2, 2, 1e20f); }),
+           {"output projection", "2x2"}},
+      },
+      "non-finite");
+}
+
+TEST_CASE("empty: a matrix with no rows or no columns", "[errors]") {
+  check_cases(
+      {
+          {"attention: Q 0x2", attention_error(filled(0, 2), k_ok, v_ok), {"Q (0x2)"}},
+          {"attention: Q 0x0", attention_error(Matrix{}, k_ok, v_ok), {"Q (0x0)"}},
+          {"attention: K 0x2", attention_error(q_ok, filled(0, 2), filled(0, 2)), {"K (0x2)"}},
+          {"attention: V 3x0", attention_error(q_ok, k_ok, filled(3, 0)), {"V (3x0)"}},
+          {"trace: Q 2x0", trace_error(direct(filled(2, 0), filled(3, 0))), {"Q (2x0)"}},
+          {"trace: V 0x2", trace_error(direct(q_ok, k_ok, filled(0, 2))), {"V (0x2)"}},
+          {"trace: X 0x4", trace_error(projected(filled(0, 4))), {"X (0x4)"}},
+          {"trace: W_Q 4x0", trace_error(projected(x_ok, filled(4, 0))), {"W_Q (4x0)"}},
+          {"trace: W_O 0x0",
+           trace_error(direct(), [](TraceInput& in) { in.w_o = Matrix{}; }),
+           {"W_O (0x0)"}},
+      },
+      "empty");
+}
+
+TEST_CASE("too-large: beyond the documented limits", "[errors]") {
+  constexpr std::size_t tokens = attnlab::limits::trace_tokens + 1;      // 513
+  constexpr std::size_t features = attnlab::limits::trace_features + 1;  // 513
+  constexpr std::size_t big = attnlab::limits::attention_tokens + 1;     // 4097
+  static_assert(attnlab::limits::attention_features + 1 == big);
+  check_cases(
+      {
+          {"trace: X with 513 tokens",
+           trace_error(projected(filled(tokens, 4))),
+           {"X (513x4)", "512"}},
+          {"trace: X with 513 features",
+           trace_error(projected(filled(3, features), filled(features, 2), filled(features, 2),
+                                 filled(features, 2))),
+           {"X (3x513)", "512"}},
+          {"trace: W_Q with 513 columns",
+           trace_error(projected(x_ok, filled(4, features))),
+           {"W_Q (4x513)"}},
+          {"trace: Q with 513 tokens", trace_error(direct(filled(tokens, 2))), {"Q (513x2)"}},
+          {"trace: K and V with 513 tokens",
+           trace_error(direct(q_ok, filled(tokens, 2), filled(tokens, 2))),
+           {"K (513x2)"}},
+          {"trace: W_O with 513 columns",
+           trace_error(direct(), [](TraceInput& in) { in.w_o = filled(2, features); }),
+           {"W_O (2x513)"}},
+          {"attention: Q with 4097 tokens",
+           attention_error(filled(big, 1), filled(3, 1), filled(3, 1)),
+           {"Q (4097x1)", "4096"}},
+          {"attention: K and V with 4097 tokens",
+           attention_error(filled(2, 1), filled(big, 1), filled(big, 1)),
+           {"K (4097x1)"}},
+          {"attention: V with 4097 features",
+           attention_error(filled(2, 1), filled(3, 1), filled(3, big)),
+           {"V (3x4097)"}},
+      },
+      "too-large");
+}
+
+TEST_CASE("too-large: the limits themselves are allowed", "[errors]") {
+  constexpr std::size_t tokens = attnlab::limits::trace_tokens;
+  CHECK_FALSE(trace_error(projected(filled(tokens, 4, 0.01f))));
+  CHECK_FALSE(attention_error(filled(2, 1), filled(attnlab::limits::attention_tokens, 1),
+                              filled(attnlab::limits::attention_tokens, 1)));
+}
+
+TEST_CASE("invalid-argument: heads", "[errors]") {
+  const int heads = GENERATE(0, -1, attnlab::limits::max_heads + 1);
+  CAPTURE(heads);
+  const std::string got = "got " + std::to_string(heads);
+  check_cases({{"trace, direct",
+                trace_error(direct(), [&](TraceInput& in) { in.heads = heads; }),
+                {"heads", got}},
+               {"trace, projections",
+                trace_error(projected(), [&](TraceInput& in) { in.heads = heads; }),
+                {"heads", got}}},
+              "invalid-argument");
+}
+
+TEST_CASE("invalid-argument: heads that do not divide the width", "[errors]") {
+  const auto three_heads = [](TraceInput& in) { in.heads = 3; };
+  check_cases(
+      {
+          {"Q (2x4) into 3 heads",
+           trace_error(direct(filled(2, 4), filled(3, 4), filled(3, 6)), three_heads),
+           {"3 heads", "Q (2x4)"}},
+          {"V (3x4) into 3 heads",
+           trace_error(direct(filled(2, 6), filled(3, 6), filled(3, 4)), three_heads),
+           {"3 heads", "V (3x4)"}},
+          {"W_Q (4x4) into 3 heads",
+           trace_error(projected(x_ok, filled(4, 4), filled(4, 4), filled(4, 6)), three_heads),
+           {"3 heads", "W_Q (4x4)"}},
+          {"W_V (4x5) into 3 heads",
+           trace_error(projected(x_ok, filled(4, 6), filled(4, 6), filled(4, 5)), three_heads),
+           {"3 heads", "W_V (4x5)"}},
+      },
+      "invalid-argument");
+}
+
+TEST_CASE("invalid-argument: scale and temperature must be finite and above 0", "[errors]") {
+  const float bad = GENERATE(0.0f, -1.0f, not_a_number, infinity);
+  CAPTURE(bad);
+  AttentionOptions bad_scale, bad_temperature;
+  bad_scale.scale = bad;
+  bad_temperature.temperature = bad;
+  check_cases(
+      {
+          {"attention: scale", attention_error(q_ok, k_ok, v_ok, bad_scale), {"scale"}},
+          {"attention: temperature",
+           attention_error(q_ok, k_ok, v_ok, bad_temperature),
+           {"temperature"}},
+          {"trace: scale",
+           trace_error(direct(), [&](TraceInput& in) { in.options = bad_scale; }),
+           {"scale"}},
+          {"trace: temperature",
+           trace_error(projected(), [&](TraceInput& in) { in.options = bad_temperature; }),
+           {"temperature"}},
+      },
+      "invalid-argument");
+}
+
+TEST_CASE("invalid-argument: a scale / temperature ratio beyond float32", "[errors]") {
+  AttentionOptions options;
+  options.scale = 1e30f;
+  options.temperature = 1e-10f;  // each valid alone, 1e40 together
+  check_cases({{"attention", attention_error(q_ok, k_ok, v_ok, options), {"scale / temperature"}}},
+              "invalid-argument");
+}
+
+TEST_CASE("invalid-argument: positional encoding without X", "[errors]") {
+  check_cases({{"sinusoidal with Q, K and V given directly",
+                trace_error(direct(),
+                            [](TraceInput& in) {
+                              in.positional = attnlab::PositionalEncoding::sinusoidal;
+                            }),
+                {"positional"}}},
+              "invalid-argument");
+}

@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: attnlab-golden <output.json>\n");
     return 2;
   }
-  std::string out = "{\"simdArch\":\"" + std::string(attnlab::kernels::simd_arch()) + "\",\"cases\":[";
+  std::string out =
+      "{\"simdArch\":\"" + std::string(attnlab::kernels::simd_arch()) + "\",\"cases\":[";
   bool first = true;
   for (const Case& c : cases()) {
     const auto t = attnlab::trace(c.input);
@@ -166,8 +167,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", c.name.c_str(), t.error().message.c_str());
       return 1;
     }
-    out += std::string(first ? "" : ",") + "\n{\"name\":\"" + c.name + "\",\"request\":" +
-           json(c.input) + ",\"expected\":" + json(t.value()) + "}";
+    out += std::string(first ? "" : ",") + "\n{\"name\":\"" + c.name +
+           "\",\"request\":" + json(c.input) + ",\"expected\":" + json(t.value()) + "}";
     first = false;
   }
   out += "\n]}\n";

@@ -1,0 +1,80 @@
+// Small helpers shared by the test files: seeded random matrices, error measures and
+// readable printing of matrices in Catch2 failure messages.
+#pragma once
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "attnlab/matrix.hpp"
+
+namespace attnlab::test {
+
+// rows x cols entries drawn from N(0, stddev²) by std::mt19937 seeded with `seed`.
+inline Matrix random_matrix(std::size_t rows, std::size_t cols, std::uint32_t seed,
+                            float stddev = 1.0f) {
+  std::mt19937 engine(seed);
+  std::normal_distribution<float> normal(0.0f, stddev);
+  Matrix m(rows, cols);
+  for (float& x : m.data) x = normal(engine);
+  return m;
+}
+
+// max |a - b| over all entries; +inf when the shapes differ or an entry is NaN on one side
+// only, so a tolerance check on the result always fails in those cases.
+template <class A, class B>
+double max_abs_diff(const BasicMatrix<A>& a, const BasicMatrix<B>& b) {
+  constexpr double infinity = std::numeric_limits<double>::infinity();
+  if (a.rows != b.rows || a.cols != b.cols || a.data.size() != b.data.size()) return infinity;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.data.size(); ++i) {
+    const double x = static_cast<double>(a.data[i]);
+    const double y = static_cast<double>(b.data[i]);
+    if (x == y) continue;  // also equal infinities
+    const double diff = std::abs(x - y);
+    if (std::isnan(diff)) return infinity;
+    worst = std::max(worst, diff);
+  }
+  return worst;
+}
+
+template <class T>
+bool all_finite(const BasicMatrix<T>& m) {
+  for (const T& x : m.data)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+template <class T>
+double row_sum(const BasicMatrix<T>& m, std::size_t r) {
+  double sum = 0.0;
+  for (std::size_t c = 0; c < m.cols; ++c) sum += static_cast<double>(m(r, c));
+  return sum;
+}
+
+}  // namespace attnlab::test
+
+// Prints "2x3 [[a, b, c], [d, e, f]]" (up to 8x8 entries) when an assertion on a matrix fails.
+namespace Catch {
+template <class T>
+struct StringMaker<attnlab::BasicMatrix<T>> {
+  static std::string convert(const attnlab::BasicMatrix<T>& m) {
+    constexpr std::size_t shown = 8;
+    std::ostringstream out;
+    out << attnlab::shape_string(m) << " [";
+    for (std::size_t r = 0; r < std::min(m.rows, shown); ++r) {
+      out << (r ? ", [" : "[");
+      for (std::size_t c = 0; c < std::min(m.cols, shown); ++c) out << (c ? ", " : "") << +m(r, c);
+      out << (m.cols > shown ? ", ...]" : "]");
+    }
+    out << (m.rows > shown ? ", ...]" : "]");
+    return out.str();
+  }
+};
+}  // namespace Catch
