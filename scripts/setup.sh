@@ -6,8 +6,7 @@ cd "$(dirname "$0")/.."
 
 # libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build.
 # chromium: the browser tests. libopenblas-dev: the BLAS baseline of the benchmark.
-# clang-14 with libclang-rt-14-dev: the libFuzzer target.
-apt_packages=(cmake g++ libxsimd-dev catch2 emscripten chromium)
+apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libopenblas-dev)
 
 missing=()
 for package in "${apt_packages[@]}"; do

@@ -1,0 +1,15 @@
+// Max abs error of an attention output against float64, on a sample of query rows: a full
+// float64 reference would cost as much as the benchmark itself at n = 16,384.
+#pragma once
+
+#include <cstddef>
+
+#include "attnlab/matrix.hpp"
+
+namespace attnlab::bench {
+
+// output: (n, heads·d) from q, k, v of the same shape; checks `samples` evenly spaced rows.
+double sampled_max_abs_error(const Matrix& q, const Matrix& k, const Matrix& v, int heads,
+                             bool causal, const Matrix& output, std::size_t samples = 64);
+
+}  // namespace attnlab::bench
