@@ -129,6 +129,22 @@ val trace(const val& request) {
   return out;
 }
 
+// request: { Q, K, V, causal?, heads?, scale? }; kernel: flash_attention or naive_attention.
+template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&, const FlashOptions&)>
+val long_attention(const val& request) {
+  FlashOptions options;
+  options.causal = request["causal"].as<bool>();
+  options.heads = request["heads"].as<int>();
+  if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
+  const auto r = kernel(matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+                        matrix_from_js<float>(request["V"]), options);
+  if (!r) return error_to_js(r.error());
+  val out = val::object();
+  out.set("output", matrix_to_js(r.value().output));
+  out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
+  return out;
+}
+
 val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
@@ -149,6 +165,8 @@ std::string simd_arch() { return kernels::simd_arch(); }
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &attention);
   emscripten::function("trace", &trace);
+  emscripten::function("flashAttention", &long_attention<&attnlab::flash_attention>);
+  emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("simdArch", &simd_arch);

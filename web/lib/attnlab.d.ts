@@ -110,6 +110,27 @@ export interface Trace {
   tokens?: string[];
 }
 
+export interface LongAttentionRequest {
+  Q: MatrixInput; // (n_q, heads·d)
+  K: MatrixInput; // (n_k, heads·d)
+  V: MatrixInput; // (n_k, heads·d_v)
+  causal?: boolean;
+  heads?: number;
+  scale?: number;
+}
+
+/** A matrix as flat row-major float32 data: what long-sequence kernels return. */
+export interface FlatMatrix {
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
+export interface LongAttentionResult {
+  output: FlatMatrix; // (n_q, heads·d_v)
+  fullyMaskedRows: number[];
+}
+
 export interface MemoryStats {
   allocatedBytes: number;
   heapBytes: number;
@@ -120,6 +141,10 @@ export interface AttnLab {
   readonly simdArch: string;
   attention(request: AttentionRequest): AttentionResult;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  /** Tiled, FlashAttention-style attention: O(n·d) memory, for long sequences. */
+  flashAttention(request: LongAttentionRequest): LongAttentionResult;
+  /** The naive kernel (forms each n×n score matrix), for comparison. */
+  naiveAttention(request: LongAttentionRequest): LongAttentionResult;
   sinusoidalEncoding(tokens: number, width: number): Matrix;
   memoryStats(): MemoryStats;
 }

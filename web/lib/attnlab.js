@@ -65,11 +65,15 @@ function optionalNumber(name, value) {
 }
 
 // The options every entry shares, checked for type; values are the core's to judge.
-function coreOptions(request) {
+function causal(request) {
   if (request.causal !== undefined && typeof request.causal !== 'boolean') {
     fail(`causal must be true or false, got ${typeof request.causal}`);
   }
-  const options = { causal: request.causal === true };
+  return request.causal === true;
+}
+
+function coreOptions(request) {
+  const options = { causal: causal(request) };
   if (request.keyPadding != null) options.keyPadding = toCoreFlags('keyPadding', request.keyPadding);
   if (request.mask != null) options.mask = toCoreMask('mask', request.mask);
   const scale = optionalNumber('scale', request.scale);
@@ -181,6 +185,32 @@ class AttnLab {
     const out = { steps: r.steps.map(convertStep), output: toNested(r.output), fullyMaskedRows: r.fullyMaskedRows };
     if (tokens) out.tokens = tokens;
     return out;
+  }
+
+  /**
+   * Tiled (FlashAttention-style) attention for long sequences: O(n·d) memory, no weights.
+   * The output comes back flat, as { rows, cols, data: Float32Array }.
+   */
+  flashAttention(request) {
+    return this.#longAttention('flashAttention', request);
+  }
+
+  /** The same result through the naive kernel, which forms each n×n score matrix. */
+  naiveAttention(request) {
+    return this.#longAttention('naiveAttention', request);
+  }
+
+  #longAttention(kernel, request) {
+    requireObject(kernel, request);
+    const r = unwrap(
+      this.#core[kernel]({
+        ...inputs(request, ['Q', 'K', 'V']),
+        causal: causal(request),
+        heads: heads(request.heads),
+        scale: optionalNumber('scale', request.scale),
+      }),
+    );
+    return { output: r.output, fullyMaskedRows: r.fullyMaskedRows };
   }
 
   sinusoidalEncoding(tokens, width) {
