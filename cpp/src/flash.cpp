@@ -41,11 +41,9 @@ struct Problem {
 struct Scratch {
   std::size_t rows, keys, width_v;  // padded Br, macro-tile keys, d_v
   std::vector<float> q;             // (rows, d): the query block, pre-multiplied by the scale
-  std::vector<float> kt;    // (d, keys): the key block transposed: scores vectorise over keys
-  std::vector<float> v;     // (keys, width_v): the value block
-  std::vector<float> s;     // (rows, keys): scores, then unnormalised probabilities
-  std::vector<float> acc;   // (rows, width_v): the output accumulator
-  std::vector<float> m, l;  // (rows): running max and running sum of each row
+  std::vector<float> s;             // (rows, keys): scores, then unnormalised probabilities
+  std::vector<float> acc;           // (rows, width_v): the output accumulator
+  std::vector<float> m, l;          // (rows): running max and running sum of each row
 
   Scratch(const tiling::TilePlan& plan, std::size_t d_v)
       : rows(round_up(plan.query_rows, row_group)),
@@ -58,12 +56,14 @@ struct Scratch {
         l(rows) {}
 };
 
-// K and V of one problem, laid out once for the micro-kernels: K transposed, so scores
-// vectorise over keys, and V with padded rows; both padded with zero keys to whole batches.
+// K and V of one problem, laid out once for the micro-kernels, padded with zero keys to
+// whole column groups. K is transposed into panels of col_group keys, (d, col_group) each
+// and contiguous, so scores vectorise over keys and a panel stays in L1 while every query
+// row group of a block passes over it. V keeps its rows, padded to width_v.
 struct Packed {
   std::size_t keys;       // n_k rounded up to a whole number of column groups
   std::size_t width_v;    // d_v rounded up likewise
-  std::vector<float> kt;  // (d, keys)
+  std::vector<float> kt;  // (keys / col_group, d, col_group)
   std::vector<float> v;   // (keys, width_v)
 };
 
@@ -72,21 +72,24 @@ Packed pack(const Problem& p) {
   k.kt.assign(p.d * k.keys, 0.0f);
   k.v.assign(k.keys * k.width_v, 0.0f);
   for (std::size_t j = 0; j < p.n_k; ++j) {
-    for (std::size_t c = 0; c < p.d; ++c) k.kt[c * k.keys + j] = p.k[j * p.ld_k + c];
+    float* panel = k.kt.data() + (j / col_group) * p.d * col_group + j % col_group;
+    for (std::size_t c = 0; c < p.d; ++c) panel[c * col_group] = p.k[j * p.ld_k + c];
     std::copy_n(p.v + j * p.ld_v, p.d_v, k.v.data() + j * k.width_v);
   }
   return k;
 }
 
-// s: (rows, cols) = q: (rows, d) · kt: (d, cols), rows a multiple of 4, cols of 2 batches.
+// s: (rows, cols) = q: (rows, d) · kᵀ, with kᵀ as packed panels (see Packed); rows a multiple
+// of 4, cols of col_group.
 void block_scores(const float* q, const float* kt, float* s, std::size_t rows, std::size_t cols,
-                  std::size_t d, std::size_t ld_kt, std::size_t ld_s) {
-  for (std::size_t r = 0; r < rows; r += row_group)
-    for (std::size_t c = 0; c < cols; c += col_group) {
+                  std::size_t d, std::size_t ld_s) {
+  for (std::size_t c = 0; c < cols; c += col_group) {
+    const float* panel = kt + c * d;  // panel c / col_group: (d, col_group)
+    for (std::size_t r = 0; r < rows; r += row_group) {
       Batch acc[row_group][2] = {};
       for (std::size_t l = 0; l < d; ++l) {
-        const Batch k0 = Batch::load_unaligned(kt + l * ld_kt + c);
-        const Batch k1 = Batch::load_unaligned(kt + l * ld_kt + c + lanes);
+        const Batch k0 = Batch::load_unaligned(panel + l * col_group);
+        const Batch k1 = Batch::load_unaligned(panel + l * col_group + lanes);
         for (std::size_t i = 0; i < row_group; ++i) {
           const Batch qv(q[(r + i) * d + l]);
           acc[i][0] = xsimd::fma(qv, k0, acc[i][0]);
@@ -98,6 +101,7 @@ void block_scores(const float* q, const float* kt, float* s, std::size_t rows, s
         acc[i][1].store_unaligned(s + (r + i) * ld_s + c + lanes);
       }
     }
+  }
 }
 
 // acc: (rows, width) += p: (rows, keys) · v: (keys, width), width a multiple of 2 batches.
@@ -163,8 +167,7 @@ void query_block(const Problem& p, const Packed& kv, const tiling::TilePlan& pla
     if (p.causal && j0 > last_query) break;  // this and later key blocks are all in the future
     const std::size_t keys = std::min(key_step, p.n_k - j0);
     const std::size_t cols = round_up(keys, col_group);
-    block_scores(w.q.data(), kv.kt.data() + j0, w.s.data(), rows_padded, cols, p.d, kv.keys,
-                 w.keys);
+    block_scores(w.q.data(), kv.kt.data() + j0 * p.d, w.s.data(), rows_padded, cols, p.d, w.keys);
     for (std::size_t r = 0; r < rows_padded; ++r) {
       const std::size_t query = first + r;
       // Causal: keys j0 … query are allowed, a prefix of the block (the diagonal tile).
