@@ -30,24 +30,11 @@ Problem check_options(const Matrix& q, const Matrix& k, const AttentionOptions& 
 
 Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
                      const AttentionOptions& options) {
-  const std::pair<const char*, const Matrix*> inputs[] = {{"Q", &q}, {"K", &k}, {"V", &v}};
-  for (const auto& [name, m] : inputs)
-    if (auto p = validate::not_empty(name, *m)) return p;
-  for (const auto& [name, m] : inputs)
-    if (auto p = validate::within(name, *m, limits::attention_tokens, limits::attention_features,
-                                  "attention"))
-      return p;
-  if (auto p = validate::same_extent("Q", q, false, "K", k, false,
-                                     "queries and keys need the same width d_k"))
-    return p;
-  if (auto p = validate::same_extent(
-          "K", k, true, "V", v, true,
-          "every key needs one value, so K and V need the same number of rows"))
+  if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
+                                          limits::attention_features, "attention"))
     return p;
   if (auto p = check_options(q, k, options)) return p;
-  for (const auto& [name, m] : inputs)
-    if (auto p = validate::finite(name, *m)) return p;
-  return std::nullopt;
+  return validate::finite_qkv(q, k, v);
 }
 
 // Finite inputs can still overflow float32 in a product; say so instead of returning NaN.

@@ -190,19 +190,8 @@ void query_block(const Problem& p, const Packed& kv, const tiling::TilePlan& pla
 }
 
 validate::Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o) {
-  const std::pair<const char*, const Matrix*> inputs[] = {{"Q", &q}, {"K", &k}, {"V", &v}};
-  for (const auto& [name, m] : inputs) {
-    if (auto e = validate::not_empty(name, *m)) return e;
-    if (auto e = validate::within(name, *m, limits::flash_tokens, limits::flash_features,
-                                  "tiled attention"))
-      return e;
-  }
-  if (auto e = validate::same_extent("Q", q, false, "K", k, false,
-                                     "queries and keys need the same width"))
-    return e;
-  if (auto e = validate::same_extent(
-          "K", k, true, "V", v, true,
-          "every key needs one value, so K and V need the same number of rows"))
+  if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
+                                          "tiled attention"))
     return e;
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
       v.cols % static_cast<std::size_t>(o.heads) != 0)
@@ -221,9 +210,7 @@ validate::Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const
                      ") and K (" + shape_string(k) + ")"};
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
-  for (const auto& [name, m] : inputs)
-    if (auto e = validate::finite(name, *m)) return e;
-  return std::nullopt;
+  return validate::finite_qkv(q, k, v);
 }
 
 // The (batch, head) problems of a call, with the output they write.

@@ -63,15 +63,10 @@ Problem check_source(const DirectQKV& d, int heads, PositionalEncoding positiona
     return Error{ErrorCode::invalid_argument,
                  "positional encoding is added to token embeddings X; with Q, K and V given "
                  "directly there is no X to add it to"};
-  for (const auto& [name, m] : {std::pair{"Q", &d.q}, {"K", &d.k}, {"V", &d.v}})
-    if (auto e = check_matrix(name, *m, limits::trace_tokens)) return e;
-  if (auto e = validate::same_extent("Q", d.q, false, "K", d.k, false,
-                                     "queries and keys need the same width"))
+  if (auto e = validate::attention_shapes(d.q, d.k, d.v, limits::trace_tokens,
+                                          limits::trace_features, "the trace"))
     return e;
-  if (auto e = validate::same_extent(
-          "K", d.k, true, "V", d.v, true,
-          "every key needs one value, so K and V need the same number of rows"))
-    return e;
+  if (auto e = validate::finite_qkv(d.q, d.k, d.v)) return e;
   return check_heads(heads, "Q", d.q, "V", d.v);
 }
 

@@ -23,4 +23,13 @@ Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::
                     const Matrix& b, bool b_rows, std::string_view reason);
 Problem positive_finite(std::string_view name, float value);
 
+// Q, K and V can meet in attention: none empty, each within max_rows x max_cols (`what`
+// names the entry in the message), Q and K of one width, K and V of one length.
+// Finiteness is left to the caller, which checks its options first.
+Problem attention_shapes(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t max_rows,
+                         std::size_t max_cols, std::string_view what);
+
+// NaN or Infinity in any of Q, K, V.
+Problem finite_qkv(const Matrix& q, const Matrix& k, const Matrix& v);
+
 }  // namespace attnlab::validate

@@ -3,17 +3,19 @@
 import { css } from 'lit';
 
 export const styles = css`
+  /* Each colour is light-dark(light, dark): color-scheme picks one, so "auto" follows the
+     reader's system and the theme attribute pins either. */
   :host {
-    --attn-bg: #ffffff;
-    --attn-fg: #1b1d21;
-    --attn-muted: #5b6170;
-    --attn-border: #d5d9e0;
-    --attn-panel: #f5f7fa;
-    --attn-accent: #2456c7;
-    --attn-error: #b3261e;
-    --attn-highlight: #ffcf40;
+    color-scheme: light dark;
+    --attn-bg: light-dark(#ffffff, #15171b);
+    --attn-fg: light-dark(#1b1d21, #e8eaee);
+    --attn-muted: light-dark(#5b6170, #a3a9b6);
+    --attn-border: light-dark(#d5d9e0, #3a3f49);
+    --attn-panel: light-dark(#f5f7fa, #1f2228);
+    --attn-accent: light-dark(#2456c7, #8fb1ff);
+    --attn-error: light-dark(#b3261e, #ff8a80);
+    --attn-highlight: light-dark(#ffcf40, #ffd54f);
     display: block;
-    color-scheme: light;
     color: var(--attn-fg);
     background: var(--attn-bg);
     font: 15px/1.45 system-ui, sans-serif;
@@ -21,29 +23,11 @@ export const styles = css`
     border-radius: 8px;
     padding: 12px;
   }
+  :host([theme='light']) {
+    color-scheme: light;
+  }
   :host([theme='dark']) {
     color-scheme: dark;
-    --attn-bg: #15171b;
-    --attn-fg: #e8eaee;
-    --attn-muted: #a3a9b6;
-    --attn-border: #3a3f49;
-    --attn-panel: #1f2228;
-    --attn-accent: #8fb1ff;
-    --attn-error: #ff8a80;
-    --attn-highlight: #ffd54f;
-  }
-  @media (prefers-color-scheme: dark) {
-    :host(:not([theme='light'])) {
-      color-scheme: dark;
-      --attn-bg: #15171b;
-      --attn-fg: #e8eaee;
-      --attn-muted: #a3a9b6;
-      --attn-border: #3a3f49;
-      --attn-panel: #1f2228;
-      --attn-accent: #8fb1ff;
-      --attn-error: #ff8a80;
-      --attn-highlight: #ffd54f;
-    }
   }
   @media (prefers-reduced-motion: reduce) {
     * {

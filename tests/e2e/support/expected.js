@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 
 import { createAttnLab } from '../../../dist/attnlab.js';
 import { traceRequest } from '../../../web/element/state.js';
+import { maxAbsDiff } from '../../support/compare.js';
 import { dataStep, renderedResults } from './lab-page.js';
 
 export { encodeHash } from '../../../web/element/state.js';
@@ -18,19 +19,7 @@ export const expectedTrace = (state) => lab.trace(traceRequest(state));
 /** The distinct step ids of a trace, in order (per-head steps repeat in the trace). */
 export const stepIds = (trace) => [...new Set(trace.steps.map((step) => step.id))];
 
-/** Largest |a - b| over two equally shaped matrices (equal infinities count as 0); Infinity when shapes differ. */
-export function maxAbsDiff(a, b) {
-  if (a.length !== b.length) return Infinity;
-  let max = 0;
-  a.forEach((row, r) => {
-    if (row.length !== b[r].length) max = Infinity;
-    row.forEach((v, c) => {
-      const w = b[r][c];
-      max = Math.max(max, v === w ? 0 : Math.abs(v - w)); // NaN stays NaN
-    });
-  });
-  return Number.isNaN(max) ? Infinity : max;
-}
+export { maxAbsDiff };
 
 /**
  * Compares the result tables rendered for `stepId` (see renderedResults) with the trace:

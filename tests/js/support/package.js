@@ -22,16 +22,4 @@ export function fromGolden(matrix) {
   return matrix.map((row) => row.map((v) => (v === null ? -Infinity : v)));
 }
 
-/** Largest |a - b| over two equally shaped matrices; Infinity when the shapes differ. */
-export function maxAbsDiff(a, b) {
-  if (a.length !== b.length) return Infinity;
-  let max = 0;
-  a.forEach((row, r) => {
-    if (row.length !== b[r].length) max = Infinity;
-    row.forEach((v, c) => {
-      const w = b[r][c];
-      max = Math.max(max, v === w ? 0 : Math.abs(v - w));
-    });
-  });
-  return max;
-}
+export { maxAbsDiff } from '../../support/compare.js';
