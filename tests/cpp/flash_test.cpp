@@ -31,10 +31,18 @@ AttentionOptions reference_options(bool causal) {
 
 }  // namespace
 
+// Sizes that are not multiples of any tile. 4,096 tokens costs minutes of float64
+// reference under the sanitizers, whose point is memory errors: those builds stop at 1,000.
+#if defined(ATTNLAB_SANITIZE)
+constexpr std::size_t longest = 1000;
+#else
+constexpr std::size_t longest = 4096;
+#endif
+
 TEST_CASE("tiled attention matches float64 within 1e-5 and twice the naive kernel's error",
           "[flash]") {
   const auto [n, d] = GENERATE(table<std::size_t, std::size_t>(
-      {{1, 64}, {7, 32}, {63, 64}, {65, 128}, {333, 32}, {1000, 64}, {777, 128}, {4096, 64}}));
+      {{1, 64}, {7, 32}, {63, 64}, {65, 128}, {333, 32}, {1000, 64}, {777, 128}, {longest, 64}}));
   const bool causal = GENERATE(false, true);
   INFO("n = " << n << ", d = " << d << ", causal = " << causal);
   const Matrix q = random_matrix(n, d, 11), k = random_matrix(n, d, 12),
