@@ -20,6 +20,7 @@ export { StateError } from './state.js';
 const HEATMAP_STEPS = new Set(['scores', 'scale', 'mask', 'softmax']);
 const INPUT_CAPTIONS = { X: 'X (tokens)', Wq: 'W_Q', Wk: 'W_K', Wv: 'W_V', Wo: 'W_O', Q: 'Q', K: 'K', V: 'V' };
 const PLAY_INTERVAL_MS = 1400;
+const URL_WRITE_DELAY_MS = 120;
 
 // "false" turns editing off; the attribute's absence leaves it on.
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
@@ -56,6 +57,10 @@ export class AttnLabElement extends LitElement {
     this._playing = false;
     this._seed = 1;
     this._onHashChange = () => this._loadInitialState();
+    this._flushUrl = () => {
+      clearTimeout(this._urlTimer);
+      if (this._good) window.history.replaceState(null, '', encodeHash(this._good.state));
+    };
     this.addEventListener('keydown', (event) => this._onKeyDown(event));
   }
 
@@ -63,7 +68,10 @@ export class AttnLabElement extends LitElement {
     super.connectedCallback();
     // Focusable, so ←/→/Home/End step through the trace once the element has focus.
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
-    if (this.urlState) window.addEventListener('hashchange', this._onHashChange);
+    if (this.urlState) {
+      window.addEventListener('hashchange', this._onHashChange);
+      window.addEventListener('pagehide', this._flushUrl);
+    }
     createAttnLab().then(
       (lab) => {
         this._lab = lab;
@@ -78,6 +86,7 @@ export class AttnLabElement extends LitElement {
   disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener('hashchange', this._onHashChange);
+    window.removeEventListener('pagehide', this._flushUrl);
     this._stopPlaying();
   }
 
@@ -170,8 +179,12 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
+  // The URL follows the state a moment after the last change: writing it costs more than a
+  // whole re-render, so a burst of edits writes it once. Leaving the page writes it at once.
   _writeUrl() {
-    if (this.urlState && this._good) window.history.replaceState(null, '', encodeHash(this._good.state));
+    if (!this.urlState) return;
+    clearTimeout(this._urlTimer);
+    this._urlTimer = setTimeout(this._flushUrl, URL_WRITE_DELAY_MS);
   }
 
   _emit(type, detail) {

@@ -12,7 +12,7 @@ const VIRIDIS = [
 ];
 
 /** rgb() for t in [0, 1], linearly between the stops. */
-export function viridis(t) {
+function viridis(t) {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
   const i = Math.min(Math.floor(x), VIRIDIS.length - 2);
   const f = x - i;
@@ -21,7 +21,24 @@ export function viridis(t) {
 }
 
 /** Dark text on the light (yellow-green) end, light text on the dark end. */
-export const textOn = (t) => (t > 0.55 ? '#111' : '#fff');
+const textOn = (t) => (t > 0.55 ? '#111' : '#fff');
+
+// Heatmap cells take one of HEAT_LEVELS classes (heat-0 … heat-31) rather than an inline
+// style: a class change is cheap to re-render, and a strict CSP has no inline styles to allow.
+const HEAT_LEVELS = 32;
+
+/** The class of a value in [min, max]; none for masked (infinite) entries. */
+export function heatClass(value, [min, max]) {
+  if (!Number.isFinite(value)) return '';
+  const t = max > min ? (value - min) / (max - min) : 0.5;
+  return `heat-${Math.round(t * (HEAT_LEVELS - 1))}`;
+}
+
+/** CSS rules for the heat classes. */
+export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
+  const t = level / (HEAT_LEVELS - 1);
+  return `td.heat-${level} { background: ${viridis(t)}; color: ${textOn(t)}; }`;
+}).join('\n');
 
 export const VIRIDIS_GRADIENT = `linear-gradient(to right, ${VIRIDIS.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
 

@@ -2,23 +2,15 @@
 // the test hooks data-row, data-col and data-value. Used for results (optionally as a
 // heatmap) and, with `edit`, for the learner's input matrices.
 import { html, nothing } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
 
-import { finiteRange, textOn, VIRIDIS_GRADIENT, viridis } from './colors.js';
+import { finiteRange, heatClass } from './colors.js';
 import { fmt } from './format.js';
 
 const cellOf = (event) => event.target.closest?.('td[data-row]');
 
-// Through styleMap (the CSSOM), so a strict Content-Security-Policy allows it.
-function heatStyle(value, [min, max]) {
-  if (!Number.isFinite(value)) return {};
-  const t = max > min ? (value - min) / (max - min) : 0.5;
-  return { background: viridis(t), color: textOn(t) };
-}
-
 function legend(range) {
   return html`<div class="legend" aria-hidden="true">
-    <span>${fmt(range[0])}</span><span class="ramp" style=${styleMap({ background: VIRIDIS_GRADIENT })}></span><span
+    <span>${fmt(range[0])}</span><span class="ramp"></span><span
       >${fmt(range[1])}</span
     >
   </div>`;
@@ -46,10 +38,10 @@ export function matrixTable(m) {
     const td = cellOf(event);
     if (td && m.onFocusCell) m.onFocusCell(Number(td.dataset.row), Number(td.dataset.col));
   };
-  const cellClass = (r, c) => {
+  const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    return [marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    return [range ? heatClass(v, range) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const content = (v, r, c) => {
     if (!m.edit) return fmt(v);
@@ -89,8 +81,7 @@ export function matrixTable(m) {
                 data-col=${c}
                 data-value=${String(v)}
                 data-invalid=${m.edit?.invalid.has(`${r},${c}`) ? '' : nothing}
-                class=${cellClass(r, c)}
-                style=${styleMap(range ? heatStyle(v, range) : {})}
+                class=${cellClass(v, r, c)}
                 tabindex=${m.edit ? nothing : '0'}
               >
                 ${content(v, r, c)}

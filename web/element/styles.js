@@ -1,6 +1,8 @@
 // The element's styles. Colours are custom properties so themes (and host pages) can
 // change them; everything sits in the shadow root, so nothing leaks into the host page.
-import { css } from 'lit';
+import { css, unsafeCSS } from 'lit';
+
+import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
 
 export const styles = css`
   /* Each colour is light-dark(light, dark): color-scheme picks one, so "auto" follows the
@@ -166,6 +168,7 @@ export const styles = css`
     color: var(--attn-muted);
   }
   .legend .ramp {
+    background: ${unsafeCSS(VIRIDIS_GRADIENT)};
     width: 90px;
     height: 8px;
     border-radius: 4px;
@@ -218,4 +221,5 @@ export const styles = css`
     cursor: pointer;
     color: var(--attn-muted);
   }
+  ${unsafeCSS(HEAT_RULES)}
 `;
