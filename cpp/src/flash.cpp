@@ -18,7 +18,9 @@ using simd::Batch;
 using simd::lanes;
 using simd::minus_infinity;
 
-constexpr std::size_t row_group = 4;          // query rows per micro-kernel pass
+// Query rows per micro-kernel pass: 8 rows x 2 batches = 16 accumulators fit AVX-512's 32
+// registers; narrower ISAs (16 registers) take 4 rows.
+constexpr std::size_t row_group = lanes >= 16 ? 8 : 4;
 constexpr std::size_t col_group = 2 * lanes;  // two batches of columns per pass
 
 constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
@@ -104,11 +106,14 @@ void block_scores(const float* q, const float* kt, float* s, std::size_t rows, s
   }
 }
 
-// acc: (rows, width) += p: (rows, keys) · v: (keys, width), width a multiple of 2 batches.
+// acc: (rows, width) += p: (rows, keys) · v: (keys, width), rows a multiple of row_group,
+// width of col_group.
 void block_aggregate(const float* p, const float* v, float* acc, std::size_t rows, std::size_t keys,
                      std::size_t width, std::size_t ld_p) {
-  for (std::size_t r = 0; r < rows; r += row_group)
-    for (std::size_t c = 0; c < width; c += col_group) {
+  // Columns outside, rows inside: one column strip of V (keys x col_group) stays in L1
+  // while every row group passes over it.
+  for (std::size_t c = 0; c < width; c += col_group)
+    for (std::size_t r = 0; r < rows; r += row_group) {
       Batch a[row_group][2];
       for (std::size_t i = 0; i < row_group; ++i) {
         a[i][0] = Batch::load_unaligned(acc + (r + i) * width + c);

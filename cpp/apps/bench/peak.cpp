@@ -9,8 +9,8 @@ namespace attnlab::bench {
 namespace {
 
 using Batch = xsimd::batch<float>;
-constexpr int chains = 16;  // enough independent FMAs to cover latency on every port
-constexpr long iterations = 20'000'000;
+constexpr int chains = 16;               // enough independent FMAs to cover latency on every port
+constexpr long iterations = 50'000'000;  // long enough (about 0.2 s) for clocks to settle
 
 // Runs the chains; returns a value that depends on all of them, so none is optimised away.
 float fma_chains() {
