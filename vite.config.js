@@ -8,16 +8,20 @@ import { defineConfig } from 'vite';
 
 const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
 
-// The element imports the package by its bare name. In the library build it stays an
-// import of the sibling file, so dist/element.js works from a plain <script type="module">
-// and shares one wasm instance with any `import 'attnlab'` on the page.
+// The element and the WebGPU module import the package by its bare name. In the library
+// build it stays an import of the sibling file, so dist/element.js and dist/webgpu.js work
+// from a plain <script type="module"> and share one wasm instance with `import 'attnlab'`.
 function elementConfig() {
   return {
     publicDir: false,
     build: {
       outDir: fromRoot('dist'),
       emptyOutDir: false, // dist/ already holds the package
-      lib: { entry: fromRoot('web/element/attn-lab.js'), formats: ['es'], fileName: () => 'element.js' },
+      lib: {
+        entry: { element: fromRoot('web/element/attn-lab.js'), webgpu: fromRoot('web/webgpu/gpu-attention.js') },
+        formats: ['es'],
+        fileName: (format, name) => `${name}.js`,
+      },
       rolldownOptions: {
         external: ['attnlab'],
         output: {
@@ -30,7 +34,10 @@ function elementConfig() {
         },
       },
     },
-    plugins: [emitFile('element.d.ts', fromRoot('web/element-types/element.d.ts'))],
+    plugins: [
+      emitFile('element.d.ts', fromRoot('web/element/element.d.ts')),
+      emitFile('webgpu.d.ts', fromRoot('web/webgpu/webgpu.d.ts')),
+    ],
   };
 }
 

@@ -15,13 +15,16 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+// WebGPU on a machine without a GPU: Chromium's SwiftShader adapter (a CPU implementation).
+export const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--enable-unsafe-swiftshader'];
+
 /** Launches Chromium; throws (never skips) with the reason when it cannot start. */
-export async function launchChromium() {
+export async function launchChromium({ extraArgs = [] } = {}) {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium could not start: ${CHROMIUM_PATH} does not exist (scripts/setup.sh installs it)`);
   }
   try {
-    return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+    return await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true, timeout: 60_000 });
   } catch (error) {
     throw new Error(`Chromium could not start (${CHROMIUM_PATH}): ${error.message}`);
   }

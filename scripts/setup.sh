@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build.
-# chromium: the browser tests. libopenblas-dev: the BLAS baseline of the benchmark.
-apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libopenblas-dev)
+# chromium: the browser tests (and its SwiftShader Vulkan driver, which libvulkan1 loads for
+# WebGPU in Node). libopenblas-dev: the BLAS baseline of the benchmark.
+apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev)
 
 missing=()
 for package in "${apt_packages[@]}"; do

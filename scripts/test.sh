@@ -23,7 +23,9 @@ section "npm package: pack, install into a scratch project, test from JavaScript
 scripts/build.sh package
 scripts/pack-consumer.sh build/js-consumer
 build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
-ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/js/
+# WebGPU in Node: Dawn on the SwiftShader Vulkan driver that ships with Chromium.
+VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json ATTNLAB_CONSUMER=build/js-consumer \
+  node --test --test-reporter=spec tests/js/
 
 section "<attn-lab>, the page and the tutorial in headless Chromium (Playwright)"
 # `package` above bundled the element into dist/; the site is built from it and the package.

@@ -129,19 +129,49 @@ val trace(const val& request) {
   return out;
 }
 
-// request: { Q, K, V, causal?, heads?, scale? }; kernel: flash_attention or naive_attention.
-template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&, const FlashOptions&)>
-val long_attention(const val& request) {
+// { causal, heads, scale? } of a long-sequence request.
+FlashOptions flash_options_from_js(const val& request) {
   FlashOptions options;
   options.causal = request["causal"].as<bool>();
   options.heads = request["heads"].as<int>();
   if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
+  return options;
+}
+
+// request: { Q, K, V, causal, heads, scale? }; kernel: flash_attention or naive_attention.
+template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&,
+                                        const FlashOptions&)>
+val long_attention(const val& request) {
   const auto r = kernel(matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-                        matrix_from_js<float>(request["V"]), options);
+                        matrix_from_js<float>(request["V"]), flash_options_from_js(request));
   if (!r) return error_to_js(r.error());
   val out = val::object();
   out.set("output", matrix_to_js(r.value().output));
   out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
+  return out;
+}
+
+// The same request, only checked: { ok: true } or { error }.
+val check_long_attention(const val& request) {
+  const auto problem = check_flash_attention(
+      matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+      matrix_from_js<float>(request["V"]), flash_options_from_js(request));
+  if (problem) return error_to_js(*problem);
+  val out = val::object();
+  out.set("ok", true);
+  return out;
+}
+
+// The shared tile plan for head width d (see tiling.hpp), or null beyond the limits.
+val tile_plan(std::size_t head_width) {
+  const auto plan = tiling::plan_for(head_width);
+  if (!plan) return val::null();
+  val out = val::object();
+  out.set("queryRows", plan->query_rows);
+  out.set("keyRows", plan->key_rows);
+  out.set("headWidth", plan->head_width);
+  out.set("cpuKeyRows", plan->cpu_key_rows());
+  out.set("workgroupStorageBytes", plan->workgroup_storage_bytes());
   return out;
 }
 
@@ -167,6 +197,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("trace", &trace);
   emscripten::function("flashAttention", &long_attention<&attnlab::flash_attention>);
   emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
+  emscripten::function("checkFlashAttention", &check_long_attention);
+  emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("simdArch", &simd_arch);

@@ -194,30 +194,6 @@ void query_block(const Problem& p, const Packed& kv, const tiling::TilePlan& pla
   }
 }
 
-validate::Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o) {
-  if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "tiled attention"))
-    return e;
-  if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
-      v.cols % static_cast<std::size_t>(o.heads) != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "heads (" + std::to_string(o.heads) +
-                     ") must be at least 1 and divide the widths of Q (" + shape_string(q) +
-                     ") and V (" + shape_string(v) + ")"};
-  if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
-    return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
-                                           std::to_string(o.heads) + " heads is above " +
-                                           std::to_string(tiling::max_head_width)};
-  if (o.batch < 1 || q.rows % o.batch != 0 || k.rows % o.batch != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "batch (" + std::to_string(o.batch) +
-                     ") must be at least 1 and divide the rows of Q (" + shape_string(q) +
-                     ") and K (" + shape_string(k) + ")"};
-  if (o.scale)
-    if (auto e = validate::positive_finite("scale", *o.scale)) return e;
-  return validate::finite_qkv(q, k, v);
-}
-
 // The (batch, head) problems of a call, with the output they write.
 std::vector<Problem> problems(const Matrix& q, const Matrix& k, const Matrix& v,
                               const FlashOptions& o, Matrix& out) {
@@ -243,9 +219,34 @@ std::vector<std::size_t> flagged(const std::vector<std::uint8_t>& flags) {
 
 }  // namespace
 
+std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                           const FlashOptions& o) {
+  if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
+                                          "tiled attention"))
+    return e;
+  if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
+      v.cols % static_cast<std::size_t>(o.heads) != 0)
+    return Error{ErrorCode::invalid_argument,
+                 "heads (" + std::to_string(o.heads) +
+                     ") must be at least 1 and divide the widths of Q (" + shape_string(q) +
+                     ") and V (" + shape_string(v) + ")"};
+  if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
+    return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
+                                           std::to_string(o.heads) + " heads is above " +
+                                           std::to_string(tiling::max_head_width)};
+  if (o.batch < 1 || q.rows % o.batch != 0 || k.rows % o.batch != 0)
+    return Error{ErrorCode::invalid_argument,
+                 "batch (" + std::to_string(o.batch) +
+                     ") must be at least 1 and divide the rows of Q (" + shape_string(q) +
+                     ") and K (" + shape_string(k) + ")"};
+  if (o.scale)
+    if (auto e = validate::positive_finite("scale", *o.scale)) return e;
+  return validate::finite_qkv(q, k, v);
+}
+
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
-  if (auto e = check(q, k, v, options)) return *e;
+  if (auto e = check_flash_attention(q, k, v, options)) return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
   const std::vector<Problem> list = problems(q, k, v, options, result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
@@ -274,7 +275,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
 
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
-  if (auto e = check(q, k, v, options)) return *e;
+  if (auto e = check_flash_attention(q, k, v, options)) return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
   const std::vector<Problem> list = problems(q, k, v, options, result.output);
   std::vector<std::uint8_t> masked(q.rows, 0);

@@ -131,6 +131,24 @@ export interface LongAttentionResult {
   fullyMaskedRows: number[];
 }
 
+export interface CheckedLongAttentionRequest {
+  Q: FlatMatrix;
+  K: FlatMatrix;
+  V: FlatMatrix;
+  causal: boolean;
+  heads: number;
+  scale?: number;
+}
+
+/** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
+export interface TilePlan {
+  queryRows: number;
+  keyRows: number;
+  headWidth: number;
+  cpuKeyRows: number;
+  workgroupStorageBytes: number;
+}
+
 export interface MemoryStats {
   allocatedBytes: number;
   heapBytes: number;
@@ -145,6 +163,10 @@ export interface AttnLab {
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */
   naiveAttention(request: LongAttentionRequest): LongAttentionResult;
+  /** Checks a request as flashAttention would; returns it with flat float32 matrices. */
+  checkFlashAttention(request: LongAttentionRequest): CheckedLongAttentionRequest;
+  /** The tile plan for head width d (null beyond the supported widths). */
+  tilePlan(headWidth: number): TilePlan | null;
   sinusoidalEncoding(tokens: number, width: number): Matrix;
   memoryStats(): MemoryStats;
 }

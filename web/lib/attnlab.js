@@ -200,17 +200,36 @@ class AttnLab {
     return this.#longAttention('naiveAttention', request);
   }
 
+  /**
+   * Checks a long-sequence request as flashAttention would, without computing it; returns it
+   * with its matrices as { rows, cols, data: Float32Array }. For backends that run the tiled
+   * pass elsewhere, such as the WebGPU shader. Throws AttnLabError.
+   */
+  checkFlashAttention(request) {
+    const longRequest = this.#longRequest('checkFlashAttention', request);
+    unwrap(this.#core.checkFlashAttention(longRequest));
+    return longRequest;
+  }
+
+  /** The tile plan shared by the tiled kernels and the WGSL shader, for head width d. */
+  tilePlan(headWidth) {
+    if (!Number.isInteger(headWidth)) fail('the head width must be a whole number');
+    return this.#core.tilePlan(headWidth);
+  }
+
   #longAttention(kernel, request) {
-    requireObject(kernel, request);
-    const r = unwrap(
-      this.#core[kernel]({
-        ...inputs(request, ['Q', 'K', 'V']),
-        causal: causal(request),
-        heads: heads(request.heads),
-        scale: optionalNumber('scale', request.scale),
-      }),
-    );
+    const r = unwrap(this.#core[kernel](this.#longRequest(kernel, request)));
     return { output: r.output, fullyMaskedRows: r.fullyMaskedRows };
+  }
+
+  #longRequest(name, request) {
+    requireObject(name, request);
+    return {
+      ...inputs(request, ['Q', 'K', 'V']),
+      causal: causal(request),
+      heads: heads(request.heads),
+      scale: optionalNumber('scale', request.scale),
+    };
   }
 
   sinusoidalEncoding(tokens, width) {

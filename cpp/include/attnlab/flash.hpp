@@ -29,6 +29,11 @@ struct FlashResult {
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options = {});
 
+// The problem with these inputs, if any, as flash_attention would report it: for callers
+// that run the tiled pass elsewhere (the WebGPU shader) and validate here.
+std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                           const FlashOptions& options = {});
+
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the tiled
 // kernel is measured and checked against. Memory O(n²) per worker.
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,

@@ -8,8 +8,13 @@ import { pathToFileURL } from 'node:url';
 export const consumerDir = resolve(process.env.ATTNLAB_CONSUMER ?? 'build/js-consumer');
 export const packageDir = join(consumerDir, 'node_modules', 'attnlab');
 
-const entry = createRequire(join(consumerDir, 'package.json')).resolve('attnlab');
-export const attnlab = await import(pathToFileURL(entry).href);
+/** Imports `specifier` ('attnlab', 'attnlab/webgpu') as the scratch project would. */
+export function importFromConsumer(specifier) {
+  const entry = createRequire(join(consumerDir, 'package.json')).resolve(specifier);
+  return import(pathToFileURL(entry).href);
+}
+
+export const attnlab = await importFromConsumer('attnlab');
 
 /** The golden cases the native build wrote (see tests/cpp/golden_writer.cpp). */
 export async function goldenCases() {
