@@ -162,6 +162,17 @@ val check_long_attention(const val& request) {
   return out;
 }
 
+// request: { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
+val sampled_weights(const val& request) {
+  const auto r = attnlab::sampled_weights(
+      matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
+      emscripten::vecFromJSArray<std::size_t>(request["rows"]),
+      emscripten::vecFromJSArray<std::size_t>(request["cols"]), request["head"].as<int>(),
+      flash_options_from_js(request));
+  if (!r) return error_to_js(r.error());
+  return matrix_to_js(r.value());
+}
+
 // The shared tile plan for head width d (see tiling.hpp), or null beyond the limits.
 val tile_plan(std::size_t head_width) {
   const auto plan = tiling::plan_for(head_width);
@@ -199,6 +210,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
   emscripten::function("checkFlashAttention", &check_long_attention);
   emscripten::function("tilePlan", &tile_plan);
+  emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("simdArch", &simd_arch);

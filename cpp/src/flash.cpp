@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <xsimd/xsimd.hpp>
 
 #include "attnlab/kernels.hpp"
@@ -271,6 +272,42 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   });
   result.fully_masked_rows = flagged(masked);
   return result;
+}
+
+Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
+                               const std::vector<std::size_t>& rows,
+                               const std::vector<std::size_t>& cols, int head,
+                               const FlashOptions& options) {
+  if (auto e = check_flash_attention(q, k, k, options)) return *e;
+  if (options.batch != 1)
+    return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
+  if (head < 0 || head >= options.heads)
+    return Error{ErrorCode::invalid_argument, "head " + std::to_string(head) +
+                                                  " is not one of the " +
+                                                  std::to_string(options.heads) + " heads"};
+  for (const auto& [name, indices, limit] :
+       {std::tuple{"row", &rows, q.rows}, std::tuple{"column", &cols, k.rows}})
+    for (std::size_t index : *indices)
+      if (index >= limit)
+        return Error{ErrorCode::invalid_argument, std::string(name) + " " + std::to_string(index) +
+                                                      " is outside 0 … " +
+                                                      std::to_string(limit - 1)};
+  const std::size_t d = q.cols / static_cast<std::size_t>(options.heads);
+  const std::size_t offset = static_cast<std::size_t>(head) * d;
+  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
+  Matrix weights(rows.size(), cols.size());  // (rows, cols)
+  std::vector<float> scores(k.rows);         // one row's scores over all keys
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::size_t i = rows[r];
+    const std::size_t keys = options.causal ? std::min(i + 1, k.rows) : k.rows;
+    for (std::size_t j = 0; j < keys; ++j)
+      scores[j] = simd::dot(q.row(i) + offset, k.row(j) + offset, d) * scale;
+    const float max = simd::max_of(scores.data(), keys);
+    const float sum = simd::exp_shifted(scores.data(), max, scores.data(), keys);
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      weights(r, c) = cols[c] < keys ? scores[cols[c]] / sum : 0.0f;
+  }
+  return weights;
 }
 
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "attnlab/attention.hpp"
 #include "reference_attention.hpp"
 #include "test_support.hpp"
 
@@ -142,3 +143,30 @@ TEST_CASE("65,536 tokens, d = 64, one head: memory stays O(n·d)", "[.][flash-me
   CHECK(peak_mb < 400.0);
 }
 #endif
+
+TEST_CASE("sampled weights equal the full softmax weights at the chosen rows and columns",
+          "[flash]") {
+  const bool causal = GENERATE(false, true);
+  const int heads = 2;
+  const Matrix q = random_matrix(90, heads * 8, 71), k = random_matrix(90, heads * 8, 72);
+  const std::vector<std::size_t> rows{0, 5, 44, 89}, cols{0, 1, 44, 60, 89};
+  FlashOptions options = flash_options(causal, heads);
+  for (int head = 0; head < heads; ++head) {
+    const auto sampled = sampled_weights(q, k, rows, cols, head, options);
+    REQUIRE(sampled);
+    AttentionOptions full;
+    full.causal = causal;
+    const auto attention_result =
+        attention(column_slice(q, head * 8, 8), column_slice(k, head * 8, 8),
+                  column_slice(k, head * 8, 8), full);
+    REQUIRE(attention_result);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::size_t c = 0; c < cols.size(); ++c)
+        CHECK(sampled.value()(r, c) ==
+              Approx(attention_result.value().weights()(rows[r], cols[c])).margin(1e-6));
+  }
+  CHECK(to_string(sampled_weights(q, k, {90}, cols, 0, options).error().code) ==
+        "invalid-argument");
+  CHECK(to_string(sampled_weights(q, k, rows, cols, 2, options).error().code) ==
+        "invalid-argument");
+}

@@ -2,6 +2,7 @@
 // An import for its side effect (registering the element): package.json's "sideEffects"
 // lists this file, or the bundler, told the package is otherwise pure, would drop it.
 import '../element/attn-lab.js';
+import './long-sequence.js';
 import { initThemeSwitch } from './theme.js';
 
 initThemeSwitch({

@@ -165,6 +165,8 @@ export interface AttnLab {
   naiveAttention(request: LongAttentionRequest): LongAttentionResult;
   /** Checks a request as flashAttention would; returns it with flat float32 matrices. */
   checkFlashAttention(request: LongAttentionRequest): CheckedLongAttentionRequest;
+  /** Exact weights of one head for chosen rows and columns, each row normalised over all keys. */
+  sampledWeights(request: { Q: MatrixInput; K: MatrixInput; causal?: boolean; heads?: number; scale?: number; head?: number; rows: number[]; cols: number[] }): Matrix;
   /** The tile plan for head width d (null beyond the supported widths). */
   tilePlan(headWidth: number): TilePlan | null;
   sinusoidalEncoding(tokens: number, width: number): Matrix;

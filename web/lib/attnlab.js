@@ -211,6 +211,22 @@ class AttnLab {
     return longRequest;
   }
 
+  /**
+   * Exact weights of one head for chosen query rows and key columns of a long sequence,
+   * each row normalised over all its keys: request { Q, K, causal, heads, head, rows, cols }.
+   */
+  sampledWeights(request) {
+    const longRequest = this.#longRequest('sampledWeights', { ...request, V: request?.K });
+    const indices = (name) => {
+      const list = request[name];
+      if (!Array.isArray(list) || !list.every((i) => Number.isInteger(i) && i >= 0)) fail(`${name} must be an array of whole numbers`);
+      return list;
+    };
+    const head = request.head ?? 0;
+    if (!Number.isInteger(head)) fail('head must be a whole number');
+    return toNested(unwrap(this.#core.sampledWeights({ ...longRequest, head, rows: indices('rows'), cols: indices('cols') })));
+  }
+
   /** The tile plan shared by the tiled kernels and the WGSL shader, for head width d. */
   tilePlan(headWidth) {
     if (!Number.isInteger(headWidth)) fail('the head width must be a whole number');

@@ -34,6 +34,15 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& options = {});
 
+// Exact attention weights A(i, j) of one head for the chosen query rows and key columns,
+// each row normalised over all its keys as softmax does, without forming the whole
+// (n_q, n_k) matrix: a window onto the weights of a long sequence. Returns
+// (rows.size(), cols.size()); masked entries are 0.
+Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
+                               const std::vector<std::size_t>& rows,
+                               const std::vector<std::size_t>& cols, int head,
+                               const FlashOptions& options = {});
+
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the tiled
 // kernel is measured and checked against. Memory O(n²) per worker.
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
