@@ -216,7 +216,7 @@ class AttnLab {
    * each row normalised over all its keys: request { Q, K, causal, heads, head, rows, cols }.
    */
   sampledWeights(request) {
-    const longRequest = this.#longRequest('sampledWeights', { ...request, V: request?.K });
+    const longRequest = this.#longRequest('sampledWeights', request, ['Q', 'K']); // no V needed
     const indices = (name) => {
       const list = request[name];
       if (!Array.isArray(list) || !list.every((i) => Number.isInteger(i) && i >= 0)) fail(`${name} must be an array of whole numbers`);
@@ -238,10 +238,10 @@ class AttnLab {
     return { output: r.output, fullyMaskedRows: r.fullyMaskedRows };
   }
 
-  #longRequest(name, request) {
+  #longRequest(name, request, matrices = ['Q', 'K', 'V']) {
     requireObject(name, request);
     return {
-      ...inputs(request, ['Q', 'K', 'V']),
+      ...inputs(request, matrices),
       causal: causal(request),
       heads: heads(request.heads),
       scale: optionalNumber('scale', request.scale),
