@@ -9,6 +9,7 @@ import { create, globals } from 'webgpu';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { createGpuAttention } from '../dist/webgpu.js';
+import { normalMatrix, seededRandom } from '../web/element/random.js';
 import { readResults, writeResults } from './bench-results.mjs';
 
 Object.assign(globalThis, globals);
@@ -26,12 +27,6 @@ const device = await adapter.requestDevice();
 const gpu = await createGpuAttention({ device });
 const lab = await createAttnLab();
 
-function matrix(rows, cols, seed) {
-  const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; i++) data[i] = Math.sin(seed * 7919 + i * 0.618) * 1.7;
-  return { rows, cols, data };
-}
-
 async function median(run) {
   await run(); // warm-up: pipelines, buffers, JIT
   const times = [];
@@ -47,7 +42,8 @@ const rows = [];
 console.log('kernel   n      d  causal  ms(median)  GFLOP/s');
 for (const causal of [false, true]) {
   for (const n of SIZES) {
-    const [Q, K, V] = [1, 2, 3].map((seed) => matrix(n, D, seed + n));
+    const random = seededRandom(n);
+    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(n, D, random));
     const flops = 4 * n * n * D * (causal ? 0.5 : 1);
     const kernels = {
       webgpu: () => gpu.attention({ Q, K, V, causal }),

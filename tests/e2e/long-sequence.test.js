@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { launchChromium, WEBGPU_ARGS } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { createAttnLab } from '../../dist/attnlab.js';
-import { randomMatrix, seededRandom } from '../../web/element/random.js';
+import { normalMatrix, seededRandom } from '../../web/element/random.js';
 import { maxAbsDiff } from '../support/compare.js';
 
 const lab = await createAttnLab();
@@ -57,7 +57,7 @@ async function run(page, action) {
 // The view's inputs for n = 256, d = 64, seed 1 (its defaults), made the way it makes them.
 function viewInputs(n, d, seed) {
   const random = seededRandom(seed);
-  return [0, 1, 2].map(() => ({ rows: n, cols: d, data: Float32Array.from(randomMatrix(n, d, random).flat()) }));
+  return [0, 1, 2].map(() => normalMatrix(n, d, random));
 }
 
 test('with WebGPU the view runs both backends, they agree, and the sampled weights are the core\'s', async (t) => {

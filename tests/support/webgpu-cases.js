@@ -1,4 +1,5 @@
 // The cases both WebGPU test runs (Chromium and Node) check against the wasm tiled kernel.
+import { normalMatrix, seededRandom } from '../../web/element/random.js';
 
 export const GPU_TOLERANCE = 1e-4;
 
@@ -9,15 +10,6 @@ export const GPU_CASES = [
   ),
   { n: 300, d: 32, heads: 2, causal: true },
 ];
-
-/** Deterministic N(0,1)-like values (Box–Muller on a seeded generator), flat float32. */
-function randomMatrix(rows, cols, seed) {
-  let state = seed >>> 0;
-  const uniform = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) + 0.5) / 4294967296;
-  const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; i++) data[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  return { rows, cols, data };
-}
 
 /** Max |a − b| over two flat float32 arrays of one length; Infinity otherwise or on NaN. */
 function maxAbsDiffFlat(a, b) {
@@ -34,7 +26,8 @@ function maxAbsDiffFlat(a, b) {
 export async function compareWithWasm(lab, gpu, cases) {
   const results = [];
   for (const { n, d, heads, causal } of cases) {
-    const [Q, K, V] = [1, 2, 3].map((seed) => randomMatrix(n, d * heads, seed * 1000 + n + d));
+    const random = seededRandom(1000 * n + d);
+    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(n, d * heads, random));
     const expected = lab.flashAttention({ Q, K, V, causal, heads }).output.data;
     const got = (await gpu.attention({ Q, K, V, causal, heads })).output.data;
     results.push({ name: `n ${n}, d ${d}, heads ${heads}, causal ${causal}`, diff: maxAbsDiffFlat(got, expected) });

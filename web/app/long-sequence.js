@@ -6,7 +6,7 @@ import { html, LitElement, nothing } from 'lit';
 
 import { fmt } from '../element/format.js';
 import { matrixTable } from '../element/matrix-table.js';
-import { randomMatrix, seededRandom } from '../element/random.js';
+import { normalMatrix, seededRandom } from '../element/random.js';
 import { styles } from '../element/styles.js';
 import { createGpuAttention } from '../webgpu/gpu-attention.js';
 
@@ -17,11 +17,6 @@ const SAMPLES = 12; // rows and columns of the sampled block of weights
 // `count` indices spread evenly over 0 … size − 1.
 const spread = (size, count) =>
   [...new Set(Array.from({ length: Math.min(count, size) }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
-
-function flat(rows, cols, random) {
-  const nested = randomMatrix(rows, cols, random);
-  return { rows, cols, data: Float32Array.from(nested.flat()) };
-}
 
 class AttnLongSequence extends LitElement {
   static styles = styles;
@@ -77,14 +72,14 @@ class AttnLongSequence extends LitElement {
 
   _inputs() {
     const random = seededRandom(this._seed);
-    const [Q, K, V] = [0, 1, 2].map(() => flat(this._n, this._d, random));
+    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(this._n, this._d, random));
     return { Q, K, V, causal: this._causal };
   }
 
   async _time(backend, request) {
     // A one-token run first, so the timing leaves out compiling the shader for this d.
     if (backend === 'webgpu') {
-      const one = flat(1, this._d, seededRandom(0));
+      const one = normalMatrix(1, this._d, seededRandom(0));
       await this._gpu.attention({ Q: one, K: one, V: one });
     }
     const start = performance.now();

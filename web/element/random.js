@@ -16,3 +16,12 @@ export function randomMatrix(rows, cols, random) {
     Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * 10) / 10),
   );
 }
+
+/** A rows x cols float32 matrix of N(0, 1) values (Box–Muller), flat: { rows, cols, data }. */
+export function normalMatrix(rows, cols, random) {
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < data.length; i++) {
+    data[i] = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  }
+  return { rows, cols, data };
+}
