@@ -36,7 +36,7 @@ function fileFor(root, urlPath) {
   return file === root || file.startsWith(root + sep) ? file : null;
 }
 
-async function handle(root, request, response) {
+async function handle(root, headers, request, response) {
   const send = (status, text) => response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
   if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, 'method not allowed');
   let file = fileFor(root, request.url);
@@ -51,16 +51,20 @@ async function handle(root, request, response) {
     'content-type': MIME_TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': info.size,
     'cache-control': 'no-store', // every test run sees the files just built
+    ...headers,
   });
   if (request.method === 'HEAD') return response.end();
   createReadStream(file).pipe(response);
 }
 
-/** Serves folder `root` on 127.0.0.1; resolves to { url, close() } once listening. */
-export async function serveStatic(root, { port = 0 } = {}) {
+/**
+ * Serves folder `root` on 127.0.0.1; resolves to { url, close() } once listening. `headers`
+ * go on every file (e.g. a Content-Security-Policy).
+ */
+export async function serveStatic(root, { port = 0, headers = {} } = {}) {
   const absoluteRoot = resolve(root);
   const server = createServer((request, response) => {
-    handle(absoluteRoot, request, response).catch((error) => {
+    handle(absoluteRoot, headers, request, response).catch((error) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end(String(error));
     });
