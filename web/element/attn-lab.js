@@ -430,11 +430,11 @@ export class AttnLabElement extends LitElement {
     const titleOf = (id) => this._good.trace.steps.find((s) => s.id === id).title.replace(/ \(head \d+\)$/, '');
     return html`<nav aria-label="Steps">
       <div class="nav">
-        <button data-action="first" @click=${() => this._moveStep('first')} ?disabled=${current === 0} aria-label="First step">« First</button>
-        <button data-action="prev" @click=${() => this._moveStep('prev')} ?disabled=${current === 0} aria-label="Previous step">◀ Prev</button>
+        <button data-action="first" @click=${() => this._moveStep('first')} ?disabled=${current === 0}>« First</button>
+        <button data-action="prev" @click=${() => this._moveStep('prev')} ?disabled=${current === 0}>◀ Prev</button>
         <button data-action="play" aria-pressed=${this._playing ? 'true' : 'false'} @click=${() => this._togglePlay()}>${this._playing ? '⏸ Pause' : '▶ Play'}</button>
-        <button data-action="next" @click=${() => this._moveStep('next')} ?disabled=${current === ids.length - 1} aria-label="Next step">Next ▶</button>
-        <button data-action="last" @click=${() => this._moveStep('last')} ?disabled=${current === ids.length - 1} aria-label="Last step">Last »</button>
+        <button data-action="next" @click=${() => this._moveStep('next')} ?disabled=${current === ids.length - 1}>Next ▶</button>
+        <button data-action="last" @click=${() => this._moveStep('last')} ?disabled=${current === ids.length - 1}>Last »</button>
         <input data-control="step" type="range" min="0" max=${ids.length - 1} .value=${String(current)} aria-label="Step"
           aria-valuetext=${titleOf(ids[current])} @input=${(e) => this.goToStep(ids[Number(e.target.value)])} />
         <span>Step ${current + 1} of ${ids.length}</span>

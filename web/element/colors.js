@@ -11,17 +11,30 @@ const VIRIDIS = [
   [253, 231, 37],
 ];
 
-/** rgb() for t in [0, 1], linearly between the stops. */
+/** [r, g, b] for t in [0, 1], linearly between the stops. */
 function viridis(t) {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
   const i = Math.min(Math.floor(x), VIRIDIS.length - 2);
   const f = x - i;
-  const [r, g, b] = VIRIDIS[i].map((c, k) => Math.round(c + (VIRIDIS[i + 1][k] - c) * f));
-  return `rgb(${r} ${g} ${b})`;
+  return VIRIDIS[i].map((c, k) => Math.round(c + (VIRIDIS[i + 1][k] - c) * f));
 }
 
-/** Dark text on the light (yellow-green) end, light text on the dark end. */
-const textOn = (t) => (t > 0.55 ? '#111' : '#fff');
+// WCAG relative luminance of an sRGB colour.
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** White or black text, whichever contrasts more with the background (≥ 4.5:1 on every stop). */
+function textOn(rgb) {
+  const background = luminance(rgb);
+  const onWhite = 1.05 / (background + 0.05);
+  const onBlack = (background + 0.05) / 0.05;
+  return onWhite >= onBlack ? '#fff' : '#000';
+}
 
 // Heatmap cells take one of HEAT_LEVELS classes (heat-0 … heat-31) rather than an inline
 // style: a class change is cheap to re-render, and a strict CSP has no inline styles to allow.
@@ -36,8 +49,8 @@ export function heatClass(value, [min, max]) {
 
 /** CSS rules for the heat classes. */
 export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
-  const t = level / (HEAT_LEVELS - 1);
-  return `td.heat-${level} { background: ${viridis(t)}; color: ${textOn(t)}; }`;
+  const rgb = viridis(level / (HEAT_LEVELS - 1));
+  return `td.heat-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
 }).join('\n');
 
 export const VIRIDIS_GRADIENT = `linear-gradient(to right, ${VIRIDIS.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
