@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds what is asked: native | native-asan | wasm (each a CMake preset) | package |
+# Builds what is asked: native | native-asan | wasm | fuzz (each a CMake preset) | package |
 # element | site.
 # `package` builds the wasm core and assembles the npm package in dist/, <attn-lab> included.
 # `element` bundles web/element/ into dist/element.js, next to the package it imports.
@@ -38,10 +38,10 @@ site() {
 
 for target in "${@:-package}"; do
   case "$target" in
-    native | native-asan | wasm) preset "$target" ;;
+    native | native-asan | wasm | fuzz) preset "$target" ;;
     package) package ;;
     element) element ;;
     site) site ;;
-    *) echo "build: unknown target '$target' (native, native-asan, wasm, package, element, site)" >&2; exit 2 ;;
+    *) echo "build: unknown target '$target' (native, native-asan, wasm, fuzz, package, element, site)" >&2; exit 2 ;;
   esac
 done

@@ -15,6 +15,17 @@ section "C++ core, native with ASan + UBSan (Catch2)"
 scripts/build.sh native-asan
 ctest --preset native-asan
 
+section "libFuzzer on the parse-and-trace entry, 60 s from the seed corpus (clang, ASan + UBSan)"
+scripts/build.sh fuzz
+rm -rf build/fuzz/corpus && cp -r tests/fuzz/corpus build/fuzz/corpus # new inputs stay out of the repo
+if ! build/fuzz/tests/fuzz/attnlab-trace-fuzzer -max_total_time=60 -print_final_stats=1 \
+  -artifact_prefix=build/fuzz/ build/fuzz/corpus >build/fuzz/fuzz.log 2>&1; then
+  tail -n 60 build/fuzz/fuzz.log
+  echo "fuzz: the fuzzer found a failing input (saved under build/fuzz/)" >&2
+  exit 1
+fi
+grep -E '^(stat::|Done|INFO: seed corpus)' build/fuzz/fuzz.log
+
 section "C++ core compiled to wasm, under Node (Catch2)"
 scripts/build.sh wasm
 ctest --preset wasm

@@ -1,0 +1,91 @@
+// libFuzzer target for the parse-and-trace entry: the fuzz input is decoded into a trace
+// request, and trace() must either return a typed error or a trace whose every value is
+// finite (masked logits excepted). The layout (make_seeds.py writes seeds in it): flags,
+// heads + 1, n, width, d_model, [n_k], [scale], [temperature], [padding count, flags…],
+// [mask rows, cols, flags…], the matrices as raw float32 bytes (so NaN, infinities,
+// subnormals and huge values all occur), [W_O columns, W_O].
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "attnlab/trace.hpp"
+
+namespace {
+
+// Reads the fuzz bytes front to back; past the end every read gives zeros.
+class Reader {
+ public:
+  Reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+
+  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+
+  float number() {
+    std::uint8_t bytes[4] = {byte(), byte(), byte(), byte()};
+    float value;
+    std::memcpy(&value, bytes, sizeof value);
+    return value;
+  }
+
+  // A dimension in 0 … max: small shapes, sometimes empty.
+  std::size_t dimension(std::size_t max) { return byte() % (max + 1); }
+
+  attnlab::Matrix matrix(std::size_t rows, std::size_t cols) {
+    attnlab::Matrix m(rows, cols);
+    for (float& v : m.data) v = number();
+    return m;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+bool valid_trace(const attnlab::Trace& t) {
+  for (const auto& step : t.steps) {
+    for (float v : step.values.data) {
+      const bool masked = step.id == attnlab::step::mask && v == -INFINITY;
+      if (!masked && !std::isfinite(v)) return false;
+    }
+  }
+  return !t.steps.empty() && t.output.rows == t.steps.back().values.rows;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Reader in(data, size);
+  attnlab::TraceInput input;
+  const std::uint8_t flags = in.byte();
+  input.heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3
+  input.options.causal = flags & 1;
+  const std::size_t n = in.dimension(8), width = in.dimension(8), d_model = in.dimension(8);
+  const std::size_t n_k = flags & 8 ? in.dimension(8) : n;
+  if (flags & 2) input.options.scale = in.number();
+  if (flags & 4) input.options.temperature = in.number();
+  if (flags & 16) input.options.key_padding.assign(in.dimension(8), false);
+  for (std::size_t j = 0; j < input.options.key_padding.size(); ++j)
+    input.options.key_padding[j] = in.byte() & 1;
+  if (flags & 32) {
+    attnlab::BoolMatrix mask(in.dimension(8), in.dimension(8));
+    for (auto& allowed : mask.data) allowed = in.byte() & 1;
+    input.options.mask = mask;
+  }
+  if (flags & 64) {
+    input.positional = attnlab::PositionalEncoding::sinusoidal;
+    const attnlab::Matrix x = in.matrix(n, d_model);
+    input.source = attnlab::Projections{x, in.matrix(d_model, width), in.matrix(d_model, width),
+                                        in.matrix(d_model, width)};
+  } else {
+    const attnlab::Matrix q = in.matrix(n, width);
+    input.source = attnlab::DirectQKV{q, in.matrix(n_k, width), in.matrix(n_k, width)};
+  }
+  if (flags & 128) input.w_o = in.matrix(width, in.dimension(8));
+
+  const auto result = attnlab::trace(input);
+  if (result && !valid_trace(result.value())) std::abort();  // a value escaped the checks
+  if (!result && result.error().message.empty()) std::abort();
+  return 0;
+}
