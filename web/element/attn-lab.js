@@ -102,9 +102,15 @@ export class AttnLabElement extends LitElement {
 
   // ---- public API ----
 
-  /** Merges a partial state (the URL schema) and recomputes. Throws StateError. */
+  /**
+   * Merges a partial state (the URL schema) and recomputes. Throws StateError for values of
+   * the wrong type; a state the core rejects shows its error and leaves the last good state.
+   */
   setState(partial) {
-    this._apply(mergeState(this._draft ?? presetState(DEFAULT_PRESET), partial));
+    this._invalid = new Map();
+    if (!this._apply(mergeState(this._draft ?? presetState(DEFAULT_PRESET), partial)) && this._good) {
+      this._draft = this._good.state;
+    }
   }
 
   /** A copy of the current state, step included. */
