@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 # libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build.
 # chromium: the browser tests (and its SwiftShader Vulkan driver, which libvulkan1 loads for
 # WebGPU in Node). libopenblas-dev: the BLAS baseline of the benchmark. clang-14 with
-# libclang-rt-14-dev: the libFuzzer target.
+# libclang-rt-14-dev: the libFuzzer target. python3-numpy: runs the NumPy export in a test.
 apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev
-  clang-14 libclang-rt-14-dev)
+  clang-14 libclang-rt-14-dev python3-numpy)
 
 missing=()
 for package in "${apt_packages[@]}"; do

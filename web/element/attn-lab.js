@@ -6,6 +6,7 @@ import { html, LitElement, nothing } from 'lit';
 
 import { inputNames, MAX_EDIT_SIZE, parseCell, resize, setCell } from './editing.js';
 import { explain } from './explain.js';
+import { downloadStep, EXPORT_KINDS } from './download.js';
 import { fmt, shape } from './format.js';
 import { formula } from './formula.js';
 import { matrixTable } from './matrix-table.js';
@@ -477,6 +478,12 @@ export class AttnLabElement extends LitElement {
           ${id === 'softmax' ? this._renderSoftmaxParts(panel, labels) : nothing}
         </div>`;
       })}
+      <div class="controls" role="group" aria-label="Export this step">
+        <span>Export:</span>
+        ${EXPORT_KINDS.map(
+          ([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, trace, id, panels, labels })}>${label}</button>`,
+        )}
+      </div>
       <p class="explanation" data-role="explanation" aria-live="polite">
         ${focused ? this._explanationText(id, panels, state, labels, focused) : 'Hover over or focus a result cell to see how it is computed.'}
       </p>

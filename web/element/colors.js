@@ -40,11 +40,16 @@ function textOn(rgb) {
 // style: a class change is cheap to re-render, and a strict CSP has no inline styles to allow.
 const HEAT_LEVELS = 32;
 
+/** Where a value sits in [min, max], from 0 to 1; null for masked (infinite) entries. */
+export function heatLevel(value, [min, max]) {
+  if (!Number.isFinite(value)) return null;
+  return max > min ? (value - min) / (max - min) : 0.5;
+}
+
 /** The class of a value in [min, max]; none for masked (infinite) entries. */
-export function heatClass(value, [min, max]) {
-  if (!Number.isFinite(value)) return '';
-  const t = max > min ? (value - min) / (max - min) : 0.5;
-  return `heat-${Math.round(t * (HEAT_LEVELS - 1))}`;
+export function heatClass(value, range) {
+  const t = heatLevel(value, range);
+  return t === null ? '' : `heat-${Math.round(t * (HEAT_LEVELS - 1))}`;
 }
 
 /** CSS rules for the heat classes. */
@@ -52,6 +57,13 @@ export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
   const rgb = viridis(level / (HEAT_LEVELS - 1));
   return `td.heat-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
 }).join('\n');
+
+/** Background and text colours of a heat value t in [0, 1]; null (masked) is grey. */
+export function heatColors(t) {
+  if (t === null) return { background: '#e6e6e6', text: '#444' };
+  const rgb = viridis(t);
+  return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
+}
 
 export const VIRIDIS_GRADIENT = `linear-gradient(to right, ${VIRIDIS.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
 

@@ -1,0 +1,63 @@
+// Exporting a step: CSV, JSON and LaTeX hold the core's numbers and formula; the NumPy code
+// runs (Debian's python3-numpy) and prints the same numbers; the PyTorch code uses
+// scaled_dot_product_attention; SVG and PNG are pictures of the result.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+
+import { encodeHash, expectedTrace, presetState } from './support/expected.js';
+import { settle } from './support/lab-page.js';
+import { browserSession } from './support/session.js';
+
+const session = browserSession('web/dist');
+// Two heads with W_O, causal, key padding and a temperature: every option in the code.
+const state = { ...presetState('two-heads'), causal: true, keyPadding: [false, false, false, true], temperature: 0.5, step: 'softmax' };
+const trace = expectedTrace(state);
+const softmax = trace.steps.filter((s) => s.id === 'softmax');
+
+async function exported(page, kind) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`attn-lab [data-export="${kind}"]`).click()]);
+  return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+}
+
+// Numbers in the text, in order ("-inf" and "nan" included as ±Infinity and NaN).
+const numbers = (text) => [...text.matchAll(/-?inf|nan|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t)));
+
+test('CSV, JSON and LaTeX exports hold the step as the core computed it', async (t) => {
+  const { page } = await session.open(t, encodeHash(state));
+  const csv = await exported(page, 'csv');
+  assert.equal(csv.name, 'attnlab-softmax-head1.csv');
+  const rows = csv.bytes.toString().trim().split('\n');
+  assert.deepEqual(rows.slice(1).map((row) => row.split(',').slice(1).map(Number)), softmax[0].values);
+  const json = JSON.parse((await exported(page, 'json')).bytes);
+  assert.deepEqual(json.map((s) => [s.id, s.head]), [['softmax', 0], ['softmax', 1]]);
+  assert.deepEqual(json[1].values, softmax[1].values);
+  const tex = (await exported(page, 'latex')).bytes.toString();
+  assert.equal(tex.trim(), softmax.map((s) => s.formula).join('\n'));
+});
+
+test('the NumPy export runs and prints the same weights; the PyTorch export uses SDPA', async (t) => {
+  const { page } = await session.open(t, encodeHash(state));
+  const code = (await exported(page, 'numpy')).bytes.toString();
+  const printed = execFileSync('/usr/bin/python3', ['-c', code], { encoding: 'utf8' });
+  const got = numbers(printed);
+  const want = softmax.flatMap((s) => s.values.flat());
+  assert.equal(got.length, want.length, printed);
+  got.forEach((v, i) => assert.ok(Math.abs(v - want[i]) <= 1e-5, `value ${i}: ${v} vs ${want[i]}`));
+  const torch = (await exported(page, 'pytorch')).bytes.toString();
+  assert.match(torch, /F\.scaled_dot_product_attention\(q, k, v, attn_mask=attn_mask, scale=\(d_k \*\* -0\.5\) \/ 0\.5\)/);
+  assert.match(torch, /tril\(\) & ~torch\.tensor\(\[false,false,false,true\]\)/);
+});
+
+test('SVG and PNG exports picture the result, one file per head', async (t) => {
+  const { page } = await session.open(t, encodeHash(state));
+  await settle(page);
+  const svg = await exported(page, 'svg');
+  assert.equal(svg.name, 'attnlab-softmax-head1.svg');
+  const text = svg.bytes.toString();
+  assert.match(text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((text.match(/<rect x=/g) ?? []).length, 16); // a 4x4 result
+  const png = await exported(page, 'png');
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10]); // the PNG signature
+});

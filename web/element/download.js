@@ -1,0 +1,68 @@
+// The element's export buttons: each turns the step on view into a file and downloads it.
+import { finiteRange, heatColors, heatLevel } from './colors.js';
+import { numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
+
+export const EXPORT_KINDS = [
+  ['csv', 'CSV'],
+  ['json', 'JSON'],
+  ['latex', 'LaTeX'],
+  ['numpy', 'NumPy'],
+  ['pytorch', 'PyTorch'],
+  ['svg', 'SVG'],
+  ['png', 'PNG'],
+];
+
+function save(filename, blob) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+const text = (content, type) => new Blob([content], { type });
+
+// The result heatmap drawn on a canvas, the same cells as the SVG.
+function pngOf(values, rowLabels, colLabels) {
+  const size = 44;
+  const [left, top] = [60, 24];
+  const canvas = document.createElement('canvas');
+  canvas.width = left + colLabels.length * size + 8;
+  canvas.height = top + rowLabels.length * size + 8;
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.font = '11px sans-serif';
+  g.textAlign = 'center';
+  const range = finiteRange(values);
+  values.forEach((row, r) =>
+    row.forEach((v, c) => {
+      const { background, text: ink } = heatColors(heatLevel(v, range));
+      g.fillStyle = background;
+      g.fillRect(left + c * size, top + r * size, size, size);
+      g.fillStyle = ink;
+      g.fillText(v === -Infinity ? '−∞' : String(Number(v.toFixed(3))), left + c * size + size / 2, top + r * size + size / 2 + 4);
+    }),
+  );
+  g.fillStyle = '#000';
+  colLabels.forEach((l, c) => g.fillText(l, left + c * size + size / 2, top - 8));
+  g.textAlign = 'right';
+  rowLabels.forEach((l, r) => g.fillText(l, left - 6, top + r * size + size / 2 + 4));
+  return new Promise((done) => canvas.toBlob(done, 'image/png'));
+}
+
+/** Downloads the step on view as `kind` (one of EXPORT_KINDS). */
+export async function downloadStep(kind, { state, id, panels }) {
+  // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
+  for (const { step, head, rowLabels, colLabels } of panels) {
+    const name = (suffix) => `attnlab-${id}${head === undefined ? '' : `-head${head + 1}`}.${suffix}`;
+    if (kind === 'csv') save(name('csv'), text(toCsv(step.values, rowLabels, colLabels), 'text/csv'));
+    if (kind === 'svg') save(name('svg'), text(toSvg(step.values, rowLabels, colLabels), 'image/svg+xml'));
+    if (kind === 'png') save(name('png'), await pngOf(step.values, rowLabels, colLabels));
+  }
+  const formulas = panels.map((p) => p.step.formula).join('\n');
+  if (kind === 'json') save(`attnlab-${id}.json`, text(toJson(panels.map((p) => p.step)), 'application/json'));
+  if (kind === 'latex') save(`attnlab-${id}.tex`, text(`${formulas}\n`, 'application/x-tex'));
+  if (kind === 'numpy') save(`attnlab-${id}.py`, text(numpyCode(state, id), 'text/x-python'));
+  if (kind === 'pytorch') save('attnlab-pytorch.py', text(pytorchCode(state), 'text/x-python'));
+}
