@@ -47,8 +47,6 @@ const fieldChecks = {
   step: [(v) => typeof v === 'string', 'a step id'],
 };
 
-export const STATE_FIELDS = Object.freeze(Object.keys(fieldChecks));
-
 /** Fills `partial` from `base`, checking every given field's type. Throws StateError. */
 export function mergeState(base, partial) {
   if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
