@@ -131,3 +131,19 @@ test('token labels containing HTML render as text (from a link)', async (t) => {
   await assertLabelIsText(page);
   assertClean(problems);
 });
+
+test('state-change and step-change events carry the new state and step', async (t) => {
+  const { page } = await session.open(t);
+  const events = await page.evaluate(async () => {
+    const lab = document.querySelector('attn-lab');
+    const seen = [];
+    lab.addEventListener('state-change', (e) => seen.push(['state', e.detail.state.Q[0][0]]));
+    lab.addEventListener('step-change', (e) => seen.push(['step', e.detail.step]));
+    document.addEventListener('state-change', () => seen.push(['bubbled']), { once: true });
+    lab.setState({ Q: [[5, 0], [0, 1]] });
+    lab.goToStep('softmax');
+    await lab.updateComplete;
+    return seen;
+  });
+  assert.deepEqual(events, [['state', 5], ['bubbled'], ['step', 'softmax']]);
+});

@@ -180,7 +180,13 @@ export class AttnLabElement extends LitElement {
     this._good = { state: { ...state, step }, trace };
     this._draft = this._good.state;
     this._message = this._invalid.size ? this._message : null;
-    this._emit('state-change', { state: this.getState() });
+    // States are never mutated, so the copy can wait until a listener reads it.
+    const snapshot = this._good.state;
+    this._emit('state-change', {
+      get state() {
+        return structuredClone(snapshot);
+      },
+    });
     if (step !== previousStep) this._emit('step-change', { step });
     this._writeUrl();
     return true;
