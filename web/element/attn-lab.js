@@ -10,11 +10,12 @@ import { downloadStep, EXPORT_KINDS } from './download.js';
 import { fmt, shape } from './format.js';
 import { formula } from './formula.js';
 import { matrixTable } from './matrix-table.js';
-import { DEFAULT_PRESET, PRESETS, presetState } from './presets.js';
+import { DEFAULT_PRESET, PRESETS, presetState, STEPPER_PRESET_IDS } from './presets.js';
 import { randomMatrix, seededRandom } from './random.js';
 import { decodeHash, encodeHash, mergeState, StateError, traceRequest } from './state.js';
 import { stepIds, stepPanels, tokenLabels } from './steps.js';
 import { styles } from './styles.js';
+import { VIEWS, viewById } from './views/index.js';
 
 export { StateError } from './state.js';
 
@@ -33,6 +34,8 @@ export class AttnLabElement extends LitElement {
     preset: { type: String },
     state: { type: String },
     step: { type: String },
+    view: { type: String },
+    tabs: { type: Boolean },
     editable: { converter: editableConverter },
     theme: { type: String, reflect: true },
     urlState: { type: Boolean, attribute: 'url-state' },
@@ -57,12 +60,22 @@ export class AttnLabElement extends LitElement {
     this._focus = null; // { id, head, row, col } of the explained cell
     this._playing = false;
     this._seed = 1;
+    this._viewStates = new Map(); // view id → its last view state, so a tab keeps its place
     this._onHashChange = () => this._loadInitialState();
     this._flushUrl = () => {
       clearTimeout(this._urlTimer);
       if (this._good) window.history.replaceState(null, '', encodeHash(this._good.state));
     };
     this.addEventListener('keydown', (event) => this._onKeyDown(event));
+    // Requests from a nested teaching view (views/view-base.js); they stop here.
+    this.addEventListener('view-state-change', (event) => {
+      event.stopPropagation();
+      this._change({ viewState: event.detail.viewState });
+    });
+    this.addEventListener('open-preset', (event) => {
+      event.stopPropagation();
+      this._applyPreset(event.detail.preset);
+    });
   }
 
   connectedCallback() {
@@ -95,10 +108,13 @@ export class AttnLabElement extends LitElement {
     if (!this._lab) return;
     if (changed.has('preset') || changed.has('state')) this._loadInitialState();
     else if (changed.has('step') && this.step) this.goToStep(this.step);
+    else if (changed.has('view') && this.view) this.showView(this.view);
   }
 
   updated() {
-    if (this._good) this.dataset.step = this._good.state.step;
+    if (!this._good) return;
+    this.dataset.step = this._good.state.step;
+    this.dataset.view = this._good.state.view;
   }
 
   // ---- public API ----
@@ -132,6 +148,17 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
+  /** Shows view `id` (views/index.js); false when there is no such view. */
+  showView(id) {
+    if (!this._good || !viewById(id)) return false;
+    const current = this._good.state;
+    if (id !== current.view) {
+      this._viewStates.set(current.view, current.viewState);
+      this._apply({ ...this._draft, view: id, viewState: this._viewStates.get(id) ?? {} });
+    }
+    return true;
+  }
+
   // ---- state ----
 
   // The starting state: the URL (with url-state), else the preset and state attributes.
@@ -155,6 +182,7 @@ export class AttnLabElement extends LitElement {
       problem = `This state could not be read (${reason}), so the default example is shown.`;
     }
     if (this.step && !this.urlState) state.step = this.step;
+    if (this.view && !this.urlState) state.view = this.view;
     this._presetId = fromPreset;
     this._invalid = new Map();
     this._good = null;
@@ -168,9 +196,10 @@ export class AttnLabElement extends LitElement {
     this._draft = state;
     let trace;
     try {
+      state = { ...state, viewState: checkedViewState(state) };
       trace = this._lab.trace(traceRequest(state));
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
+      if (error.name !== 'AttnLabError' && error.name !== 'StateError') throw error;
       this._message = { text: error.message, error: true };
       return false;
     }
@@ -294,7 +323,7 @@ export class AttnLabElement extends LitElement {
     const origin = event.composedPath()[0];
     if (!this._good || origin.matches?.('input, select, textarea')) return;
     const where = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' }[event.key];
-    if (!where) return;
+    if (!where || this._good.state.view !== 'stepper') return;
     event.preventDefault();
     this._moveStep(where);
   }
@@ -307,13 +336,26 @@ export class AttnLabElement extends LitElement {
         ${this._message?.text ?? 'Loading the attention core…'}
       </p>`;
     }
-    return html`
-      ${this._renderControls()}
-      <p class="message ${this._message?.error ? 'error' : ''}" data-role="message" role=${this._message?.error ? 'alert' : 'status'}>
-        ${this._message?.text ?? ''}
-      </p>
-      ${this._renderInputs()} ${this._renderNav()} ${this._renderStep()}
-    `;
+    const message = html`<p class="message ${this._message?.error ? 'error' : ''}" data-role="message" role=${this._message?.error ? 'alert' : 'status'}>
+      ${this._message?.text ?? ''}
+    </p>`;
+    const { view, viewState } = this._good.state;
+    if (view !== 'stepper') {
+      return html`${this._renderTabs()} ${message}
+        <section data-role="view" data-view=${view}>${viewById(view).render({ lab: this._lab, viewState })}</section>`;
+    }
+    return html`${this._renderTabs()} ${this._renderControls()} ${message} ${this._renderInputs()} ${this._renderNav()} ${this._renderStep()}`;
+  }
+
+  _renderTabs() {
+    if (!this.tabs) return nothing;
+    const current = this._good.state.view;
+    return html`<div role="tablist" aria-label="Views">
+      ${VIEWS.map(
+        ({ id, title }) =>
+          html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} @click=${() => this.showView(id)}>${title}</button>`,
+      )}
+    </div>`;
   }
 
   _renderControls() {
@@ -324,7 +366,7 @@ export class AttnLabElement extends LitElement {
         >Preset
         <select data-control="preset" @change=${(e) => this._applyPreset(e.target.value)}>
           <option value="" disabled ?selected=${!PRESETS[this._presetId]}>Your own inputs</option>
-          ${Object.entries(PRESETS).map(([id, p]) => html`<option value=${id} ?selected=${id === this._presetId}>${p.name}</option>`)}
+          ${STEPPER_PRESET_IDS.map((id) => html`<option value=${id} ?selected=${id === this._presetId}>${PRESETS[id].name}</option>`)}
         </select></label
       >
       <label
@@ -540,6 +582,14 @@ export class AttnLabElement extends LitElement {
       </div>
     </details>`;
   }
+}
+
+// The state's view must exist and its view state pass that view's checks (filled with its
+// defaults). Throws StateError.
+function checkedViewState({ view, viewState }) {
+  const found = viewById(view);
+  if (!found) throw new StateError(`there is no view "${view}" (views: ${VIEWS.map((v) => v.id).join(', ')})`);
+  return found.normalize ? found.normalize(viewState) : {};
 }
 
 customElements.get('attn-lab') ?? customElements.define('attn-lab', AttnLabElement);

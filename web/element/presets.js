@@ -31,21 +31,23 @@ function sentence(name, description, Wq, Wk, extra = {}) {
   };
 }
 
+const TINY = {
+  name: 'Tiny example: 2 queries, 3 keys',
+  description: 'Q is 2x2, K and V are 3x2: small enough to check every number by hand.',
+  state: {
+    mode: 'qkv',
+    tokens: ['k₁', 'k₂', 'k₃'],
+    Q: [[1, 0], [0, 1]],
+    K: [[1, 0], [1, 1], [0, 1]],
+    V: [[1, 0], [0, 2], [1, 1]],
+    heads: 1,
+  },
+};
+
 const c = 3; // large enough that softmax turns a score gap into a clear preference
 
 export const PRESETS = Object.freeze({
-  tiny: {
-    name: 'Tiny example: 2 queries, 3 keys',
-    description: 'Q is 2x2, K and V are 3x2: small enough to check every number by hand.',
-    state: {
-      mode: 'qkv',
-      tokens: ['k₁', 'k₂', 'k₃'],
-      Q: [[1, 0], [0, 1]],
-      K: [[1, 0], [1, 1], [0, 1]],
-      V: [[1, 0], [0, 2], [1, 1]],
-      heads: 1,
-    },
-  },
+  tiny: TINY,
   self: sentence(
     'Pattern: each token attends to itself',
     'W_Q = W_K = 3I, so a token\'s query matches only its own key: the weights sit on the diagonal.',
@@ -102,7 +104,28 @@ export const PRESETS = Object.freeze({
       },
     };
   })(),
+  ...viewPresets(),
 });
+
+// One preset per teaching view, so a tutorial embeds a single idea: <attn-lab preset="scaling">.
+// The stepper's state underneath is the tiny example.
+function viewPresets() {
+  const views = {
+    geometry: ['Geometry: weights on the simplex, the output inside the values', 'Drag a 2-D query and watch the scores, the weights and the output move.'],
+    scaling: ['Why divide by √d_k', 'Raw dot products spread like √d_k; without scaling, softmax turns one-hot.'],
+    softmax: ['Softmax up close', 'Subtract the max, exponentiate, add up, divide, and what overflows without the max.'],
+    patterns: ['Patterns: a gallery and a quiz', 'The classic weight patterns, the inputs that make them, and "which pattern is this?".'],
+    positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
+    cost: ['Cost: time and memory against n', 'The naive and the tiled kernel measured in your browser, on a log-log chart.'],
+    quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
+  };
+  return Object.fromEntries(
+    Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...TINY.state, view } }]),
+  );
+}
+
+/** The presets the stepper's menu offers: those of the stepper itself, not of a view. */
+export const STEPPER_PRESET_IDS = Object.keys(PRESETS).filter((id) => !PRESETS[id].view);
 
 export const DEFAULT_PRESET = 'tiny';
 
@@ -126,6 +149,8 @@ const BASE_STATE = {
   temperature: 1,
   positional: 'none',
   step: 'scores',
+  view: 'stepper',
+  viewState: {},
 };
 
 /** The full state of a preset (a fresh copy). */

@@ -13,6 +13,10 @@
 //   temperature number > 0
 //   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
+//   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',
+//               'patterns', 'positions', 'cost', 'quiz' (views/index.js)
+//   viewState   object: that view's own fields (sliders, the dragged query…), checked by the
+//               view (views/*.js, FIELDS); missing fields take the view's defaults
 // Values are checked for type here; whether they fit together is the core's to say.
 
 export class StateError extends Error {
@@ -45,6 +49,8 @@ const fieldChecks = {
   temperature: [(v) => typeof v === 'number', 'a number'],
   positional: [(v) => v === 'none' || v === 'sinusoidal', "'none' or 'sinusoidal'"],
   step: [(v) => typeof v === 'string', 'a step id'],
+  view: [(v) => typeof v === 'string', 'a view id'],
+  viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
 };
 
 /** Fills `partial` from `base`, checking every given field's type. Throws StateError. */

@@ -221,5 +221,90 @@ export const styles = css`
     cursor: pointer;
     color: var(--attn-muted);
   }
+  [role='tablist'] {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px;
+    margin-bottom: 8px;
+    border-bottom: 1px solid var(--attn-border);
+    padding-bottom: 6px;
+  }
+  [role='tab'][aria-selected='true'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  .lead {
+    max-width: 70ch;
+  }
+  .figures {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 16px;
+    align-items: flex-start;
+  }
+  svg.chart,
+  svg.plot {
+    width: min(100%, 440px);
+    height: auto;
+    font-size: 11px;
+    overflow: visible;
+  }
+  svg text {
+    fill: var(--attn-fg);
+  }
+  .axis line {
+    stroke: var(--attn-muted);
+  }
+  svg polyline {
+    fill: none;
+    stroke-width: 2;
+  }
+  svg .dashed {
+    stroke-dasharray: 5 4;
+  }
+  .series line {
+    stroke-width: 2;
+  }
+  .series-0 polyline,
+  .series-0 line {
+    stroke: var(--attn-accent);
+  }
+  .series-0 circle {
+    fill: var(--attn-accent);
+  }
+  .series-1 polyline,
+  .series-1 line {
+    stroke: light-dark(#c0392b, #ff8a80);
+  }
+  .series-1 circle {
+    fill: light-dark(#c0392b, #ff8a80);
+  }
+  .series-2 polyline,
+  .series-2 line {
+    stroke: var(--attn-muted);
+  }
+  .series-2 circle {
+    fill: var(--attn-muted);
+  }
+  .correct {
+    color: light-dark(#1e7b34, #7ee08f);
+    font-weight: 600;
+  }
+  .wrong {
+    color: var(--attn-error);
+    font-weight: 600;
+  }
   ${unsafeCSS(HEAT_RULES)}
 `;
+
+/** For a view nested inside <attn-lab>: the host draws the frame already. */
+export const viewStyles = [
+  styles,
+  css`
+    :host {
+      border: 0;
+      padding: 0;
+      border-radius: 0;
+    }
+  `,
+];

@@ -32,6 +32,22 @@ export async function waitForLabs(page, count = 1) {
   await settle(page);
 }
 
+/** Waits until the first <attn-lab> shows teaching view `id` (its nested attn-ID-view element). */
+export async function waitForView(page, id) {
+  await page.waitForFunction(
+    (id) => {
+      const lab = document.querySelector('attn-lab');
+      return lab?.dataset.view === id && lab.shadowRoot?.querySelector(`attn-${id}-view`)?.shadowRoot?.childElementCount > 0;
+    },
+    id,
+    { timeout: 15_000 },
+  );
+  await settle(page);
+  await page.evaluate(async (id) => {
+    await document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${id}-view`).updateComplete;
+  }, id);
+}
+
 /** Resolves once every element has finished rendering and a frame has been drawn. */
 export async function settle(page) {
   await page.evaluate(async () => {

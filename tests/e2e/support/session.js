@@ -4,7 +4,7 @@ import { after, before } from 'node:test';
 
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { serveStatic } from '../../../scripts/serve.mjs';
-import { waitForLabs, watch } from './lab-page.js';
+import { waitForLabs, waitForView, watch } from './lab-page.js';
 
 export const SCREENSHOT_DIR = 'test-results/e2e';
 
@@ -30,12 +30,16 @@ export function browserSession(root) {
       return context.newPage();
     },
 
-    /** Opens `path` (relative to the served root) and waits for `labs` rendered elements. */
-    async open(t, path = '', { labs = 1, ...options } = {}) {
+    /**
+     * Opens `path` (relative to the served root) and waits for `labs` rendered elements, or,
+     * given `view`, for the first element to show that teaching view.
+     */
+    async open(t, path = '', { labs = 1, view, ...options } = {}) {
       const page = await this.newPage(t, options);
       const problems = watch(page);
       await page.goto(`${server.url}/${path}`);
-      await waitForLabs(page, labs);
+      if (view) await waitForView(page, view);
+      else await waitForLabs(page, labs);
       return { page, problems };
     },
   };
