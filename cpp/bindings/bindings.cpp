@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "allocation_tracking.hpp"
 #include "attnlab/attnlab.hpp"
 
 namespace attnlab::bindings {
@@ -190,12 +191,15 @@ val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
-// Bytes in use by malloc and the size of the wasm memory: for leak checks.
+// Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
+// held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {
   const struct mallinfo info = mallinfo();
   val out = val::object();
   out.set("allocatedBytes", static_cast<double>(info.uordblks));
   out.set("heapBytes", static_cast<double>(info.arena));
+  out.set("trackedBytes", static_cast<double>(allocated_bytes()));
+  out.set("peakTrackedBytes", static_cast<double>(peak_allocated_bytes()));
   return out;
 }
 
@@ -213,6 +217,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("memoryStats", &memory_stats);
+  emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);
 }
 

@@ -150,8 +150,14 @@ export interface TilePlan {
 }
 
 export interface MemoryStats {
+  /** Bytes malloc holds now. */
   allocatedBytes: number;
+  /** The size of malloc's heap in the wasm memory. */
   heapBytes: number;
+  /** Bytes the core holds through operator new now (every matrix it allocates). */
+  trackedBytes: number;
+  /** The most trackedBytes reached since resetPeakMemory(): a call's working memory. */
+  peakTrackedBytes: number;
 }
 
 export interface AttnLab {
@@ -171,6 +177,8 @@ export interface AttnLab {
   tilePlan(headWidth: number): TilePlan | null;
   sinusoidalEncoding(tokens: number, width: number): Matrix;
   memoryStats(): MemoryStats;
+  /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
+  resetPeakMemory(): void;
 }
 
 /** Loads the wasm core once and resolves to the API. Throws AttnLabError on bad input. */

@@ -255,9 +255,17 @@ class AttnLab {
     return toNested(this.#core.sinusoidalEncoding(tokens, width));
   }
 
-  /** Bytes malloc holds and the wasm heap's size: for leak checks. */
+  /**
+   * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core
+   * holds through operator new now and at the peak since resetPeakMemory().
+   */
   memoryStats() {
     return this.#core.memoryStats();
+  }
+
+  /** Starts a new peak for memoryStats().peakTrackedBytes from what is held now. */
+  resetPeakMemory() {
+    this.#core.resetPeakMemory();
   }
 }
 

@@ -8,15 +8,20 @@ import { fmt } from '../format.js';
 
 const WIDTH = 420;
 const HEIGHT = 260;
-const MARGIN = { top: 12, right: 14, bottom: 42, left: 58 };
+const MARGIN = { top: 12, right: 14, bottom: 42, left: 70 };
 
 function makeScale(axis, range) {
   const scale = (axis.type === 'log' ? scaleLog() : scaleLinear()).domain(axis.domain).range(range);
   return axis.type === 'log' ? scale : scale.nice();
 }
 
-// Log axes spanning many decades get one tick per decade; short ones d3's own ticks.
+// Given ticks win (those inside the domain); else log axes spanning many decades get one
+// tick per decade, and the rest d3's own ticks.
 function ticks(scale, axis) {
+  if (axis.ticks) {
+    const [lo, hi] = scale.domain();
+    return axis.ticks.filter((t) => t >= lo && t <= hi);
+  }
   if (axis.type !== 'log') return scale.ticks(5);
   const [lo, hi] = scale.domain();
   const decades = Math.log10(hi / lo);
@@ -29,7 +34,7 @@ function ticks(scale, axis) {
 const tickLabel = (axis, value) => (axis.format ? axis.format(value) : value >= 1e4 ? value.toExponential(0) : fmt(value));
 
 /**
- * chart({ title, x: { label, domain, type? }, y: { label, domain, type? },
+ * chart({ title, x: { label, domain, type?, ticks?, format? }, y: { … the same },
  *         series: [{ id, label, points: [[x, y], …], dashed? }] })
  * Each series is a <g data-series="id">; each point a <circle data-x data-y> with its values.
  */
@@ -49,7 +54,7 @@ export function lineChart({ title, x, y, series }) {
         (t) => svg`<g transform="translate(${MARGIN.left},${ys(t)})"><line x2="-5"></line><text x="-8" dy="0.32em" text-anchor="end">${tickLabel(y, t)}</text></g>`,
       )}
       <text x=${(MARGIN.left + WIDTH - MARGIN.right) / 2} y=${HEIGHT - 6} text-anchor="middle">${x.label}</text>
-      <text transform="translate(14,${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)" text-anchor="middle">${y.label}</text>
+      <text transform="translate(12,${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)" text-anchor="middle">${y.label}</text>
     </g>
     ${series.map((s, i) => {
       const points = s.points.filter(inside);

@@ -1,14 +1,225 @@
-// PLACEHOLDER: the cost view (to be written).
-import { html } from 'lit';
+// The cost view: how time and memory grow with the sequence length n for the naive kernel
+// (which stores every n×n score matrix) and the tiled one (which walks the keys a block at
+// a time), both measured live in this browser by the wasm core. Memory is what the core
+// itself held at its peak during the call (memoryStats().peakTrackedBytes).
+import { html, nothing } from 'lit';
 
+import { fmt } from '../format.js';
+import { normalMatrix, seededRandom } from '../random.js';
+import { lineChart } from './chart.js';
+import './topic-quiz.js';
 import { ViewBase } from './view-base.js';
-import { normalizeViewState } from './view-state.js';
+import { isIntegerIn, normalizeViewState } from './view-state.js';
 
-const FIELDS = {};
+const WIDTHS = [32, 64, 128];
+const LARGEST = [256, 512, 1024, 2048, 4096];
+const SMALLEST = 64;
+const KERNELS = [
+  ['naive', 'naiveAttention', 'naive (stores n×n scores)'],
+  ['tiled', 'flashAttention', 'tiled (FlashAttention-style)'],
+];
+const FLOAT_BYTES = 4;
+const BYTE_TICKS = Array.from({ length: 8 }, (_, i) => 1024 * 4 ** i); // 1 KiB, 4 KiB, … 16 GiB
+const FAR_SIZES = [4096, 32768, 131072, 1048576]; // sequence lengths of real models
+
+const FIELDS = {
+  d: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
+  causal: [false, (v) => typeof v === 'boolean', 'true or false'],
+  maxN: [1024, (v) => LARGEST.includes(v), `one of ${LARGEST.join(', ')}`],
+  seed: [1, isIntegerIn(0, 2 ** 31 - 1), 'a whole number from 0 to 2147483647'],
+};
+
+/** Sizes from SMALLEST doubling up to maxN. */
+export function costSizes(maxN) {
+  const sizes = [];
+  for (let n = SMALLEST; n <= maxN; n *= 2) sizes.push(n);
+  return sizes;
+}
+
+function bytes(value) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) [value, unit] = [value / 1024, unit + 1];
+  return `${Number(value.toPrecision(3))} ${units[unit]}`;
+}
+
+const yieldToBrowser = () => new Promise((done) => setTimeout(done, 0));
 
 class CostView extends ViewBase {
+  static properties = {
+    ...ViewBase.properties,
+    _runs: { state: true },
+    _busy: { state: true },
+    _message: { state: true },
+  };
+
+  constructor() {
+    super();
+    this._runs = []; // { n, kernel, ms, peakBytes }, in the order measured
+    this._busy = false;
+    this._message = null;
+  }
+
+  willUpdate(changed) {
+    // Figures belong to the settings they were measured with.
+    const previous = changed.get('viewState');
+    if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) this._runs = [];
+  }
+
+  // Each size is timed on fresh random inputs, smaller sizes a few times (the fastest run
+  // counts: the others paid for a timer tick or the garbage collector). Between runs the
+  // browser gets to draw, so the figures appear as they come and Stop can be pressed.
+  async _measure() {
+    const { d, causal, maxN, seed } = this.viewState;
+    this._busy = true;
+    this._stop = false;
+    this._runs = [];
+    this._message = null;
+    const random = seededRandom(seed);
+    try {
+      for (const n of costSizes(maxN)) {
+        const request = { Q: normalMatrix(n, d, random), K: normalMatrix(n, d, random), V: normalMatrix(n, d, random), causal };
+        for (const [kernel, method] of KERNELS) {
+          await yieldToBrowser();
+          if (this._stop) return;
+          let best = Infinity;
+          this.lab.resetPeakMemory();
+          const before = this.lab.memoryStats().trackedBytes;
+          for (let repeat = 0; repeat < (n <= 256 ? 5 : n <= 1024 ? 2 : 1); repeat++) {
+            const start = performance.now();
+            this.lab[method](request);
+            best = Math.min(best, performance.now() - start);
+          }
+          const peakBytes = this.lab.memoryStats().peakTrackedBytes - before;
+          this._runs = [...this._runs, { n, kernel, ms: best, peakBytes }];
+        }
+      }
+    } catch (error) {
+      this._message = `The measurement stopped: ${error.message}`;
+    } finally {
+      this._busy = false;
+    }
+  }
+
   render() {
-    return html`<h2>Cost</h2>`;
+    const { d, causal, maxN, seed } = this.viewState;
+    const select = (control, label, values, current, parse = Number) =>
+      html`<label>${label}
+        <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
+          ${values.map((v) => html`<option value=${v} ?selected=${v === current}>${v}</option>`)}
+        </select></label>`;
+    return html`
+      <h2>Cost: time and memory against the sequence length n</h2>
+      <p class="lead">
+        Every query is compared with every key, so a sequence of n tokens has n × n scores per head. The naive kernel
+        stores them all before the softmax, which costs n² numbers of memory. The tiled kernel computes exactly the same
+        output but handles the keys a block at a time, keeping only a running maximum and a running sum per query, so its
+        memory grows like n. Both still do about n² × d multiply-adds: tiling saves memory and memory traffic, not
+        arithmetic. Measure both here, in your browser.
+      </p>
+      <div class="controls" role="group" aria-label="Cost options">
+        ${select('d', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
+        <label><input data-control="causal" type="checkbox" .checked=${causal} ?disabled=${this._busy}
+          @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
+        <label>Seed <input data-control="seed" type="number" min="0" .value=${String(seed)} ?disabled=${this._busy}
+          @change=${(e) => this._changeSeed(e.target.value)} /></label>
+        <button data-action="measure" ?disabled=${this._busy} @click=${() => this._measure()}>Measure</button>
+        <button data-action="stop" ?disabled=${!this._busy} @click=${() => (this._stop = true)}>Stop</button>
+      </div>
+      <p class="message ${this._message ? 'error' : ''}" data-role="cost-status" role="status">
+        ${this._message ?? (this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.')}
+      </p>
+      ${this._runs.length ? this._renderFigures() : nothing} ${this._renderFarSizes()}
+      <attn-topic-quiz topic="cost"></attn-topic-quiz>
+    `;
+  }
+
+  _changeSeed(text) {
+    const seed = Number(text);
+    if (!FIELDS.seed[1](seed)) {
+      this._message = `The seed must be ${FIELDS.seed[2]}, not "${text}".`;
+      return;
+    }
+    this._message = null;
+    this.changeView({ seed });
+  }
+
+  _series(kernel, field) {
+    return this._runs.filter((r) => r.kernel === kernel).map((r) => [r.n, r[field]]);
+  }
+
+  _renderFigures() {
+    const naive = this._series('naive', 'ms');
+    const sizes = [...new Set(this._runs.map((r) => r.n))];
+    const domainX = [sizes[0] / 1.2, sizes.at(-1) * 1.2];
+    // The n² guide passes through the naive kernel's largest measurement.
+    const [lastN, lastMs] = naive.at(-1) ?? [sizes[0], 1];
+    const squareGuide = sizes.map((n) => [n, lastMs * (n / lastN) ** 2]);
+    const times = this._runs.map((r) => r.ms).concat(squareGuide.map(([, ms]) => ms));
+    const memory = sizes.map((n) => [n, FLOAT_BYTES * n * n]);
+    const allBytes = this._runs.map((r) => r.peakBytes).concat(memory.map(([, b]) => b));
+    const positive = (values) => [Math.max(Math.min(...values.filter((v) => v > 0)) / 1.5, 1e-3), Math.max(...values) * 1.5];
+    return html`<div class="figures">
+        ${lineChart({
+          title: 'Time against n, log-log',
+          x: { label: 'sequence length n', domain: domainX, type: 'log', ticks: sizes, format: String },
+          y: { label: 'time (ms)', domain: positive(times), type: 'log' },
+          series: [
+            ...KERNELS.map(([kernel, , label]) => ({ id: `time-${kernel}`, label, points: this._series(kernel, 'ms') })),
+            { id: 'time-n-squared', label: 'grows like n² (through the last naive point)', points: squareGuide, dashed: true },
+          ],
+        })}
+        ${lineChart({
+          title: 'Peak memory held by the core against n, log-log',
+          x: { label: 'sequence length n', domain: domainX, type: 'log', ticks: sizes, format: String },
+          y: { label: 'peak memory', domain: positive(allBytes), type: 'log', ticks: BYTE_TICKS, format: bytes },
+          series: [
+            ...KERNELS.map(([kernel, , label]) => ({ id: `memory-${kernel}`, label, points: this._series(kernel, 'peakBytes') })),
+            { id: 'memory-n-by-n', label: 'one n×n float32 matrix: 4n² bytes', points: memory, dashed: true },
+          ],
+        })}
+      </div>
+      ${this._renderTable(sizes)}
+      <p class="explanation">
+        The naive kernel's memory follows the 4n² line, a few times over: it keeps the scores, their exponentials and the
+        weights, each n × n. The tiled kernel's memory is the inputs and the output, n × d each, plus small tiles that do not
+        depend on n. Each time n doubles, the naive kernel needs four times the memory; both kernels need about four times
+        the time, because both do all n² comparisons.
+      </p>`;
+  }
+
+  _renderTable(sizes) {
+    const run = (n, kernel) => this._runs.find((r) => r.n === n && r.kernel === kernel);
+    const cells = (r) =>
+      r
+        ? html`<td data-kernel=${r.kernel} data-ms=${r.ms}>${fmt(r.ms)}</td><td data-kernel=${r.kernel} data-bytes=${r.peakBytes}>${bytes(r.peakBytes)}</td>`
+        : html`<td></td><td></td>`;
+    return html`<table data-role="cost-runs">
+      <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
+      <thead>
+        <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
+          <th scope="col">tiled time (ms)</th><th scope="col">tiled peak memory</th><th scope="col">n×n matrix (4n² B)</th></tr>
+      </thead>
+      <tbody>
+        ${sizes.map((n) => html`<tr data-n=${n}><th scope="row">${n}</th>${cells(run(n, 'naive'))}${cells(run(n, 'tiled'))}<td>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
+      </tbody>
+    </table>`;
+  }
+
+  _renderFarSizes() {
+    return html`<details data-role="far-sizes">
+      <summary>What one n×n matrix of float32 needs at the lengths real models use</summary>
+      <table>
+        <thead><tr><th scope="col">n</th><th scope="col">4n² bytes, per head and per layer</th></tr></thead>
+        <tbody>
+          ${FAR_SIZES.map((n) => html`<tr><th scope="row">${n.toLocaleString('en')}</th><td data-bytes=${FLOAT_BYTES * n * n}>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
+        </tbody>
+      </table>
+      <p>
+        A model has many heads and layers, so the naive approach runs out of memory long before the arithmetic becomes
+        the problem; that is why long-context models use tiled kernels.
+      </p>
+    </details>`;
   }
 }
 
