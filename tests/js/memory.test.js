@@ -28,3 +28,25 @@ test('10,000 trace calls leave the wasm heap the size it was after the first 10'
   assert.equal(after.heapBytes, before.heapBytes);
   assert.equal(after.allocatedBytes, before.allocatedBytes);
 });
+
+test('the peak count sees the naive kernel\'s n×n matrices and the tiled kernel\'s O(n·d) memory', async () => {
+  const lab = await attnlab.createAttnLab();
+  const peakOf = (method, n, d = 32) => {
+    const m = { rows: n, cols: d, data: new Float32Array(n * d).fill(0.25) };
+    lab.resetPeakMemory();
+    const before = lab.memoryStats();
+    lab[method]({ Q: m, K: m, V: m, causal: false });
+    const after = lab.memoryStats();
+    assert.equal(after.trackedBytes, before.trackedBytes, `${method} gives back what it took`);
+    return after.peakTrackedBytes - before.trackedBytes;
+  };
+  for (const n of [512, 1024]) {
+    const naive = peakOf('naiveAttention', n);
+    const tiled = peakOf('flashAttention', n);
+    console.log(`n=${n}: naive peak ${naive} B, tiled peak ${tiled} B, 4n² = ${4 * n * n} B`);
+    assert.ok(naive >= 4 * n * n, `naive holds at least one n×n float32 matrix (${naive} B)`);
+    assert.ok(tiled < 4 * n * n, `tiled holds less than one n×n matrix (${tiled} B)`);
+    assert.ok(tiled < naive / 3, 'tiled holds a fraction of what naive holds');
+  }
+  assert.ok(peakOf('naiveAttention', 512) > 3 * peakOf('naiveAttention', 256), 'naive memory grows like n²');
+});
