@@ -59,3 +59,13 @@ test('an unknown view or a bad view state keeps the last good view and says why'
   assert.equal((await labState(page)).view, 'stepper');
   assertClean(problems);
 });
+
+test('a readable link #view=ID opens that view, and an unknown one says so', async (t) => {
+  const { page, problems } = await session.open(t, 'index.html#view=positions', { view: 'positions' });
+  assert.equal((await labState(page)).view, 'positions');
+  assertClean(problems);
+
+  const other = await session.open(t, 'index.html#view=nowhere');
+  assert.match(await messageText(other.page), /no view "nowhere"/);
+  assert.equal((await labState(other.page)).view, 'stepper');
+});

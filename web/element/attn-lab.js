@@ -186,7 +186,10 @@ export class AttnLabElement extends LitElement {
     this._presetId = fromPreset;
     this._invalid = new Map();
     this._good = null;
-    if (!this._apply(state) && !this._good) this._apply(presetState(DEFAULT_PRESET));
+    if (!this._apply(state) && !this._good) {
+      problem ??= `This state could not be shown (${this._message.text}), so the default example is shown.`;
+      this._apply(presetState(DEFAULT_PRESET));
+    }
     if (problem) this._message = { text: problem, error: true };
   }
 

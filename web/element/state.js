@@ -114,8 +114,13 @@ export function encodeHash(state) {
   return `#s=${toBase64Url(JSON.stringify(state))}`;
 }
 
-/** The partial state in a "#s=…" hash; null when the hash holds no state. Throws StateError. */
+/**
+ * The partial state in a "#s=…" hash, or { view } for the readable link "#view=ID" (what a
+ * tutorial links to); null when the hash holds no state. Throws StateError.
+ */
 export function decodeHash(hash) {
+  const view = /^#?view=([a-z-]+)$/.exec(hash);
+  if (view) return { view: view[1] };
   const match = /^#?s=(.*)$/.exec(hash);
   if (!match) return null;
   const json = fromBase64Url(match[1]);
