@@ -31,3 +31,10 @@ test('the tutorial (a dark, read-only instance included) has no serious or criti
   const { page } = await session.open(t, 'web/examples/tutorial.html', { labs: 2 });
   assert.deepEqual(await audit(page), []);
 });
+
+for (const view of ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'quiz']) {
+  test(`the ${view} view has no serious or critical axe violations`, async (t) => {
+    const { page } = await session.open(t, `web/dist/index.html#view=${view}`, { view });
+    assert.deepEqual(await audit(page), []);
+  });
+}
