@@ -402,7 +402,7 @@ export const patternsStyles = [
   css`
     .gallery {
       display: grid;
-      grid-template-columns: repeat(auto-fill, minmax(300px, 1fr));
+      grid-template-columns: repeat(auto-fill, minmax(330px, 1fr));
       gap: 12px;
       padding: 0;
       list-style: none;
@@ -419,7 +419,12 @@ export const patternsStyles = [
     .card table,
     .exercise table {
       background: var(--attn-bg);
-      font-size: 0.85em;
+      font-size: 0.8em;
+    }
+    .card th,
+    .card td {
+      min-width: 0;
+      padding: 1px 3px;
     }
     .choices {
       display: flex;
