@@ -141,6 +141,12 @@ test('the arrow keys move the focused query (Shift for bigger steps) and a value
   const moved = await assertMatchesCore(page);
   assert.deepEqual(moved.viewState.values[1], [before[1][0] - 0.1, before[1][1]]);
   assert.deepEqual(moved.viewState.query, [0.3, -0.3], 'moving a value leaves the query alone');
+
+  await page.locator(`${VIEW} [data-control="reset"]`).click();
+  await settle(page);
+  const reset = await assertMatchesCore(page);
+  assert.deepEqual(reset.viewState.query, [1, 0.5], 'reset brings the default points back');
+  assert.deepEqual(reset.viewState.values[1], [-2, 1]);
   assertClean(problems);
 });
 

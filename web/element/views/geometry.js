@@ -151,7 +151,7 @@ class GeometryView extends ViewBase {
         />
         <output>${fmt(temperature)}</output></label
       >
-      <button data-control="reset" @click=${() => this.changeView(normalizeViewState('geometry', FIELDS))}>Reset the points</button>
+      <button data-control="reset" @click=${() => this.changeView(normalizeViewState('geometry', FIELDS))}>Reset</button>
     </div>`;
   }
 
@@ -173,9 +173,11 @@ class GeometryView extends ViewBase {
       <h3>Why the output never leaves the triangle</h3>
       <p>
         Softmax turns the scores into weights that are never negative and always add up to 1. The output is
-        w₁·v₁ + w₂·v₂ + w₃·v₃: a weighted average of the values. An average cannot be larger than the largest thing
-        averaged or smaller than the smallest, in every direction at once, so the output always lies inside the triangle
-        whose corners are the values (mathematicians call it their convex hull). When one weight is close to 1 the output
+        w₁·v₁ + w₂·v₂ + w₃·v₃, so it is a weighted average of the values, and an average never lands outside what it
+        averages: measured along any direction you like, the output is never further out than the furthest value. A
+        point that passes that test in every direction lies inside the triangle whose corners are the values (their
+        convex hull). A negative weight, or weights adding up to more than 1, could throw it outside, and softmax never
+        produces either. When one weight is close to 1 the output
         sits near that value's corner; equal weights put it at the triangle's centre.
       </p>
       <p>
@@ -188,7 +190,7 @@ class GeometryView extends ViewBase {
         A score is a dot product, q·kᵢ = |q|·|kᵢ|·cos θ: it grows when q points the same way as kᵢ and when either gets
         longer. Only the differences between the scores matter to softmax, so turning q towards one key raises that key's
         score relative to the others and its weight rises, pulling the output towards its value. Lengthen q (drag it away
-        from the centre) and the differences grow, so the weights get sharper; shorten it and they even out. The
+        from the origin) and the differences grow, so the weights get sharper; shorten it and they even out. The
         temperature does the same from the outside: above 1 it flattens the weights, below 1 it sharpens them.
       </p>
     </section>`;
