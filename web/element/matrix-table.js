@@ -25,6 +25,7 @@ function legend(range) {
  * @param {string[]} m.rowLabels
  * @param {string[]} m.colLabels
  * @param {boolean} [m.heat]     colour cells by value, with a legend
+ * @param {number[]} [m.range]   the heat scale's [min, max] (default: the values' own range)
  * @param {number[]} [m.totals]  a Σ column (row sums from the core)
  * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
  * @param {(row: number, col: number) => void} [m.onFocusCell]
@@ -32,7 +33,7 @@ function legend(range) {
  * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
  */
 export function matrixTable(m) {
-  const range = m.heat ? finiteRange(m.values) : null;
+  const range = m.heat ? (m.range ?? finiteRange(m.values)) : null;
   const hl = m.highlight ?? {};
   const focus = (event) => {
     const td = cellOf(event);

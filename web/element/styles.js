@@ -308,3 +308,132 @@ export const viewStyles = [
     }
   `,
 ];
+
+/** The geometry view: the plane's points and the simplex. Shapes differ too, not only colours. */
+export const geometryStyles = [
+  viewStyles,
+  css`
+    :host {
+      --geo-key: light-dark(#a34a00, #ffb366);
+      --geo-value: var(--attn-accent);
+      --geo-query: light-dark(#1e7b34, #7ee08f);
+      --geo-output: light-dark(#b3261e, #ff8a80);
+    }
+    .plot-figure {
+      margin: 0;
+    }
+    .plot-figure figcaption {
+      color: var(--attn-muted);
+      font-size: 0.9em;
+      max-width: 440px;
+    }
+    svg.plot polygon.hull {
+      fill: color-mix(in srgb, var(--geo-value) 14%, transparent);
+      stroke: var(--geo-value);
+      stroke-dasharray: 4 3;
+    }
+    svg.plot .key-vector {
+      stroke: var(--geo-key);
+      stroke-dasharray: 2 3;
+    }
+    svg.plot .query-vector {
+      stroke: var(--geo-query);
+      stroke-width: 1.5;
+    }
+    svg.plot .pull {
+      stroke: var(--geo-output);
+      opacity: 0.55;
+    }
+    .handle {
+      cursor: grab;
+      touch-action: none;
+    }
+    .handle:focus {
+      outline: none;
+    }
+    .handle:focus-visible > :first-child {
+      stroke: var(--attn-fg);
+      stroke-width: 3;
+    }
+    .handle.key rect {
+      fill: var(--geo-key);
+    }
+    .handle.value circle {
+      fill: var(--geo-value);
+    }
+    .handle.query circle {
+      fill: color-mix(in srgb, var(--geo-query) 25%, transparent);
+      stroke: var(--geo-query);
+      stroke-width: 2.5;
+    }
+    .handle.query circle.dot {
+      fill: var(--geo-query);
+      stroke: none;
+    }
+    .output path {
+      fill: var(--geo-output);
+    }
+    svg.plot polygon.simplex {
+      fill: var(--attn-panel);
+      stroke: var(--attn-muted);
+    }
+    svg.plot .corner {
+      fill: var(--geo-key);
+    }
+    svg.plot .uniform path {
+      stroke: var(--attn-muted);
+    }
+    svg.plot .uniform text {
+      fill: var(--attn-muted);
+    }
+    svg.plot .weights-point {
+      fill: var(--geo-query);
+      stroke: var(--attn-fg);
+    }
+    .combination {
+      font-variant-numeric: tabular-nums;
+    }
+  `,
+];
+
+/** The patterns view: the gallery's cards and the exercise. */
+export const patternsStyles = [
+  viewStyles,
+  css`
+    .gallery {
+      display: grid;
+      grid-template-columns: repeat(auto-fill, minmax(330px, 1fr));
+      gap: 12px;
+      padding: 0;
+      list-style: none;
+    }
+    .card {
+      border: 1px solid var(--attn-border);
+      border-radius: 8px;
+      padding: 8px 10px;
+      background: var(--attn-panel);
+    }
+    .card p {
+      margin: 0.3em 0;
+    }
+    .card table,
+    .exercise table {
+      background: var(--attn-bg);
+      font-size: 0.8em;
+    }
+    .card th,
+    .card td {
+      min-width: 0;
+      padding: 1px 3px;
+    }
+    .choices {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 6px;
+      margin: 8px 0;
+    }
+    .choices button:disabled {
+      cursor: default;
+    }
+  `,
+];
