@@ -109,7 +109,7 @@ function largestQuestion(panel, id, row, labels) {
   const top = topKeys(values);
   const query = labels.queries[row];
   const keyName = (j) => labels.keys[j] ?? `k${sub(j)}`;
-  const listed = values.map((v, j) => `${keyName(j)}: ${fmt(v)}`).join(', ');
+  const listed = values.map((v, j) => `${keyName(j)} = ${fmt(v)}`).join(', ');
   const winner =
     top.length === 1
       ? `the largest is ${keyName(top[0])} with ${fmt(values[top[0]])}`
@@ -121,7 +121,7 @@ function largestQuestion(panel, id, row, labels) {
     prompt: `In row ${query}${headNote(panel)}, which key gets the largest ${NOUN[id]}?`,
     options: values.map((_, j) => ({ value: String(j), label: keyName(j) })),
     correct: new Set(top.map(String)),
-    explanation: `Row ${query} is ${listed}; ${winner}. ${capitalise(REASON[id]())}`,
+    explanation: `Row ${query} holds ${listed}; ${winner}. ${capitalise(REASON[id]())}`,
   };
 }
 

@@ -6,11 +6,11 @@
 import { html, LitElement, nothing } from 'lit';
 
 import { loadProgress, recordAnswer, resetProgress } from '../progress.js';
-import { styles } from '../styles.js';
+import { viewStyles } from '../styles.js';
 import { QUESTIONS, topicTitle } from './quiz-questions.js';
 
 class TopicQuiz extends LitElement {
-  static styles = styles;
+  static styles = viewStyles;
 
   static properties = {
     topic: { type: String },
