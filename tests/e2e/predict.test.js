@@ -114,6 +114,17 @@ test('predict on: the result stays hidden until answered; right and wrong answer
   await assertStepMatches(page, trace, 'softmax');
   assert.equal(await page.locator('attn-lab table[data-matrix="softmax-exp"]').count(), 1, 'the parts of softmax show too');
 
+  // A new temperature changes the numbers but not the right answers: still revealed, and the
+  // explanation quotes the new Σ.
+  await page.locator('attn-lab [data-control="temperature"]').fill('2');
+  await settle(page);
+  const warmer = expectedTrace({ ...EDITED_TINY, temperature: 2 });
+  assert.equal(await resultHidden(page), false, 'the same answers at T = 2');
+  await assertStepMatches(page, warmer, 'softmax');
+  const warmSum = expectedAnswers(warmer, 'softmax', row).rowSum;
+  assert.notEqual(fmt(warmSum), fmt(want.rowSum));
+  assert.ok((await feedback(page, 'row-sum')).text.includes(fmt(warmSum)), 'the explanation follows the numbers');
+
   // Revealed steps stay revealed; an edit that changes an answer asks again.
   await goToStep(page, 'scores');
   assert.equal(await resultHidden(page), false);

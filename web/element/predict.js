@@ -19,6 +19,8 @@ const REASON = {
   scale: () => 'scaling multiplies the whole row by one positive factor, so the order of the scores stays the same.',
   softmax: () => 'softmax keeps the order of a row: the largest (scaled, masked) score gets the largest weight.',
 };
+// Predictions remembered (the oldest are forgotten first).
+const MAX_ENTRIES = 200;
 // Entries this close to the row's maximum count as tied: they print the same to 4 decimals.
 const TIE = 1e-6;
 
@@ -157,8 +159,8 @@ const capitalise = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /**
  * Keeps the learner's predictions for the stepper (a Lit reactive controller). A prediction
- * belongs to a step and to its questions: an edit that changes an answer asks again, one
- * that does not keeps the step revealed.
+ * belongs to a step and to its questions' right answers: an edit that changes an answer asks
+ * again, one that does not keeps the step revealed.
  */
 export class PredictController {
   constructor(host) {
@@ -174,8 +176,13 @@ export class PredictController {
   forStep(trace, state, id, labels) {
     if (!state.predict) return { hidden: false, template: nothing };
     const questions = predictionQuestions(trace, state, id, labels);
-    const key = JSON.stringify([id, questions.map((q) => [q.kind, q.prompt, q.options, [...q.correct]])]);
-    if (!this._entries.has(key)) this._entries.set(key, { choices: {}, checked: false, revealed: false });
+    // Keyed by what the learner predicts, not by every number: nudging the temperature
+    // keeps a revealed step revealed until its right answers change.
+    const key = JSON.stringify([id, questions.map((q) => [q.kind, q.prompt, [...q.correct]])]);
+    if (!this._entries.has(key)) {
+      if (this._entries.size >= MAX_ENTRIES) this._entries.delete(this._entries.keys().next().value);
+      this._entries.set(key, { choices: {}, checked: false, revealed: false });
+    }
     const entry = this._entries.get(key);
     return { hidden: !entry.revealed, template: this._form(id, questions, entry) };
   }
