@@ -10,6 +10,7 @@ import { downloadStep, EXPORT_KINDS } from './download.js';
 import { fmt, shape } from './format.js';
 import { formula } from './formula.js';
 import { matrixTable } from './matrix-table.js';
+import { PredictController } from './predict.js';
 import { DEFAULT_PRESET, PRESETS, presetState, STEPPER_PRESET_IDS } from './presets.js';
 import { randomMatrix, seededRandom } from './random.js';
 import { decodeHash, encodeHash, mergeState, StateError, traceRequest } from './state.js';
@@ -61,6 +62,7 @@ export class AttnLabElement extends LitElement {
     this._playing = false;
     this._seed = 1;
     this._viewStates = new Map(); // view id → its last view state, so a tab keeps its place
+    this._predictions = new PredictController(this);
     this._onHashChange = () => this._loadInitialState();
     this._flushUrl = () => {
       clearTimeout(this._urlTimer);
@@ -284,7 +286,7 @@ export class AttnLabElement extends LitElement {
   _setMode(mode) {
     const next = presetState(mode === 'x' ? 'self' : 'tiny');
     this._invalid = new Map();
-    this._apply({ ...next, causal: this._draft.causal, temperature: this._draft.temperature, scale: this._draft.scale });
+    this._apply({ ...next, causal: this._draft.causal, temperature: this._draft.temperature, scale: this._draft.scale, predict: this._draft.predict });
   }
 
   _toggleOutputProjection(on) {
@@ -384,6 +386,7 @@ export class AttnLabElement extends LitElement {
         <input data-control="heads" type="number" min="1" max=${MAX_EDIT_SIZE} .value=${String(s.heads)}
           @change=${(e) => this._changeHeads(e.target.value)} /></label>
       <label><input data-control="causal" type="checkbox" .checked=${s.causal} @change=${(e) => this._change({ causal: e.target.checked })} />Causal mask</label>
+      <label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this._change({ predict: e.target.checked })} />Predict, then reveal</label>
       <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this._change({ scale: e.target.checked })} />Scale by 1/√d<sub>k</sub></label>
       <label
         >Temperature
@@ -407,7 +410,8 @@ export class AttnLabElement extends LitElement {
 
   _applyPreset(id) {
     this._invalid = new Map();
-    if (this._apply(presetState(id))) this._presetId = id;
+    // Predicting is the learner's way of working, not part of an example: it stays on.
+    if (this._apply({ ...presetState(id), predict: this._draft?.predict ?? false })) this._presetId = id;
   }
 
   _changeHeads(text) {
@@ -511,22 +515,26 @@ export class AttnLabElement extends LitElement {
     const panels = stepPanels(trace, state, id);
     const labels = tokenLabels(state);
     const focused = this._focus?.id === id ? this._focus : null;
+    const prediction = this._predictions.forStep(trace, state, id, labels);
     return html`<section class="step" data-role="step" aria-live="polite">
       <h2>${panels[0].step.title.replace(/ \(head \d+\)$/, '')}</h2>
+      ${prediction.template}
       ${panels.map((panel) => {
         const active = focused && focused.head === panel.head ? focused : null;
         const explanation = active ? explain(id, panel, state, labels, active.row, active.col) : null;
         return html`<div class="panel">
           ${panel.head !== undefined ? html`<h3>Head ${panel.head + 1}</h3>` : nothing}
           <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
-          <p class="shapes">${[...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${shape(...panel.step.shape)}`].join(' · ')}</p>
+          <p class="shapes">${[...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · ')}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands">
               ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, heat: HEATMAP_STEPS.has(o.name), highlight: explanation?.highlight[i] }))}
             </div>
-            <div class="matrices" data-role="result">${this._renderResult(id, panel, active)}</div>
+            <div class="matrices" data-role="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
+              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, active)}
+            </div>
           </div>
-          ${id === 'softmax' ? this._renderSoftmaxParts(panel, labels) : nothing}
+          ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
         </div>`;
       })}
       <div class="controls" role="group" aria-label="Export this step">

@@ -32,6 +32,8 @@ export interface AttnLabState {
   temperature: number;
   positional: 'none' | 'sinusoidal';
   step: StepId;
+  /** true: each step's result stays hidden until the learner has predicted it. */
+  predict: boolean;
 }
 
 export interface StepChangeDetail {

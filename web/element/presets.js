@@ -149,6 +149,7 @@ const BASE_STATE = {
   temperature: 1,
   positional: 'none',
   step: 'scores',
+  predict: false,
   view: 'stepper',
   viewState: {},
 };

@@ -3,23 +3,26 @@
 // iframes): progress then lasts for the page's lifetime and nothing breaks.
 const KEY = 'attnlab:progress:v1';
 
-let memory = null; // the fallback when localStorage is unavailable
+// Once storage has refused a write, this copy holds the progress and wins over storage
+// (which may still hold an older state).
+let memory = null;
 
 function read() {
+  if (memory) return memory;
   try {
     const parsed = JSON.parse(window.localStorage.getItem(KEY) ?? '{}');
     return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
   } catch {
-    return memory ?? {};
+    return {};
   }
 }
 
 function write(progress) {
-  memory = progress;
   try {
     window.localStorage.setItem(KEY, JSON.stringify(progress));
+    memory = null;
   } catch {
-    // Kept in memory only.
+    memory = progress; // kept in memory only
   }
   window.dispatchEvent(new CustomEvent('attnlab-progress', { detail: { progress } }));
 }

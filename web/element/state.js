@@ -13,6 +13,8 @@
 //   temperature number > 0
 //   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
+//   predict     boolean: the stepper hides each step's result until the learner has
+//               predicted something about it (predict.js)
 //   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',
 //               'patterns', 'positions', 'cost', 'quiz' (views/index.js)
 //   viewState   object: that view's own fields (sliders, the dragged query…), checked by the
@@ -49,6 +51,7 @@ const fieldChecks = {
   temperature: [(v) => typeof v === 'number', 'a number'],
   positional: [(v) => v === 'none' || v === 'sinusoidal', "'none' or 'sinusoidal'"],
   step: [(v) => typeof v === 'string', 'a step id'],
+  predict: [(v) => typeof v === 'boolean', 'true or false'],
   view: [(v) => typeof v === 'string', 'a view id'],
   viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
 };

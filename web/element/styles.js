@@ -295,6 +295,56 @@ export const styles = css`
     font-weight: 600;
   }
   ${unsafeCSS(HEAT_RULES)}
+  /* Quizzes (views/topic-quiz.js) and predict, then reveal (predict.js). */
+  fieldset {
+    border: 1px solid var(--attn-border);
+    border-radius: 6px;
+    margin: 8px 0;
+    padding: 6px 10px;
+  }
+  legend {
+    padding: 0 4px;
+    max-width: 70ch;
+  }
+  label.option {
+    display: block;
+    padding: 2px 0;
+    cursor: pointer;
+  }
+  label.option input {
+    margin-right: 6px;
+  }
+  section.quiz {
+    border-top: 1px solid var(--attn-border);
+    margin-top: 16px;
+    padding-top: 8px;
+    max-width: 80ch;
+  }
+  form.predict {
+    background: var(--attn-panel);
+    border-radius: 6px;
+    padding: 4px 10px 8px;
+    margin: 6px 0;
+  }
+  form.predict button[type='submit'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  section.quiz button:disabled,
+  form.predict button:disabled {
+    cursor: not-allowed;
+    opacity: 0.55;
+  }
+  .hidden-result {
+    color: var(--attn-muted);
+    font-style: italic;
+    border: 1px dashed var(--attn-border);
+    border-radius: 6px;
+    padding: 12px;
+  }
+  table[data-role='progress'] td {
+    text-align: center;
+  }
 `;
 
 /** For a view nested inside <attn-lab>: the host draws the frame already. */

@@ -1,12 +1,94 @@
-// PLACEHOLDER: <attn-topic-quiz topic="…">, the short self-check quiz at the end of each view (to be written).
-import { html, LitElement } from 'lit';
+// <attn-topic-quiz topic="…">: the short self-check at the end of a view. Each question is a
+// radio group with its own Check button; checking records the answer (progress.js, kept on
+// this device) and shows whether it was right, with the explanation. The score and the
+// feedback come from the recorded progress, so they survive a reload and follow a reset
+// made anywhere on the page (the `attnlab-progress` event).
+import { html, LitElement, nothing } from 'lit';
+
+import { loadProgress, recordAnswer, resetProgress } from '../progress.js';
+import { viewStyles } from '../styles.js';
+import { QUESTIONS, topicTitle } from './quiz-questions.js';
 
 class TopicQuiz extends LitElement {
-  static properties = { topic: { type: String } };
+  static styles = viewStyles;
+
+  static properties = {
+    topic: { type: String },
+    _chosen: { state: true },
+  };
+
+  constructor() {
+    super();
+    this._chosen = {}; // question id → the option index picked (not yet checked, or checked now)
+    this._onProgress = () => this.requestUpdate();
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    window.addEventListener('attnlab-progress', this._onProgress);
+    window.addEventListener('storage', this._onProgress); // another tab answered
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    window.removeEventListener('attnlab-progress', this._onProgress);
+    window.removeEventListener('storage', this._onProgress);
+  }
+
+  _check(question) {
+    const choice = this._chosen[question.id];
+    if (choice === undefined) return;
+    recordAnswer(this.topic, question.id, choice === question.answer);
+  }
+
+  _reset() {
+    this._chosen = {};
+    resetProgress(this.topic);
+  }
 
   render() {
-    return html``;
+    const questions = QUESTIONS[this.topic];
+    if (!questions) return nothing;
+    const recorded = loadProgress()[this.topic] ?? {};
+    const results = questions.map((q) => recorded[q.id]).filter((r) => typeof r === 'boolean');
+    const right = results.filter(Boolean).length;
+    const headingId = `quiz-${this.topic}`;
+    return html`<section class="quiz" data-role="topic-quiz" data-topic=${this.topic} aria-labelledby=${headingId}>
+      <h3 id=${headingId}>Check yourself: ${topicTitle(this.topic)}</h3>
+      <p data-role="quiz-score" data-answered=${results.length} data-right=${right} data-total=${questions.length} aria-live="polite">
+        ${results.length ? `${right} of ${questions.length} right (${results.length} answered)` : `${questions.length} questions, none answered yet`}
+      </p>
+      ${questions.map((q, i) => this._renderQuestion(q, i, recorded[q.id]))}
+      <button data-action="reset-topic" @click=${() => this._reset()}>Reset this quiz</button>
+    </section>`;
+  }
+
+  _renderQuestion(q, index, result) {
+    const chosen = this._chosen[q.id];
+    const state = result === true ? 'right' : result === false ? 'wrong' : 'unanswered';
+    return html`<fieldset data-question=${q.id} data-result=${state}>
+      <legend>${index + 1}. ${q.prompt}</legend>
+      ${q.options.map(
+        (option, o) => html`<label class="option"
+          ><input type="radio" name=${q.id} value=${o} data-option=${o} .checked=${chosen === o}
+            @change=${() => (this._chosen = { ...this._chosen, [q.id]: o })} />${option}</label
+        >`,
+      )}
+      <button data-action="check" ?disabled=${chosen === undefined} @click=${() => this._check(q)}>Check</button>
+      ${state === 'unanswered' ? nothing : this._renderFeedback(q, result)}
+    </fieldset>`;
+  }
+
+  // From the recorded result, so it shows again after a reload (when the choice is gone).
+  _renderFeedback(q, right) {
+    const verdict = right ? 'Right.' : `Not quite: the answer is “${q.options[q.answer]}”.`;
+    return html`<p data-role="feedback" data-correct=${right ? 'true' : 'false'} role="status">
+      <span class=${right ? 'correct' : 'wrong'}>${verdict}</span> <span data-role="quiz-explanation">${q.explanation}</span>
+    </p>`;
   }
 }
 
 customElements.get('attn-topic-quiz') ?? customElements.define('attn-topic-quiz', TopicQuiz);
+
+/** The quiz of `topic`, for a view that renders several. */
+export const topicQuiz = (topic) => html`<attn-topic-quiz topic=${topic}></attn-topic-quiz>`;
