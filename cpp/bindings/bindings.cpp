@@ -191,6 +191,65 @@ val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
+// ---- Teaching views: softmaxBreakdown and scalingStudy ----
+
+// scores: Float32Array (one row); temperature: number.
+val softmax_breakdown(const val& scores, float temperature) {
+  const auto row = emscripten::convertJSArrayToNumberVector<float>(scores);
+  const auto r = attnlab::softmax_breakdown(row, temperature);
+  if (!r) return error_to_js(r.error());
+  const SoftmaxBreakdown& b = r.value();
+  val out = val::object();
+  out.set("temperature", b.temperature);
+  out.set("scaled", floats_to_js(b.scaled));
+  out.set("max", b.max);
+  out.set("shifted", floats_to_js(b.shifted));
+  out.set("exponentials", floats_to_js(b.exponentials));
+  out.set("sum", b.sum);
+  out.set("weights", floats_to_js(b.weights));
+  out.set("naiveExponentials", floats_to_js(b.naive_exponentials));
+  out.set("naiveSum", b.naive_sum);
+  out.set("naiveWeights", floats_to_js(b.naive_weights));
+  out.set("naiveOverflowed", b.naive_overflowed);
+  out.set("naiveUnderflowed", b.naive_underflowed);
+  return out;
+}
+
+val scaling_point_to_js(const ScalingPoint& p) {
+  val out = val::object();
+  out.set("dk", p.dk);
+  out.set("scoreStd", p.score_std);
+  out.set("sqrtDk", p.sqrt_dk);
+  out.set("maxWeightScaled", p.max_weight_scaled);
+  out.set("maxWeightUnscaled", p.max_weight_unscaled);
+  out.set("entropyScaled", p.entropy_scaled);
+  out.set("entropyUnscaled", p.entropy_unscaled);
+  out.set("exampleScores", floats_to_js(p.example_scores));
+  out.set("exampleWeightsScaled", floats_to_js(p.example_weights_scaled));
+  out.set("exampleWeightsUnscaled", floats_to_js(p.example_weights_unscaled));
+  return out;
+}
+
+// request: { dims: number[], keys, samples, seed } (whole numbers, checked by the wrapper).
+val scaling_study(const val& request) {
+  ScalingStudyOptions options;
+  options.dims = emscripten::vecFromJSArray<std::size_t>(request["dims"]);
+  options.keys = request["keys"].as<std::size_t>();
+  options.samples = request["samples"].as<std::size_t>();
+  options.seed = static_cast<std::uint64_t>(request["seed"].as<double>());
+  const auto r = attnlab::scaling_study(options);
+  if (!r) return error_to_js(r.error());
+  val points = val::array();
+  for (const ScalingPoint& p : r.value().points) points.call<void>("push", scaling_point_to_js(p));
+  val out = val::object();
+  out.set("keys", r.value().keys);
+  out.set("samples", r.value().samples);
+  out.set("maxEntropy", r.value().max_entropy);
+  out.set("points", points);
+  return out;
+}
+
+
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {
@@ -216,6 +275,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
+  emscripten::function("softmaxBreakdown", &softmax_breakdown);
+  emscripten::function("scalingStudy", &scaling_study);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

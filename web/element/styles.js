@@ -487,3 +487,50 @@ export const patternsStyles = [
     }
   `,
 ];
+
+/** Extra rules for the softmax and scaling views: bar charts, stage tables, a summary list. */
+export const lessonStyles = css`
+  svg.bars .series-0 rect {
+    fill: var(--attn-accent);
+  }
+  svg.bars .series-1 rect {
+    fill: light-dark(#c0392b, #ff8a80);
+  }
+  table[data-role$='stages'] th[scope='row'] {
+    text-align: left;
+    font-weight: 500;
+    min-width: 11em;
+  }
+  table[data-role$='stages'] th .formula {
+    font-size: 0.95em;
+  }
+  td.wrong,
+  span.wrong {
+    color: var(--attn-error);
+    font-weight: 600;
+  }
+  section[data-role='naive'] {
+    border: 1px dashed var(--attn-error);
+    border-radius: 6px;
+    padding: 4px 10px;
+  }
+  figure[data-role$='-chart'] {
+    margin: 0;
+    width: min(100%, 440px);
+  }
+  section[data-role='stable'],
+  section[data-role='naive'] {
+    flex: 1 1 360px;
+    max-width: 100%;
+    min-width: 0;
+  }
+  dl.summary {
+    display: grid;
+    grid-template-columns: max-content 1fr;
+    gap: 2px 12px;
+    font-variant-numeric: tabular-nums;
+  }
+  dl.summary dd {
+    margin: 0;
+  }
+`;

@@ -160,6 +160,67 @@ export interface MemoryStats {
   peakTrackedBytes: number;
 }
 
+// ---- Teaching views: softmaxBreakdown and scalingStudy ----
+
+/** One row of softmax, stage by stage, in float32. */
+export interface SoftmaxBreakdown {
+  temperature: number;
+  scaled: number[]; // scores / temperature
+  max: number; // the largest scaled entry
+  shifted: number[]; // scaled − max, all ≤ 0
+  exponentials: number[]; // exp(shifted), in (0, 1]
+  sum: number; // Σ exponentials, ≥ 1
+  weights: number[]; // exponentials / sum
+  /** exp(scaled) without the max: Infinity past ≈ 88.72, 0 below ≈ −103.97. */
+  naiveExponentials: number[];
+  naiveSum: number;
+  /** naiveExponentials / naiveSum: NaN for ∞/∞ and 0/0, 0 for finite/∞. */
+  naiveWeights: number[];
+  /** naiveSum is Infinity. */
+  naiveOverflowed: boolean;
+  /** naiveSum is 0 (every term underflowed). */
+  naiveUnderflowed: boolean;
+}
+
+export interface ScalingStudyRequest {
+  /** d_k values, each a whole number 1 … 512; at most 16. */
+  dims: number[];
+  /** Keys per query, 2 … 64; default 16. */
+  keys?: number;
+  /** Queries per d_k, 1 … 2000; default 256. */
+  samples?: number;
+  /** 0 … 4294967295; default 1. The same seed gives the same numbers everywhere. */
+  seed?: number;
+}
+
+export interface ScalingPoint {
+  dk: number;
+  /** Standard deviation of the raw scores q·k (over samples × keys). */
+  scoreStd: number;
+  sqrtDk: number;
+  /** Mean largest weight of softmax(q·k/√d_k) and of softmax(q·k). */
+  maxWeightScaled: number;
+  maxWeightUnscaled: number;
+  /** Mean entropy −Σ w ln w (nats) of the scaled and the unscaled rows. */
+  entropyScaled: number;
+  entropyUnscaled: number;
+  /** The first query's row: raw scores and both softmaxes, (keys) each. */
+  exampleScores: number[];
+  exampleWeightsScaled: number[];
+  exampleWeightsUnscaled: number[];
+}
+
+export interface ScalingStudy {
+  keys: number;
+  samples: number;
+  /** ln(keys): the entropy of uniform weights. */
+  maxEntropy: number;
+  /** One per requested d_k, in order. */
+  points: ScalingPoint[];
+}
+
+// ---- end of the teaching views' types ----
+
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
   readonly simdArch: string;
@@ -176,6 +237,10 @@ export interface AttnLab {
   /** The tile plan for head width d (null beyond the supported widths). */
   tilePlan(headWidth: number): TilePlan | null;
   sinusoidalEncoding(tokens: number, width: number): Matrix;
+  /** One row of softmax stage by stage, and what goes wrong without the max (default temperature 1). */
+  softmaxBreakdown(scores: ArrayLike<number>, temperature?: number): SoftmaxBreakdown;
+  /** Why 1/√d_k: the spread of q·k and the softmax rows, scaled and unscaled, per d_k. */
+  scalingStudy(request: ScalingStudyRequest): ScalingStudy;
   memoryStats(): MemoryStats;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;

@@ -140,6 +140,43 @@ function convertStep(step) {
   return out;
 }
 
+// ---- Teaching views: softmaxBreakdown and scalingStudy ----
+
+// A list of numbers (an array or a typed array) as the float32 row the core takes.
+function toCoreRow(name, row) {
+  if (!Array.isArray(row) && !ArrayBuffer.isView(row)) fail(`${name} must be an array of numbers`);
+  return Float32Array.from(row, (value, i) => {
+    if (typeof value !== 'number') fail(`${name}[${i}] is ${value === null ? 'null' : typeof value}, not a number`);
+    return value; // NaN, ±Infinity and values past float32 are the core's to name
+  });
+}
+
+// A whole number for one of the core's counts; the allowed range is the core's to check.
+function wholeNumber(name, value) {
+  if (!Number.isInteger(value) || value < 0) {
+    fail(`${name} must be a whole number, got ${typeof value === 'number' ? value : typeof value}`);
+  }
+  if (value > 2 ** 31 - 1) throw new AttnLabError('too-large', `${name} is too large: ${value}`);
+  return value;
+}
+
+function convertScalingPoint(p) {
+  return {
+    dk: p.dk,
+    scoreStd: p.scoreStd,
+    sqrtDk: p.sqrtDk,
+    maxWeightScaled: p.maxWeightScaled,
+    maxWeightUnscaled: p.maxWeightUnscaled,
+    entropyScaled: p.entropyScaled,
+    entropyUnscaled: p.entropyUnscaled,
+    exampleScores: Array.from(p.exampleScores),
+    exampleWeightsScaled: Array.from(p.exampleWeightsScaled),
+    exampleWeightsUnscaled: Array.from(p.exampleWeightsUnscaled),
+  };
+}
+
+// ---- end of the teaching views' helpers ----
+
 class AttnLab {
   #core;
 
@@ -254,6 +291,54 @@ class AttnLab {
     }
     return toNested(this.#core.sinusoidalEncoding(tokens, width));
   }
+
+  // ---- Teaching views: softmaxBreakdown and scalingStudy ----
+
+  /**
+   * Softmax of one row, stage by stage (÷ temperature, − max, exp, Σ, ÷ sum), and the same
+   * row without subtracting the max, in real float32: its Infinity and NaN are the point.
+   */
+  softmaxBreakdown(scores, temperature = 1) {
+    const row = toCoreRow('scores', scores);
+    if (typeof temperature !== 'number') fail(`temperature must be a number, got ${typeof temperature}`);
+    const r = unwrap(this.#core.softmaxBreakdown(row, temperature));
+    return {
+      temperature: r.temperature,
+      scaled: Array.from(r.scaled),
+      max: r.max,
+      shifted: Array.from(r.shifted),
+      exponentials: Array.from(r.exponentials),
+      sum: r.sum,
+      weights: Array.from(r.weights),
+      naiveExponentials: Array.from(r.naiveExponentials),
+      naiveSum: r.naiveSum,
+      naiveWeights: Array.from(r.naiveWeights),
+      naiveOverflowed: r.naiveOverflowed,
+      naiveUnderflowed: r.naiveUnderflowed,
+    };
+  }
+
+  /**
+   * Why 1/√d_k: for each d_k in dims, `samples` queries against `keys` keys with N(0, 1)
+   * entries (a seeded generator in the core), the spread of q·k and the softmax rows with
+   * and without scaling.
+   */
+  scalingStudy(request) {
+    requireObject('scalingStudy', request);
+    const { dims, keys = 16, samples = 256, seed = 1 } = request;
+    if (!Array.isArray(dims)) fail(`dims must be an array of whole numbers, got ${dims === null ? 'null' : typeof dims}`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail(`seed must be a whole number from 0 to 4294967295, got ${seed}`);
+    const r = unwrap(
+      this.#core.scalingStudy({
+        dims: dims.map((dk, i) => wholeNumber(`dims[${i}]`, dk)),
+        keys: wholeNumber('keys', keys),
+        samples: wholeNumber('samples', samples),
+        seed,
+      }),
+    );
+    return { keys: r.keys, samples: r.samples, maxEntropy: r.maxEntropy, points: r.points.map(convertScalingPoint) };
+  }
+
 
   /**
    * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core

@@ -8,5 +8,7 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/positional.hpp"
+#include "attnlab/scaling_study.hpp"
+#include "attnlab/softmax_breakdown.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"

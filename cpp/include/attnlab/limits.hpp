@@ -18,4 +18,13 @@ inline constexpr std::size_t attention_features = 4096;
 inline constexpr std::size_t flash_tokens = std::size_t{1} << 20;
 inline constexpr std::size_t flash_features = 8192;
 
+// Teaching views (softmax_breakdown.hpp, scaling_study.hpp): small on purpose, so every
+// number can be shown and the study runs in a fraction of a second in the browser.
+inline constexpr std::size_t softmax_row = 4096;          // entries of one breakdown row
+inline constexpr std::size_t scaling_dims = 16;           // d_k values in one study
+inline constexpr std::size_t scaling_max_dk = 512;        // largest d_k
+inline constexpr std::size_t scaling_min_keys = 2;        // a softmax over one key is always 1
+inline constexpr std::size_t scaling_max_keys = 64;       // keys per query
+inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
+
 }  // namespace attnlab::limits

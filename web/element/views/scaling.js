@@ -1,14 +1,199 @@
-// PLACEHOLDER: the scaling view (to be written).
+// "Why 1/√d_k": random queries and keys with unit-variance entries, their raw dot products
+// spreading like √d_k, and softmax collapsing to one-hot without the scaling but staying soft
+// with it. The statistics are the core's (lab.scalingStudy); this file draws them.
 import { html } from 'lit';
 
+import { fmt, sub } from '../format.js';
+import { matrixTable } from '../matrix-table.js';
+import { lessonStyles, viewStyles } from '../styles.js';
+import { barChart } from './bars.js';
+import { lineChart } from './chart.js';
+import './topic-quiz.js';
 import { ViewBase } from './view-base.js';
-import { normalizeViewState } from './view-state.js';
+import { isIntegerIn, normalizeViewState } from './view-state.js';
 
-const FIELDS = {};
+const POWERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+const MAX_DK = 512;
+const MAX_SEED = 2 ** 32 - 1;
+const KEYS = 16;
+const SAMPLES = 256;
+
+const FIELDS = {
+  dk: [64, isIntegerIn(1, MAX_DK), `a whole number from 1 to ${MAX_DK}`],
+  seed: [1, isIntegerIn(0, MAX_SEED), `a whole number from 0 to ${MAX_SEED}`],
+};
+
+const D_K_AXIS = { label: 'd_k (log scale)', domain: [1, MAX_DK], type: 'log', format: (v) => String(v) };
+const series = (id, label, points, key, extra = {}) => ({ id, label, points: points.map((p) => [p.dk, p[key]]), ...extra });
+
+/** A whole number typed into a field, within lo…hi; or the reason it is not one. */
+function parseWhole(text, lo, hi) {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isInteger(value)) return { problem: `"${text}" is not a whole number` };
+  if (value < lo || value > hi) return { problem: `${value} is outside ${lo}…${hi}` };
+  return { value };
+}
 
 class ScalingView extends ViewBase {
+  static styles = [...viewStyles, lessonStyles];
+
+  static properties = { ...ViewBase.properties, _drafts: { state: true } };
+
+  constructor() {
+    super();
+    this._drafts = {}; // control → { text, problem } for a field holding text that was not accepted
+    this._studies = new Map(); // seed → the study over POWERS (the same numbers every time)
+    this._good = null; // { dk, seed, study, point }: the last state the core accepted
+    this._error = null;
+  }
+
+  willUpdate(changed) {
+    if (!this.lab || !this.viewState || !(changed.has('lab') || changed.has('viewState'))) return;
+    const { dk, seed } = this.viewState;
+    try {
+      if (!this._studies.has(seed)) {
+        this._studies.clear(); // one seed at a time is all the view shows
+        this._studies.set(seed, this.lab.scalingStudy({ dims: POWERS, keys: KEYS, samples: SAMPLES, seed }));
+      }
+      const study = this._studies.get(seed);
+      // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
+      const point = study.points.find((p) => p.dk === dk) ?? this.lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
+      this._good = { dk, seed, study, point };
+      this._error = null;
+    } catch (error) {
+      if (error.name !== 'AttnLabError') throw error;
+      this._error = `${error.message}; the last good study stays.`;
+    }
+  }
+
+  _commit(field, text, lo, hi) {
+    const { value, problem } = parseWhole(text, lo, hi);
+    if (problem) {
+      this._drafts = { ...this._drafts, [field]: { text, problem } };
+      return;
+    }
+    this._accept(field, value);
+  }
+
+  // A good value for `field` replaces any rejected text in its field.
+  _accept(field, value) {
+    this._drafts = Object.fromEntries(Object.entries(this._drafts).filter(([control]) => control !== field));
+    this.changeView({ [field]: value });
+  }
+
   render() {
-    return html`<h2>Why 1/√d_k</h2>`;
+    if (!this._good) return html`<h2>Why divide by √d<sub>k</sub></h2><p class="message error" data-role="message">${this._error ?? ''}</p>`;
+    const { study, point } = this._good;
+    const drafted = Object.entries(this._drafts);
+    const message = drafted.length ? `${drafted[0][0] === 'dk' ? 'd_k' : 'Seed'}: ${drafted[0][1].problem}; the last good value stays.` : this._error;
+    return html`<h2>Why divide by √d<sub>k</sub></h2>
+      <p class="lead">
+        A score is a dot product q·k = q<sub>1</sub>k<sub>1</sub> + … + q<sub>d</sub>k<sub>d</sub>, a sum of d<sub>k</sub>
+        products. Here every entry of q and k is drawn at random with mean 0 and variance 1, the way trained vectors
+        roughly look. Each product then has mean 0 and variance 1, and variances of independent terms add up: the sum has
+        variance d<sub>k</sub>, so its typical size (standard deviation) is √d<sub>k</sub>. At d<sub>k</sub> = 512 scores
+        of ±20 or more are normal.
+      </p>
+      ${this._renderControls()}
+      <p class="message ${message ? 'error' : ''}" data-role="message" role=${message ? 'alert' : 'status'}>${message ?? ''}</p>
+      ${this._renderSummary(study, point)}
+      <div class="figures">
+        <figure data-role="spread-chart">
+          ${lineChart({
+            title: 'Spread of the raw scores q·k against d_k, with the √d_k curve',
+            x: D_K_AXIS,
+            y: { label: 'standard deviation of q·k', domain: [0, Math.max(...study.points.map((p) => Math.max(p.scoreStd, p.sqrtDk))) * 1.05] },
+            series: [
+              series('score-std', 'measured spread of q·k', study.points, 'scoreStd'),
+              series('sqrt-dk', '√d_k', study.points, 'sqrtDk', { dashed: true }),
+            ],
+          })}
+        </figure>
+        <figure data-role="max-weight-chart">
+          ${lineChart({
+            title: 'Average largest softmax weight against d_k, scaled and unscaled',
+            x: D_K_AXIS,
+            y: { label: 'largest weight in a row', domain: [0, 1] },
+            series: [
+              series('max-weight-scaled', 'softmax(q·k / √d_k)', study.points, 'maxWeightScaled'),
+              series('max-weight-unscaled', 'softmax(q·k), unscaled', study.points, 'maxWeightUnscaled'),
+            ],
+          })}
+        </figure>
+        <figure data-role="entropy-chart">
+          ${lineChart({
+            title: 'Average entropy of the softmax rows against d_k, scaled and unscaled, with its maximum ln(keys)',
+            x: D_K_AXIS,
+            y: { label: 'entropy (nats)', domain: [0, study.maxEntropy * 1.05] },
+            series: [
+              series('entropy-scaled', 'softmax(q·k / √d_k)', study.points, 'entropyScaled'),
+              series('entropy-unscaled', 'softmax(q·k), unscaled', study.points, 'entropyUnscaled'),
+              { id: 'max-entropy', label: `ln ${study.keys}: all weights equal`, points: [[1, study.maxEntropy], [MAX_DK, study.maxEntropy]], dashed: true },
+            ],
+          })}
+        </figure>
+        <figure data-role="example-chart">
+          ${barChart({
+            title: `One query's weights over ${study.keys} keys at d_k = ${point.dk}, scaled and unscaled`,
+            labels: point.exampleScores.map((_, i) => `k${sub(i)}`),
+            series: [
+              { id: 'scaled', label: 'softmax(q·k / √d_k)', values: point.exampleWeightsScaled },
+              { id: 'unscaled', label: 'softmax(q·k), unscaled', values: point.exampleWeightsUnscaled },
+            ],
+          })}
+        </figure>
+      </div>
+      ${matrixTable({
+        name: 'example',
+        caption: `One query against ${study.keys} keys at d_k = ${point.dk}`,
+        values: [point.exampleScores, point.exampleWeightsScaled, point.exampleWeightsUnscaled],
+        rowLabels: ['q·k', 'weight, ÷√d_k', 'weight, unscaled'],
+        colLabels: point.exampleScores.map((_, i) => `k${sub(i)}`),
+      })}
+      <p class="lead">
+        Softmax only cares about the gaps between scores: a gap of g makes one weight e<sup>g</sup> times another. With
+        a spread of 20, the best key usually beats the runner-up by several units, e<sup>10</sup> is about 22,000, and
+        the row is practically one-hot: the query looks at a single key, and in training the gradients through the other
+        weights all but vanish. Dividing every score by √d<sub>k</sub> divides the spread by √d<sub>k</sub>, which brings it
+        back to about 1 whatever d<sub>k</sub> is. The weights then stay soft (the entropy stays near the same level) at
+        every width, so a wider model does not change how sharply attention chooses.
+      </p>
+      <attn-topic-quiz topic="scaling"></attn-topic-quiz>`;
+  }
+
+  _renderControls() {
+    const { dk, seed } = this.viewState;
+    const power = Math.min(POWERS.length - 1, Math.floor(Math.log2(dk)));
+    const draft = (control, value) => this._drafts[control]?.text ?? String(value);
+    return html`<div class="controls">
+      <label>d<sub>k</sub> (powers of two)
+        <input data-control="dk-power" type="range" min="0" max=${POWERS.length - 1} step="1" .value=${String(power)}
+          aria-valuetext=${`d_k = ${POWERS[power]}`} @input=${(e) => this._accept('dk', POWERS[Number(e.target.value)])} />
+      </label>
+      <label>d<sub>k</sub>
+        <input data-control="dk" type="number" min="1" max=${MAX_DK} step="1" .value=${draft('dk', dk)}
+          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this._commit('dk', e.target.value, 1, MAX_DK)} />
+      </label>
+      <label>Seed
+        <input data-control="seed" type="number" min="0" max=${MAX_SEED} step="1" .value=${draft('seed', seed)}
+          aria-invalid=${this._drafts.seed ? 'true' : 'false'} @change=${(e) => this._commit('seed', e.target.value, 0, MAX_SEED)} />
+      </label>
+      <button data-action="new-seed" ?disabled=${seed >= MAX_SEED} @click=${() => this._accept('seed', seed + 1)}>New random draw</button>
+      <span class="shapes">${SAMPLES} queries × ${KEYS} keys per d<sub>k</sub></span>
+    </div>`;
+  }
+
+  _renderSummary(study, p) {
+    return html`<dl class="summary" data-role="summary" data-dk=${p.dk} data-score-std=${String(p.scoreStd)} data-sqrt-dk=${String(p.sqrtDk)}
+      data-max-weight-scaled=${String(p.maxWeightScaled)} data-max-weight-unscaled=${String(p.maxWeightUnscaled)}
+      data-entropy-scaled=${String(p.entropyScaled)} data-entropy-unscaled=${String(p.entropyUnscaled)} data-max-entropy=${String(study.maxEntropy)}>
+      <dt>Spread of q·k at d<sub>k</sub> = ${p.dk}</dt>
+      <dd>${fmt(p.scoreStd)} (√d<sub>k</sub> = ${fmt(p.sqrtDk)})</dd>
+      <dt>Largest weight, on average</dt>
+      <dd>${fmt(p.maxWeightScaled)} scaled, ${fmt(p.maxWeightUnscaled)} unscaled</dd>
+      <dt>Entropy, on average</dt>
+      <dd>${fmt(p.entropyScaled)} scaled, ${fmt(p.entropyUnscaled)} unscaled (at most ln ${study.keys} = ${fmt(study.maxEntropy)} nats)</dd>
+    </dl>`;
   }
 }
 

@@ -1,0 +1,151 @@
+#include "attnlab/scaling_study.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <string>
+
+#include "attnlab/kernels.hpp"
+#include "attnlab/limits.hpp"
+
+namespace attnlab {
+namespace {
+
+// splitmix64's output function: a bijection that scatters nearby inputs.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A count option within [lo, hi]: below is invalid_argument, above is too_large.
+std::optional<Error> count_within(const std::string& name, std::size_t value, std::size_t lo,
+                                  std::size_t hi) {
+  if (value >= lo && value <= hi) return std::nullopt;
+  return Error{value < lo ? ErrorCode::invalid_argument : ErrorCode::too_large,
+               name + " must be a whole number from " + std::to_string(lo) + " to " +
+                   std::to_string(hi) + ", got " + std::to_string(value)};
+}
+
+std::optional<Error> check(const ScalingStudyOptions& o) {
+  if (o.dims.empty()) return Error{ErrorCode::empty, "dims is empty: give at least one d_k"};
+  if (o.dims.size() > limits::scaling_dims)
+    return Error{ErrorCode::too_large, "dims has " + std::to_string(o.dims.size()) +
+                                           " entries; a study takes at most " +
+                                           std::to_string(limits::scaling_dims)};
+  for (std::size_t dk : o.dims)
+    if (auto p = count_within("every d_k in dims", dk, 1, limits::scaling_max_dk)) return p;
+  if (auto p = count_within("keys", o.keys, limits::scaling_min_keys, limits::scaling_max_keys))
+    return p;
+  return count_within("samples", o.samples, 1, limits::scaling_max_samples);
+}
+
+// Mean largest weight and mean entropy (nats) of the rows of weights: (samples, keys).
+// Accumulated in double: these are averages of many small terms.
+struct RowSummary {
+  double max_weight = 0;
+  double entropy = 0;
+};
+RowSummary summarize(const Matrix& weights) {
+  RowSummary s;
+  for (std::size_t r = 0; r < weights.rows; ++r) {
+    const float* w = weights.row(r);
+    s.max_weight += *std::max_element(w, w + weights.cols);
+    for (std::size_t c = 0; c < weights.cols; ++c)
+      if (w[c] > 0) s.entropy -= w[c] * std::log(static_cast<double>(w[c]));  // 0·ln 0 = 0
+  }
+  s.max_weight /= static_cast<double>(weights.rows);
+  s.entropy /= static_cast<double>(weights.rows);
+  return s;
+}
+
+// Population standard deviation of every entry of x, in double.
+double spread(const Matrix& x) {
+  double mean = 0;
+  for (float v : x.data) mean += v;
+  mean /= static_cast<double>(x.data.size());
+  double squares = 0;
+  for (float v : x.data) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(x.data.size()));
+}
+
+std::vector<float> first_row(const Matrix& m) { return {m.row(0), m.row(0) + m.cols}; }
+
+ScalingPoint study_one(std::size_t dk, const ScalingStudyOptions& o) {
+  const ScalingSeeds seeds = scaling_seeds(o.seed, dk);
+  const Matrix q = normal_matrix(o.samples, dk, seeds.queries);  // (samples, d_k)
+  NormalStream key_stream(seeds.keys);  // streamed: all keys at once could be 262 MB
+  Matrix scores(o.samples, o.keys);     // (samples, keys) raw q·k
+  Matrix query(1, dk);
+  Matrix keys(o.keys, dk);
+  for (std::size_t s = 0; s < o.samples; ++s) {
+    std::copy_n(q.row(s), dk, query.data.begin());
+    for (float& x : keys.data) x = key_stream.next();
+    const Matrix row = kernels::matmul_transposed(query, keys);  // (1, keys)
+    std::copy_n(row.data.begin(), o.keys, scores.row(s));
+  }
+
+  Matrix scaled = scores;
+  kernels::scale(scaled, 1.0f / std::sqrt(static_cast<float>(dk)));  // as attention() scales
+  const kernels::Softmax with = kernels::softmax_rows(scaled);
+  const kernels::Softmax without = kernels::softmax_rows(scores);
+  const RowSummary a = summarize(with.weights);
+  const RowSummary b = summarize(without.weights);
+
+  ScalingPoint p;
+  p.dk = dk;
+  p.score_std = static_cast<float>(spread(scores));
+  p.sqrt_dk = static_cast<float>(std::sqrt(static_cast<double>(dk)));
+  p.max_weight_scaled = static_cast<float>(a.max_weight);
+  p.max_weight_unscaled = static_cast<float>(b.max_weight);
+  p.entropy_scaled = static_cast<float>(a.entropy);
+  p.entropy_unscaled = static_cast<float>(b.entropy);
+  p.example_scores = first_row(scores);
+  p.example_weights_scaled = first_row(with.weights);
+  p.example_weights_unscaled = first_row(without.weights);
+  return p;
+}
+
+}  // namespace
+
+std::uint64_t NormalStream::next_bits() { return mix(state_ += 0x9e3779b97f4a7c15ULL); }
+
+float NormalStream::next() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_;
+  }
+  constexpr double unit = 1.0 / 9007199254740992.0;                       // 2⁻⁵³
+  const double u1 = static_cast<double>((next_bits() >> 11) + 1) * unit;  // (0, 1]: log is finite
+  const double u2 = static_cast<double>(next_bits() >> 11) * unit;        // [0, 1)
+  const double radius = std::sqrt(-2.0 * std::log(u1));
+  const double angle = 2.0 * std::numbers::pi * u2;
+  spare_ = static_cast<float>(radius * std::sin(angle));
+  has_spare_ = true;
+  return static_cast<float>(radius * std::cos(angle));
+}
+
+Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed) {
+  Matrix m(rows, cols);
+  NormalStream stream(seed);
+  for (float& x : m.data) x = stream.next();
+  return m;
+}
+
+ScalingSeeds scaling_seeds(std::uint64_t seed, std::size_t dk) {
+  const std::uint64_t base = mix(seed) + 2 * std::uint64_t{dk};  // two streams per d_k
+  return {mix(base), mix(base + 1)};
+}
+
+Result<ScalingStudy> scaling_study(const ScalingStudyOptions& options) {
+  if (auto problem = check(options)) return *problem;
+  ScalingStudy study;
+  study.keys = options.keys;
+  study.samples = options.samples;
+  study.max_entropy = static_cast<float>(std::log(static_cast<double>(options.keys)));
+  for (std::size_t dk : options.dims) study.points.push_back(study_one(dk, options));
+  return study;
+}
+
+}  // namespace attnlab
