@@ -355,6 +355,7 @@ export const viewStyles = [
       border: 0;
       padding: 0;
       border-radius: 0;
+      color-scheme: inherit; /* the host's theme attribute decides, not the system */
     }
   `,
 ];
