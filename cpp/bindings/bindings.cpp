@@ -102,7 +102,7 @@ val step_to_js(const TraceStep& s) {
 }
 
 // request: { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
-val trace(const val& request) {
+TraceInput trace_input_from_js(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
     input.source =
@@ -118,8 +118,11 @@ val trace(const val& request) {
                          ? PositionalEncoding::sinusoidal
                          : PositionalEncoding::none;
   input.options = options_from_js(request);
+  return input;
+}
 
-  const auto r = attnlab::trace(input);
+val trace(const val& request) {
+  const auto r = attnlab::trace(trace_input_from_js(request));
   if (!r) return error_to_js(r.error());
   val steps = val::array();
   for (const TraceStep& s : r.value().steps) steps.call<void>("push", step_to_js(s));
@@ -191,6 +194,22 @@ val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
+// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
+val permutation_check(const val& request, const val& order) {
+  const auto r = attnlab::permutation_check(trace_input_from_js(request),
+                                            emscripten::vecFromJSArray<std::size_t>(order));
+  if (!r) return error_to_js(r.error());
+  const PermutationCheck& c = r.value();
+  val out = val::object();
+  out.set("original", matrix_to_js(c.original));
+  out.set("permuted", matrix_to_js(c.permuted));
+  out.set("predicted", matrix_to_js(c.predicted));
+  out.set("maxDifference", c.max_difference);
+  out.set("tolerance", c.tolerance);
+  out.set("reorderedOnly", c.reordered_only);
+  return out;
+}
+
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {
@@ -216,6 +235,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
+  emscripten::function("permutationCheck", &permutation_check);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

@@ -76,8 +76,8 @@ Result<PermutationCheck> permutation_check(const TraceInput& input,
     const double difference = static_cast<double>(check.permuted.data[i]) - check.predicted.data[i];
     check.max_difference = std::max(check.max_difference, std::abs(difference));
   }
-  check.reordered_only =
-      check.max_difference <= permutation_tolerance * std::max(1.0, max_abs(check.original));
+  check.tolerance = permutation_tolerance * std::max(1.0, max_abs(check.original));
+  check.reordered_only = check.max_difference <= check.tolerance;
   return check;
 }
 

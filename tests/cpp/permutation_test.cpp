@@ -84,6 +84,10 @@ void check_consistent(const TraceInput& input, const Order& order, const Permuta
         reference_tolerance);
   CHECK(c.predicted == reordered(c.original, order));
   CHECK(c.max_difference == max_abs_diff(c.permuted, c.predicted));
+  const double largest =
+      std::max(1.0, max_abs_diff(c.original, Matrix(c.original.rows, c.original.cols)));
+  CHECK(c.tolerance == Approx(attnlab::permutation_tolerance * largest));
+  CHECK(c.reordered_only == (c.max_difference <= c.tolerance));
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ struct PermutationCheck {
   Matrix permuted;   // the output when X's row i is the original row order[i]: (n, d_out)
   Matrix predicted;  // original's rows reordered the same way (row i = original row order[i])
   double max_difference = 0.0;  // max |permuted - predicted| over all entries
-  // max_difference <= permutation_tolerance · max(1, max |original|): "the same rows,
-  // just reordered". False with sinusoidal positions (positions stay 0…n−1, so moved tokens
-  // get new encodings) and generally with a causal mask or key padding, which also belong
-  // to positions rather than to tokens.
+  double tolerance = 0.0;       // permutation_tolerance · max(1, max |original|)
+  // max_difference <= tolerance: "the same rows, just reordered". False with sinusoidal positions
+  // (positions stay 0…n−1, so moved tokens get new encodings) and generally with a causal mask or
+  // key padding, which also belong to positions rather than to tokens.
   bool reordered_only = false;
 };
 
