@@ -133,6 +133,26 @@ val trace(const val& request) {
   return out;
 }
 
+// ---- Positions view: permutationCheck ----
+
+// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
+val permutation_check(const val& request, const val& order) {
+  const auto r = attnlab::permutation_check(trace_input_from_js(request),
+                                            emscripten::vecFromJSArray<std::size_t>(order));
+  if (!r) return error_to_js(r.error());
+  const PermutationCheck& c = r.value();
+  val out = val::object();
+  out.set("original", matrix_to_js(c.original));
+  out.set("permuted", matrix_to_js(c.permuted));
+  out.set("predicted", matrix_to_js(c.predicted));
+  out.set("maxDifference", c.max_difference);
+  out.set("tolerance", c.tolerance);
+  out.set("reorderedOnly", c.reordered_only);
+  return out;
+}
+
+// ---- end of the positions view's block ----
+
 // { causal, heads, scale? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
   FlashOptions options;
@@ -194,22 +214,6 @@ val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
-// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
-val permutation_check(const val& request, const val& order) {
-  const auto r = attnlab::permutation_check(trace_input_from_js(request),
-                                            emscripten::vecFromJSArray<std::size_t>(order));
-  if (!r) return error_to_js(r.error());
-  const PermutationCheck& c = r.value();
-  val out = val::object();
-  out.set("original", matrix_to_js(c.original));
-  out.set("permuted", matrix_to_js(c.permuted));
-  out.set("predicted", matrix_to_js(c.predicted));
-  out.set("maxDifference", c.max_difference);
-  out.set("tolerance", c.tolerance);
-  out.set("reorderedOnly", c.reordered_only);
-  return out;
-}
-
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {
@@ -229,13 +233,13 @@ std::string simd_arch() { return kernels::simd_arch(); }
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &attention);
   emscripten::function("trace", &trace);
+  emscripten::function("permutationCheck", &permutation_check);  // the positions view
   emscripten::function("flashAttention", &long_attention<&attnlab::flash_attention>);
   emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
   emscripten::function("checkFlashAttention", &check_long_attention);
   emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
-  emscripten::function("permutationCheck", &permutation_check);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

@@ -183,6 +183,12 @@ export interface AttnLab {
   readonly simdArch: string;
   attention(request: AttentionRequest): AttentionResult;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  /**
+   * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
+   * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output
+   * is the original's rows reordered; sinusoidal positions or a causal mask change it.
+   */
+  permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck;
   /** Tiled, FlashAttention-style attention: O(n·d) memory, for long sequences. */
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */
@@ -194,12 +200,6 @@ export interface AttnLab {
   /** The tile plan for head width d (null beyond the supported widths). */
   tilePlan(headWidth: number): TilePlan | null;
   sinusoidalEncoding(tokens: number, width: number): Matrix;
-  /**
-   * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
-   * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output
-   * is the original's rows reordered; sinusoidal positions or a causal mask change it.
-   */
-  permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck;
   memoryStats(): MemoryStats;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;
