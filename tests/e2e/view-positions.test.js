@@ -3,7 +3,6 @@
 // lab.permutationCheck returns: the same rows reordered without positions, changed outputs
 // with them, and the order the learner picks.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
@@ -154,19 +153,4 @@ test('an order that is not a permutation is refused with its reason, and the vie
   assert.deepEqual((await labState(page)).viewState.order, [4, 3, 2, 1, 0]);
   assert.deepEqual(await shownOrder(page), [4, 3, 2, 1, 0]);
   assertClean(problems);
-});
-
-test('the view has no serious or critical axe violations, light or dark', async (t) => {
-  const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-  const { page } = await openView(t, { positional: true, tokens: 12, width: 10 });
-  await page.addScriptTag({ path: AXE });
-  for (const theme of ['light', 'dark']) {
-    await page.evaluate((theme) => document.querySelector('attn-lab').setAttribute('theme', theme), theme);
-    await settle(page);
-    const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}×, e.g. ${v.nodes[0].target.join(' ')})`);
-    assert.deepEqual(serious, [], theme);
-  }
 });
