@@ -154,3 +154,18 @@ test('an order that is not a permutation is refused with its reason, and the vie
   assert.deepEqual(await shownOrder(page), [4, 3, 2, 1, 0]);
   assertClean(problems);
 });
+
+test('the view follows the host theme (theme="dark" and "light" pin it)', async (t) => {
+  const { page, problems } = await openView(t);
+  for (const theme of ['dark', 'light']) {
+    await page.evaluate((theme) => document.querySelector('attn-lab').setAttribute('theme', theme), theme);
+    await settle(page);
+    const [host, view] = await page.evaluate(() => {
+      const lab = document.querySelector('attn-lab');
+      const view = lab.shadowRoot.querySelector('attn-positions-view');
+      return [getComputedStyle(lab).backgroundColor, getComputedStyle(view).backgroundColor];
+    });
+    assert.equal(view, host, `${theme}: the view's background matches the host's`);
+  }
+  assertClean(problems);
+});

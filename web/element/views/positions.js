@@ -35,6 +35,10 @@ class PositionsView extends ViewBase {
   static styles = [
     viewStyles,
     css`
+      /* Follow the host's theme: viewStyles' own "light dark" would ignore theme="dark". */
+      :host {
+        color-scheme: inherit;
+      }
       table.encoding td {
         min-width: 0;
         width: 12px;
