@@ -102,7 +102,7 @@ val step_to_js(const TraceStep& s) {
 }
 
 // request: { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
-val trace(const val& request) {
+TraceInput trace_input_from_js(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
     input.source =
@@ -118,8 +118,11 @@ val trace(const val& request) {
                          ? PositionalEncoding::sinusoidal
                          : PositionalEncoding::none;
   input.options = options_from_js(request);
+  return input;
+}
 
-  const auto r = attnlab::trace(input);
+val trace(const val& request) {
+  const auto r = attnlab::trace(trace_input_from_js(request));
   if (!r) return error_to_js(r.error());
   val steps = val::array();
   for (const TraceStep& s : r.value().steps) steps.call<void>("push", step_to_js(s));
@@ -129,6 +132,26 @@ val trace(const val& request) {
   out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
   return out;
 }
+
+// ---- Positions view: permutationCheck ----
+
+// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
+val permutation_check(const val& request, const val& order) {
+  const auto r = attnlab::permutation_check(trace_input_from_js(request),
+                                            emscripten::vecFromJSArray<std::size_t>(order));
+  if (!r) return error_to_js(r.error());
+  const PermutationCheck& c = r.value();
+  val out = val::object();
+  out.set("original", matrix_to_js(c.original));
+  out.set("permuted", matrix_to_js(c.permuted));
+  out.set("predicted", matrix_to_js(c.predicted));
+  out.set("maxDifference", c.max_difference);
+  out.set("tolerance", c.tolerance);
+  out.set("reorderedOnly", c.reordered_only);
+  return out;
+}
+
+// ---- end of the positions view's block ----
 
 // { causal, heads, scale? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
@@ -269,6 +292,7 @@ std::string simd_arch() { return kernels::simd_arch(); }
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &attention);
   emscripten::function("trace", &trace);
+  emscripten::function("permutationCheck", &permutation_check);  // the positions view
   emscripten::function("flashAttention", &long_attention<&attnlab::flash_attention>);
   emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
   emscripten::function("checkFlashAttention", &check_long_attention);

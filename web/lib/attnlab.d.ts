@@ -110,6 +110,24 @@ export interface Trace {
   tokens?: string[];
 }
 
+/** Self-attention traced on tokens X as given and reordered: see AttnLab.permutationCheck. */
+export interface PermutationCheck {
+  /** trace(request).output: (n, d_out). */
+  original: Matrix;
+  /** The output when row i of X is the original token order[i]: (n, d_out). */
+  permuted: Matrix;
+  /** original's rows reordered the same way: what equivariance predicts for permuted. */
+  predicted: Matrix;
+  /** max |permuted − predicted|. */
+  maxDifference: number;
+  /** How far float rounding alone may move it: 1e-5 · max(1, max |original|). */
+  tolerance: number;
+  /** maxDifference ≤ tolerance: the same rows, just reordered. */
+  reorderedOnly: boolean;
+  order: number[];
+  tokens?: string[];
+}
+
 export interface LongAttentionRequest {
   Q: MatrixInput; // (n_q, heads·d)
   K: MatrixInput; // (n_k, heads·d)
@@ -226,6 +244,12 @@ export interface AttnLab {
   readonly simdArch: string;
   attention(request: AttentionRequest): AttentionResult;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  /**
+   * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
+   * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output
+   * is the original's rows reordered; sinusoidal positions or a causal mask change it.
+   */
+  permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck;
   /** Tiled, FlashAttention-style attention: O(n·d) memory, for long sequences. */
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */

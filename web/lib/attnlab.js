@@ -122,6 +122,34 @@ function tokenLabels(tokens, count) {
   return [...tokens];
 }
 
+// The checked core request of trace() and permutationCheck(), and the token labels.
+function traceRequest(name, request) {
+  requireObject(name, request);
+  const projected = request.X != null;
+  const source = inputs(request, projected ? ['X', 'Wq', 'Wk', 'Wv'] : ['Q', 'K', 'V']);
+  const tokens = tokenLabels(request.tokens, projected ? source.X.rows : source.Q.rows);
+  const coreRequest = {
+    ...source,
+    ...coreOptions(request),
+    heads: heads(request.heads),
+    positional: positional(request.positional),
+  };
+  if (request.Wo != null) coreRequest.Wo = toCoreMatrix('Wo', request.Wo);
+  return { coreRequest, tokens };
+}
+
+// A permutation's entries must survive the trip to a 32-bit size_t unchanged; whether they
+// form a permutation of the tokens (length, range, repeats) is the core's check.
+function permutationOrder(order) {
+  if (!Array.isArray(order)) fail(`order must be an array of token indices, got ${order === null ? 'null' : typeof order}`);
+  order.forEach((i, at) => {
+    if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) {
+      fail(`order[${at}] must be a whole number from 0, got ${typeof i === 'number' ? i : typeof i}`);
+    }
+  });
+  return order;
+}
+
 function convertStep(step) {
   const out = {
     id: step.id,
@@ -207,19 +235,30 @@ class AttnLab {
   }
 
   trace(request) {
-    requireObject('trace', request);
-    const projected = request.X != null;
-    const source = inputs(request, projected ? ['X', 'Wq', 'Wk', 'Wv'] : ['Q', 'K', 'V']);
-    const tokens = tokenLabels(request.tokens, projected ? source.X.rows : source.Q.rows);
-    const coreRequest = {
-      ...source,
-      ...coreOptions(request),
-      heads: heads(request.heads),
-      positional: positional(request.positional),
-    };
-    if (request.Wo != null) coreRequest.Wo = toCoreMatrix('Wo', request.Wo);
+    const { coreRequest, tokens } = traceRequest('trace', request);
     const r = unwrap(this.#core.trace(coreRequest));
     const out = { steps: r.steps.map(convertStep), output: toNested(r.output), fullyMaskedRows: r.fullyMaskedRows };
+    if (tokens) out.tokens = tokens;
+    return out;
+  }
+
+  /**
+   * Traces tokens X as given and reordered (new row i = token order[i]), to show that without
+   * positions self-attention only reorders its output rows. request: as for trace(), with X.
+   */
+  permutationCheck(request, order) {
+    const { coreRequest, tokens } = traceRequest('permutationCheck', request);
+    if (!coreRequest.X) fail('permutationCheck() reorders the tokens X, so it needs X, Wq, Wk and Wv (not Q, K and V)');
+    const r = unwrap(this.#core.permutationCheck(coreRequest, permutationOrder(order)));
+    const out = {
+      original: toNested(r.original),
+      permuted: toNested(r.permuted),
+      predicted: toNested(r.predicted),
+      maxDifference: r.maxDifference,
+      tolerance: r.tolerance,
+      reorderedOnly: r.reorderedOnly,
+      order: [...order],
+    };
     if (tokens) out.tokens = tokens;
     return out;
   }

@@ -7,6 +7,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/matrix.hpp"
+#include "attnlab/permutation.hpp"
 #include "attnlab/positional.hpp"
 #include "attnlab/scaling_study.hpp"
 #include "attnlab/softmax_breakdown.hpp"
