@@ -34,7 +34,13 @@ export interface AttnLabState {
   step: StepId;
   /** true: each step's result stays hidden until the learner has predicted it. */
   predict: boolean;
+  /** What is on view: the stepper or one teaching view. */
+  view: ViewId;
+  /** The teaching view's own fields (sliders, the dragged query…); see the element README. */
+  viewState: Record<string, unknown>;
 }
+
+export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'quiz';
 
 export interface StepChangeDetail {
   step: StepId;
@@ -51,6 +57,8 @@ export declare class AttnLabElement extends HTMLElement {
   getState(): AttnLabState;
   /** Shows a step; false when this trace has no such step. */
   goToStep(id: StepId): boolean;
+  /** Shows the stepper or a teaching view; false for an unknown view. */
+  showView(id: ViewId): boolean;
   /** Resolves once pending changes are rendered (the element is a LitElement). */
   readonly updateComplete: Promise<boolean>;
 }
