@@ -1,0 +1,28 @@
+// Saves a screenshot of the stepper's teaching views into docs/views/ (for the README):
+// node scripts/view-screenshots.mjs, after `npm run build`.
+import { mkdir } from 'node:fs/promises';
+
+import { launchChromium } from './chromium.mjs';
+import { serveStatic } from './serve.mjs';
+
+const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'quiz'];
+
+await mkdir('docs/views', { recursive: true });
+const server = await serveStatic('web/dist');
+const browser = await launchChromium();
+const page = await browser.newPage({ viewport: { width: 1100, height: 800 }, colorScheme: 'light' });
+for (const view of VIEWS) {
+  await page.goto(`${server.url}/index.html#view=${view}`);
+  const lab = page.locator('attn-lab');
+  await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
+  if (view === 'cost') {
+    await page.locator('attn-cost-view [data-action="measure"]').click();
+    await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="tiled"][data-bytes]').waitFor({ timeout: 60_000 });
+  }
+  await page.waitForTimeout(300);
+  const box = await lab.boundingBox();
+  await page.screenshot({ path: `docs/views/${view}.jpg`, type: 'jpeg', quality: 80, fullPage: true, clip: { ...box, height: Math.min(box.height, 900) } });
+  console.log(`docs/views/${view}.jpg`);
+}
+await browser.close();
+await server.close();
