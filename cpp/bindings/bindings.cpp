@@ -272,7 +272,6 @@ val scaling_study(const val& request) {
   return out;
 }
 
-
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {

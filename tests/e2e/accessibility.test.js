@@ -1,23 +1,14 @@
 // An axe-core audit of the page and the tutorial (the element's open shadow roots
 // included): no serious or critical violations.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
+import { audit, auditThemes } from './support/axe.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const session = browserSession('.');
-
-async function audit(page) {
-  await page.addScriptTag({ path: AXE });
-  const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}×, e.g. ${v.nodes[0].target.join(' ')})`);
-}
 
 for (const step of ['scores', 'softmax']) {
   test(`the page at the ${step} step has no serious or critical axe violations`, async (t) => {
@@ -33,8 +24,8 @@ test('the tutorial (a dark, read-only instance included) has no serious or criti
 });
 
 for (const view of ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'quiz']) {
-  test(`the ${view} view has no serious or critical axe violations`, async (t) => {
+  test(`the ${view} view has no serious or critical axe violations, light or dark`, async (t) => {
     const { page } = await session.open(t, `web/dist/index.html#view=${view}`, { view });
-    assert.deepEqual(await audit(page), []);
+    assert.deepEqual(await auditThemes(page), []);
   });
 }

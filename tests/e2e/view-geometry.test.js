@@ -2,7 +2,6 @@
 // output in the core; the output point lies inside the values' triangle; the simplex point
 // is the barycentric drawing of the weights.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
@@ -13,7 +12,6 @@ import { browserSession } from './support/session.js';
 const session = browserSession('web/dist');
 const lab = await createAttnLab();
 const VIEW = 'attn-lab attn-geometry-view';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const openGeometry = (t, viewState = {}) =>
   session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'geometry', viewState })}`, { view: 'geometry' });
@@ -183,12 +181,4 @@ test('a view state off the plane is refused with a message, and the last good vi
   assert.deepEqual((await labState(page)).viewState.query, [1, 1]);
   await assertMatchesCore(page);
   assertClean(problems);
-});
-
-test('the geometry view has no serious or critical axe violations', async (t) => {
-  const { page } = await openGeometry(t);
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-  assert.deepEqual(serious, []);
 });

@@ -2,7 +2,6 @@
 // stepper" loads that preset, and the exercise shows the core's weights for its seed and
 // marks right and wrong answers (recording them in the learner's progress).
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
@@ -14,7 +13,6 @@ import { browserSession } from './support/session.js';
 const session = browserSession('web/dist');
 const lab = await createAttnLab();
 const VIEW = 'attn-lab attn-patterns-view';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const openPatterns = (t, viewState = {}) =>
   session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'patterns', viewState })}`, { view: 'patterns' });
@@ -136,12 +134,4 @@ test('an answered exercise reopens from the URL with its verdict', async (t) => 
   const { page, problems } = await openPatterns(t, { seed, choice: pattern });
   assert.equal(await page.locator(`${VIEW} [data-role="verdict"]`).getAttribute('data-correct'), 'true');
   assertClean(problems);
-});
-
-test('the patterns view has no serious or critical axe violations', async (t) => {
-  const { page } = await openPatterns(t);
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-  assert.deepEqual(serious, []);
 });

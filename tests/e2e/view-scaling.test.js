@@ -2,12 +2,12 @@
 // every chart point, bar, table cell and summary number equals lab.scalingStudy() computed
 // here in Node by the built package.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, labState, settle } from './support/lab-page.js';
+import { auditThemes } from './support/axe.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -149,12 +149,5 @@ test('scaling view: a new seed draws new numbers, and the charts follow the core
 
 test('scaling view has no serious or critical axe violations, light or dark', async (t) => {
   const { page } = await open(t, { dk: 100 });
-  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
-  for (const theme of ['light', 'dark']) {
-    await page.evaluate((theme) => document.querySelector('attn-lab').setAttribute('theme', theme), theme);
-    await settle(page);
-    const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes[0].target.join(' ')}`), [], theme);
-  }
+  assert.deepEqual(await auditThemes(page), []);
 });

@@ -2,12 +2,12 @@
 // and bar on screen equals lab.softmaxBreakdown() computed here in Node by the built package,
 // and the naive panel shows the core's real float32 Infinity and NaN.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, labState, settle } from './support/lab-page.js';
+import { auditThemes } from './support/axe.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -154,12 +154,5 @@ test('softmax view: large scores overflow to Infinity and NaN without the max, l
 
 test('softmax view with the overflow panel showing has no serious or critical axe violations, light or dark', async (t) => {
   const { page } = await open(t, { scores: [100, 99, 98], temperature: 1 });
-  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
-  for (const theme of ['light', 'dark']) {
-    await page.evaluate((theme) => document.querySelector('attn-lab').setAttribute('theme', theme), theme);
-    await settle(page);
-    const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes[0].target.join(' ')}`), [], theme);
-  }
+  assert.deepEqual(await auditThemes(page), []);
 });
