@@ -24,6 +24,7 @@ using attnlab::Projections;
 using attnlab::TraceInput;
 using attnlab::test::max_abs_diff;
 using attnlab::test::random_matrix;
+using attnlab::test::random_tokens;
 using Order = std::vector<std::size_t>;
 
 // Without positions the two outputs differ only by the order of float sums: the core's own
@@ -32,17 +33,6 @@ using Order = std::vector<std::size_t>;
 constexpr double float_tolerance = 1e-5;
 // Against the float64 reference trace.
 constexpr double reference_tolerance = 1e-5;
-
-// X (n, d_model), W_Q and W_K (d_model, qk_width), W_V (d_model, v_width); optional W_O.
-TraceInput tokens(std::size_t n, std::size_t d_model, std::size_t qk_width, std::size_t v_width,
-                  std::uint32_t seed) {
-  TraceInput input;
-  input.source =
-      Projections{random_matrix(n, d_model, seed), random_matrix(d_model, qk_width, seed + 1, 0.5f),
-                  random_matrix(d_model, qk_width, seed + 2, 0.5f),
-                  random_matrix(d_model, v_width, seed + 3, 0.5f)};
-  return input;
-}
 
 Order identity(std::size_t n) {
   Order order(n);
@@ -99,7 +89,7 @@ TEST_CASE("without positions, reordering the tokens only reorders the output row
   const std::uint32_t seed = GENERATE(range(1u, 9u));
   const std::size_t n = 2 + seed % 7;  // 3 … 8 tokens
   CAPTURE(heads, with_w_o, seed, n);
-  TraceInput input = tokens(n, 8, 4, 6, 100 * seed);
+  TraceInput input = random_tokens(n, 8, 4, 6, 100 * seed);
   input.heads = heads;
   if (with_w_o) input.w_o = random_matrix(6, 5, 100 * seed + 7, 0.5f);
   const Order order = shuffled(n, seed);
@@ -115,7 +105,7 @@ TEST_CASE("with sinusoidal positions, a reordering changes the outputs", "[permu
   const std::uint32_t seed = GENERATE(range(1u, 9u));
   const std::size_t n = 2 + seed % 7;
   CAPTURE(seed, n);
-  TraceInput input = tokens(n, 8, 4, 6, 200 * seed);
+  TraceInput input = random_tokens(n, 8, 4, 6, 200 * seed);
   input.positional = PositionalEncoding::sinusoidal;
   // A random shuffle, and the smallest change: swapping the first two tokens.
   Order swap = identity(n);
@@ -134,7 +124,7 @@ TEST_CASE("the identity permutation gives a difference of exactly 0", "[permutat
   const auto positional = GENERATE(PositionalEncoding::none, PositionalEncoding::sinusoidal);
   const bool causal = GENERATE(false, true);
   CAPTURE(positional == PositionalEncoding::sinusoidal, causal);
-  TraceInput input = tokens(5, 6, 4, 4, 31);
+  TraceInput input = random_tokens(5, 6, 4, 4, 31);
   input.positional = positional;
   input.options.causal = causal;
   const PermutationCheck c = check_of(input, identity(5));
@@ -146,7 +136,7 @@ TEST_CASE("the identity permutation gives a difference of exactly 0", "[permutat
 
 TEST_CASE("a causal mask also breaks equivariance: the mask belongs to positions",
           "[permutation]") {
-  TraceInput input = tokens(6, 8, 4, 6, 41);
+  TraceInput input = random_tokens(6, 8, 4, 6, 41);
   input.options.causal = true;
   const Order order{5, 4, 3, 2, 1, 0};  // reversed: the first token now sees everything
   const PermutationCheck c = check_of(input, order);
@@ -156,7 +146,7 @@ TEST_CASE("a causal mask also breaks equivariance: the mask belongs to positions
 }
 
 TEST_CASE("one token: the only permutation changes nothing", "[permutation]") {
-  TraceInput input = tokens(1, 4, 2, 2, 51);
+  TraceInput input = random_tokens(1, 4, 2, 2, 51);
   input.positional = PositionalEncoding::sinusoidal;
   const PermutationCheck c = check_of(input, {0});
   CHECK(c.max_difference == 0.0);
@@ -170,7 +160,7 @@ TEST_CASE("every error names what is wrong: length, duplicates, range, the sourc
     Order order;
     const char* needle;  // part of the message
   };
-  const TraceInput four = tokens(4, 6, 4, 4, 61);
+  const TraceInput four = random_tokens(4, 6, 4, 4, 61);
   const Case cases[] = {
       {"too short", {0, 1, 2}, "order has 3 entries but X (4 tokens)"},
       {"too long", {0, 1, 2, 3, 0}, "order has 5 entries"},

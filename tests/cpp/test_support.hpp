@@ -13,6 +13,7 @@
 #include <string>
 
 #include "attnlab/matrix.hpp"
+#include "attnlab/trace.hpp"
 
 namespace attnlab::test {
 
@@ -24,6 +25,18 @@ inline Matrix random_matrix(std::size_t rows, std::size_t cols, std::uint32_t se
   Matrix m(rows, cols);
   for (float& x : m.data) x = normal(engine);
   return m;
+}
+
+// Tokens with projections, all random: X (n, d_model), W_Q and W_K (d_model, qk_width),
+// W_V (d_model, v_width); the weights at half the spread so scores stay moderate.
+inline TraceInput random_tokens(std::size_t n, std::size_t d_model, std::size_t qk_width,
+                                std::size_t v_width, std::uint32_t seed) {
+  TraceInput input;
+  input.source =
+      Projections{random_matrix(n, d_model, seed), random_matrix(d_model, qk_width, seed + 1, 0.5f),
+                  random_matrix(d_model, qk_width, seed + 2, 0.5f),
+                  random_matrix(d_model, v_width, seed + 3, 0.5f)};
+  return input;
 }
 
 // max |a - b| over all entries; +inf when the shapes differ or an entry is NaN on one side

@@ -25,6 +25,7 @@ using attnlab::TraceInput;
 using attnlab::TraceStep;
 using attnlab::test::max_abs_diff;
 using attnlab::test::random_matrix;
+using attnlab::test::random_tokens;
 namespace step = attnlab::step;
 
 Trace run(const TraceInput& input) {
@@ -40,17 +41,6 @@ TraceInput direct(std::size_t n_q, std::size_t n_k, std::size_t qk_width, std::s
   input.source =
       DirectQKV{random_matrix(n_q, qk_width, seed), random_matrix(n_k, qk_width, seed + 1),
                 random_matrix(n_k, v_width, seed + 2)};
-  return input;
-}
-
-// X (n, d_model), W_Q and W_K (d_model, qk_width), W_V (d_model, v_width).
-TraceInput projected(std::size_t n, std::size_t d_model, std::size_t qk_width, std::size_t v_width,
-                     std::uint32_t seed) {
-  TraceInput input;
-  input.source =
-      Projections{random_matrix(n, d_model, seed), random_matrix(d_model, qk_width, seed + 1, 0.5f),
-                  random_matrix(d_model, qk_width, seed + 2, 0.5f),
-                  random_matrix(d_model, v_width, seed + 3, 0.5f)};
   return input;
 }
 
@@ -117,11 +107,11 @@ TEST_CASE("trace lists its steps in order, each complete", "[trace]") {
     expected = {step::scores, step::scale, step::mask, step::softmax, step::aggregate};
   }
   SECTION("projections come first") {
-    input = projected(5, 6, 4, 3, 31);
+    input = random_tokens(5, 6, 4, 3, 31);
     expected = concatenated({{step::project_q, step::project_k, step::project_v}, head_steps});
   }
   SECTION("the sinusoidal encoding comes before the projections") {
-    input = projected(5, 6, 4, 3, 41);
+    input = random_tokens(5, 6, 4, 3, 41);
     input.positional = PositionalEncoding::sinusoidal;
     expected = concatenated(
         {{step::positional, step::project_q, step::project_k, step::project_v}, head_steps});
@@ -189,7 +179,7 @@ TEST_CASE("per-head steps carry their head index only when there are several hea
 
 TEST_CASE("trace steps have the documented shapes", "[trace]") {
   const std::size_t n = 5, d_model = 6, heads = 2, d_k = 3, d_v = 4, d_out = 7;
-  TraceInput input = projected(n, d_model, heads * d_k, heads * d_v, 101);
+  TraceInput input = random_tokens(n, d_model, heads * d_k, heads * d_v, 101);
   input.heads = static_cast<int>(heads);
   input.w_o = random_matrix(heads * d_v, d_out, 105);
   input.options.causal = true;
@@ -233,7 +223,7 @@ TEST_CASE("two heads with W_O match the float64 reference", "[trace]") {
   TraceInput input;
   SECTION("Q, K and V given directly") { input = direct(n, n + 2, heads * d_k, heads * d_v, 121); }
   SECTION("projections from X") {
-    input = projected(n, 6, heads * d_k, heads * d_v, 131);
+    input = random_tokens(n, 6, heads * d_k, heads * d_v, 131);
     SECTION("without positional encoding") {}
     SECTION("with the sinusoidal encoding") { input.positional = PositionalEncoding::sinusoidal; }
   }
@@ -286,7 +276,7 @@ TEST_CASE("the multi-head reference splits the columns into equal slices", "[tra
 TEST_CASE("self-attention is permutation-equivariant without positional encoding", "[trace]") {
   const int heads = GENERATE(1, 2);
   CAPTURE(heads);
-  TraceInput input = projected(6, 8, 4, 6, 161);
+  TraceInput input = random_tokens(6, 8, 4, 6, 161);
   input.heads = heads;
   const Matrix x = std::get<Projections>(input.source).x;
   const std::vector<std::size_t> perm{3, 0, 5, 1, 4, 2};
