@@ -8,8 +8,8 @@ import { fmt } from '../format.js';
 import { normalMatrix, seededRandom } from '../random.js';
 import { lineChart } from './chart.js';
 import './topic-quiz.js';
-import { ViewBase } from './view-base.js';
-import { isIntegerIn, normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
+import { isIntegerIn } from './view-state.js';
 
 const WIDTHS = [32, 64, 128];
 const LARGEST = [256, 512, 1024, 2048, 4096];
@@ -223,11 +223,4 @@ class CostView extends ViewBase {
   }
 }
 
-customElements.get('attn-cost-view') ?? customElements.define('attn-cost-view', CostView);
-
-export const costView = {
-  id: 'cost',
-  title: 'Cost',
-  normalize: (partial) => normalizeViewState('cost', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-cost-view .lab=${lab} .viewState=${viewState}></attn-cost-view>`,
-};
+export const costView = defineView({ id: 'cost', title: 'Cost', element: CostView, fields: FIELDS });

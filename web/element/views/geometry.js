@@ -7,7 +7,7 @@ import { fmt, sub } from '../format.js';
 import { matrixTable } from '../matrix-table.js';
 import { geometryStyles } from '../styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
-import { ViewBase } from './view-base.js';
+import { defineView, ViewBase } from './view-base.js';
 import { isNumberIn, normalizeViewState } from './view-state.js';
 import './topic-quiz.js';
 
@@ -197,11 +197,4 @@ class GeometryView extends ViewBase {
   }
 }
 
-customElements.get('attn-geometry-view') ?? customElements.define('attn-geometry-view', GeometryView);
-
-export const geometryView = {
-  id: 'geometry',
-  title: 'Geometry',
-  normalize: (partial) => normalizeViewState('geometry', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-geometry-view .lab=${lab} .viewState=${viewState}></attn-geometry-view>`,
-};
+export const geometryView = defineView({ id: 'geometry', title: 'Geometry', element: GeometryView, fields: FIELDS });

@@ -10,8 +10,8 @@ import { recordAnswer } from '../progress.js';
 import { traceRequest } from '../state.js';
 import { patternsStyles } from '../styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
-import { ViewBase } from './view-base.js';
-import { isIntegerIn, normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
+import { isIntegerIn } from './view-state.js';
 import './topic-quiz.js';
 
 const MAX_SEED = 2 ** 31 - 1;
@@ -184,11 +184,4 @@ class PatternsView extends ViewBase {
   }
 }
 
-customElements.get('attn-patterns-view') ?? customElements.define('attn-patterns-view', PatternsView);
-
-export const patternsView = {
-  id: 'patterns',
-  title: 'Patterns',
-  normalize: (partial) => normalizeViewState('patterns', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-patterns-view .lab=${lab} .viewState=${viewState}></attn-patterns-view>`,
-};
+export const patternsView = defineView({ id: 'patterns', title: 'Patterns', element: PatternsView, fields: FIELDS });

@@ -10,8 +10,8 @@ import { matrixTable } from '../matrix-table.js';
 import { viewStyles } from '../styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
-import { ViewBase } from './view-base.js';
-import { isIntegerIn, normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
+import { isIntegerIn } from './view-state.js';
 import './topic-quiz.js';
 
 const isPermutation = (v) =>
@@ -348,11 +348,4 @@ class PositionsView extends ViewBase {
   }
 }
 
-customElements.get('attn-positions-view') ?? customElements.define('attn-positions-view', PositionsView);
-
-export const positionsView = {
-  id: 'positions',
-  title: 'Positions',
-  normalize: (partial) => normalizeViewState('positions', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-positions-view .lab=${lab} .viewState=${viewState}></attn-positions-view>`,
-};
+export const positionsView = defineView({ id: 'positions', title: 'Positions', element: PositionsView, fields: FIELDS });

@@ -3,12 +3,9 @@
 import { html } from 'lit';
 
 import { loadProgress, resetProgress } from '../progress.js';
-import { ViewBase } from './view-base.js';
-import { normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
 import { QUESTIONS, TOPICS } from './quiz-questions.js';
 import { topicQuiz } from './topic-quiz.js';
-
-const FIELDS = {};
 
 class QuizView extends ViewBase {
   constructor() {
@@ -63,11 +60,4 @@ class QuizView extends ViewBase {
   }
 }
 
-customElements.get('attn-quiz-view') ?? customElements.define('attn-quiz-view', QuizView);
-
-export const quizView = {
-  id: 'quiz',
-  title: 'Self-check',
-  normalize: (partial) => normalizeViewState('quiz', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-quiz-view .lab=${lab} .viewState=${viewState}></attn-quiz-view>`,
-};
+export const quizView = defineView({ id: 'quiz', title: 'Self-check', element: QuizView });

@@ -9,8 +9,8 @@ import { lessonStyles, viewStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import { lineChart } from './chart.js';
 import './topic-quiz.js';
-import { ViewBase } from './view-base.js';
-import { isIntegerIn, normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
+import { isIntegerIn } from './view-state.js';
 
 const POWERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MAX_DK = 512;
@@ -197,11 +197,4 @@ class ScalingView extends ViewBase {
   }
 }
 
-customElements.get('attn-scaling-view') ?? customElements.define('attn-scaling-view', ScalingView);
-
-export const scalingView = {
-  id: 'scaling',
-  title: 'Why 1/√d_k',
-  normalize: (partial) => normalizeViewState('scaling', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-scaling-view .lab=${lab} .viewState=${viewState}></attn-scaling-view>`,
-};
+export const scalingView = defineView({ id: 'scaling', title: 'Why 1/√d_k', element: ScalingView, fields: FIELDS });

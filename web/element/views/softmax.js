@@ -11,8 +11,8 @@ import { matrixTable } from '../matrix-table.js';
 import { lessonStyles, viewStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import './topic-quiz.js';
-import { ViewBase } from './view-base.js';
-import { isNumberIn, isNumberList, normalizeViewState } from './view-state.js';
+import { defineView, ViewBase } from './view-base.js';
+import { isNumberIn, isNumberList } from './view-state.js';
 
 const DEFAULT_SCORES = [2, 1, 0.1];
 const LARGE_SCORES = [100, 99, 98];
@@ -239,11 +239,4 @@ class SoftmaxView extends ViewBase {
   }
 }
 
-customElements.get('attn-softmax-view') ?? customElements.define('attn-softmax-view', SoftmaxView);
-
-export const softmaxView = {
-  id: 'softmax',
-  title: 'Softmax up close',
-  normalize: (partial) => normalizeViewState('softmax', FIELDS, partial),
-  render: ({ lab, viewState }) => html`<attn-softmax-view .lab=${lab} .viewState=${viewState}></attn-softmax-view>`,
-};
+export const softmaxView = defineView({ id: 'softmax', title: 'Softmax up close', element: SoftmaxView, fields: FIELDS });
