@@ -16,6 +16,7 @@ import {
 } from './support/expected.js';
 import { assertClean, cellInput, dataStep, goToStep, labState, messageText, renderedResults, settle, waitForLabs } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
+import { sameTrace } from '../../web/element/state.js';
 
 const session = browserSession('web/dist');
 
@@ -146,4 +147,14 @@ test('state-change and step-change events carry the new state and step', async (
     return seen;
   });
   assert.deepEqual(events, [['state', 5], ['bubbled'], ['step', 'softmax']]);
+});
+
+test('sameTrace: a change of step, view or view state keeps the trace; any input change does not', () => {
+  const state = presetState('two-heads');
+  for (const change of [{ step: 'softmax' }, { view: 'geometry' }, { viewState: { dk: 8 } }, { predict: true }]) {
+    assert.equal(sameTrace(state, { ...state, ...change }), true, JSON.stringify(change));
+  }
+  for (const change of [{ causal: !state.causal }, { X: structuredClone(state.X) }, { temperature: 2 }, { heads: 1 }, { tokens: ['a'] }]) {
+    assert.equal(sameTrace(state, { ...state, ...change }), false, Object.keys(change)[0]);
+  }
 });

@@ -13,7 +13,7 @@ import { matrixTable } from './matrix-table.js';
 import { PredictController } from './predict.js';
 import { DEFAULT_PRESET, PRESETS, presetState, STEPPER_PRESET_IDS } from './presets.js';
 import { randomMatrix, seededRandom } from './random.js';
-import { decodeHash, encodeHash, mergeState, StateError, traceRequest } from './state.js';
+import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
 import { stepIds, stepPanels, tokenLabels } from './steps.js';
 import { styles } from './styles.js';
 import { VIEWS, viewById } from './views/index.js';
@@ -202,7 +202,8 @@ export class AttnLabElement extends LitElement {
     let trace;
     try {
       state = { ...state, viewState: checkedViewState(state) };
-      trace = this._lab.trace(traceRequest(state));
+      // A teaching view's slider or drag changes only viewState: the stepper's trace stands.
+      trace = this._good && sameTrace(this._good.state, state) ? this._good.trace : this._lab.trace(traceRequest(state));
     } catch (error) {
       if (error.name !== 'AttnLabError' && error.name !== 'StateError') throw error;
       this._message = { text: error.message, error: true };

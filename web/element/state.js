@@ -71,6 +71,18 @@ export function mergeState(base, partial) {
   return state;
 }
 
+// Fields that only choose what is on view: the trace does not depend on them.
+const VIEW_ONLY_FIELDS = new Set(['step', 'view', 'viewState', 'predict']);
+
+/**
+ * Whether two full states describe the same trace. States are never mutated, so a field
+ * that did not change is the same value or object in both.
+ */
+export function sameTrace(a, b) {
+  const keys = Object.keys(b);
+  return keys.length === Object.keys(a).length && keys.every((key) => VIEW_ONLY_FIELDS.has(key) || a[key] === b[key]);
+}
+
 /** The request for lab.trace() that this state describes. */
 export function traceRequest(state) {
   const common = {
