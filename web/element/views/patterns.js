@@ -11,13 +11,11 @@ import { traceRequest } from '../state.js';
 import { patternsStyles } from '../styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { nextSeed, SEED_FIELD } from './view-state.js';
 import './topic-quiz.js';
 
-const MAX_SEED = 2 ** 31 - 1;
-
 const FIELDS = {
-  seed: [1, isIntegerIn(1, MAX_SEED), `a whole number from 1 to ${MAX_SEED}`],
+  seed: SEED_FIELD,
   choice: [null, (v) => v === null || PATTERN_IDS.includes(v), `null or one of ${PATTERN_IDS.join(', ')}`],
 };
 
@@ -167,7 +165,7 @@ class PatternsView extends ViewBase {
         )}
       </div>
       ${choice === null ? nothing : this._renderVerdict(choice, pattern)}
-      <button data-control="next" @click=${() => this.changeView({ seed: seed >= MAX_SEED ? 1 : seed + 1, choice: null })}>
+      <button data-control="next" @click=${() => this.changeView({ seed: nextSeed(seed), choice: null })}>
         ${choice === null ? 'Skip to another one' : 'Next one'}
       </button>
     </section>`;

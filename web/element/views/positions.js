@@ -11,19 +11,19 @@ import { viewStyles } from '../styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { nextSeed, SEED_FIELD, wholeField } from './view-state.js';
 import './topic-quiz.js';
 
 const isPermutation = (v) =>
   Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);
 
 const FIELDS = {
-  tokens: [24, isIntegerIn(1, 64), 'a whole number from 1 to 64'],
-  width: [16, isIntegerIn(2, 64), 'a whole number from 2 to 64'],
+  tokens: wholeField(24, 1, 64),
+  width: wholeField(16, 2, 64),
   positional: [false, (v) => typeof v === 'boolean', 'true or false'],
   // order[i] is the original position of the word now at position i: "a man bit the dog".
   order: [[0, 4, 2, 3, 1], isPermutation, `a permutation of 0…${SENTENCE.length - 1}, e.g. [0, 4, 2, 3, 1]`],
-  seed: [1, isIntegerIn(0, 2 ** 31 - 1), 'a whole number from 0 to 2147483647'],
+  seed: SEED_FIELD,
 };
 
 const sentenceOf = (order) => order.map((i) => SENTENCE[i]);
@@ -152,8 +152,8 @@ class PositionsView extends ViewBase {
         says which token came first. Left alone, it treats a sentence as a bag of words. Transformers fix this by adding
         a position signal to each token's embedding before the projections: X ← X + PE.
       </p>
-      <p class="message ${this._error ? 'error' : ''}" data-role="view-message" role=${this._error ? 'alert' : 'status'}>
-        ${this._error ? `${this._error} (the last good result is shown)` : ''}
+      <p class="message ${this._error || this.draftProblem ? 'error' : ''}" data-role="view-message" role=${this._error || this.draftProblem ? 'alert' : 'status'}>
+        ${this.draftProblem ?? (this._error ? `${this._error} (the last good result is shown)` : '')}
       </p>
       ${this._renderEncoding()} ${this._renderPermutation()}
       <attn-topic-quiz topic="positions"></attn-topic-quiz>`;
@@ -268,16 +268,8 @@ class PositionsView extends ViewBase {
           ><input data-control="positional" type="checkbox" .checked=${positional}
             @change=${(e) => this.changeView({ positional: e.target.checked })} />Add the sinusoidal positions to X</label
         >
-        <label
-          >Seed
-          <input data-control="seed" type="number" min="0" .value=${String(seed)}
-            @change=${(e) => {
-              const next = Number(e.target.value);
-              if (isIntegerIn(0, 2 ** 31 - 1)(next)) this._shuffle(next);
-              else e.target.value = String(seed);
-            }} /></label
-        >
-        <button data-action="shuffle" @click=${() => this._shuffle((seed + 1) % 2 ** 31)}>Shuffle</button>
+        ${this.seedInput({ use: (next) => this._shuffle(next) })}
+        <button data-action="shuffle" @click=${() => this._shuffle(nextSeed(seed))}>Shuffle</button>
         <button data-action="reverse" @click=${() => this._setOrder([...order].reverse())}>Reverse</button>
         <button data-action="reset-order" @click=${() => this._setOrder(SENTENCE.map((_, i) => i))}>Original order</button>
         <span>

@@ -28,3 +28,24 @@ export const isNumberList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x));
 export const isPointList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every(isNumberList(2, 2));
+
+/** A whole-number field of the view state: [fallback, isValid, 'what it must be']. */
+export const wholeField = (fallback, lo, hi) => [fallback, isIntegerIn(lo, hi), `a whole number from ${lo} to ${hi}`];
+
+// Every view that draws random numbers takes its seed from this one range, so a seed means
+// the same thing, and is refused the same way, everywhere.
+export const SEED_RANGE = [0, 2 ** 31 - 1];
+export const SEED_FIELD = wholeField(1, ...SEED_RANGE);
+/** The seed after `seed`, wrapping at the top of SEED_RANGE. */
+export const nextSeed = (seed) => (seed >= SEED_RANGE[1] ? SEED_RANGE[0] : seed + 1);
+
+/**
+ * The whole number typed as `text`, if it lies within lo…hi; otherwise null. Blank text is
+ * refused: Number('') is 0, which would quietly accept an emptied field as 0.
+ */
+export function parseWhole(text, lo, hi) {
+  const trimmed = String(text).trim();
+  if (trimmed === '') return null;
+  const value = Number(trimmed);
+  return Number.isInteger(value) && value >= lo && value <= hi ? value : null;
+}
