@@ -4,7 +4,7 @@
 // lab.sinusoidalEncoding for the heatmap, lab.permutationCheck for the demonstration.
 import { css, html, nothing } from 'lit';
 
-import { fmt } from '../format.js';
+import { fmt, fmtWide } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
 import { viewStyles } from '../styles.js';
@@ -28,8 +28,6 @@ const FIELDS = {
 
 const sentenceOf = (order) => order.map((i) => SENTENCE[i]);
 const dimensionLabels = Array.from({ length: D_HEAD }, (_, c) => `o${c}`);
-// The largest difference is often ~1e-7: scientific notation says how small.
-const small = (v) => (v === 0 ? '0' : v < 1e-3 ? v.toExponential(1).replace('-', '−') : fmt(v));
 
 class PositionsView extends ViewBase {
   static styles = [
@@ -255,6 +253,7 @@ class PositionsView extends ViewBase {
           this.requestUpdate();
         },
       });
+    // The difference is often ~1e-7: fmtWide's powers of ten say how small.
     return html`<section data-role="permutation">
       <h3>Shuffle the words</h3>
       <p class="lead">
@@ -304,7 +303,7 @@ class PositionsView extends ViewBase {
         ${check.reorderedOnly ? 'The same rows, just reordered.' : 'The outputs changed.'}
         <span data-role="difference" data-value=${String(check.maxDifference)} data-tolerance=${String(check.tolerance)}>
           Largest difference between the second and third tables:
-          ${small(check.maxDifference)}${check.reorderedOnly ? ` (float rounding, under ${small(check.tolerance)})` : ''}.
+          ${fmtWide(check.maxDifference, 1)}${check.reorderedOnly ? ` (float rounding, under ${fmtWide(check.tolerance, 1)})` : ''}.
         </span>
         ${identity ? html`<span>(This is the original order, so nothing moved.)</span>` : nothing}
       </p>

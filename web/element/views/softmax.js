@@ -5,7 +5,7 @@
 import { html, nothing } from 'lit';
 
 import { parseCell } from '../editing.js';
-import { fmt, sub } from '../format.js';
+import { fmt, fmtWide, sub } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
 import { lessonStyles, viewStyles } from '../styles.js';
@@ -34,11 +34,7 @@ const sliderOf = (t) => Math.log10(t);
 const temperatureOf = (x) => Math.min(MAX_T, Math.max(MIN_T, Math.round(10 ** x * 100) / 100));
 
 /** How a number reads here: Infinity and NaN spelled out (they are the point), tiny and huge values as powers of ten. */
-function readable(v) {
-  if (!Number.isFinite(v)) return String(v);
-  if (v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-4)) return v.toExponential(3).replace('-', '−');
-  return fmt(v);
-}
+const readable = (v) => (Number.isFinite(v) ? fmtWide(v) : String(v));
 
 // One row of a stage table: its values as cells carrying data-stage/data-index/data-value.
 const stageCells = (stage, values) =>
