@@ -2,12 +2,12 @@
 // self-attention without it is blind to word order (reordering the tokens only reorders the
 // output rows), while with it the outputs change. Every number comes from the core:
 // lab.sinusoidalEncoding for the heatmap, lab.permutationCheck for the demonstration.
-import { css, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
 
 import { fmt, fmtWide } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
-import { viewStyles } from '../styles.js';
+import { positionsStyles } from '../styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
 import { defineView, ViewBase } from './view-base.js';
@@ -30,53 +30,7 @@ const sentenceOf = (order) => order.map((i) => SENTENCE[i]);
 const dimensionLabels = Array.from({ length: D_HEAD }, (_, c) => `o${c}`);
 
 class PositionsView extends ViewBase {
-  static styles = [
-    viewStyles,
-    css`
-      /* Follow the host's theme: viewStyles' own "light dark" would ignore theme="dark". */
-      :host {
-        color-scheme: inherit;
-      }
-      table.encoding td {
-        min-width: 0;
-        width: 12px;
-        height: 12px;
-        padding: 0;
-        border: 0;
-      }
-      table.encoding th {
-        min-width: 0;
-        padding: 0 2px;
-        font-size: 0.65em;
-        border: 0;
-        background: none;
-        color: var(--attn-muted);
-      }
-      table.encoding td:focus-visible {
-        outline-offset: -1px;
-      }
-      .sentence {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 4px;
-        list-style: none;
-        padding: 0;
-        margin: 2px 0;
-      }
-      .sentence li {
-        border: 1px solid var(--attn-border);
-        border-radius: 4px;
-        padding: 0 6px;
-        background: var(--attn-panel);
-      }
-      .sentence li.moved {
-        border-color: var(--attn-accent);
-      }
-      .verdict {
-        font-size: 1.05em;
-      }
-    `,
-  ];
+  static styles = positionsStyles;
 
   constructor() {
     super();

@@ -5,7 +5,7 @@ import { html } from 'lit';
 
 import { fmt, sub } from '../format.js';
 import { matrixTable } from '../matrix-table.js';
-import { lessonStyles, viewStyles } from '../styles.js';
+import { lessonStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import { lineChart } from './chart.js';
 import './topic-quiz.js';
@@ -26,7 +26,7 @@ const D_K_AXIS = { label: 'd_k (log scale)', domain: [1, MAX_DK], type: 'log', f
 const series = (id, label, points, key, extra = {}) => ({ id, label, points: points.map((p) => [p.dk, p[key]]), ...extra });
 
 class ScalingView extends ViewBase {
-  static styles = [...viewStyles, lessonStyles];
+  static styles = lessonStyles;
 
   constructor() {
     super();

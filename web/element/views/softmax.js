@@ -8,7 +8,7 @@ import { parseCell } from '../editing.js';
 import { fmt, fmtWide, sub } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
-import { lessonStyles, viewStyles } from '../styles.js';
+import { lessonStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import './topic-quiz.js';
 import { defineView, ViewBase } from './view-base.js';
@@ -57,7 +57,7 @@ const NAIVE_STAGES = [
 const SINGLE_LABEL = { max: 'm', sum: 'Σ', naiveSum: 'Σ' };
 
 class SoftmaxView extends ViewBase {
-  static styles = [...viewStyles, lessonStyles];
+  static styles = lessonStyles;
 
   static properties = { ...ViewBase.properties, _invalid: { state: true } };
 
