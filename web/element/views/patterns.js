@@ -72,6 +72,8 @@ function galleryWeights(lab) {
   return galleryCache.get(lab);
 }
 
+const HEADING = 'Patterns: what the weights look like';
+
 class PatternsView extends ViewBase {
   static styles = patternsStyles;
 
@@ -83,8 +85,7 @@ class PatternsView extends ViewBase {
       this._exercise = { pattern, n: request.V.length, weights: this.lab.attention(request).weights };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = error.message; // the last good exercise stays on screen
+      this._error = this.coreProblem(error); // the last good exercise stays on screen
     }
   }
 
@@ -95,10 +96,8 @@ class PatternsView extends ViewBase {
   }
 
   render() {
-    if (!this._gallery || !this._exercise) {
-      return html`<p class="message error" data-role="view-message" role="alert">${this._error ?? 'Loading…'}</p>`;
-    }
-    return html`<h2>Patterns: what the weights look like</h2>
+    if (!this._gallery || !this._exercise) return this.placeholder(HEADING, this._error);
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         A row of the weight matrix says how much of each token one token takes in. Across a whole sentence the rows make
         a picture, and a handful of pictures come up again and again. Each one below is computed by the attention core

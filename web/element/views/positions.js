@@ -29,6 +29,8 @@ const FIELDS = {
 const sentenceOf = (order) => order.map((i) => SENTENCE[i]);
 const dimensionLabels = Array.from({ length: D_HEAD }, (_, c) => `o${c}`);
 
+const HEADING = 'Positions: how attention learns word order';
+
 class PositionsView extends ViewBase {
   static styles = positionsStyles;
 
@@ -51,7 +53,7 @@ class PositionsView extends ViewBase {
       this._check = this.lab.permutationCheck(permutationRequest(this.viewState), order);
       this._error = null;
     } catch (error) {
-      this._error = error.message;
+      this._error = this.coreProblem(error);
     }
     if (this._encoding) {
       const rows = this._encoding.length;
@@ -95,10 +97,8 @@ class PositionsView extends ViewBase {
   // ---- rendering ----
 
   render() {
-    if (!this._encoding || !this._check) {
-      return html`<p class="message error" data-role="view-message" role="alert">${this._error ?? 'Loading…'}</p>`;
-    }
-    return html`<h2>Positions: how attention learns word order</h2>
+    if (!this._encoding || !this._check) return this.placeholder(HEADING, this._error);
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         Attention compares every token with every other token, but nothing in QKᵀ or in the weighted sum of the values
         says which token came first. Left alone, it treats a sentence as a bag of words. Transformers fix this by adding

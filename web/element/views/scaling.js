@@ -25,6 +25,8 @@ const FIELDS = {
 const D_K_AXIS = { label: 'd_k (log scale)', domain: [1, MAX_DK], type: 'log', format: (v) => String(v) };
 const series = (id, label, points, key, extra = {}) => ({ id, label, points: points.map((p) => [p.dk, p[key]]), ...extra });
 
+const HEADING = html`Why divide by √d<sub>k</sub>`;
+
 class ScalingView extends ViewBase {
   static styles = lessonStyles;
 
@@ -49,16 +51,15 @@ class ScalingView extends ViewBase {
       this._good = { dk, seed, study, point };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = `${error.message}; the last good study stays.`;
+      this._error = `${this.coreProblem(error)}; the last good study stays.`;
     }
   }
 
   render() {
-    if (!this._good) return html`<h2>Why divide by √d<sub>k</sub></h2><p class="message error" data-role="message">${this._error ?? ''}</p>`;
+    if (!this._good) return this.placeholder(HEADING, this._error);
     const { study, point } = this._good;
     const message = this.draftProblem ?? this._error;
-    return html`<h2>Why divide by √d<sub>k</sub></h2>
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         A score is a dot product q·k = q<sub>1</sub>k<sub>1</sub> + … + q<sub>d</sub>k<sub>d</sub>, a sum of d<sub>k</sub>
         products. Here every entry of q and k is drawn at random with mean 0 and variance 1, the way trained vectors

@@ -56,6 +56,8 @@ const NAIVE_STAGES = [
 ];
 const SINGLE_LABEL = { max: 'm', sum: 'Σ', naiveSum: 'Σ' };
 
+const HEADING = 'Softmax up close';
+
 class SoftmaxView extends ViewBase {
   static styles = lessonStyles;
 
@@ -75,8 +77,7 @@ class SoftmaxView extends ViewBase {
       this._good = { scores, result: this.lab.softmaxBreakdown(scores, temperature) };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = `${error.message}; the last good row stays.`;
+      this._error = `${this.coreProblem(error)}; the last good row stays.`;
     }
     // Cells past the end of a shorter row have nothing left to fix.
     const stale = [...this._invalid.keys()].filter((key) => Number(key.split(',')[1]) >= scores.length);
@@ -104,13 +105,13 @@ class SoftmaxView extends ViewBase {
   }
 
   render() {
-    if (!this._good) return html`<h2>Softmax up close</h2><p class="message error" data-role="message">${this._error ?? ''}</p>`;
+    if (!this._good) return this.placeholder(HEADING, this._error);
     const { scores, result } = this._good;
     const labels = scores.map((_, i) => `s${sub(i)}`);
     const message = this._invalid.size
       ? `Score ${[...this._invalid.keys()].map((key) => Number(key.split(',')[1]) + 1).join(', ')}: ${[...this._invalid.values()][0].message}; the last good row stays.`
       : this._error;
-    return html`<h2>Softmax up close</h2>
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         Softmax turns a row of scores into weights that are positive and add up to 1. It does it in four small steps, shown
         below with the numbers for the row you type. The temperature T divides the scores first: above 1 it evens the

@@ -64,6 +64,20 @@ export class ViewBase extends LitElement {
     </label>`;
   }
 
+  /**
+   * The message for a request the core refused (an AttnLabError: bad input, a size limit);
+   * any other error is a bug, so it is thrown on rather than shown as the learner's fault.
+   */
+  coreProblem(error) {
+    if (error.name !== 'AttnLabError') throw error;
+    return error.message;
+  }
+
+  /** What every view shows before its first result: its heading, and "Loading…" or why not. */
+  placeholder(heading, error) {
+    return html`<h2>${heading}</h2><p class="message error" data-role="view-message" role="alert">${error ?? 'Loading…'}</p>`;
+  }
+
   /** Asks the host to load preset `id` into the stepper. */
   openPreset(id) {
     this.dispatchEvent(new CustomEvent('open-preset', { detail: { preset: id }, bubbles: true, composed: true }));
