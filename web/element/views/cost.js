@@ -30,7 +30,7 @@ const FIELDS = {
 };
 
 /** Sizes from SMALLEST doubling up to maxN. */
-export function costSizes(maxN) {
+function costSizes(maxN) {
   const sizes = [];
   for (let n = SMALLEST; n <= maxN; n *= 2) sizes.push(n);
   return sizes;

@@ -8,7 +8,7 @@ import { heatClass } from '../colors.js';
 import { cellOf, legend } from '../matrix-table.js';
 
 // The encoding lies in [−1, 1]: a fixed range keeps colours comparable between sizes.
-export const ENCODING_RANGE = [-1, 1];
+const ENCODING_RANGE = [-1, 1];
 
 const MOVES = {
   ArrowUp: [-1, 0],

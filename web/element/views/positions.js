@@ -79,10 +79,6 @@ class PositionsView extends ViewBase {
     this.requestUpdate();
   }
 
-  _setOrder(order) {
-    this.changeView({ order });
-  }
-
   _shuffle(seed) {
     this.changeView({ seed, order: shuffledOrder(seed) });
   }
@@ -91,7 +87,7 @@ class PositionsView extends ViewBase {
     const [a, b] = this._swap;
     const order = [...this.viewState.order];
     [order[a], order[b]] = [order[b], order[a]];
-    this._setOrder(order);
+    this.changeView({ order });
   }
 
   // ---- rendering ----
@@ -223,8 +219,8 @@ class PositionsView extends ViewBase {
         >
         ${this.seedInput({ use: (next) => this._shuffle(next) })}
         <button data-action="shuffle" @click=${() => this._shuffle(nextSeed(seed))}>Shuffle</button>
-        <button data-action="reverse" @click=${() => this._setOrder([...order].reverse())}>Reverse</button>
-        <button data-action="reset-order" @click=${() => this._setOrder(SENTENCE.map((_, i) => i))}>Original order</button>
+        <button data-action="reverse" @click=${() => this.changeView({ order: [...order].reverse() })}>Reverse</button>
+        <button data-action="reset-order" @click=${() => this.changeView({ order: SENTENCE.map((_, i) => i) })}>Original order</button>
         <span>
           <label
             >Swap position

@@ -33,7 +33,7 @@ class ScalingView extends ViewBase {
   constructor() {
     super();
     this._studies = new Map(); // seed → the study over POWERS (the same numbers every time)
-    this._good = null; // { dk, seed, study, point }: the last state the core accepted
+    this._good = null; // { study, point }: the last study the core gave
     this._error = null;
   }
 
@@ -48,7 +48,7 @@ class ScalingView extends ViewBase {
       const study = this._studies.get(seed);
       // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
       const point = study.points.find((p) => p.dk === dk) ?? this.lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
-      this._good = { dk, seed, study, point };
+      this._good = { study, point };
       this._error = null;
     } catch (error) {
       this._error = `${this.coreProblem(error)}; the last good study stays.`;

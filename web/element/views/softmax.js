@@ -117,7 +117,7 @@ class SoftmaxView extends ViewBase {
         below with the numbers for the row you type. The temperature T divides the scores first: above 1 it evens the
         weights out, below 1 it sharpens them towards the largest score.
       </p>
-      ${this._renderControls(scores)}
+      ${this._renderControls()}
       <p class="message ${message ? 'error' : ''}" data-role="message" role=${message ? 'alert' : 'status'}>${message ?? ''}</p>
       <div class="formula" data-role="formula"
         ${formula('\\operatorname{softmax}(s)_i = \\frac{e^{z_i - m}}{\\sum_j e^{z_j - m}},\\qquad z_i = \\frac{s_i}{T},\\quad m = \\max_j z_j')}></div>
@@ -144,22 +144,24 @@ class SoftmaxView extends ViewBase {
       <attn-topic-quiz topic="softmax"></attn-topic-quiz>`;
   }
 
-  _renderControls(scores) {
-    const t = this.viewState.temperature;
+  // The editor shows the row in the view state, the learner's; the results below show the
+  // last row the core accepted.
+  _renderControls() {
+    const { scores, temperature: t } = this.viewState;
     return html`<div class="controls">
         ${matrixTable({
           name: 'scores',
           caption: `Scores s (1×${scores.length}): type any numbers`,
-          values: [this.viewState.scores],
+          values: [scores],
           rowLabels: ['s'],
           colLabels: scores.map((_, i) => `s${sub(i)}`),
           edit: { invalid: this._invalid, label: 'Score', onInput: (_, c, text) => this._editScore(c, text) },
         })}
         <div class="resize">
           <button data-action="add-score" ?disabled=${scores.length >= MAX_SCORES} aria-label="Add a score"
-            @click=${() => this._setScores([...this.viewState.scores, 0])}>+ score</button>
+            @click=${() => this._setScores([...scores, 0])}>+ score</button>
           <button data-action="remove-score" ?disabled=${scores.length <= 1} aria-label="Remove the last score"
-            @click=${() => this._setScores(this.viewState.scores.slice(0, -1))}>− score</button>
+            @click=${() => this._setScores(scores.slice(0, -1))}>− score</button>
         </div>
       </div>
       <div class="controls">

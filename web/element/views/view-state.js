@@ -26,8 +26,6 @@ export const isNumberIn = (lo, hi) => (v) => typeof v === 'number' && Number.isF
 export const isIntegerIn = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && v <= hi;
 export const isNumberList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x));
-export const isPointList = (min, max) => (v) =>
-  Array.isArray(v) && v.length >= min && v.length <= max && v.every(isNumberList(2, 2));
 
 /** A whole-number field of the view state: [fallback, isValid, 'what it must be']. */
 export const wholeField = (fallback, lo, hi) => [fallback, isIntegerIn(lo, hi), `a whole number from ${lo} to ${hi}`];
