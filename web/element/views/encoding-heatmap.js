@@ -6,6 +6,7 @@ import { html } from 'lit';
 
 import { heatClass } from '../colors.js';
 import { cellOf, legend } from '../matrix-table.js';
+import { clamp } from './view-state.js';
 
 // The encoding lies in [−1, 1]: a fixed range keeps colours comparable between sizes.
 const ENCODING_RANGE = [-1, 1];
@@ -23,8 +24,7 @@ const MOVES = {
 export function movedCell(key, cell, rows, cols) {
   const move = MOVES[key];
   if (!move) return null;
-  const clamp = (v, n) => Math.min(n - 1, Math.max(0, v));
-  return { row: clamp(cell.row + move[0], rows), col: clamp(cell.col + move[1], cols) };
+  return { row: clamp(cell.row + move[0], 0, rows - 1), col: clamp(cell.col + move[1], 0, cols - 1) };
 }
 
 /**

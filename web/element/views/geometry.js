@@ -8,7 +8,7 @@ import { matrixTable } from '../matrix-table.js';
 import { geometryStyles } from '../styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isNumberIn, normalizeViewState } from './view-state.js';
+import { clamp, isNumberIn, normalizeViewState, round2 } from './view-state.js';
 import './topic-quiz.js';
 
 const inPlane = (v) => Array.isArray(v) && v.length === 2 && v.every(isNumberIn(-LIMIT, LIMIT));
@@ -27,8 +27,8 @@ const FIELD_OF = { query: 'query', key: 'keys', value: 'values' };
 const STEP = 0.1; // an arrow key's move; Shift moves five times as far
 const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 
-// Positions are kept to two decimals, so the URL stays short and the numbers read easily.
-const tidy = (v) => Math.min(LIMIT, Math.max(-LIMIT, Math.round(v * 100) / 100));
+// A dragged point stays on the plane, its coordinates at two decimals.
+const tidy = (v) => clamp(round2(v), -LIMIT, LIMIT);
 
 const HEADING = 'Geometry: where the weights and the output live';
 

@@ -12,7 +12,7 @@ import { lessonStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import './topic-quiz.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isNumberIn, isNumberList } from './view-state.js';
+import { clamp, isNumberIn, isNumberList, round2 } from './view-state.js';
 
 const DEFAULT_SCORES = [2, 1, 0.1];
 const LARGE_SCORES = [100, 99, 98];
@@ -31,7 +31,7 @@ const FIELDS = {
 
 // The slider moves log10(T) (−1…1) so 0.1…1 and 1…10 get the same room; T keeps two decimals.
 const sliderOf = (t) => Math.log10(t);
-const temperatureOf = (x) => Math.min(MAX_T, Math.max(MIN_T, Math.round(10 ** x * 100) / 100));
+const temperatureOf = (x) => clamp(round2(10 ** x), MIN_T, MAX_T);
 
 /** How a number reads here: Infinity and NaN spelled out (they are the point), tiny and huge values as powers of ten. */
 const readable = (v) => (Number.isFinite(v) ? fmtWide(v) : String(v));

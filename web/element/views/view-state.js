@@ -27,6 +27,12 @@ export const isIntegerIn = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && 
 export const isNumberList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x));
 
+// Numbers a view puts in its state keep two decimals, so the URL stays short and the
+// numbers read easily.
+export const round2 = (v) => Math.round(v * 100) / 100;
+/** v held within lo…hi. */
+export const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+
 /** A whole-number field of the view state: [fallback, isValid, 'what it must be']. */
 export const wholeField = (fallback, lo, hi) => [fallback, isIntegerIn(lo, hi), `a whole number from ${lo} to ${hi}`];
 
