@@ -144,13 +144,15 @@ test('predict on: the result stays hidden until answered; right and wrong answer
     'predict-softmax-largest': false,
     'predict-softmax-row-sum': true,
   });
-  // The quiz view counts them under the whole computation.
+  // The quiz view counts them in a row of their own, not as answers to the stepper's quiz.
   await page.locator('attn-lab [role="tab"][data-view="quiz"]').click();
   await settle(page);
-  const progressRow = page.locator('attn-lab attn-quiz-view [data-role="progress"] tr[data-topic="stepper"]');
+  const progressRow = page.locator('attn-lab attn-quiz-view [data-role="progress"] tr[data-role="predictions"]');
   await progressRow.waitFor();
   assert.equal(await progressRow.getAttribute('data-answered'), '5');
   assert.equal(await progressRow.getAttribute('data-right'), '3');
+  const quizRow = page.locator('attn-lab attn-quiz-view [data-role="progress"] tr[data-topic="stepper"]');
+  assert.equal(await quizRow.getAttribute('data-answered'), '0');
   assertClean(problems);
 });
 

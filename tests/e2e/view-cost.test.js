@@ -77,5 +77,14 @@ test('a bad seed is refused with a message and the settings stay', async (t) => 
   await page.locator(`${view} [data-control="seed"]`).press('Enter');
   await page.locator(`${view} [data-role="cost-status"]`).filter({ hasText: 'seed must be' }).waitFor();
   assert.equal((await labState(page)).viewState.seed, 1);
+  // An emptied field is no seed at all, not seed 0 (Number('') is 0).
+  await page.locator(`${view} [data-control="seed"]`).fill('7');
+  await page.locator(`${view} [data-control="seed"]`).press('Enter');
+  await page.locator(`${view} [data-role="cost-status"]`).filter({ hasText: 'seed must be' }).waitFor({ state: 'detached' });
+  assert.equal((await labState(page)).viewState.seed, 7);
+  await page.locator(`${view} [data-control="seed"]`).fill('');
+  await page.locator(`${view} [data-control="seed"]`).press('Enter');
+  await page.locator(`${view} [data-role="cost-status"]`).filter({ hasText: 'seed must be a whole number from 0 to 2147483647, not ""' }).waitFor();
+  assert.equal((await labState(page)).viewState.seed, 7);
   assertClean(problems);
 });

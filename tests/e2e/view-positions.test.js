@@ -143,6 +143,29 @@ test('reverse, swap and shuffle change the order shown, and the numbers follow',
   assertClean(problems);
 });
 
+test('a bad or empty seed is refused with a message, and the last good seed and order stay', async (t) => {
+  const { page, problems } = await openView(t, { seed: 5, order: shuffledOrder(5) });
+  const seed = page.locator(`${VIEW} [data-control="seed"]`);
+  for (const text of ['', '-3', '2.5']) {
+    await seed.fill(text);
+    await seed.press('Enter');
+    await settle(page);
+    const message = await page.locator(`${VIEW} [data-role="view-message"]`).textContent();
+    assert.match(message, new RegExp(`seed must be a whole number from 0 to 2147483647, not "${text.replace('.', '\\.')}"`), `seed "${text}"`);
+    assert.equal(await seed.getAttribute('aria-invalid'), 'true');
+    const { viewState } = await labState(page);
+    assert.equal(viewState.seed, 5, `seed "${text}" is refused`);
+    assert.deepEqual(viewState.order, shuffledOrder(5));
+  }
+  await seed.fill('9'); // a good seed clears the message and shuffles
+  await seed.press('Enter');
+  await settle(page);
+  assert.equal((await labState(page)).viewState.seed, 9);
+  assert.deepEqual(await shownOrder(page), shuffledOrder(9));
+  assert.equal((await page.locator(`${VIEW} [data-role="view-message"]`).textContent()).trim(), '');
+  assertClean(problems);
+});
+
 test('an order that is not a permutation is refused with its reason, and the view stays', async (t) => {
   const { page, problems } = await openView(t, { order: [4, 3, 2, 1, 0] });
   await page.evaluate(() =>

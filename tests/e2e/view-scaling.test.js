@@ -114,7 +114,7 @@ test('scaling view: the d_k slider (keyboard) and the number field change d_k; b
   await field.press('Enter');
   await settle(page);
   let got = (await assertShowsCore(page, 100, 1)).got;
-  assert.match(got.message, /d_k: 600 is outside 1…512/);
+  assert.match(got.message, /d_k must be a whole number from 1 to 512, not "600"/);
   assert.equal(got.dkField, '600', 'the rejected text stays for the learner to fix');
   assert.equal((await labState(page)).viewState.dk, 100);
 
@@ -142,7 +142,7 @@ test('scaling view: a new seed draws new numbers, and the charts follow the core
   await seed.fill('-3');
   await seed.press('Enter');
   await settle(page);
-  assert.match((await shown(page)).message, /Seed: -3 is outside/);
+  assert.match((await shown(page)).message, /seed must be a whole number from 0 to 2147483647, not "-3"/);
   assert.equal((await labState(page)).viewState.seed, 12345);
   assertClean(problems);
 });

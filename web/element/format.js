@@ -10,7 +10,20 @@ export function fmt(value) {
   if (value === -Infinity) return '−∞';
   if (value === Infinity) return '∞';
   const rounded = Number(value.toFixed(4));
-  return (Object.is(rounded, -0) ? 0 : rounded).toString().replace('-', '−');
+  return minus((Object.is(rounded, -0) ? 0 : rounded).toString());
+}
+
+// A typographic minus for every hyphen: "-1.2e-7" has two.
+const minus = (text) => text.replaceAll('-', '−');
+
+/**
+ * A value whose size matters as much as its digits: tiny and huge magnitudes as powers of
+ * ten with `digits` decimals (4 decimals would show 1e-7 as 0), the rest as fmt does.
+ */
+export function fmtWide(value, digits = 3) {
+  const size = Math.abs(value);
+  if (value !== 0 && Number.isFinite(value) && (size >= 1e5 || size < 1e-4)) return minus(value.toExponential(digits));
+  return fmt(value);
 }
 
 /** A shape as "2×3". */

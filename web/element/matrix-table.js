@@ -6,9 +6,14 @@ import { html, nothing } from 'lit';
 import { finiteRange, heatClass } from './colors.js';
 import { fmt } from './format.js';
 
-const cellOf = (event) => event.target.closest?.('td[data-row]');
+/** The { row, col } of the data cell an event happened in, or null outside the cells. */
+export function cellOf(event) {
+  const td = event.target.closest?.('td[data-row]');
+  return td ? { row: Number(td.dataset.row), col: Number(td.dataset.col) } : null;
+}
 
-function legend(range) {
+/** The colour ramp under a heatmap, labelled with its range's ends. */
+export function legend(range) {
   return html`<div class="legend" aria-hidden="true">
     <span>${fmt(range[0])}</span><span class="ramp"></span><span
       >${fmt(range[1])}</span
@@ -36,8 +41,8 @@ export function matrixTable(m) {
   const range = m.heat ? (m.range ?? finiteRange(m.values)) : null;
   const hl = m.highlight ?? {};
   const focus = (event) => {
-    const td = cellOf(event);
-    if (td && m.onFocusCell) m.onFocusCell(Number(td.dataset.row), Number(td.dataset.col));
+    const cell = cellOf(event);
+    if (cell && m.onFocusCell) m.onFocusCell(cell.row, cell.col);
   };
   const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);

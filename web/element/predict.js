@@ -2,14 +2,12 @@
 // until the learner has guessed something about it: its shape (every step), which key gets
 // the largest value in one query row (scores, scale, softmax) and what that row adds up to
 // (softmax). Questions and answers are read off the core's trace, never recomputed; the
-// answers are recorded under the progress topic `stepper`.
+// answers are recorded under the progress topic PREDICT_TOPIC.
 import { html, nothing } from 'lit';
 
 import { fmt, shape, sub } from './format.js';
-import { recordAnswer } from './progress.js';
+import { PREDICT_TOPIC, predictionId, recordAnswer } from './progress.js';
 import { stepPanels } from './steps.js';
-
-export const PREDICT_TOPIC = 'stepper';
 
 const ROW_STEPS = new Set(['scores', 'scale', 'softmax']);
 const ELEMENTWISE = { positional: 'adds a position vector to each row, entry by entry', scale: 'multiplies every entry by the same factor', mask: 'replaces some entries by −∞', softmax: 'works row by row' };
@@ -33,14 +31,14 @@ const sizeOf = (values) => [values.length, values[0]?.length ?? 0];
  * Each: { kind, prompt, options: [{ value, label, number? }], correct: Set of values,
  * explanation, row?, head? }. `labels` are tokenLabels(state).
  */
-export function predictionQuestions(trace, state, id, labels) {
+function predictionQuestions(trace, state, id, labels) {
   const [panel] = stepPanels(trace, state, id);
   if (!panel) return [];
   const questions = [shapeQuestion(panel, id, state.heads)];
   if (ROW_STEPS.has(id)) {
-    const row = chosenRow(panel.step.values);
-    questions.push(largestQuestion(panel, id, row, labels));
-    if (id === 'softmax') questions.push(rowSumQuestion(panel, row, labels));
+    const { row, top } = chosenRow(panel.step.values);
+    questions.push(largestQuestion(panel, id, row, top, labels));
+    if (id === 'softmax') questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows.includes(row), labels));
   }
   return questions;
 }
@@ -92,11 +90,13 @@ function shapeExplanation(panel, id, operands, heads) {
   );
 }
 
-// The row to ask about: the first whose largest entry is unique; else the first row (then
-// every tied key counts as right).
+// The row to ask about, with its top keys: the first row whose largest entry is unique;
+// else the first row (then every tied key counts as right).
 function chosenRow(values) {
-  const index = values.findIndex((row) => topKeys(row).length === 1);
-  return index === -1 ? 0 : index;
+  const tops = values.map(topKeys);
+  const index = tops.findIndex((top) => top.length === 1);
+  const row = index === -1 ? 0 : index;
+  return { row, top: tops[row] };
 }
 
 function topKeys(row) {
@@ -106,9 +106,8 @@ function topKeys(row) {
   return row.flatMap((v, j) => (Number.isFinite(v) && max - v <= TIE * Math.max(1, Math.abs(max)) ? [j] : []));
 }
 
-function largestQuestion(panel, id, row, labels) {
+function largestQuestion(panel, id, row, top, labels) {
   const values = panel.step.values[row];
-  const top = topKeys(values);
   const query = labels.queries[row];
   const keyName = (j) => labels.keys[j] ?? `k${sub(j)}`;
   const listed = values.map((v, j) => `${keyName(j)} = ${fmt(v)}`).join(', ');
@@ -127,7 +126,8 @@ function largestQuestion(panel, id, row, labels) {
   };
 }
 
-function rowSumQuestion(panel, row, labels) {
+// `masked`: the core reports the row in fullyMaskedRows (every key masked).
+function rowSumQuestion(panel, row, masked, labels) {
   const { rowTotals, rowSum } = panel.step;
   const total = rowTotals[row];
   const keys = panel.step.shape[1];
@@ -140,7 +140,6 @@ function rowSumQuestion(panel, row, labels) {
   // The right option is the one the core's row total matches.
   const nearest = options.reduce((best, o) => (Math.abs(o.number - total) < Math.abs(best.number - total) ? o : best));
   const query = labels.queries[row];
-  const masked = total === 0;
   return {
     kind: 'row-sum',
     row,
@@ -194,7 +193,7 @@ export class PredictController {
 
   _check(id, questions, entry) {
     if (!questions.every((q) => entry.choices[q.kind] !== undefined)) return;
-    for (const q of questions) recordAnswer(PREDICT_TOPIC, `predict-${id}-${q.kind}`, q.correct.has(entry.choices[q.kind]));
+    for (const q of questions) recordAnswer(PREDICT_TOPIC, predictionId(id, q.kind), q.correct.has(entry.choices[q.kind]));
     this._update(entry, { checked: true, revealed: true });
   }
 

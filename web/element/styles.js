@@ -16,6 +16,8 @@ export const styles = css`
     --attn-panel: light-dark(#f5f7fa, #1f2228);
     --attn-accent: light-dark(#2456c7, #8fb1ff);
     --attn-error: light-dark(#b3261e, #ff8a80);
+    --attn-correct: light-dark(#1e7b34, #7ee08f);
+    --attn-series-1: light-dark(#c0392b, #ff8a80); /* a chart's second series, beside the accent */
     --attn-highlight: light-dark(#ffcf40, #ffd54f);
     display: block;
     color: var(--attn-fg);
@@ -184,7 +186,9 @@ export const styles = css`
   .tokens input {
     width: 5.5em;
   }
-  ol.steps {
+  /* A row of chips: the stepper's steps, the positions view's words. */
+  ol.steps,
+  ol.sentence {
     display: flex;
     flex-wrap: wrap;
     gap: 4px;
@@ -274,10 +278,10 @@ export const styles = css`
   }
   .series-1 polyline,
   .series-1 line {
-    stroke: light-dark(#c0392b, #ff8a80);
+    stroke: var(--attn-series-1);
   }
   .series-1 circle {
-    fill: light-dark(#c0392b, #ff8a80);
+    fill: var(--attn-series-1);
   }
   .series-2 polyline,
   .series-2 line {
@@ -287,7 +291,7 @@ export const styles = css`
     fill: var(--attn-muted);
   }
   .correct {
-    color: light-dark(#1e7b34, #7ee08f);
+    color: var(--attn-correct);
     font-weight: 600;
   }
   .wrong {
@@ -367,8 +371,8 @@ export const geometryStyles = [
     :host {
       --geo-key: light-dark(#a34a00, #ffb366);
       --geo-value: var(--attn-accent);
-      --geo-query: light-dark(#1e7b34, #7ee08f);
-      --geo-output: light-dark(#b3261e, #ff8a80);
+      --geo-query: var(--attn-correct);
+      --geo-output: var(--attn-error);
     }
     .plot-figure {
       margin: 0;
@@ -489,49 +493,87 @@ export const patternsStyles = [
   `,
 ];
 
-/** Extra rules for the softmax and scaling views: bar charts, stage tables, a summary list. */
-export const lessonStyles = css`
-  svg.bars .series-0 rect {
-    fill: var(--attn-accent);
-  }
-  svg.bars .series-1 rect {
-    fill: light-dark(#c0392b, #ff8a80);
-  }
-  table[data-role$='stages'] th[scope='row'] {
-    text-align: left;
-    font-weight: 500;
-    min-width: 11em;
-  }
-  table[data-role$='stages'] th .formula {
-    font-size: 0.95em;
-  }
-  td.wrong,
-  span.wrong {
-    color: var(--attn-error);
-    font-weight: 600;
-  }
-  section[data-role='naive'] {
-    border: 1px dashed var(--attn-error);
-    border-radius: 6px;
-    padding: 4px 10px;
-  }
-  figure[data-role$='-chart'] {
-    margin: 0;
-    width: min(100%, 440px);
-  }
-  section[data-role='stable'],
-  section[data-role='naive'] {
-    flex: 1 1 360px;
-    max-width: 100%;
-    min-width: 0;
-  }
-  dl.summary {
-    display: grid;
-    grid-template-columns: max-content 1fr;
-    gap: 2px 12px;
-    font-variant-numeric: tabular-nums;
-  }
-  dl.summary dd {
-    margin: 0;
-  }
-`;
+/** The softmax and scaling views: bar charts, stage tables, a summary list. */
+export const lessonStyles = [
+  viewStyles,
+  css`
+    svg.bars .series-0 rect {
+      fill: var(--attn-accent);
+    }
+    svg.bars .series-1 rect {
+      fill: var(--attn-series-1);
+    }
+    table[data-role$='stages'] th[scope='row'] {
+      text-align: left;
+      font-weight: 500;
+      min-width: 11em;
+    }
+    table[data-role$='stages'] th .formula {
+      font-size: 0.95em;
+    }
+    section[data-role='naive'] {
+      border: 1px dashed var(--attn-error);
+      border-radius: 6px;
+      padding: 4px 10px;
+    }
+    figure[data-role$='-chart'] {
+      margin: 0;
+      width: min(100%, 440px);
+    }
+    section[data-role='stable'],
+    section[data-role='naive'] {
+      flex: 1 1 360px;
+      max-width: 100%;
+      min-width: 0;
+    }
+    dl.summary {
+      display: grid;
+      grid-template-columns: max-content 1fr;
+      gap: 2px 12px;
+      font-variant-numeric: tabular-nums;
+    }
+    dl.summary dd {
+      margin: 0;
+    }
+  `,
+];
+
+/** The positions view: the compact encoding heatmap and the sentences as rows of words. */
+export const positionsStyles = [
+  viewStyles,
+  css`
+    table.encoding td {
+      min-width: 0;
+      width: 12px;
+      height: 12px;
+      padding: 0;
+      border: 0;
+    }
+    table.encoding th {
+      min-width: 0;
+      padding: 0 2px;
+      font-size: 0.65em;
+      border: 0;
+      background: none;
+      color: var(--attn-muted);
+    }
+    table.encoding td:focus-visible {
+      outline-offset: -1px;
+    }
+    ol.sentence {
+      margin: 2px 0;
+    }
+    .sentence li {
+      border: 1px solid var(--attn-border);
+      border-radius: 4px;
+      padding: 0 6px;
+      background: var(--attn-panel);
+    }
+    .sentence li.moved {
+      border-color: var(--attn-accent);
+    }
+    .verdict {
+      font-size: 1.05em;
+    }
+  `,
+];

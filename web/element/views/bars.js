@@ -1,11 +1,12 @@
 // A small SVG bar chart for weights in [0, 1]: one group of bars per entry, one bar per
 // series (e.g. "scaled" and "unscaled"), a shared 0…max axis and a legend. It draws the
 // numbers it is given; it computes none of them.
+import { scaleLinear } from 'd3-scale';
 import { svg } from 'lit';
 
 import { fmt } from '../format.js';
+import { axisLines, legendRow, viewBox, WIDTH, yTicks } from './chart.js';
 
-const WIDTH = 420;
 const HEIGHT = 200;
 const MARGIN = { top: 10, right: 10, bottom: 28, left: 40 };
 
@@ -16,17 +17,14 @@ const MARGIN = { top: 10, right: 10, bottom: 28, left: 40 };
  */
 export function barChart({ title, labels, series, max = 1 }) {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
-  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const group = plotWidth / Math.max(1, labels.length);
   const bar = (group * 0.8) / series.length;
-  const y = (v) => MARGIN.top + plotHeight * (1 - Math.min(1, Math.max(0, v / max)));
-  const ticks = [0, max / 2, max];
-  return svg`<svg class="chart bars" viewBox="0 0 ${WIDTH} ${HEIGHT + 18 * series.length}" role="img" aria-label=${title}>
+  const y = scaleLinear().domain([0, max]).range([HEIGHT - MARGIN.bottom, MARGIN.top]).clamp(true);
+  return svg`<svg class="chart bars" viewBox=${viewBox(HEIGHT, series.length)} role="img" aria-label=${title}>
     <title>${title}</title>
     <g class="axis">
-      <line x1=${MARGIN.left} x2=${WIDTH - MARGIN.right} y1=${y(0)} y2=${y(0)}></line>
-      <line x1=${MARGIN.left} x2=${MARGIN.left} y1=${MARGIN.top} y2=${y(0)}></line>
-      ${ticks.map((t) => svg`<g transform="translate(${MARGIN.left},${y(t)})"><line x2="-5"></line><text x="-8" dy="0.32em" text-anchor="end">${fmt(t)}</text></g>`)}
+      ${axisLines(MARGIN, HEIGHT)}
+      ${yTicks(y, [0, max / 2, max], MARGIN.left)}
       ${labels.map((label, i) => svg`<text x=${MARGIN.left + group * (i + 0.5)} y=${y(0) + 16} text-anchor="middle">${label}</text>`)}
     </g>
     ${series.map(
@@ -36,9 +34,7 @@ export function barChart({ title, labels, series, max = 1 }) {
             ? svg`<rect x=${MARGIN.left + group * (i + 0.1) + bar * k} y=${y(v)} width=${bar} height=${y(0) - y(v)} data-index=${i} data-value=${String(v)}><title>${s.label}, ${labels[i]}: ${fmt(v)}</title></rect>`
             : '',
         )}
-        <g transform="translate(${MARGIN.left},${HEIGHT + 4 + 18 * k})">
-          <rect class="swatch" width="14" height="10" y="1"></rect><text x="20" y="10">${s.label}</text>
-        </g>
+        ${legendRow(k, MARGIN.left, HEIGHT, svg`<rect class="swatch" width="14" height="10" y="1"></rect>`, 14, s.label)}
       </g>`,
     )}
   </svg>`;

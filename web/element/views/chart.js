@@ -6,9 +6,27 @@ import { svg } from 'lit';
 
 import { fmt } from '../format.js';
 
-const WIDTH = 420;
+// Shared with bars.js: every chart is as wide, with one legend row per series under the plot.
+export const WIDTH = 420;
+const LEGEND_ROW = 18;
 const HEIGHT = 260;
 const MARGIN = { top: 12, right: 14, bottom: 42, left: 70 };
+
+/** The viewBox of a chart whose plot is `height` tall, with `rows` legend rows under it. */
+export const viewBox = (height, rows) => `0 0 ${WIDTH} ${height + LEGEND_ROW * rows}`;
+
+/** The x and y axis lines of a plot `height` tall inside `margin`. */
+export const axisLines = (margin, height) =>
+  svg`<line x1=${margin.left} x2=${WIDTH - margin.right} y1=${height - margin.bottom} y2=${height - margin.bottom}></line>
+    <line x1=${margin.left} x2=${margin.left} y1=${margin.top} y2=${height - margin.bottom}></line>`;
+
+/** The y axis's ticks at x = `left`, for `values` placed by `scale`, labelled by `label`. */
+export const yTicks = (scale, values, left, label = fmt) =>
+  values.map((t) => svg`<g transform="translate(${left},${scale(t)})"><line x2="-5"></line><text x="-8" dy="0.32em" text-anchor="end">${label(t)}</text></g>`);
+
+/** Legend row `k` under a plot `height` tall: the series' mark (`markWidth` wide) and its label. */
+export const legendRow = (k, left, height, mark, markWidth, label) =>
+  svg`<g transform="translate(${left},${height + 4 + LEGEND_ROW * k})">${mark}<text x=${markWidth + 6} y="10">${label}</text></g>`;
 
 function makeScale(axis, range) {
   const scale = (axis.type === 'log' ? scaleLog() : scaleLinear()).domain(axis.domain).range(range);
@@ -42,17 +60,14 @@ export function lineChart({ title, x, y, series }) {
   const xs = makeScale(x, [MARGIN.left, WIDTH - MARGIN.right]);
   const ys = makeScale(y, [HEIGHT - MARGIN.bottom, MARGIN.top]);
   const inside = ([px, py]) => Number.isFinite(xs(px)) && Number.isFinite(ys(py));
-  return svg`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT + 18 * series.length}" role="img" aria-label=${title}>
+  return svg`<svg class="chart" viewBox=${viewBox(HEIGHT, series.length)} role="img" aria-label=${title}>
     <title>${title}</title>
     <g class="axis">
-      <line x1=${MARGIN.left} x2=${WIDTH - MARGIN.right} y1=${HEIGHT - MARGIN.bottom} y2=${HEIGHT - MARGIN.bottom}></line>
-      <line x1=${MARGIN.left} x2=${MARGIN.left} y1=${MARGIN.top} y2=${HEIGHT - MARGIN.bottom}></line>
+      ${axisLines(MARGIN, HEIGHT)}
       ${ticks(xs, x).map(
         (t) => svg`<g transform="translate(${xs(t)},${HEIGHT - MARGIN.bottom})"><line y2="5"></line><text y="17" text-anchor="middle">${tickLabel(x, t)}</text></g>`,
       )}
-      ${ticks(ys, y).map(
-        (t) => svg`<g transform="translate(${MARGIN.left},${ys(t)})"><line x2="-5"></line><text x="-8" dy="0.32em" text-anchor="end">${tickLabel(y, t)}</text></g>`,
-      )}
+      ${yTicks(ys, ticks(ys, y), MARGIN.left, (t) => tickLabel(y, t))}
       <text x=${(MARGIN.left + WIDTH - MARGIN.right) / 2} y=${HEIGHT - 6} text-anchor="middle">${x.label}</text>
       <text transform="translate(12,${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)" text-anchor="middle">${y.label}</text>
     </g>
@@ -61,9 +76,7 @@ export function lineChart({ title, x, y, series }) {
       return svg`<g class="series series-${i}" data-series=${s.id}>
         <polyline class=${s.dashed ? 'dashed' : ''} points=${points.map(([px, py]) => `${xs(px)},${ys(py)}`).join(' ')}></polyline>
         ${s.dashed ? '' : points.map(([px, py]) => svg`<circle cx=${xs(px)} cy=${ys(py)} r="3" data-x=${px} data-y=${py}><title>${s.label}: ${fmt(px)} → ${fmt(py)}</title></circle>`)}
-        <g transform="translate(${MARGIN.left},${HEIGHT + 4 + 18 * i})">
-          <line class=${s.dashed ? 'dashed' : ''} x2="22" y1="6" y2="6"></line><text x="28" y="10">${s.label}</text>
-        </g>
+        ${legendRow(i, MARGIN.left, HEIGHT, svg`<line class=${s.dashed ? 'dashed' : ''} x2="22" y1="6" y2="6"></line>`, 22, s.label)}
       </g>`;
     })}
   </svg>`;

@@ -9,7 +9,7 @@ import { normalMatrix, seededRandom } from '../random.js';
 import { lineChart } from './chart.js';
 import './topic-quiz.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { SEED_FIELD } from './view-state.js';
 
 const WIDTHS = [32, 64, 128];
 const LARGEST = [256, 512, 1024, 2048, 4096];
@@ -26,11 +26,11 @@ const FIELDS = {
   d: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
   causal: [false, (v) => typeof v === 'boolean', 'true or false'],
   maxN: [1024, (v) => LARGEST.includes(v), `one of ${LARGEST.join(', ')}`],
-  seed: [1, isIntegerIn(0, 2 ** 31 - 1), 'a whole number from 0 to 2147483647'],
+  seed: SEED_FIELD,
 };
 
 /** Sizes from SMALLEST doubling up to maxN. */
-export function costSizes(maxN) {
+function costSizes(maxN) {
   const sizes = [];
   for (let n = SMALLEST; n <= maxN; n *= 2) sizes.push(n);
   return sizes;
@@ -102,7 +102,7 @@ class CostView extends ViewBase {
   }
 
   render() {
-    const { d, causal, maxN, seed } = this.viewState;
+    const { d, causal, maxN } = this.viewState;
     const select = (control, label, values, current, parse = Number) =>
       html`<label>${label}
         <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
@@ -121,27 +121,16 @@ class CostView extends ViewBase {
         ${select('d', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
         <label><input data-control="causal" type="checkbox" .checked=${causal} ?disabled=${this._busy}
           @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
-        <label>Seed <input data-control="seed" type="number" min="0" .value=${String(seed)} ?disabled=${this._busy}
-          @change=${(e) => this._changeSeed(e.target.value)} /></label>
+        ${this.seedInput({ disabled: this._busy })}
         <button data-action="measure" ?disabled=${this._busy} @click=${() => this._measure()}>Measure</button>
         <button data-action="stop" ?disabled=${!this._busy} @click=${() => (this._stop = true)}>Stop</button>
       </div>
-      <p class="message ${this._message ? 'error' : ''}" data-role="cost-status" role="status">
-        ${this._message ?? (this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.')}
+      <p class="message ${this.draftProblem ?? this._message ? 'error' : ''}" data-role="cost-status" role="status">
+        ${this.draftProblem ?? this._message ?? (this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.')}
       </p>
       ${this._runs.length ? this._renderFigures() : nothing} ${this._renderFarSizes()}
       <attn-topic-quiz topic="cost"></attn-topic-quiz>
     `;
-  }
-
-  _changeSeed(text) {
-    const seed = Number(text);
-    if (!FIELDS.seed[1](seed)) {
-      this._message = `The seed must be ${FIELDS.seed[2]}, not "${text}".`;
-      return;
-    }
-    this._message = null;
-    this.changeView({ seed });
   }
 
   _series(kernel, field) {

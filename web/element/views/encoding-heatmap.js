@@ -5,9 +5,11 @@
 import { html } from 'lit';
 
 import { heatClass } from '../colors.js';
+import { cellOf, legend } from '../matrix-table.js';
+import { clamp } from './view-state.js';
 
 // The encoding lies in [−1, 1]: a fixed range keeps colours comparable between sizes.
-export const ENCODING_RANGE = [-1, 1];
+const ENCODING_RANGE = [-1, 1];
 
 const MOVES = {
   ArrowUp: [-1, 0],
@@ -22,14 +24,8 @@ const MOVES = {
 export function movedCell(key, cell, rows, cols) {
   const move = MOVES[key];
   if (!move) return null;
-  const clamp = (v, n) => Math.min(n - 1, Math.max(0, v));
-  return { row: clamp(cell.row + move[0], rows), col: clamp(cell.col + move[1], cols) };
+  return { row: clamp(cell.row + move[0], 0, rows - 1), col: clamp(cell.col + move[1], 0, cols - 1) };
 }
-
-const cellOf = (event) => {
-  const td = event.target.closest?.('td[data-row]');
-  return td ? { row: Number(td.dataset.row), col: Number(td.dataset.col) } : null;
-};
 
 /**
  * @param {object} m
@@ -73,6 +69,6 @@ export function encodingHeatmap({ values, cell, onCell, onKey }) {
         )}
       </tbody>
     </table>
-    <div class="legend" aria-hidden="true"><span>−1</span><span class="ramp"></span><span>1</span></div>
+    ${legend(ENCODING_RANGE)}
   </figure>`;
 }

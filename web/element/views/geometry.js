@@ -8,7 +8,7 @@ import { matrixTable } from '../matrix-table.js';
 import { geometryStyles } from '../styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isNumberIn, normalizeViewState } from './view-state.js';
+import { clamp, isNumberIn, normalizeViewState, round2 } from './view-state.js';
 import './topic-quiz.js';
 
 const inPlane = (v) => Array.isArray(v) && v.length === 2 && v.every(isNumberIn(-LIMIT, LIMIT));
@@ -27,8 +27,10 @@ const FIELD_OF = { query: 'query', key: 'keys', value: 'values' };
 const STEP = 0.1; // an arrow key's move; Shift moves five times as far
 const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 
-// Positions are kept to two decimals, so the URL stays short and the numbers read easily.
-const tidy = (v) => Math.min(LIMIT, Math.max(-LIMIT, Math.round(v * 100) / 100));
+// A dragged point stays on the plane, its coordinates at two decimals.
+const tidy = (v) => clamp(round2(v), -LIMIT, LIMIT);
+
+const HEADING = 'Geometry: where the weights and the output live';
 
 class GeometryView extends ViewBase {
   static styles = geometryStyles;
@@ -55,7 +57,7 @@ class GeometryView extends ViewBase {
       this._result = this.lab.attention({ Q: [query], K: keys, V: values, scale: scaled ? undefined : 1, temperature });
       this._error = null;
     } catch (error) {
-      this._error = error.message;
+      this._error = this.coreProblem(error);
     }
   }
 
@@ -103,10 +105,8 @@ class GeometryView extends ViewBase {
   // ---- rendering ----
 
   render() {
-    if (!this._result) {
-      return html`<p class="message error" data-role="view-message" role="alert">${this._error ?? 'Loading…'}</p>`;
-    }
-    return html`<h2>Geometry: where the weights and the output live</h2>
+    if (!this._result) return this.placeholder(HEADING, this._error);
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         One query q, three keys k₁, k₂, k₃ and three values v₁, v₂, v₃, all in the plane. Drag the query (the ring),
         or focus it with Tab and use the arrow keys; the keys (squares) and the values (dots) move too. The scores, the

@@ -2,11 +2,11 @@
 // flag) that make one of the five classic weight patterns, varied in token count, strength
 // and values. Only the inputs are built here; the weights come from the core.
 import { randomMatrix, seededRandom } from '../random.js';
+import { round2 } from './view-state.js';
 
 /** The five patterns, in the gallery's order; their ids are also stepper presets. */
 export const PATTERN_IDS = ['self', 'uniform', 'sharp', 'local', 'causal'];
 
-const round2 = (v) => Math.round(v * 100) / 100;
 const square = (n, value) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => round2(value(i, j))));
 
 /**

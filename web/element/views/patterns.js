@@ -11,13 +11,11 @@ import { traceRequest } from '../state.js';
 import { patternsStyles } from '../styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { nextSeed, SEED_FIELD } from './view-state.js';
 import './topic-quiz.js';
 
-const MAX_SEED = 2 ** 31 - 1;
-
 const FIELDS = {
-  seed: [1, isIntegerIn(1, MAX_SEED), `a whole number from 1 to ${MAX_SEED}`],
+  seed: SEED_FIELD,
   choice: [null, (v) => v === null || PATTERN_IDS.includes(v), `null or one of ${PATTERN_IDS.join(', ')}`],
 };
 
@@ -74,6 +72,8 @@ function galleryWeights(lab) {
   return galleryCache.get(lab);
 }
 
+const HEADING = 'Patterns: what the weights look like';
+
 class PatternsView extends ViewBase {
   static styles = patternsStyles;
 
@@ -85,8 +85,7 @@ class PatternsView extends ViewBase {
       this._exercise = { pattern, n: request.V.length, weights: this.lab.attention(request).weights };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = error.message; // the last good exercise stays on screen
+      this._error = this.coreProblem(error); // the last good exercise stays on screen
     }
   }
 
@@ -97,10 +96,8 @@ class PatternsView extends ViewBase {
   }
 
   render() {
-    if (!this._gallery || !this._exercise) {
-      return html`<p class="message error" data-role="view-message" role="alert">${this._error ?? 'Loading…'}</p>`;
-    }
-    return html`<h2>Patterns: what the weights look like</h2>
+    if (!this._gallery || !this._exercise) return this.placeholder(HEADING, this._error);
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         A row of the weight matrix says how much of each token one token takes in. Across a whole sentence the rows make
         a picture, and a handful of pictures come up again and again. Each one below is computed by the attention core
@@ -167,7 +164,7 @@ class PatternsView extends ViewBase {
         )}
       </div>
       ${choice === null ? nothing : this._renderVerdict(choice, pattern)}
-      <button data-control="next" @click=${() => this.changeView({ seed: seed >= MAX_SEED ? 1 : seed + 1, choice: null })}>
+      <button data-control="next" @click=${() => this.changeView({ seed: nextSeed(seed), choice: null })}>
         ${choice === null ? 'Skip to another one' : 'Next one'}
       </button>
     </section>`;

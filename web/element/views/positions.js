@@ -2,83 +2,37 @@
 // self-attention without it is blind to word order (reordering the tokens only reorders the
 // output rows), while with it the outputs change. Every number comes from the core:
 // lab.sinusoidalEncoding for the heatmap, lab.permutationCheck for the demonstration.
-import { css, html, nothing } from 'lit';
+import { html, nothing } from 'lit';
 
-import { fmt } from '../format.js';
+import { fmt, fmtWide } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
-import { viewStyles } from '../styles.js';
+import { positionsStyles } from '../styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { nextSeed, SEED_FIELD, wholeField } from './view-state.js';
 import './topic-quiz.js';
 
 const isPermutation = (v) =>
   Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);
 
 const FIELDS = {
-  tokens: [24, isIntegerIn(1, 64), 'a whole number from 1 to 64'],
-  width: [16, isIntegerIn(2, 64), 'a whole number from 2 to 64'],
+  tokens: wholeField(24, 1, 64),
+  width: wholeField(16, 2, 64),
   positional: [false, (v) => typeof v === 'boolean', 'true or false'],
   // order[i] is the original position of the word now at position i: "a man bit the dog".
   order: [[0, 4, 2, 3, 1], isPermutation, `a permutation of 0…${SENTENCE.length - 1}, e.g. [0, 4, 2, 3, 1]`],
-  seed: [1, isIntegerIn(0, 2 ** 31 - 1), 'a whole number from 0 to 2147483647'],
+  seed: SEED_FIELD,
 };
 
 const sentenceOf = (order) => order.map((i) => SENTENCE[i]);
 const dimensionLabels = Array.from({ length: D_HEAD }, (_, c) => `o${c}`);
-// The largest difference is often ~1e-7: scientific notation says how small.
-const small = (v) => (v === 0 ? '0' : v < 1e-3 ? v.toExponential(1).replace('-', '−') : fmt(v));
+
+const HEADING = 'Positions: how attention learns word order';
 
 class PositionsView extends ViewBase {
-  static styles = [
-    viewStyles,
-    css`
-      /* Follow the host's theme: viewStyles' own "light dark" would ignore theme="dark". */
-      :host {
-        color-scheme: inherit;
-      }
-      table.encoding td {
-        min-width: 0;
-        width: 12px;
-        height: 12px;
-        padding: 0;
-        border: 0;
-      }
-      table.encoding th {
-        min-width: 0;
-        padding: 0 2px;
-        font-size: 0.65em;
-        border: 0;
-        background: none;
-        color: var(--attn-muted);
-      }
-      table.encoding td:focus-visible {
-        outline-offset: -1px;
-      }
-      .sentence {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 4px;
-        list-style: none;
-        padding: 0;
-        margin: 2px 0;
-      }
-      .sentence li {
-        border: 1px solid var(--attn-border);
-        border-radius: 4px;
-        padding: 0 6px;
-        background: var(--attn-panel);
-      }
-      .sentence li.moved {
-        border-color: var(--attn-accent);
-      }
-      .verdict {
-        font-size: 1.05em;
-      }
-    `,
-  ];
+  static styles = positionsStyles;
 
   constructor() {
     super();
@@ -99,7 +53,7 @@ class PositionsView extends ViewBase {
       this._check = this.lab.permutationCheck(permutationRequest(this.viewState), order);
       this._error = null;
     } catch (error) {
-      this._error = error.message;
+      this._error = this.coreProblem(error);
     }
     if (this._encoding) {
       const rows = this._encoding.length;
@@ -125,10 +79,6 @@ class PositionsView extends ViewBase {
     this.requestUpdate();
   }
 
-  _setOrder(order) {
-    this.changeView({ order });
-  }
-
   _shuffle(seed) {
     this.changeView({ seed, order: shuffledOrder(seed) });
   }
@@ -137,23 +87,21 @@ class PositionsView extends ViewBase {
     const [a, b] = this._swap;
     const order = [...this.viewState.order];
     [order[a], order[b]] = [order[b], order[a]];
-    this._setOrder(order);
+    this.changeView({ order });
   }
 
   // ---- rendering ----
 
   render() {
-    if (!this._encoding || !this._check) {
-      return html`<p class="message error" data-role="view-message" role="alert">${this._error ?? 'Loading…'}</p>`;
-    }
-    return html`<h2>Positions: how attention learns word order</h2>
+    if (!this._encoding || !this._check) return this.placeholder(HEADING, this._error);
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         Attention compares every token with every other token, but nothing in QKᵀ or in the weighted sum of the values
         says which token came first. Left alone, it treats a sentence as a bag of words. Transformers fix this by adding
         a position signal to each token's embedding before the projections: X ← X + PE.
       </p>
-      <p class="message ${this._error ? 'error' : ''}" data-role="view-message" role=${this._error ? 'alert' : 'status'}>
-        ${this._error ? `${this._error} (the last good result is shown)` : ''}
+      <p class="message ${this._error || this.draftProblem ? 'error' : ''}" data-role="view-message" role=${this._error || this.draftProblem ? 'alert' : 'status'}>
+        ${this.draftProblem ?? (this._error ? `${this._error} (the last good result is shown)` : '')}
       </p>
       ${this._renderEncoding()} ${this._renderPermutation()}
       <attn-topic-quiz topic="positions"></attn-topic-quiz>`;
@@ -255,6 +203,7 @@ class PositionsView extends ViewBase {
           this.requestUpdate();
         },
       });
+    // The difference is often ~1e-7: fmtWide's powers of ten say how small.
     return html`<section data-role="permutation">
       <h3>Shuffle the words</h3>
       <p class="lead">
@@ -268,18 +217,10 @@ class PositionsView extends ViewBase {
           ><input data-control="positional" type="checkbox" .checked=${positional}
             @change=${(e) => this.changeView({ positional: e.target.checked })} />Add the sinusoidal positions to X</label
         >
-        <label
-          >Seed
-          <input data-control="seed" type="number" min="0" .value=${String(seed)}
-            @change=${(e) => {
-              const next = Number(e.target.value);
-              if (isIntegerIn(0, 2 ** 31 - 1)(next)) this._shuffle(next);
-              else e.target.value = String(seed);
-            }} /></label
-        >
-        <button data-action="shuffle" @click=${() => this._shuffle((seed + 1) % 2 ** 31)}>Shuffle</button>
-        <button data-action="reverse" @click=${() => this._setOrder([...order].reverse())}>Reverse</button>
-        <button data-action="reset-order" @click=${() => this._setOrder(SENTENCE.map((_, i) => i))}>Original order</button>
+        ${this.seedInput({ use: (next) => this._shuffle(next) })}
+        <button data-action="shuffle" @click=${() => this._shuffle(nextSeed(seed))}>Shuffle</button>
+        <button data-action="reverse" @click=${() => this.changeView({ order: [...order].reverse() })}>Reverse</button>
+        <button data-action="reset-order" @click=${() => this.changeView({ order: SENTENCE.map((_, i) => i) })}>Original order</button>
         <span>
           <label
             >Swap position
@@ -312,7 +253,7 @@ class PositionsView extends ViewBase {
         ${check.reorderedOnly ? 'The same rows, just reordered.' : 'The outputs changed.'}
         <span data-role="difference" data-value=${String(check.maxDifference)} data-tolerance=${String(check.tolerance)}>
           Largest difference between the second and third tables:
-          ${small(check.maxDifference)}${check.reorderedOnly ? ` (float rounding, under ${small(check.tolerance)})` : ''}.
+          ${fmtWide(check.maxDifference, 1)}${check.reorderedOnly ? ` (float rounding, under ${fmtWide(check.tolerance, 1)})` : ''}.
         </span>
         ${identity ? html`<span>(This is the original order, so nothing moved.)</span>` : nothing}
       </p>

@@ -1,9 +1,10 @@
 // The self-check questions of every topic: multiple choice, each with the index of the
 // right option and an explanation of why it is right. Topic ids are the view ids, plus
-// `stepper` for the whole computation (where the stepper's predictions are recorded too).
+// PREDICT_TOPIC for the whole computation (where the stepper's predictions are recorded too).
+import { PREDICT_TOPIC, topicScore } from '../progress.js';
 
 export const TOPICS = [
-  { id: 'stepper', title: 'The whole computation' },
+  { id: PREDICT_TOPIC, title: 'The whole computation' },
   { id: 'geometry', title: 'Geometry' },
   { id: 'scaling', title: 'Scaling by 1/√d_k' },
   { id: 'softmax', title: 'Softmax' },
@@ -15,7 +16,7 @@ export const TOPICS = [
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
 
 export const QUESTIONS = {
-  stepper: [
+  [PREDICT_TOPIC]: [
     {
       id: 'weights-shape',
       prompt: 'Q has 2 rows (queries) and K has 3 rows (keys), both of width d_k. What is the shape of the weights softmax(QKᵀ/√d_k)?',
@@ -333,3 +334,9 @@ export const QUESTIONS = {
     },
   ],
 };
+
+/** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */
+export function quizScore(progress, topic) {
+  const ids = new Set(QUESTIONS[topic].map((q) => q.id));
+  return topicScore(progress, topic, (id) => ids.has(id));
+}

@@ -1,36 +1,34 @@
 // The self-check view: how far the learner has got in every topic (read from the progress
 // kept on this device, progress.js), a reset for all of it, and every topic's quiz.
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 
-import { loadProgress, resetProgress } from '../progress.js';
+import { isPrediction, loadProgress, PREDICT_TOPIC, ProgressController, resetProgress, topicScore } from '../progress.js';
 import { defineView, ViewBase } from './view-base.js';
-import { QUESTIONS, TOPICS } from './quiz-questions.js';
+import { QUESTIONS, quizScore, TOPICS } from './quiz-questions.js';
 import { topicQuiz } from './topic-quiz.js';
 
 class QuizView extends ViewBase {
   constructor() {
     super();
-    this._onProgress = () => this.requestUpdate();
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    window.addEventListener('attnlab-progress', this._onProgress);
-    window.addEventListener('storage', this._onProgress);
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    window.removeEventListener('attnlab-progress', this._onProgress);
-    window.removeEventListener('storage', this._onProgress);
+    new ProgressController(this);
   }
 
   render() {
     const progress = loadProgress();
+    // Predictions have no fixed number of questions, so they get their own row: counted
+    // with a topic's quiz, "answered" could exceed the questions.
+    const predictions = topicScore(progress, PREDICT_TOPIC, isPrediction);
+    const row = (attributes, title, questions, { answered, right }) =>
+      html`<tr data-topic=${attributes.topic ?? nothing} data-role=${attributes.role ?? nothing} data-answered=${answered} data-right=${right}>
+        <th scope="row">${title}</th>
+        <td>${questions}</td>
+        <td>${answered}</td>
+        <td>${right}</td>
+      </tr>`;
     return html`<h2>Self-check</h2>
       <p class="lead">
         A few questions on each topic. Pick an answer and check it: you see at once whether it was right, and why. Your answers stay on this
-        device only. The stepper’s “predict, then reveal” answers count under “The whole computation”.
+        device only. The stepper’s “predict, then reveal” answers have a row of their own.
       </p>
       <table data-role="progress">
         <caption>Your progress</caption>
@@ -43,16 +41,8 @@ class QuizView extends ViewBase {
           </tr>
         </thead>
         <tbody>
-          ${TOPICS.map(({ id, title }) => {
-            const results = Object.values(progress[id] ?? {}).filter((r) => typeof r === 'boolean');
-            const right = results.filter(Boolean).length;
-            return html`<tr data-topic=${id} data-answered=${results.length} data-right=${right}>
-              <th scope="row">${title}</th>
-              <td>${QUESTIONS[id].length}</td>
-              <td>${results.length}</td>
-              <td>${right}</td>
-            </tr>`;
-          })}
+          ${TOPICS.map(({ id, title }) => row({ topic: id }, title, QUESTIONS[id].length, quizScore(progress, id)))}
+          ${row({ role: 'predictions' }, 'Predictions in the stepper', '–', predictions)}
         </tbody>
       </table>
       <p><button data-action="reset-all" @click=${() => resetProgress()}>Reset all progress</button></p>

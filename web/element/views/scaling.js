@@ -5,45 +5,35 @@ import { html } from 'lit';
 
 import { fmt, sub } from '../format.js';
 import { matrixTable } from '../matrix-table.js';
-import { lessonStyles, viewStyles } from '../styles.js';
+import { lessonStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import { lineChart } from './chart.js';
 import './topic-quiz.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isIntegerIn } from './view-state.js';
+import { nextSeed, SEED_FIELD, wholeField } from './view-state.js';
 
 const POWERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MAX_DK = 512;
-const MAX_SEED = 2 ** 32 - 1;
 const KEYS = 16;
 const SAMPLES = 256;
 
 const FIELDS = {
-  dk: [64, isIntegerIn(1, MAX_DK), `a whole number from 1 to ${MAX_DK}`],
-  seed: [1, isIntegerIn(0, MAX_SEED), `a whole number from 0 to ${MAX_SEED}`],
+  dk: wholeField(64, 1, MAX_DK),
+  seed: SEED_FIELD,
 };
 
 const D_K_AXIS = { label: 'd_k (log scale)', domain: [1, MAX_DK], type: 'log', format: (v) => String(v) };
 const series = (id, label, points, key, extra = {}) => ({ id, label, points: points.map((p) => [p.dk, p[key]]), ...extra });
 
-/** A whole number typed into a field, within lo…hi; or the reason it is not one. */
-function parseWhole(text, lo, hi) {
-  const value = Number(text.trim());
-  if (text.trim() === '' || !Number.isInteger(value)) return { problem: `"${text}" is not a whole number` };
-  if (value < lo || value > hi) return { problem: `${value} is outside ${lo}…${hi}` };
-  return { value };
-}
+const HEADING = html`Why divide by √d<sub>k</sub>`;
 
 class ScalingView extends ViewBase {
-  static styles = [...viewStyles, lessonStyles];
-
-  static properties = { ...ViewBase.properties, _drafts: { state: true } };
+  static styles = lessonStyles;
 
   constructor() {
     super();
-    this._drafts = {}; // control → { text, problem } for a field holding text that was not accepted
     this._studies = new Map(); // seed → the study over POWERS (the same numbers every time)
-    this._good = null; // { dk, seed, study, point }: the last state the core accepted
+    this._good = null; // { study, point }: the last study the core gave
     this._error = null;
   }
 
@@ -58,35 +48,18 @@ class ScalingView extends ViewBase {
       const study = this._studies.get(seed);
       // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
       const point = study.points.find((p) => p.dk === dk) ?? this.lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
-      this._good = { dk, seed, study, point };
+      this._good = { study, point };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = `${error.message}; the last good study stays.`;
+      this._error = `${this.coreProblem(error)}; the last good study stays.`;
     }
-  }
-
-  _commit(field, text, lo, hi) {
-    const { value, problem } = parseWhole(text, lo, hi);
-    if (problem) {
-      this._drafts = { ...this._drafts, [field]: { text, problem } };
-      return;
-    }
-    this._accept(field, value);
-  }
-
-  // A good value for `field` replaces any rejected text in its field.
-  _accept(field, value) {
-    this._drafts = Object.fromEntries(Object.entries(this._drafts).filter(([control]) => control !== field));
-    this.changeView({ [field]: value });
   }
 
   render() {
-    if (!this._good) return html`<h2>Why divide by √d<sub>k</sub></h2><p class="message error" data-role="message">${this._error ?? ''}</p>`;
+    if (!this._good) return this.placeholder(HEADING, this._error);
     const { study, point } = this._good;
-    const drafted = Object.entries(this._drafts);
-    const message = drafted.length ? `${drafted[0][0] === 'dk' ? 'd_k' : 'Seed'}: ${drafted[0][1].problem}; the last good value stays.` : this._error;
-    return html`<h2>Why divide by √d<sub>k</sub></h2>
+    const message = this.draftProblem ?? this._error;
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         A score is a dot product q·k = q<sub>1</sub>k<sub>1</sub> + … + q<sub>d</sub>k<sub>d</sub>, a sum of d<sub>k</sub>
         products. Here every entry of q and k is drawn at random with mean 0 and variance 1, the way trained vectors
@@ -164,21 +137,17 @@ class ScalingView extends ViewBase {
   _renderControls() {
     const { dk, seed } = this.viewState;
     const power = Math.min(POWERS.length - 1, Math.floor(Math.log2(dk)));
-    const draft = (control, value) => this._drafts[control]?.text ?? String(value);
     return html`<div class="controls">
       <label>d<sub>k</sub> (powers of two)
         <input data-control="dk-power" type="range" min="0" max=${POWERS.length - 1} step="1" .value=${String(power)}
-          aria-valuetext=${`d_k = ${POWERS[power]}`} @input=${(e) => this._accept('dk', POWERS[Number(e.target.value)])} />
+          aria-valuetext=${`d_k = ${POWERS[power]}`} @input=${(e) => this.changeView({ dk: POWERS[Number(e.target.value)] })} />
       </label>
       <label>d<sub>k</sub>
-        <input data-control="dk" type="number" min="1" max=${MAX_DK} step="1" .value=${draft('dk', dk)}
-          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this._commit('dk', e.target.value, 1, MAX_DK)} />
+        <input data-control="dk" type="number" min="1" max=${MAX_DK} step="1" .value=${this.fieldText('dk')}
+          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this.typeWhole('dk', e.target.value, [1, MAX_DK], 'd_k')} />
       </label>
-      <label>Seed
-        <input data-control="seed" type="number" min="0" max=${MAX_SEED} step="1" .value=${draft('seed', seed)}
-          aria-invalid=${this._drafts.seed ? 'true' : 'false'} @change=${(e) => this._commit('seed', e.target.value, 0, MAX_SEED)} />
-      </label>
-      <button data-action="new-seed" ?disabled=${seed >= MAX_SEED} @click=${() => this._accept('seed', seed + 1)}>New random draw</button>
+      ${this.seedInput()}
+      <button data-action="new-seed" @click=${() => this.changeView({ seed: nextSeed(seed) })}>New random draw</button>
       <span class="shapes">${SAMPLES} queries × ${KEYS} keys per d<sub>k</sub></span>
     </div>`;
   }

@@ -5,14 +5,14 @@
 import { html, nothing } from 'lit';
 
 import { parseCell } from '../editing.js';
-import { fmt, sub } from '../format.js';
+import { fmt, fmtWide, sub } from '../format.js';
 import { formula } from '../formula.js';
 import { matrixTable } from '../matrix-table.js';
-import { lessonStyles, viewStyles } from '../styles.js';
+import { lessonStyles } from '../styles.js';
 import { barChart } from './bars.js';
 import './topic-quiz.js';
 import { defineView, ViewBase } from './view-base.js';
-import { isNumberIn, isNumberList } from './view-state.js';
+import { clamp, isNumberIn, isNumberList, round2 } from './view-state.js';
 
 const DEFAULT_SCORES = [2, 1, 0.1];
 const LARGE_SCORES = [100, 99, 98];
@@ -31,14 +31,10 @@ const FIELDS = {
 
 // The slider moves log10(T) (−1…1) so 0.1…1 and 1…10 get the same room; T keeps two decimals.
 const sliderOf = (t) => Math.log10(t);
-const temperatureOf = (x) => Math.min(MAX_T, Math.max(MIN_T, Math.round(10 ** x * 100) / 100));
+const temperatureOf = (x) => clamp(round2(10 ** x), MIN_T, MAX_T);
 
 /** How a number reads here: Infinity and NaN spelled out (they are the point), tiny and huge values as powers of ten. */
-function readable(v) {
-  if (!Number.isFinite(v)) return String(v);
-  if (v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-4)) return v.toExponential(3).replace('-', '−');
-  return fmt(v);
-}
+const readable = (v) => (Number.isFinite(v) ? fmtWide(v) : String(v));
 
 // One row of a stage table: its values as cells carrying data-stage/data-index/data-value.
 const stageCells = (stage, values) =>
@@ -60,8 +56,10 @@ const NAIVE_STAGES = [
 ];
 const SINGLE_LABEL = { max: 'm', sum: 'Σ', naiveSum: 'Σ' };
 
+const HEADING = 'Softmax up close';
+
 class SoftmaxView extends ViewBase {
-  static styles = [...viewStyles, lessonStyles];
+  static styles = lessonStyles;
 
   static properties = { ...ViewBase.properties, _invalid: { state: true } };
 
@@ -79,8 +77,7 @@ class SoftmaxView extends ViewBase {
       this._good = { scores, result: this.lab.softmaxBreakdown(scores, temperature) };
       this._error = null;
     } catch (error) {
-      if (error.name !== 'AttnLabError') throw error;
-      this._error = `${error.message}; the last good row stays.`;
+      this._error = `${this.coreProblem(error)}; the last good row stays.`;
     }
     // Cells past the end of a shorter row have nothing left to fix.
     const stale = [...this._invalid.keys()].filter((key) => Number(key.split(',')[1]) >= scores.length);
@@ -108,19 +105,19 @@ class SoftmaxView extends ViewBase {
   }
 
   render() {
-    if (!this._good) return html`<h2>Softmax up close</h2><p class="message error" data-role="message">${this._error ?? ''}</p>`;
+    if (!this._good) return this.placeholder(HEADING, this._error);
     const { scores, result } = this._good;
     const labels = scores.map((_, i) => `s${sub(i)}`);
     const message = this._invalid.size
       ? `Score ${[...this._invalid.keys()].map((key) => Number(key.split(',')[1]) + 1).join(', ')}: ${[...this._invalid.values()][0].message}; the last good row stays.`
       : this._error;
-    return html`<h2>Softmax up close</h2>
+    return html`<h2>${HEADING}</h2>
       <p class="lead">
         Softmax turns a row of scores into weights that are positive and add up to 1. It does it in four small steps, shown
         below with the numbers for the row you type. The temperature T divides the scores first: above 1 it evens the
         weights out, below 1 it sharpens them towards the largest score.
       </p>
-      ${this._renderControls(scores)}
+      ${this._renderControls()}
       <p class="message ${message ? 'error' : ''}" data-role="message" role=${message ? 'alert' : 'status'}>${message ?? ''}</p>
       <div class="formula" data-role="formula"
         ${formula('\\operatorname{softmax}(s)_i = \\frac{e^{z_i - m}}{\\sum_j e^{z_j - m}},\\qquad z_i = \\frac{s_i}{T},\\quad m = \\max_j z_j')}></div>
@@ -147,22 +144,24 @@ class SoftmaxView extends ViewBase {
       <attn-topic-quiz topic="softmax"></attn-topic-quiz>`;
   }
 
-  _renderControls(scores) {
-    const t = this.viewState.temperature;
+  // The editor shows the row in the view state, the learner's; the results below show the
+  // last row the core accepted.
+  _renderControls() {
+    const { scores, temperature: t } = this.viewState;
     return html`<div class="controls">
         ${matrixTable({
           name: 'scores',
           caption: `Scores s (1×${scores.length}): type any numbers`,
-          values: [this.viewState.scores],
+          values: [scores],
           rowLabels: ['s'],
           colLabels: scores.map((_, i) => `s${sub(i)}`),
           edit: { invalid: this._invalid, label: 'Score', onInput: (_, c, text) => this._editScore(c, text) },
         })}
         <div class="resize">
           <button data-action="add-score" ?disabled=${scores.length >= MAX_SCORES} aria-label="Add a score"
-            @click=${() => this._setScores([...this.viewState.scores, 0])}>+ score</button>
+            @click=${() => this._setScores([...scores, 0])}>+ score</button>
           <button data-action="remove-score" ?disabled=${scores.length <= 1} aria-label="Remove the last score"
-            @click=${() => this._setScores(this.viewState.scores.slice(0, -1))}>− score</button>
+            @click=${() => this._setScores(scores.slice(0, -1))}>− score</button>
         </div>
       </div>
       <div class="controls">

@@ -5,9 +5,9 @@
 // made anywhere on the page (the `attnlab-progress` event).
 import { html, LitElement, nothing } from 'lit';
 
-import { loadProgress, recordAnswer, resetProgress } from '../progress.js';
+import { loadProgress, ProgressController, recordAnswer, resetProgress } from '../progress.js';
 import { viewStyles } from '../styles.js';
-import { QUESTIONS, topicTitle } from './quiz-questions.js';
+import { QUESTIONS, quizScore, topicTitle } from './quiz-questions.js';
 
 class TopicQuiz extends LitElement {
   static styles = viewStyles;
@@ -20,19 +20,7 @@ class TopicQuiz extends LitElement {
   constructor() {
     super();
     this._chosen = {}; // question id → the option index picked (not yet checked, or checked now)
-    this._onProgress = () => this.requestUpdate();
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    window.addEventListener('attnlab-progress', this._onProgress);
-    window.addEventListener('storage', this._onProgress); // another tab answered
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    window.removeEventListener('attnlab-progress', this._onProgress);
-    window.removeEventListener('storage', this._onProgress);
+    new ProgressController(this);
   }
 
   _check(question) {
@@ -49,14 +37,14 @@ class TopicQuiz extends LitElement {
   render() {
     const questions = QUESTIONS[this.topic];
     if (!questions) return nothing;
-    const recorded = loadProgress()[this.topic] ?? {};
-    const results = questions.map((q) => recorded[q.id]).filter((r) => typeof r === 'boolean');
-    const right = results.filter(Boolean).length;
+    const progress = loadProgress();
+    const recorded = progress[this.topic] ?? {};
+    const { answered, right } = quizScore(progress, this.topic);
     const headingId = `quiz-${this.topic}`;
     return html`<section class="quiz" data-role="topic-quiz" data-topic=${this.topic} aria-labelledby=${headingId}>
       <h3 id=${headingId}>Check yourself: ${topicTitle(this.topic)}</h3>
-      <p data-role="quiz-score" data-answered=${results.length} data-right=${right} data-total=${questions.length} aria-live="polite">
-        ${results.length ? `${right} of ${questions.length} right (${results.length} answered)` : `${questions.length} questions, none answered yet`}
+      <p data-role="quiz-score" data-answered=${answered} data-right=${right} data-total=${questions.length} aria-live="polite">
+        ${answered ? `${right} of ${questions.length} right (${answered} answered)` : `${questions.length} questions, none answered yet`}
       </p>
       ${questions.map((q, i) => this._renderQuestion(q, i, recorded[q.id]))}
       <button data-action="reset-topic" @click=${() => this._reset()}>Reset this quiz</button>

@@ -7,7 +7,7 @@ import { LitElement } from 'lit';
 import { html, unsafeStatic } from 'lit/static-html.js';
 
 import { viewStyles } from '../styles.js';
-import { normalizeViewState } from './view-state.js';
+import { normalizeViewState, parseWhole, SEED_RANGE } from './view-state.js';
 
 export class ViewBase extends LitElement {
   static styles = viewStyles;
@@ -15,13 +15,67 @@ export class ViewBase extends LitElement {
   static properties = {
     lab: { attribute: false },
     viewState: { attribute: false },
+    _drafts: { state: true },
   };
+
+  constructor() {
+    super();
+    this._drafts = {}; // field → { text, problem }: text typed into a field and refused
+  }
 
   /** Merges `partial` into the view state and tells the host. */
   changeView(partial) {
+    // A field given a good value no longer holds refused text.
+    const stale = Object.keys(this._drafts).filter((field) => field in partial);
+    if (stale.length) this._drafts = Object.fromEntries(Object.entries(this._drafts).filter(([field]) => !stale.includes(field)));
     this.dispatchEvent(
       new CustomEvent('view-state-change', { detail: { viewState: { ...this.viewState, ...partial } }, bubbles: true, composed: true }),
     );
+  }
+
+  /**
+   * Text typed into the whole-number field `field`. A whole number within lo…hi goes to
+   * `use` (by default into the view state); anything else stays in the field, marked, with a
+   * message naming the problem, and the view state keeps the last good value.
+   */
+  typeWhole(field, text, [lo, hi], label, use = (value) => this.changeView({ [field]: value })) {
+    const value = parseWhole(text, lo, hi);
+    if (value !== null) return use(value);
+    const problem = `${label} must be a whole number from ${lo} to ${hi}, not "${text}"; the last good value, ${this.viewState[field]}, stays.`;
+    this._drafts = { ...this._drafts, [field]: { text, problem } };
+  }
+
+  /** What `field`'s input shows: refused text being fixed, or the value in the state. */
+  fieldText(field) {
+    return this._drafts[field]?.text ?? String(this.viewState[field]);
+  }
+
+  /** The message about refused text, or null when every field holds a good value. */
+  get draftProblem() {
+    return Object.values(this._drafts)[0]?.problem ?? null;
+  }
+
+  /** The seed field, the same in every view; `use` receives a good seed. */
+  seedInput({ disabled = false, use } = {}) {
+    const [lo, hi] = SEED_RANGE;
+    return html`<label>Seed
+      <input data-control="seed" type="number" min=${lo} max=${hi} step="1" .value=${this.fieldText('seed')} ?disabled=${disabled}
+        aria-invalid=${this._drafts.seed ? 'true' : 'false'} @change=${(e) => this.typeWhole('seed', e.target.value, SEED_RANGE, 'The seed', use)} />
+    </label>`;
+  }
+
+  /**
+   * The message for a request the core refused (an AttnLabError: bad input, a size limit);
+   * any other error is a bug, so it is thrown on rather than shown as the learner's fault.
+   */
+  coreProblem(error) {
+    if (error.name !== 'AttnLabError') throw error;
+    return error.message;
+  }
+
+  /** What every view shows before its first result: its heading, and "Loading…" or why not. */
+  placeholder(heading, error) {
+    return html`<h2>${heading}</h2><p class="message error" data-role="view-message" role="alert">${error ?? 'Loading…'}</p>`;
   }
 
   /** Asks the host to load preset `id` into the stepper. */

@@ -26,5 +26,30 @@ export const isNumberIn = (lo, hi) => (v) => typeof v === 'number' && Number.isF
 export const isIntegerIn = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && v <= hi;
 export const isNumberList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x));
-export const isPointList = (min, max) => (v) =>
-  Array.isArray(v) && v.length >= min && v.length <= max && v.every(isNumberList(2, 2));
+
+// Numbers a view puts in its state keep two decimals, so the URL stays short and the
+// numbers read easily.
+export const round2 = (v) => Math.round(v * 100) / 100;
+/** v held within lo…hi. */
+export const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+
+/** A whole-number field of the view state: [fallback, isValid, 'what it must be']. */
+export const wholeField = (fallback, lo, hi) => [fallback, isIntegerIn(lo, hi), `a whole number from ${lo} to ${hi}`];
+
+// Every view that draws random numbers takes its seed from this one range, so a seed means
+// the same thing, and is refused the same way, everywhere.
+export const SEED_RANGE = [0, 2 ** 31 - 1];
+export const SEED_FIELD = wholeField(1, ...SEED_RANGE);
+/** The seed after `seed`, wrapping at the top of SEED_RANGE. */
+export const nextSeed = (seed) => (seed >= SEED_RANGE[1] ? SEED_RANGE[0] : seed + 1);
+
+/**
+ * The whole number typed as `text`, if it lies within lo…hi; otherwise null. Blank text is
+ * refused: Number('') is 0, which would quietly accept an emptied field as 0.
+ */
+export function parseWhole(text, lo, hi) {
+  const trimmed = String(text).trim();
+  if (trimmed === '') return null;
+  const value = Number(trimmed);
+  return Number.isInteger(value) && value >= lo && value <= hi ? value : null;
+}
