@@ -516,7 +516,7 @@ export class AttnLabElement extends LitElement {
     const panels = stepPanels(trace, state, id);
     const labels = tokenLabels(state);
     const focused = this._focus?.id === id ? this._focus : null;
-    const prediction = this._predictions.forStep(trace, state, id, labels);
+    const prediction = this._predictions.forStep(panels, trace, state, id, labels);
     return html`<section class="step" data-role="step" aria-live="polite">
       <h2>${panels[0].step.title.replace(/ \(head \d+\)$/, '')}</h2>
       ${prediction.template}

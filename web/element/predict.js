@@ -7,7 +7,6 @@ import { html, nothing } from 'lit';
 
 import { fmt, shape, sub } from './format.js';
 import { PREDICT_TOPIC, predictionId, recordAnswer } from './progress.js';
-import { stepPanels } from './steps.js';
 
 const ROW_STEPS = new Set(['scores', 'scale', 'softmax']);
 const ELEMENTWISE = { positional: 'adds a position vector to each row, entry by entry', scale: 'multiplies every entry by the same factor', mask: 'replaces some entries by −∞', softmax: 'works row by row' };
@@ -31,8 +30,7 @@ const sizeOf = (values) => [values.length, values[0]?.length ?? 0];
  * Each: { kind, prompt, options: [{ value, label, number? }], correct: Set of values,
  * explanation, row?, head? }. `labels` are tokenLabels(state).
  */
-function predictionQuestions(trace, state, id, labels) {
-  const [panel] = stepPanels(trace, state, id);
+function predictionQuestions(panel, trace, state, id, labels) {
   if (!panel) return [];
   const questions = [shapeQuestion(panel, id, state.heads)];
   if (ROW_STEPS.has(id)) {
@@ -169,12 +167,12 @@ export class PredictController {
   }
 
   /**
-   * For step `id`: { hidden, template }. `hidden` says whether the result stays hidden;
-   * `template` is the question form (nothing when predict is off).
+   * For step `id`, shown as `panels` (steps.js): { hidden, template }. `hidden` says whether
+   * the result stays hidden; `template` is the question form (nothing when predict is off).
    */
-  forStep(trace, state, id, labels) {
+  forStep(panels, trace, state, id, labels) {
     if (!state.predict) return { hidden: false, template: nothing };
-    const questions = predictionQuestions(trace, state, id, labels);
+    const questions = predictionQuestions(panels[0], trace, state, id, labels);
     // Keyed by what the learner predicts, not by every number: nudging the temperature
     // keeps a revealed step revealed until its right answers change.
     const key = JSON.stringify([id, questions.map((q) => [q.kind, q.prompt, [...q.correct]])]);
