@@ -150,6 +150,11 @@ function permutationOrder(order) {
   return order;
 }
 
+// rowMax, rowSum and exponentials of a softmax: attention() and the trace's softmax step.
+function softmaxParts(r) {
+  return { rowMax: Array.from(r.rowMax), rowSum: Array.from(r.rowSum), exponentials: toNested(r.exponentials) };
+}
+
 function convertStep(step) {
   const out = {
     id: step.id,
@@ -160,15 +165,9 @@ function convertStep(step) {
     rowTotals: Array.from(step.rowTotals),
   };
   if (step.head !== undefined) out.head = step.head;
-  if (step.rowMax) {
-    out.rowMax = Array.from(step.rowMax);
-    out.rowSum = Array.from(step.rowSum);
-    out.exponentials = toNested(step.exponentials);
-  }
+  if (step.rowMax) Object.assign(out, softmaxParts(step));
   return out;
 }
-
-// ---- Teaching views: softmaxBreakdown and scalingStudy ----
 
 // A list of numbers (an array or a typed array) as the float32 row the core takes.
 function toCoreRow(name, row) {
@@ -203,8 +202,6 @@ function convertScalingPoint(p) {
   };
 }
 
-// ---- end of the teaching views' helpers ----
-
 class AttnLab {
   #core;
 
@@ -225,10 +222,8 @@ class AttnLab {
       scale: r.scale,
       scaled: toNested(r.scaled),
       logits: toNested(r.logits),
-      exponentials: toNested(r.exponentials),
+      ...softmaxParts(r),
       weights: toNested(r.weights),
-      rowMax: Array.from(r.rowMax),
-      rowSum: Array.from(r.rowSum),
       output: toNested(r.output),
       fullyMaskedRows: r.fullyMaskedRows,
     };
@@ -331,8 +326,6 @@ class AttnLab {
     return toNested(this.#core.sinusoidalEncoding(tokens, width));
   }
 
-  // ---- Teaching views: softmaxBreakdown and scalingStudy ----
-
   /**
    * Softmax of one row, stage by stage (÷ temperature, − max, exp, Σ, ÷ sum), and the same
    * row without subtracting the max, in real float32: its Infinity and NaN are the point.
@@ -377,7 +370,6 @@ class AttnLab {
     );
     return { keys: r.keys, samples: r.samples, maxEntropy: r.maxEntropy, points: r.points.map(convertScalingPoint) };
   }
-
 
   /**
    * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core
