@@ -233,6 +233,7 @@ val softmax_breakdown(const val& scores, float temperature) {
   out.set("naiveSum", b.naive_sum);
   out.set("naiveWeights", floats_to_js(b.naive_weights));
   out.set("naiveOverflowed", b.naive_overflowed);
+  out.set("naiveTermOverflowed", b.naive_term_overflowed);
   out.set("naiveUnderflowed", b.naive_underflowed);
   return out;
 }

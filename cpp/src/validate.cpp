@@ -32,6 +32,15 @@ Problem finite(std::string_view name, const Matrix& m) {
   return std::nullopt;
 }
 
+Problem finite(std::string_view entry, std::span<const float> values) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      return Error{ErrorCode::non_finite, std::string(entry) + " " + std::to_string(i) + " is " +
+                                              describe_value(values[i]) + ": every " +
+                                              std::string(entry) + " must be a finite number"};
+  return std::nullopt;
+}
+
 Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,
                std::string_view what) {
   if (m.rows <= max_rows && m.cols <= max_cols) return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ using Problem = std::optional<Error>;
 
 Problem not_empty(std::string_view name, const Matrix& m);
 Problem finite(std::string_view name, const Matrix& m);
+// NaN or Infinity in a list of `entry` values, named by its index ("score 1 is NaN: ...").
+Problem finite(std::string_view entry, std::span<const float> values);
 Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,
                std::string_view what);
 // a and b must agree: a's `a_side` ("rows" or "columns") against b's `b_side`.

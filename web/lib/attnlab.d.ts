@@ -194,6 +194,8 @@ export interface SoftmaxBreakdown {
   naiveWeights: number[];
   /** naiveSum is Infinity. */
   naiveOverflowed: boolean;
+  /** Some naiveExponentials entry is Infinity itself (not only their sum). */
+  naiveTermOverflowed: boolean;
   /** naiveSum is 0 (every term underflowed). */
   naiveUnderflowed: boolean;
 }

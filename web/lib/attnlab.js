@@ -326,6 +326,7 @@ class AttnLab {
       naiveSum: r.naiveSum,
       naiveWeights: Array.from(r.naiveWeights),
       naiveOverflowed: r.naiveOverflowed,
+      naiveTermOverflowed: r.naiveTermOverflowed,
       naiveUnderflowed: r.naiveUnderflowed,
     };
   }
