@@ -26,6 +26,15 @@ Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::
                     const Matrix& b, bool b_rows, std::string_view reason);
 Problem positive_finite(std::string_view name, float value);
 
+// A whole number from lo to hi: "<name> must be a whole number from lo to hi, got value".
+// Below lo is invalid_argument; above hi is `above` (too_large for a size, invalid_argument
+// for a choice such as the number of heads).
+Problem count_within(std::string_view name, std::size_t value, std::size_t lo, std::size_t hi,
+                     ErrorCode above = ErrorCode::too_large);
+// The same for an int, where a negative value is below any lo.
+Problem count_within(std::string_view name, int value, std::size_t lo, std::size_t hi,
+                     ErrorCode above = ErrorCode::too_large);
+
 // Q, K and V can meet in attention: none empty, each within max_rows x max_cols (`what`
 // names the entry in the message), Q and K of one width, K and V of one length.
 // Finiteness is left to the caller, which checks its options first.
