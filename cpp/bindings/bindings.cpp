@@ -51,6 +51,20 @@ val error_to_js(const Error& e) {
   return out;
 }
 
+// The softmax's parts as attention() and the trace's softmax step both return them.
+void set_softmax_parts(val& out, const std::vector<float>& row_max,
+                       const std::vector<float>& row_sum, const Matrix& exponentials) {
+  out.set("rowMax", floats_to_js(row_max));
+  out.set("rowSum", floats_to_js(row_sum));
+  out.set("exponentials", matrix_to_js(exponentials));
+}
+
+// The output and the rows with every key masked, as every attention entry returns them.
+void set_output(val& out, const Matrix& output, const std::vector<std::size_t>& fully_masked_rows) {
+  out.set("output", matrix_to_js(output));
+  out.set("fullyMaskedRows", indices_to_js(fully_masked_rows));
+}
+
 // { causal?, keyPadding?: boolean[], mask?: matrix, scale?, temperature? }
 AttentionOptions options_from_js(const val& o) {
   AttentionOptions options;
@@ -76,12 +90,9 @@ val attention(const val& request) {
   out.set("scale", a.scale);
   out.set("scaled", matrix_to_js(a.scaled));
   out.set("logits", matrix_to_js(a.logits));
-  out.set("exponentials", matrix_to_js(a.softmax.exponentials));
   out.set("weights", matrix_to_js(a.softmax.weights));
-  out.set("rowMax", floats_to_js(a.softmax.row_max));
-  out.set("rowSum", floats_to_js(a.softmax.row_sum));
-  out.set("output", matrix_to_js(a.output));
-  out.set("fullyMaskedRows", indices_to_js(a.fully_masked_rows));
+  set_softmax_parts(out, a.softmax.row_max, a.softmax.row_sum, a.softmax.exponentials);
+  set_output(out, a.output, a.fully_masked_rows);
   return out;
 }
 
@@ -93,11 +104,7 @@ val step_to_js(const TraceStep& s) {
   out.set("formula", s.formula);
   out.set("values", matrix_to_js(s.values));
   out.set("rowTotals", floats_to_js(s.row_totals));
-  if (s.id == step::softmax) {
-    out.set("rowMax", floats_to_js(s.row_max));
-    out.set("rowSum", floats_to_js(s.row_sum));
-    out.set("exponentials", matrix_to_js(s.exponentials));
-  }
+  if (s.id == step::softmax) set_softmax_parts(out, s.row_max, s.row_sum, s.exponentials);
   return out;
 }
 
@@ -128,12 +135,9 @@ val trace(const val& request) {
   for (const TraceStep& s : r.value().steps) steps.call<void>("push", step_to_js(s));
   val out = val::object();
   out.set("steps", steps);
-  out.set("output", matrix_to_js(r.value().output));
-  out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
+  set_output(out, r.value().output, r.value().fully_masked_rows);
   return out;
 }
-
-// ---- Positions view: permutationCheck ----
 
 // request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
 val permutation_check(const val& request, const val& order) {
@@ -150,8 +154,6 @@ val permutation_check(const val& request, const val& order) {
   out.set("reorderedOnly", c.reordered_only);
   return out;
 }
-
-// ---- end of the positions view's block ----
 
 // { causal, heads, scale? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
@@ -170,8 +172,7 @@ val long_attention(const val& request) {
                         matrix_from_js<float>(request["V"]), flash_options_from_js(request));
   if (!r) return error_to_js(r.error());
   val out = val::object();
-  out.set("output", matrix_to_js(r.value().output));
-  out.set("fullyMaskedRows", indices_to_js(r.value().fully_masked_rows));
+  set_output(out, r.value().output, r.value().fully_masked_rows);
   return out;
 }
 
@@ -214,8 +215,6 @@ val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
   return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
-// ---- Teaching views: softmaxBreakdown and scalingStudy ----
-
 // scores: Float32Array (one row); temperature: number.
 val softmax_breakdown(const val& scores, float temperature) {
   const auto row = emscripten::convertJSArrayToNumberVector<float>(scores);
@@ -234,6 +233,7 @@ val softmax_breakdown(const val& scores, float temperature) {
   out.set("naiveSum", b.naive_sum);
   out.set("naiveWeights", floats_to_js(b.naive_weights));
   out.set("naiveOverflowed", b.naive_overflowed);
+  out.set("naiveTermOverflowed", b.naive_term_overflowed);
   out.set("naiveUnderflowed", b.naive_underflowed);
   return out;
 }

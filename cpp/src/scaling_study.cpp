@@ -8,6 +8,8 @@
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
+#include "simd_spans.hpp"
+#include "validate.hpp"
 
 namespace attnlab {
 namespace {
@@ -19,15 +21,6 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// A count option within [lo, hi]: below is invalid_argument, above is too_large.
-std::optional<Error> count_within(const std::string& name, std::size_t value, std::size_t lo,
-                                  std::size_t hi) {
-  if (value >= lo && value <= hi) return std::nullopt;
-  return Error{value < lo ? ErrorCode::invalid_argument : ErrorCode::too_large,
-               name + " must be a whole number from " + std::to_string(lo) + " to " +
-                   std::to_string(hi) + ", got " + std::to_string(value)};
-}
-
 std::optional<Error> check(const ScalingStudyOptions& o) {
   if (o.dims.empty()) return Error{ErrorCode::empty, "dims is empty: give at least one d_k"};
   if (o.dims.size() > limits::scaling_dims)
@@ -35,10 +28,12 @@ std::optional<Error> check(const ScalingStudyOptions& o) {
                                            " entries; a study takes at most " +
                                            std::to_string(limits::scaling_dims)};
   for (std::size_t dk : o.dims)
-    if (auto p = count_within("every d_k in dims", dk, 1, limits::scaling_max_dk)) return p;
-  if (auto p = count_within("keys", o.keys, limits::scaling_min_keys, limits::scaling_max_keys))
+    if (auto p = validate::count_within("every d_k in dims", dk, 1, limits::scaling_max_dk))
+      return p;
+  if (auto p = validate::count_within("keys", o.keys, limits::scaling_min_keys,
+                                      limits::scaling_max_keys))
     return p;
-  return count_within("samples", o.samples, 1, limits::scaling_max_samples);
+  return validate::count_within("samples", o.samples, 1, limits::scaling_max_samples);
 }
 
 // Mean largest weight and mean entropy (nats) of the rows of weights: (samples, keys).
@@ -77,13 +72,10 @@ ScalingPoint study_one(std::size_t dk, const ScalingStudyOptions& o) {
   const Matrix q = normal_matrix(o.samples, dk, seeds.queries);  // (samples, d_k)
   NormalStream key_stream(seeds.keys);  // streamed: all keys at once could be 262 MB
   Matrix scores(o.samples, o.keys);     // (samples, keys) raw q·k
-  Matrix query(1, dk);
-  Matrix keys(o.keys, dk);
+  Matrix keys(o.keys, dk);              // this sample's keys, refilled in place
   for (std::size_t s = 0; s < o.samples; ++s) {
-    std::copy_n(q.row(s), dk, query.data.begin());
     for (float& x : keys.data) x = key_stream.next();
-    const Matrix row = kernels::matmul_transposed(query, keys);  // (1, keys)
-    std::copy_n(row.data.begin(), o.keys, scores.row(s));
+    for (std::size_t k = 0; k < o.keys; ++k) scores(s, k) = simd::dot(q.row(s), keys.row(k), dk);
   }
 
   Matrix scaled = scores;

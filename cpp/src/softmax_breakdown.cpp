@@ -1,5 +1,6 @@
 #include "attnlab/softmax_breakdown.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -19,11 +20,7 @@ std::optional<Error> check_row(std::span<const float> scores, float temperature)
     return Error{ErrorCode::too_large, "the scores row has " + std::to_string(scores.size()) +
                                            " entries; the softmax breakdown allows at most " +
                                            std::to_string(limits::softmax_row)};
-  for (std::size_t i = 0; i < scores.size(); ++i)
-    if (!std::isfinite(scores[i]))
-      return Error{ErrorCode::non_finite, "score " + std::to_string(i) + " is " +
-                                              (std::isnan(scores[i]) ? "NaN" : "not finite") +
-                                              ": every score must be a finite number"};
+  if (auto p = validate::finite("score", scores)) return p;
   return validate::positive_finite("temperature", temperature);
 }
 
@@ -41,6 +38,8 @@ void naive_softmax(SoftmaxBreakdown& b) {
   for (std::size_t i = 0; i < n; ++i) b.naive_weights[i] = b.naive_exponentials[i] / sum;
   b.naive_sum = sum;
   b.naive_overflowed = std::isinf(sum);
+  b.naive_term_overflowed = std::any_of(b.naive_exponentials.begin(), b.naive_exponentials.end(),
+                                        [](float e) { return std::isinf(e); });
   b.naive_underflowed = sum == 0.0f;
 }
 
@@ -51,13 +50,16 @@ Result<SoftmaxBreakdown> softmax_breakdown(std::span<const float> scores, float 
   SoftmaxBreakdown b;
   b.temperature = temperature;
 
-  Matrix scaled(1, scores.size());  // (1, n): one row for the shared softmax kernel
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    scaled.data[i] = scores[i] / temperature;
-    if (!std::isfinite(scaled.data[i]))
-      return Error{ErrorCode::non_finite, "score " + std::to_string(i) +
-                                              " divided by the temperature " +
-                                              std::to_string(temperature) + " overflows float32"};
+  // Scaled as attention() scales its scores (by base / temperature, here base 1) through
+  // the same kernel, so the numbers agree exactly.
+  const float factor = 1.0f / temperature;
+  if (auto p = validate::positive_finite("1 / temperature", factor)) return *p;
+  Matrix scaled(1, scores.size(), std::vector<float>(scores.begin(), scores.end()));  // (1, n)
+  kernels::scale(scaled, factor);
+  if (auto p = validate::finite("scores / temperature", scaled)) {
+    p->message +=
+        ": dividing by the temperature " + std::to_string(temperature) + " overflows float32";
+    return *p;
   }
 
   // The stable path is the same xsimd kernel attention() uses, so the numbers agree.

@@ -29,10 +29,9 @@ Problem check_matrix(std::string_view name, const Matrix& m, std::size_t max_row
 
 Problem check_heads(int heads, std::string_view q_name, const Matrix& q, std::string_view v_name,
                     const Matrix& v) {
-  if (heads < 1 || heads > limits::max_heads)
-    return Error{ErrorCode::invalid_argument, "heads must be a whole number from 1 to " +
-                                                  std::to_string(limits::max_heads) + ", got " +
-                                                  std::to_string(heads)};
+  if (auto p =
+          validate::count_within("heads", heads, 1, limits::max_heads, ErrorCode::invalid_argument))
+    return p;
   for (const auto& [name, m] : {std::pair{q_name, &q}, std::pair{v_name, &v}})
     if (m->cols % static_cast<std::size_t>(heads) != 0)
       return Error{ErrorCode::invalid_argument,

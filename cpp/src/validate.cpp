@@ -14,6 +14,13 @@ std::string describe_value(float v) {
   return v > 0 ? "Infinity" : "-Infinity";
 }
 
+Problem outside(std::string_view name, bool below, const std::string& got, std::size_t lo,
+                std::size_t hi, ErrorCode above) {
+  return Error{below ? ErrorCode::invalid_argument : above,
+               std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " +
+                   std::to_string(hi) + ", got " + got};
+}
+
 }  // namespace
 
 Problem not_empty(std::string_view name, const Matrix& m) {
@@ -29,6 +36,15 @@ Problem finite(std::string_view name, const Matrix& m) {
         return Error{ErrorCode::non_finite, described(name, m) + " has " + describe_value(m(r, c)) +
                                                 " at row " + std::to_string(r) + ", column " +
                                                 std::to_string(c)};
+  return std::nullopt;
+}
+
+Problem finite(std::string_view entry, std::span<const float> values) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      return Error{ErrorCode::non_finite, std::string(entry) + " " + std::to_string(i) + " is " +
+                                              describe_value(values[i]) + ": every " +
+                                              std::string(entry) + " must be a finite number"};
   return std::nullopt;
 }
 
@@ -56,6 +72,20 @@ Problem positive_finite(std::string_view name, float value) {
   return Error{ErrorCode::invalid_argument,
                std::string(name) + " must be a finite number above 0, got " +
                    (std::isfinite(value) ? std::to_string(value) : describe_value(value))};
+}
+
+Problem count_within(std::string_view name, std::size_t value, std::size_t lo, std::size_t hi,
+                     ErrorCode above) {
+  if (value >= lo && value <= hi) return std::nullopt;
+  return outside(name, value < lo, std::to_string(value), lo, hi, above);
+}
+
+Problem count_within(std::string_view name, int value, std::size_t lo, std::size_t hi,
+                     ErrorCode above) {
+  if (value >= 0 && static_cast<std::size_t>(value) >= lo && static_cast<std::size_t>(value) <= hi)
+    return std::nullopt;
+  return outside(name, value < 0 || static_cast<std::size_t>(value) < lo, std::to_string(value), lo,
+                 hi, above);
 }
 
 Problem attention_shapes(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t max_rows,

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,12 +17,23 @@ using Problem = std::optional<Error>;
 
 Problem not_empty(std::string_view name, const Matrix& m);
 Problem finite(std::string_view name, const Matrix& m);
+// NaN or Infinity in a list of `entry` values, named by its index ("score 1 is NaN: ...").
+Problem finite(std::string_view entry, std::span<const float> values);
 Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,
                std::string_view what);
 // a and b must agree: a's `a_side` ("rows" or "columns") against b's `b_side`.
 Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::string_view b_name,
                     const Matrix& b, bool b_rows, std::string_view reason);
 Problem positive_finite(std::string_view name, float value);
+
+// A whole number from lo to hi: "<name> must be a whole number from lo to hi, got value".
+// Below lo is invalid_argument; above hi is `above` (too_large for a size, invalid_argument
+// for a choice such as the number of heads).
+Problem count_within(std::string_view name, std::size_t value, std::size_t lo, std::size_t hi,
+                     ErrorCode above = ErrorCode::too_large);
+// The same for an int, where a negative value is below any lo.
+Problem count_within(std::string_view name, int value, std::size_t lo, std::size_t hi,
+                     ErrorCode above = ErrorCode::too_large);
 
 // Q, K and V can meet in attention: none empty, each within max_rows x max_cols (`what`
 // names the entry in the message), Q and K of one width, K and V of one length.

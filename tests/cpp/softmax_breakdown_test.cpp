@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "attnlab/attention.hpp"
 #include "attnlab/limits.hpp"
 #include "test_support.hpp"
 
@@ -82,6 +83,7 @@ TEST_CASE("every stage matches float64 for random rows and temperatures", "[soft
 
   // Scores this small never overflow: the naive path agrees with the stable one.
   CHECK_FALSE(b.naive_overflowed);
+  CHECK_FALSE(b.naive_term_overflowed);
   CHECK_FALSE(b.naive_underflowed);
   CHECK(max_abs_diff(b.naive_weights, want.weights) <= tolerance);
 }
@@ -111,6 +113,7 @@ TEST_CASE("scores [100, 99, 98] overflow float32 without the max, and not with i
   CHECK(std::isinf(b.naive_sum));
   for (float w : b.naive_weights) CHECK(std::isnan(w));
   CHECK(b.naive_overflowed);
+  CHECK(b.naive_term_overflowed);
   CHECK_FALSE(b.naive_underflowed);
 }
 
@@ -118,11 +121,13 @@ TEST_CASE("the float32 overflow starts just above ln(FLT_MAX) ≈ 88.72", "[soft
   const SoftmaxBreakdown below = breakdown({88.0f, 0.0f});
   CHECK(std::isfinite(below.naive_exponentials[0]));
   CHECK_FALSE(below.naive_overflowed);
+  CHECK_FALSE(below.naive_term_overflowed);
   CHECK(below.naive_weights[0] == Approx(below.weights[0]).epsilon(1e-6));
 
   const SoftmaxBreakdown above = breakdown({89.0f, 0.0f});
   CHECK(std::isinf(above.naive_exponentials[0]));
   CHECK(above.naive_overflowed);
+  CHECK(above.naive_term_overflowed);
   CHECK(std::isnan(above.naive_weights[0]));  // ∞ / ∞
   CHECK(above.naive_weights[1] == 0.0f);      // 1 / ∞
   CHECK(above.weights[0] == Approx(1 / (1 + std::exp(-89.0))).epsilon(1e-6));
@@ -133,6 +138,7 @@ TEST_CASE("finite terms can still overflow the naive sum", "[softmax-breakdown]"
   const SoftmaxBreakdown b = breakdown({88.5f, 88.5f, 0.0f});
   for (float e : b.naive_exponentials) CHECK(std::isfinite(e));
   CHECK(b.naive_overflowed);
+  CHECK_FALSE(b.naive_term_overflowed);                            // only the sum is Infinity
   CHECK(b.naive_weights == std::vector<float>{0.0f, 0.0f, 0.0f});  // finite / ∞
   CHECK(b.weights[0] == Approx(0.5).epsilon(1e-6));
 }
@@ -145,6 +151,28 @@ TEST_CASE("very negative scores underflow to 0 / 0 without the max", "[softmax-b
   CHECK_FALSE(b.naive_overflowed);
   for (float w : b.naive_weights) CHECK(std::isnan(w));
   CHECK(b.weights[0] == Approx(1 / (1 + std::exp(-10.0))).epsilon(1e-6));
+}
+
+TEST_CASE("the stable stages equal attention()'s for the same row and temperature",
+          "[softmax-breakdown]") {
+  const std::size_t n = GENERATE(1, 5, 17);
+  const float temperature = GENERATE(0.3f, 1.0f, 7.0f);
+  CAPTURE(n, temperature);
+  const attnlab::Matrix row = attnlab::test::random_matrix(1, n, 300 + n, 4.0f);
+  const SoftmaxBreakdown b = breakdown(row.data, temperature);
+  // Q = [1], K = the row as a column: the scores are the row itself; scale 1.
+  attnlab::AttentionOptions options;
+  options.scale = 1.0f;
+  options.temperature = temperature;
+  const auto a = attnlab::attention(attnlab::Matrix(1, 1, 1.0f), attnlab::Matrix(n, 1, row.data),
+                                    attnlab::Matrix(n, 1, 0.0f), options);
+  REQUIRE(a.ok());
+  CHECK(a.value().scores.data == row.data);
+  CHECK(b.scaled == a.value().scaled.data);
+  CHECK(b.max == a.value().softmax.row_max[0]);
+  CHECK(b.exponentials == a.value().softmax.exponentials.data);
+  CHECK(b.sum == a.value().softmax.row_sum[0]);
+  CHECK(b.weights == a.value().softmax.weights.data);
 }
 
 TEST_CASE("the temperature divides the scores: higher is flatter, lower is sharper",

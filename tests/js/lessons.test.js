@@ -33,6 +33,7 @@ test('softmaxBreakdown: every stage matches float64 (1e-6), and the naive path a
     assert.ok(Math.abs(r.sum - want.sum) <= 1e-6 * scores.length);
     close(r.naiveWeights, want.weights, 1e-6, 'naiveWeights');
     assert.equal(r.naiveOverflowed, false);
+    assert.equal(r.naiveTermOverflowed, false);
     assert.equal(r.naiveUnderflowed, false);
   }
   assert.deepEqual(lab.softmaxBreakdown(new Float32Array([1, 2])).weights, lab.softmaxBreakdown([1, 2], 1).weights, 'typed arrays and the default temperature');
@@ -44,17 +45,23 @@ test('softmaxBreakdown: [100, 99, 98] overflows to Infinity and NaN without the 
   assert.equal(r.naiveSum, Infinity);
   assert.ok(r.naiveWeights.every(Number.isNaN));
   assert.equal(r.naiveOverflowed, true);
+  assert.equal(r.naiveTermOverflowed, true);
   close(r.weights, byHand([100, 99, 98], 1).weights, 1e-6, 'weights');
 
   const edge = lab.softmaxBreakdown([89, 0]); // ∞/∞ = NaN, 1/∞ = 0
   assert.ok(Number.isNaN(edge.naiveWeights[0]));
   assert.equal(edge.naiveWeights[1], 0);
+  assert.equal(edge.naiveTermOverflowed, true);
+  const sumOnly = lab.softmaxBreakdown([88.5, 88.5, 0]); // finite terms, an Infinity sum
+  assert.equal(sumOnly.naiveOverflowed, true);
+  assert.equal(sumOnly.naiveTermOverflowed, false);
   const under = lab.softmaxBreakdown([-110, -120]); // both round to 0: 0/0
   assert.deepEqual(under.naiveExponentials, [0, 0]);
   assert.equal(under.naiveUnderflowed, true);
   assert.ok(under.naiveWeights.every(Number.isNaN));
   const warm = lab.softmaxBreakdown([100, 99, 98], 10); // scaled to 10, 9.9, 9.8: fine
   assert.equal(warm.naiveOverflowed, false);
+  assert.equal(warm.naiveTermOverflowed, false);
   close(warm.naiveWeights, warm.weights, 1e-6, 'naive at temperature 10');
 });
 

@@ -178,8 +178,6 @@ export interface MemoryStats {
   peakTrackedBytes: number;
 }
 
-// ---- Teaching views: softmaxBreakdown and scalingStudy ----
-
 /** One row of softmax, stage by stage, in float32. */
 export interface SoftmaxBreakdown {
   temperature: number;
@@ -196,6 +194,8 @@ export interface SoftmaxBreakdown {
   naiveWeights: number[];
   /** naiveSum is Infinity. */
   naiveOverflowed: boolean;
+  /** Some naiveExponentials entry is Infinity itself (not only their sum). */
+  naiveTermOverflowed: boolean;
   /** naiveSum is 0 (every term underflowed). */
   naiveUnderflowed: boolean;
 }
@@ -236,8 +236,6 @@ export interface ScalingStudy {
   /** One per requested d_k, in order. */
   points: ScalingPoint[];
 }
-
-// ---- end of the teaching views' types ----
 
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */

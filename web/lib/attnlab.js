@@ -8,7 +8,7 @@
 // core's error values into AttnLabError. It does no attention math of its own.
 import createAttnLabModule from './attnlab-core.js';
 import { AttnLabError } from './errors.js';
-import { toCoreFlags, toCoreMask, toCoreMatrix, toNested } from './matrices.js';
+import { describe, toCoreFlags, toCoreMask, toCoreMatrix, toCoreRow, toNested } from './matrices.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
 
@@ -60,14 +60,32 @@ function fail(message) {
 
 function optionalNumber(name, value) {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number') fail(`${name} must be a number, got ${typeof value}`);
+  if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
   return value; // range checks (finite, > 0) are the core's
+}
+
+// The largest values that reach the core unchanged: a 32-bit size_t and a 32-bit int.
+const SIZE_MAX = 0xffffffff;
+const INT_MAX = 2 ** 31 - 1;
+
+// A whole number from 0 to max, so it survives the trip to the core's type unchanged; the
+// range that makes sense (a count's limits, an index's bounds) is the core's to check.
+function wholeNumber(name, value, max = SIZE_MAX) {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    fail(`${name} must be a whole number from 0 to ${max}, got ${typeof value === 'number' ? value : describe(value)}`);
+  }
+  return value;
+}
+
+function wholeNumbers(name, list, max = SIZE_MAX) {
+  if (!Array.isArray(list)) fail(`${name} must be an array of whole numbers, got ${describe(list)}`);
+  return list.map((value, i) => wholeNumber(`${name}[${i}]`, value, max));
 }
 
 // The options every entry shares, checked for type; values are the core's to judge.
 function causal(request) {
   if (request.causal !== undefined && typeof request.causal !== 'boolean') {
-    fail(`causal must be true or false, got ${typeof request.causal}`);
+    fail(`causal must be true or false, got ${describe(request.causal)}`);
   }
   return request.causal === true;
 }
@@ -84,7 +102,7 @@ function coreOptions(request) {
 }
 
 function requireObject(name, request) {
-  if (request === null || typeof request !== 'object') fail(`${name}() takes an object, got ${request === null ? 'null' : typeof request}`);
+  if (request === null || typeof request !== 'object') fail(`${name}() takes an object, got ${describe(request)}`);
 }
 
 function inputs(request, names) {
@@ -96,12 +114,9 @@ function inputs(request, names) {
   return out;
 }
 
+// The range (1..64, dividing the widths) is checked by the core.
 function heads(value) {
-  if (value === undefined) return 1;
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    fail(`heads must be a whole number, got ${typeof value === 'number' ? value : typeof value}`);
-  }
-  return value; // the range (1..64, dividing the widths) is checked by the core
+  return value === undefined ? 1 : wholeNumber('heads', value, INT_MAX);
 }
 
 function positional(value = 'none') {
@@ -138,16 +153,9 @@ function traceRequest(name, request) {
   return { coreRequest, tokens };
 }
 
-// A permutation's entries must survive the trip to a 32-bit size_t unchanged; whether they
-// form a permutation of the tokens (length, range, repeats) is the core's check.
-function permutationOrder(order) {
-  if (!Array.isArray(order)) fail(`order must be an array of token indices, got ${order === null ? 'null' : typeof order}`);
-  order.forEach((i, at) => {
-    if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) {
-      fail(`order[${at}] must be a whole number from 0, got ${typeof i === 'number' ? i : typeof i}`);
-    }
-  });
-  return order;
+// rowMax, rowSum and exponentials of a softmax: attention() and the trace's softmax step.
+function softmaxParts(r) {
+  return { rowMax: Array.from(r.rowMax), rowSum: Array.from(r.rowSum), exponentials: toNested(r.exponentials) };
 }
 
 function convertStep(step) {
@@ -160,32 +168,8 @@ function convertStep(step) {
     rowTotals: Array.from(step.rowTotals),
   };
   if (step.head !== undefined) out.head = step.head;
-  if (step.rowMax) {
-    out.rowMax = Array.from(step.rowMax);
-    out.rowSum = Array.from(step.rowSum);
-    out.exponentials = toNested(step.exponentials);
-  }
+  if (step.rowMax) Object.assign(out, softmaxParts(step));
   return out;
-}
-
-// ---- Teaching views: softmaxBreakdown and scalingStudy ----
-
-// A list of numbers (an array or a typed array) as the float32 row the core takes.
-function toCoreRow(name, row) {
-  if (!Array.isArray(row) && !ArrayBuffer.isView(row)) fail(`${name} must be an array of numbers`);
-  return Float32Array.from(row, (value, i) => {
-    if (typeof value !== 'number') fail(`${name}[${i}] is ${value === null ? 'null' : typeof value}, not a number`);
-    return value; // NaN, ±Infinity and values past float32 are the core's to name
-  });
-}
-
-// A whole number for one of the core's counts; the allowed range is the core's to check.
-function wholeNumber(name, value) {
-  if (!Number.isInteger(value) || value < 0) {
-    fail(`${name} must be a whole number, got ${typeof value === 'number' ? value : typeof value}`);
-  }
-  if (value > 2 ** 31 - 1) throw new AttnLabError('too-large', `${name} is too large: ${value}`);
-  return value;
 }
 
 function convertScalingPoint(p) {
@@ -202,8 +186,6 @@ function convertScalingPoint(p) {
     exampleWeightsUnscaled: Array.from(p.exampleWeightsUnscaled),
   };
 }
-
-// ---- end of the teaching views' helpers ----
 
 class AttnLab {
   #core;
@@ -225,10 +207,8 @@ class AttnLab {
       scale: r.scale,
       scaled: toNested(r.scaled),
       logits: toNested(r.logits),
-      exponentials: toNested(r.exponentials),
+      ...softmaxParts(r),
       weights: toNested(r.weights),
-      rowMax: Array.from(r.rowMax),
-      rowSum: Array.from(r.rowSum),
       output: toNested(r.output),
       fullyMaskedRows: r.fullyMaskedRows,
     };
@@ -248,8 +228,9 @@ class AttnLab {
    */
   permutationCheck(request, order) {
     const { coreRequest, tokens } = traceRequest('permutationCheck', request);
-    if (!coreRequest.X) fail('permutationCheck() reorders the tokens X, so it needs X, Wq, Wk and Wv (not Q, K and V)');
-    const r = unwrap(this.#core.permutationCheck(coreRequest, permutationOrder(order)));
+    // Entries must reach the core's size_t unchanged; whether they form a permutation of the
+    // tokens (length, range, repeats), and that there are tokens X to reorder, is the core's check.
+    const r = unwrap(this.#core.permutationCheck(coreRequest, wholeNumbers('order', order)));
     const out = {
       original: toNested(r.original),
       permuted: toNested(r.permuted),
@@ -293,20 +274,15 @@ class AttnLab {
    */
   sampledWeights(request) {
     const longRequest = this.#longRequest('sampledWeights', request, ['Q', 'K']); // no V needed
-    const indices = (name) => {
-      const list = request[name];
-      if (!Array.isArray(list) || !list.every((i) => Number.isInteger(i) && i >= 0)) fail(`${name} must be an array of whole numbers`);
-      return list;
-    };
-    const head = request.head ?? 0;
-    if (!Number.isInteger(head)) fail('head must be a whole number');
-    return toNested(unwrap(this.#core.sampledWeights({ ...longRequest, head, rows: indices('rows'), cols: indices('cols') })));
+    const head = wholeNumber('head', request.head ?? 0, INT_MAX);
+    const rows = wholeNumbers('rows', request.rows);
+    const cols = wholeNumbers('cols', request.cols);
+    return toNested(unwrap(this.#core.sampledWeights({ ...longRequest, head, rows, cols })));
   }
 
   /** The tile plan shared by the tiled kernels and the WGSL shader, for head width d. */
   tilePlan(headWidth) {
-    if (!Number.isInteger(headWidth)) fail('the head width must be a whole number');
-    return this.#core.tilePlan(headWidth);
+    return this.#core.tilePlan(wholeNumber('headWidth', headWidth));
   }
 
   #longAttention(kernel, request) {
@@ -331,16 +307,13 @@ class AttnLab {
     return toNested(this.#core.sinusoidalEncoding(tokens, width));
   }
 
-  // ---- Teaching views: softmaxBreakdown and scalingStudy ----
-
   /**
    * Softmax of one row, stage by stage (÷ temperature, − max, exp, Σ, ÷ sum), and the same
    * row without subtracting the max, in real float32: its Infinity and NaN are the point.
    */
   softmaxBreakdown(scores, temperature = 1) {
     const row = toCoreRow('scores', scores);
-    if (typeof temperature !== 'number') fail(`temperature must be a number, got ${typeof temperature}`);
-    const r = unwrap(this.#core.softmaxBreakdown(row, temperature));
+    const r = unwrap(this.#core.softmaxBreakdown(row, optionalNumber('temperature', temperature)));
     return {
       temperature: r.temperature,
       scaled: Array.from(r.scaled),
@@ -353,6 +326,7 @@ class AttnLab {
       naiveSum: r.naiveSum,
       naiveWeights: Array.from(r.naiveWeights),
       naiveOverflowed: r.naiveOverflowed,
+      naiveTermOverflowed: r.naiveTermOverflowed,
       naiveUnderflowed: r.naiveUnderflowed,
     };
   }
@@ -365,19 +339,16 @@ class AttnLab {
   scalingStudy(request) {
     requireObject('scalingStudy', request);
     const { dims, keys = 16, samples = 256, seed = 1 } = request;
-    if (!Array.isArray(dims)) fail(`dims must be an array of whole numbers, got ${dims === null ? 'null' : typeof dims}`);
-    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail(`seed must be a whole number from 0 to 4294967295, got ${seed}`);
     const r = unwrap(
       this.#core.scalingStudy({
-        dims: dims.map((dk, i) => wholeNumber(`dims[${i}]`, dk)),
+        dims: wholeNumbers('dims', dims),
         keys: wholeNumber('keys', keys),
         samples: wholeNumber('samples', samples),
-        seed,
+        seed: wholeNumber('seed', seed),
       }),
     );
     return { keys: r.keys, samples: r.samples, maxEntropy: r.maxEntropy, points: r.points.map(convertScalingPoint) };
   }
-
 
   /**
    * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core

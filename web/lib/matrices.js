@@ -3,7 +3,8 @@
 // before it reaches the wasm module.
 import { AttnLabError } from './errors.js';
 
-const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+/** How a value that is not what was asked for reads in a message: 'null', 'an array' or its typeof. */
+export const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 function isNonNegativeInteger(value) {
   return Number.isInteger(value) && value >= 0;
@@ -95,4 +96,12 @@ export function toCoreFlags(name, value) {
 /** The core's { rows, cols, data } → number[][] (copied, plain JS numbers). */
 export function toNested({ rows, cols, data }) {
   return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
+}
+
+/** A list of numbers (an array or a typed array) as the float32 row the core takes. */
+export function toCoreRow(name, row) {
+  if (!Array.isArray(row) && !ArrayBuffer.isView(row)) {
+    throw new AttnLabError('invalid-argument', `${name} must be an array of numbers, got ${describe(row)}`);
+  }
+  return Float32Array.from(row, (cell, i) => readNumber(cell, `${name}[${i}]`));
 }

@@ -26,7 +26,8 @@ struct SoftmaxBreakdown {
   float naive_sum = 0.0f;  // +Infinity once any term (or the running sum) overflows
   std::vector<float> naive_weights;  // (n) naive_exponentials / naive_sum: NaN for ∞/∞ and 0/0
   bool naive_overflowed = false;     // naive_sum is +Infinity
-  bool naive_underflowed = false;    // naive_sum is 0: every exp(scaled) rounded to 0
+  bool naive_term_overflowed = false;  // some naive_exponentials entry is +Infinity itself
+  bool naive_underflowed = false;      // naive_sum is 0: every exp(scaled) rounded to 0
 };
 
 // scores: (n), 1 ≤ n ≤ limits::softmax_row, all finite; temperature: finite, > 0.
