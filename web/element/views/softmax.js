@@ -209,11 +209,10 @@ class SoftmaxView extends ViewBase {
   }
 
   _renderNaive(result, labels) {
-    const termOverflowed = result.naiveExponentials.includes(Infinity);
     const verdict = result.naiveOverflowed
       ? html`<p class="wrong" data-role="naive-verdict">
           Overflow.
-          ${termOverflowed
+          ${result.naiveTermOverflowed
             ? html`e<sup>z</sup> is larger than the largest float32 (about 3.4 × 10<sup>38</sup>) once z passes about 88.72,
                 so it becomes Infinity, and so does the sum.`
             : html`Each e<sup>z</sup> still fits in float32, but their sum passes the largest float32 (about 3.4 ×
