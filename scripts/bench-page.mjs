@@ -7,7 +7,7 @@ import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 import { encodeHash } from '../web/element/state.js';
-import { randomMatrix, seededRandom } from '../web/element/random.js';
+import { randomMatrix, seededRandom } from '../web/element/shared/random.js';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 

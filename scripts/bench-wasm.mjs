@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
 import { createAttnLab } from '../dist/attnlab.js';
-import { normalMatrix, seededRandom } from '../web/element/random.js';
+import { normalMatrix, seededRandom } from '../web/element/shared/random.js';
 import { readResults, writeResults } from './bench-results.mjs';
 
 const SIZES = (process.env.ATTNLAB_BENCH_N ?? '512,1024,2048,4096').split(',').map(Number);

@@ -9,7 +9,7 @@ import { create, globals } from 'webgpu';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { createGpuAttention } from '../dist/webgpu.js';
-import { normalMatrix, seededRandom } from '../web/element/random.js';
+import { normalMatrix, seededRandom } from '../web/element/shared/random.js';
 import { readResults, writeResults } from './bench-results.mjs';
 
 Object.assign(globalThis, globals);

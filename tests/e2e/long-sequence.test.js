@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { launchChromium, WEBGPU_ARGS } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { createAttnLab } from '../../dist/attnlab.js';
-import { normalMatrix, seededRandom } from '../../web/element/random.js';
+import { normalMatrix, seededRandom } from '../../web/element/shared/random.js';
 import { maxAbsDiff } from '../support/compare.js';
 
 const lab = await createAttnLab();

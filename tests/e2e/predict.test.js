@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { fmt } from '../../web/element/format.js';
+import { fmt } from '../../web/element/shared/format.js';
 import { assertStepMatches, encodeHash, expectedTrace, presetState } from './support/expected.js';
 import { assertClean, cellInput, goToStep, labState, settle, waitForLabs } from './support/lab-page.js';
 import { browserSession } from './support/session.js';

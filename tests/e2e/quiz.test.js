@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { QUESTIONS, TOPICS } from '../../web/element/views/quiz-questions.js';
+import { QUESTIONS, TOPICS } from '../../web/element/shared/quiz-questions.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, settle, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';

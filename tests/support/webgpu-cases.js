@@ -1,5 +1,5 @@
 // The cases both WebGPU test runs (Chromium and Node) check against the wasm tiled kernel.
-import { normalMatrix, seededRandom } from '../../web/element/random.js';
+import { normalMatrix, seededRandom } from '../../web/element/shared/random.js';
 
 export const GPU_TOLERANCE = 1e-4;
 

@@ -4,9 +4,9 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
-import { fmt } from '../element/format.js';
-import { matrixTable } from '../element/matrix-table.js';
-import { normalMatrix, seededRandom } from '../element/random.js';
+import { fmt } from '../element/shared/format.js';
+import { matrixTable } from '../element/shared/matrix-table.js';
+import { normalMatrix, seededRandom } from '../element/shared/random.js';
 import { styles } from '../element/styles.js';
 import { createGpuAttention } from '../webgpu/gpu-attention.js';
 

@@ -4,17 +4,17 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
-import { inputNames, MAX_EDIT_SIZE, parseCell, resize, setCell } from './editing.js';
-import { explain } from './explain.js';
-import { downloadStep, EXPORT_KINDS } from './download.js';
-import { fmt, shape } from './format.js';
-import { formula } from './formula.js';
-import { matrixTable } from './matrix-table.js';
-import { PredictController } from './predict.js';
+import { inputNames, MAX_EDIT_SIZE, parseCell, resize, setCell } from './shared/editing.js';
+import { explain } from './stepper/explain.js';
+import { downloadStep, EXPORT_KINDS } from './stepper/download.js';
+import { fmt, shape } from './shared/format.js';
+import { formula } from './shared/formula.js';
+import { matrixTable } from './shared/matrix-table.js';
+import { PredictController } from './stepper/predict.js';
 import { DEFAULT_PRESET, PRESETS, presetState, STEPPER_PRESET_IDS } from './presets.js';
-import { randomMatrix, seededRandom } from './random.js';
+import { randomMatrix, seededRandom } from './shared/random.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
-import { stepIds, stepPanels, tokenLabels } from './steps.js';
+import { stepIds, stepPanels, tokenLabels } from './stepper/steps.js';
 import { styles } from './styles.js';
 import { VIEWS, viewById } from './views/index.js';
 
@@ -69,7 +69,7 @@ export class AttnLabElement extends LitElement {
       if (this._good) window.history.replaceState(null, '', encodeHash(this._good.state));
     };
     this.addEventListener('keydown', (event) => this._onKeyDown(event));
-    // Requests from a nested teaching view (views/view-base.js); they stop here.
+    // Requests from a nested teaching view (shared/view-base.js); they stop here.
     this.addEventListener('view-state-change', (event) => {
       event.stopPropagation();
       this._change({ viewState: event.detail.viewState });

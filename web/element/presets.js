@@ -1,5 +1,5 @@
 // Presets: each one a learning situation, reachable in one click or as <attn-lab preset="…">.
-import { randomMatrix, seededRandom } from './random.js';
+import { randomMatrix, seededRandom } from './shared/random.js';
 
 const SENTENCE = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
 const n = SENTENCE.length;

@@ -14,7 +14,7 @@
 //   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
 //   predict     boolean: the stepper hides each step's result until the learner has
-//               predicted something about it (predict.js)
+//               predicted something about it (stepper/predict.js)
 //   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',
 //               'patterns', 'positions', 'cost', 'quiz' (views/index.js)
 //   viewState   object: that view's own fields (sliders, the dragged query…), checked by the

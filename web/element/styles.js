@@ -2,7 +2,7 @@
 // change them; everything sits in the shadow root, so nothing leaks into the host page.
 import { css, unsafeCSS } from 'lit';
 
-import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
+import { HEAT_RULES, VIRIDIS_GRADIENT } from './shared/colors.js';
 
 export const styles = css`
   /* Each colour is light-dark(light, dark): color-scheme picks one, so "auto" follows the
@@ -299,7 +299,7 @@ export const styles = css`
     font-weight: 600;
   }
   ${unsafeCSS(HEAT_RULES)}
-  /* Quizzes (views/topic-quiz.js) and predict, then reveal (predict.js). */
+  /* Quizzes (shared/topic-quiz.js) and predict, then reveal (stepper/predict.js). */
   fieldset {
     border: 1px solid var(--attn-border);
     border-radius: 6px;

@@ -1,7 +1,7 @@
 // The self-check questions of every topic: multiple choice, each with the index of the
 // right option and an explanation of why it is right. Topic ids are the view ids, plus
 // PREDICT_TOPIC for the whole computation (where the stepper's predictions are recorded too).
-import { PREDICT_TOPIC, topicScore } from '../progress.js';
+import { PREDICT_TOPIC, topicScore } from './progress.js';
 
 export const TOPICS = [
   { id: PREDICT_TOPIC, title: 'The whole computation' },

@@ -1,7 +1,7 @@
 // Exports of the step on view: its matrices as CSV and JSON, its formula as LaTeX, code that
 // reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
 // what the trace holds; none computes attention.
-import { finiteRange, heatColors, heatLevel } from './colors.js';
+import { finiteRange, heatColors, heatLevel } from '../shared/colors.js';
 
 const csvCell = (text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 const number = (v) => (v === -Infinity ? '-inf' : String(v));

@@ -1,5 +1,5 @@
 // The element's export buttons: each turns the step on view into a file and downloads it.
-import { finiteRange, heatColors, heatLevel } from './colors.js';
+import { finiteRange, heatColors, heatLevel } from '../shared/colors.js';
 import { numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
 
 export const EXPORT_KINDS = [

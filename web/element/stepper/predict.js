@@ -5,8 +5,8 @@
 // answers are recorded under the progress topic PREDICT_TOPIC.
 import { html, nothing } from 'lit';
 
-import { fmt, shape, sub } from './format.js';
-import { PREDICT_TOPIC, predictionId, recordAnswer } from './progress.js';
+import { fmt, shape, sub } from '../shared/format.js';
+import { PREDICT_TOPIC, predictionId, recordAnswer } from '../shared/progress.js';
 
 const ROW_STEPS = new Set(['scores', 'scale', 'softmax']);
 const ELEMENTWISE = { positional: 'adds a position vector to each row, entry by entry', scale: 'multiplies every entry by the same factor', mask: 'replaces some entries by −∞', softmax: 'works row by row' };

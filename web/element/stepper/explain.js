@@ -1,7 +1,7 @@
 // The hover/focus explanation of one result cell: the computation written out with the
 // actual numbers. Every number shown comes from the trace or the inputs; the page only
 // lays them side by side (the sums and quotients are the core's results).
-import { fmt, sub } from './format.js';
+import { fmt, sub } from '../shared/format.js';
 
 const term = (v) => (v < 0 ? `(${fmt(v)})` : fmt(v));
 const products = (a, b) => a.map((x, l) => `${term(x)}×${term(b[l])}`).join(' + ');

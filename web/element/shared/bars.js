@@ -4,7 +4,7 @@
 import { scaleLinear } from 'd3-scale';
 import { svg } from 'lit';
 
-import { fmt } from '../format.js';
+import { fmt } from './format.js';
 import { axisLines, legendRow, viewBox, WIDTH, yTicks } from './chart.js';
 
 const HEIGHT = 200;

@@ -4,7 +4,7 @@
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { svg } from 'lit';
 
-import { fmt } from '../format.js';
+import { fmt } from './format.js';
 
 // Shared with bars.js: every chart is as wide, with one legend row per series under the plot.
 export const WIDTH = 420;

@@ -5,7 +5,7 @@
 // made anywhere on the page (the `attnlab-progress` event).
 import { html, LitElement, nothing } from 'lit';
 
-import { loadProgress, ProgressController, recordAnswer, resetProgress } from '../progress.js';
+import { loadProgress, ProgressController, recordAnswer, resetProgress } from './progress.js';
 import { viewStyles } from '../styles.js';
 import { QUESTIONS, quizScore, topicTitle } from './quiz-questions.js';
 

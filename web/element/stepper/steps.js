@@ -1,6 +1,6 @@
 // What each step shows: its result per head and the matrices that feed it, taken from the
 // core's trace (the page slices and labels them; it computes nothing).
-import { sub } from './format.js';
+import { sub } from '../shared/format.js';
 
 const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
 const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
