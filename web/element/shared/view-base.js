@@ -86,7 +86,7 @@ export class ViewBase extends LitElement {
 
 /**
  * Registers a view's element as <attn-ID-view> and returns its entry for the registry
- * (views/index.js): { id, title, normalize(partialViewState), render({ lab, viewState }) }.
+ * (views/index.js): { id, title, normalize(partialViewState), render({ lab, viewState, message }) }.
  * `fields` is the view state's table for normalizeViewState (view-state.js).
  */
 export function defineView({ id, title, element, fields = {} }) {
@@ -97,6 +97,7 @@ export function defineView({ id, title, element, fields = {} }) {
     id,
     title,
     normalize: (partial) => normalizeViewState(id, fields, partial),
-    render: ({ lab, viewState }) => html`<${literal} .lab=${lab} .viewState=${viewState}></${literal}>`,
+    render: ({ lab, viewState, message }) =>
+      html`${message}<section data-role="view" data-view=${id}><${literal} .lab=${lab} .viewState=${viewState}></${literal}></section>`,
   };
 }

@@ -2,6 +2,7 @@
 // reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
 // what the trace holds; none computes attention.
 import { finiteRange, heatColors, heatLevel } from '../shared/colors.js';
+import { stepEntry } from './registry.js';
 
 const csvCell = (text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 const number = (v) => (v === -Infinity ? '-inf' : String(v));
@@ -33,7 +34,8 @@ function numpyInputs(state) {
       'pos = np.arange(X.shape[0])[:, None]',
       'pair = (np.arange(X.shape[1]) // 2 * 2)[None, :]',
       'angle = pos / np.power(10000.0, pair / X.shape[1])',
-      'X = X + np.where(np.arange(X.shape[1]) % 2 == 0, np.sin(angle), np.cos(angle)).astype(np.float32)',
+      'PE = np.where(np.arange(X.shape[1]) % 2 == 0, np.sin(angle), np.cos(angle)).astype(np.float32)',
+      'X = X + PE',
     );
   }
   lines.push(`Q = X @ ${pyMatrix(state.Wq)}`, `K = X @ ${pyMatrix(state.Wk)}`, `V = X @ ${pyMatrix(state.Wv)}`);
@@ -54,23 +56,26 @@ function scaleExpression(state) {
   return state.temperature !== 1 ? `${base} / ${state.temperature}` : base;
 }
 
-/** NumPy code that recomputes the trace up to step `id` and prints it. */
+/** NumPy code that recomputes step `id` of the state's trace and prints it. */
 export function numpyCode(state, id) {
-  const heads = state.heads;
+  const entry = stepEntry(id);
   const masked = numpyMask(state);
-  const lines = [
+  const record = (step) => `steps.setdefault(${JSON.stringify(step.id)}, []).append(${step.numpy})`;
+  return [
     '# Scaled dot-product attention, as attnlab computes it (float32).',
     'import numpy as np',
     '',
     ...numpyInputs(state),
-    `heads = ${heads}`,
+    ...(state.Wo ? [`Wo = ${pyMatrix(state.Wo)}`] : []),
+    `heads = ${state.heads}`,
     'd_k, d_v = Q.shape[1] // heads, V.shape[1] // heads',
+    `factor = np.float32(${scaleExpression(state)})`,
     ...masked,
     'outputs, steps = [], {}',
     'for h in range(heads):',
     '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
     '    scores = q @ k.T',
-    `    scaled = scores * np.float32(${scaleExpression(state)})`,
+    '    scaled = scores * factor',
     masked.length ? '    logits = np.where(allowed, scaled, -np.inf)' : '    logits = scaled',
     '    row_max = logits.max(axis=1, keepdims=True)',
     '    exps = np.where(np.isfinite(row_max), np.exp(logits - np.where(np.isfinite(row_max), row_max, 0)), 0)',
@@ -78,14 +83,12 @@ export function numpyCode(state, id) {
     '    weights = np.divide(exps, sums, out=np.zeros_like(exps), where=sums > 0)',
     '    out = weights @ v',
     '    outputs.append(out)',
-    "    for name, value in [('scores', scores), ('scale', scaled), ('mask', logits), ('softmax', weights), ('aggregate', out)]:",
-    '        steps.setdefault(name, []).append(value)',
-    "steps['project-q'], steps['project-k'], steps['project-v'] = [Q], [K], [V]",
-    "steps['concat'] = [np.concatenate(outputs, axis=1)]",
-  ];
-  if (state.Wo) lines.push(`steps['output-projection'] = [steps['concat'][0] @ ${pyMatrix(state.Wo)}]`);
-  lines.push(`for value in steps[${JSON.stringify(id)}]:`, '    print(np.array2string(value, precision=6, suppress_small=True))', '');
-  return lines.join('\n');
+    `    ${entry.perHead ? record(entry) : 'pass'}`,
+    ...(entry.perHead ? [] : [record(entry)]),
+    `for value in steps[${JSON.stringify(id)}]:`,
+    '    print(np.array2string(value, precision=6, suppress_small=True))',
+    '',
+  ].join('\n');
 }
 
 /**

@@ -1,21 +1,13 @@
 // Predict, then reveal: with the state's `predict` on, the stepper hides a step's result
-// until the learner has guessed something about it: its shape (every step), which key gets
-// the largest value in one query row (scores, scale, softmax) and what that row adds up to
-// (softmax). Questions and answers are read off the core's trace, never recomputed; the
-// answers are recorded under the progress topic PREDICT_TOPIC.
+// until the learner has guessed something about it: its shape (every step), and what the
+// step's registry entry asks beyond that (steps.js: which key gets the largest value in one
+// query row, what that row adds up to). Questions and answers are read off the core's
+// trace, never recomputed; the answers are recorded under the progress topic PREDICT_TOPIC.
 import { html, nothing } from 'lit';
 
 import { fmt, shape, sub } from '../shared/format.js';
 import { PREDICT_TOPIC, predictionId, recordAnswer } from '../shared/progress.js';
-
-const ROW_STEPS = new Set(['scores', 'scale', 'softmax']);
-const ELEMENTWISE = { positional: 'adds a position vector to each row, entry by entry', scale: 'multiplies every entry by the same factor', mask: 'replaces some entries by −∞', softmax: 'works row by row' };
-const NOUN = { scores: 'score', scale: 'scaled score', softmax: 'weight' };
-const REASON = {
-  scores: () => 'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
-  scale: () => 'scaling multiplies the whole row by one positive factor, so the order of the scores stays the same.',
-  softmax: () => 'softmax keeps the order of a row: the largest (scaled, masked) score gets the largest weight.',
-};
+import { stepEntry } from './registry.js';
 // Predictions remembered (the oldest are forgotten first).
 const MAX_ENTRIES = 200;
 // Entries this close to the row's maximum count as tied: they print the same to 4 decimals.
@@ -30,13 +22,14 @@ const sizeOf = (values) => [values.length, values[0]?.length ?? 0];
  * Each: { kind, prompt, options: [{ value, label, number? }], correct: Set of values,
  * explanation, row?, head? }. `labels` are tokenLabels(state).
  */
-function predictionQuestions(panel, trace, state, id, labels) {
+function predictionQuestions(panel, trace, id, labels) {
   if (!panel) return [];
-  const questions = [shapeQuestion(panel, id, state.heads)];
-  if (ROW_STEPS.has(id)) {
+  const asks = stepEntry(id).predict ?? {};
+  const questions = [shapeQuestion(panel, asks)];
+  if (asks.largest) {
     const { row, top } = chosenRow(panel.step.values);
-    questions.push(largestQuestion(panel, id, row, top, labels));
-    if (id === 'softmax') questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows.includes(row), labels));
+    questions.push(largestQuestion(panel, asks.largest, row, top, labels));
+    if (asks.rowSum) questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows.includes(row), labels));
   }
   return questions;
 }
@@ -45,7 +38,7 @@ function headNote(panel) {
   return panel.head === undefined ? '' : ` (head ${panel.head + 1})`;
 }
 
-function shapeQuestion(panel, id, heads) {
+function shapeQuestion(panel, asks) {
   const result = panel.step.shape;
   const [rows, cols] = result;
   const operands = panel.operands.map((o) => sizeOf(o.values));
@@ -66,22 +59,22 @@ function shapeQuestion(panel, id, heads) {
     prompt: `What shape is the result of this step${headNote(panel)}?`,
     options: options.map(({ value, label }) => ({ value, label })),
     correct: new Set([shapeValue(result)]),
-    explanation: shapeExplanation(panel, id, operands, heads),
+    explanation: shapeExplanation(panel, asks, operands),
   };
 }
 
-function shapeExplanation(panel, id, operands, heads) {
+function shapeExplanation(panel, asks, operands) {
   const result = shapeLabel(panel.step.shape);
   const [a, b] = panel.operands;
-  if (ELEMENTWISE[id]) {
-    return `${a.caption} is ${shapeLabel(operands[0])}, and this step ${ELEMENTWISE[id]}, so the result keeps that shape: ${result}.`;
+  if (asks.elementwise) {
+    return `${a.caption} is ${shapeLabel(operands[0])}, and this step ${asks.elementwise}, so the result keeps that shape: ${result}.`;
   }
-  if (id === 'concat') {
-    return `The ${heads} head outputs, each ${shapeLabel(operands[0])}, are put side by side: the same rows, their columns added up: ${result}.`;
+  if (asks.sideBySide) {
+    return `The ${operands.length} head outputs, each ${shapeLabel(operands[0])}, are put side by side: the same rows, their columns added up: ${result}.`;
   }
   // A matrix product; for the scores the keys enter transposed.
-  const right = id === 'scores' ? [operands[1][1], operands[1][0]] : operands[1];
-  const rightName = id === 'scores' ? `${b.caption}ᵀ` : b.caption;
+  const right = asks.transposed ? [operands[1][1], operands[1][0]] : operands[1];
+  const rightName = asks.transposed ? `${b.caption}ᵀ` : b.caption;
   return (
     `${a.caption} (${shapeLabel(operands[0])}) times ${rightName} (${shapeLabel(right)}): ` +
     `one row per row of ${a.caption}, one column per column of ${rightName}, so ${result}.`
@@ -104,7 +97,7 @@ function topKeys(row) {
   return row.flatMap((v, j) => (Number.isFinite(v) && max - v <= TIE * Math.max(1, Math.abs(max)) ? [j] : []));
 }
 
-function largestQuestion(panel, id, row, top, labels) {
+function largestQuestion(panel, { noun, reason }, row, top, labels) {
   const values = panel.step.values[row];
   const query = labels.queries[row];
   const keyName = (j) => labels.keys[j] ?? `k${sub(j)}`;
@@ -117,10 +110,10 @@ function largestQuestion(panel, id, row, top, labels) {
     kind: 'largest',
     row,
     head: panel.head,
-    prompt: `In row ${query}${headNote(panel)}, which key gets the largest ${NOUN[id]}?`,
+    prompt: `In row ${query}${headNote(panel)}, which key gets the largest ${noun}?`,
     options: values.map((_, j) => ({ value: String(j), label: keyName(j) })),
     correct: new Set(top.map(String)),
-    explanation: `Row ${query} holds ${listed}; ${winner}. ${capitalise(REASON[id]())}`,
+    explanation: `Row ${query} holds ${listed}; ${winner}. ${capitalise(reason)}`,
   };
 }
 
@@ -167,12 +160,12 @@ export class PredictController {
   }
 
   /**
-   * For step `id`, shown as `panels` (steps.js): { hidden, template }. `hidden` says whether
+   * For step `id`, shown as `panels` (panels.js): { hidden, template }. `hidden` says whether
    * the result stays hidden; `template` is the question form (nothing when predict is off).
    */
-  forStep(panels, trace, state, id, labels) {
-    if (!state.predict) return { hidden: false, template: nothing };
-    const questions = predictionQuestions(panels[0], trace, state, id, labels);
+  forStep(panels, trace, predict, id, labels) {
+    if (!predict) return { hidden: false, template: nothing };
+    const questions = predictionQuestions(panels[0], trace, id, labels);
     // Keyed by what the learner predicts, not by every number: nudging the temperature
     // keeps a revealed step revealed until its right answers change.
     const key = JSON.stringify([id, questions.map((q) => [q.kind, q.prompt, [...q.correct]])]);

@@ -1,86 +1,150 @@
-// What each step shows: its result per head and the matrices that feed it, taken from the
-// core's trace (the page slices and labels them; it computes nothing).
-import { sub } from '../shared/format.js';
+// Every step of the trace, registered once (registry.js), in trace order. An entry says
+// what the result's axes are, whether it is a heatmap, how to explain one of its cells,
+// what to ask before revealing it, and which NumPy expression recomputes it (export.js).
+import { fmt, sub } from '../shared/format.js';
+import { at, productCell, productOf } from './explain.js';
+import { defineStep } from './registry.js';
 
-const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
-const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
-const labels = (prefix, count) => Array.from({ length: count }, (_, i) => `${prefix}${sub(i)}`);
+const same = (row, col) => [{ cell: [row, col] }];
 
-/** Query (row) and key (column) labels: the token names where the learner has them. */
-export function tokenLabels(state) {
-  const tokens = (count, prefix) =>
-    Array.from({ length: count }, (_, i) => state.tokens[i] || `${prefix}${sub(i)}`);
-  if (state.mode === 'x') {
-    const names = tokens(state.X.length, 't');
-    return { queries: names, keys: names };
-  }
-  return { queries: labels('q', state.Q.length), keys: tokens(state.K.length, 'k') };
+defineStep({
+  id: 'encoding',
+  rows: 'queries',
+  cols: 'features',
+  explain: ({ row, col, value }) => ({
+    text: `PE${at(row, col)} = ${col % 2 === 0 ? 'sin' : 'cos'}(${row} / 10000^(${col - (col % 2)}/d)) = ${fmt(value)}: position ${row + 1}, dimension ${col + 1}`,
+    highlight: [],
+  }),
+  predict: { elementwise: 'gives each position its own row of sines and cosines, one per feature of X' },
+  numpy: 'PE',
+});
+
+defineStep({
+  id: 'positional',
+  rows: 'queries',
+  cols: 'features',
+  explain: ({ panel, row, col, value }) => {
+    const [x, pe] = panel.operands.map((o) => o.values[row][col]);
+    return { text: `x${at(row, col)} + PE${at(row, col)} = ${fmt(x)} + ${fmt(pe)} = ${fmt(value)}`, highlight: [same(row, col)[0], same(row, col)[0]] };
+  },
+  predict: { elementwise: 'adds a position vector to each row, entry by entry' },
+  numpy: 'X',
+});
+
+for (const [id, symbol] of [
+  ['project-q', 'Q'],
+  ['project-k', 'K'],
+  ['project-v', 'V'],
+]) {
+  defineStep({ id, rows: id === 'project-q' ? 'queries' : 'keys', cols: 'features', explain: productOf(symbol), numpy: symbol });
 }
 
-/** The distinct step ids of a trace, in order: the stepper's stops. */
-export const stepIds = (trace) => [...new Set(trace.steps.map((s) => s.id))];
-
-function operand(name, caption, values, rowLabels, colLabels = indexLabels(values[0]?.length ?? 0), head) {
-  return { name, caption, values, rowLabels, colLabels, head };
-}
-
-/**
- * The panels of step `id`: one per head for per-head steps, else one.
- * Each panel: { step (the trace step), head, operands: [...], result labels }.
- */
-export function stepPanels(trace, state, id) {
-  const { queries, keys } = tokenLabels(state);
-  const byId = (stepId, head) => trace.steps.find((s) => s.id === stepId && s.head === head);
-  const heads = state.heads;
-  const headSuffix = (h) => (h === undefined ? '' : sub(h));
-  // X as the projections see it: with the positional encoding added when it is on.
-  const x = byId('positional')
-    ? operand('positional', 'X + PE', byId('positional').values, queries)
-    : operand('X', 'X', state.X, queries);
-  const q = byId('project-q')?.values ?? state.Q;
-  const k = byId('project-k')?.values ?? state.K;
-  const v = byId('project-v')?.values ?? state.V;
-  // Projected Q, K, V carry their step's name; given directly, the input's name.
-  const [qName, kName, vName] = state.mode === 'x' ? ['project-q', 'project-k', 'project-v'] : ['Q', 'K', 'V'];
-  const dk = q[0].length / heads;
-  const dv = v[0].length / heads;
-  const previous = (h) => byId('mask', h) ?? byId('scale', h);
-
-  const feeding = {
-    positional: () => [operand('X', `X (tokens)`, state.X, queries)],
-    'project-q': () => [x, operand('Wq', 'W_Q', state.Wq, indexLabels(state.Wq.length))],
-    'project-k': () => [x, operand('Wk', 'W_K', state.Wk, indexLabels(state.Wk.length))],
-    'project-v': () => [x, operand('Wv', 'W_V', state.Wv, indexLabels(state.Wv.length))],
-    scores: (h) => [
-      operand(qName, `Q${headSuffix(h)}`, columns(q, (h ?? 0) * dk, dk), queries, undefined, h),
-      operand(kName, `K${headSuffix(h)}`, columns(k, (h ?? 0) * dk, dk), keys, undefined, h),
-    ],
-    scale: (h) => [operand('scores', `S${headSuffix(h)}`, byId('scores', h).values, queries, keys)],
-    mask: (h) => [operand('scale', `S̃${headSuffix(h)}`, byId('scale', h).values, queries, keys)],
-    softmax: (h) => [operand(previous(h).id, `S̃${headSuffix(h)}`, previous(h).values, queries, keys)],
-    aggregate: (h) => [
-      operand('softmax', `A${headSuffix(h)}`, byId('softmax', h).values, queries, keys),
-      operand(vName, `V${headSuffix(h)}`, columns(v, (h ?? 0) * dv, dv), keys, undefined, h),
-    ],
-    concat: () =>
-      Array.from({ length: heads }, (_, h) => operand('aggregate', `O${sub(h)}`, byId('aggregate', h).values, queries, undefined, h),
-      ),
-    'output-projection': () => {
-      const input = byId('concat') ?? byId('aggregate');
-      return [
-        operand(input.id, heads > 1 ? 'C' : 'O', input.values, queries),
-        operand('Wo', 'W_O', state.Wo, indexLabels(state.Wo.length)),
-      ];
+defineStep({
+  id: 'scores',
+  rows: 'queries',
+  cols: 'keys',
+  heat: true,
+  perHead: true,
+  explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`, true),
+  predict: {
+    transposed: true,
+    largest: {
+      noun: 'score',
+      reason: 'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
     },
-  };
+  },
+  numpy: 'scores',
+});
 
-  return trace.steps
-    .filter((s) => s.id === id)
-    .map((step) => ({
-      step,
-      head: step.head,
-      operands: feeding[id](step.head),
-      rowLabels: queries,
-      colLabels: ['scores', 'scale', 'mask', 'softmax'].includes(id) ? keys : indexLabels(step.shape[1]),
-    }));
+// How the scale step multiplies, as the core reports it: "/ √2", "/ (√2 · 0.5)", "× 0.25 / 2".
+function scaleFactor({ scale, temperature, dk, defaultScale }) {
+  const byTemperature = temperature !== 1 ? ` / ${fmt(temperature)}` : '';
+  if (defaultScale) return temperature !== 1 ? `/ (√${dk} · ${fmt(temperature)})` : `/ √${dk}`;
+  if (scale === 1) return byTemperature || '× 1 (no scaling)';
+  return `× ${fmt(scale)}${byTemperature}`;
 }
+
+defineStep({
+  id: 'scale',
+  rows: 'queries',
+  cols: 'keys',
+  heat: true,
+  perHead: true,
+  explain: ({ panel, row, col, value }) => {
+    const factor = scaleFactor(panel.step);
+    const input = panel.operands[0].values[row][col];
+    return { text: `s̃${at(row, col)} = s${at(row, col)} ${factor} = ${fmt(input)} ${factor} = ${fmt(value)}`, highlight: same(row, col) };
+  },
+  predict: {
+    elementwise: 'multiplies every entry by the same factor',
+    largest: { noun: 'scaled score', reason: 'scaling multiplies the whole row by one positive factor, so the order of the scores stays the same.' },
+  },
+  numpy: 'scaled',
+});
+
+// Why the core blocked a cell: its blockedBy flags (1 causal, 2 key padding, 4 the mask).
+function maskReason(flags, col, keys) {
+  if (flags & 1) return `key ${keys[col]} comes after this query (causal mask)`;
+  if (flags & 2) return `key ${keys[col]} is padding`;
+  if (flags & 4) return 'the mask forbids this pair';
+  return null;
+}
+
+defineStep({
+  id: 'mask',
+  rows: 'queries',
+  cols: 'keys',
+  heat: true,
+  perHead: true,
+  explain: ({ panel, row, col, value, labels }) => {
+    const reason = maskReason(panel.step.blockedBy[row][col], col, labels.keys);
+    return { text: reason ? `${reason}: s̃${at(row, col)} becomes −∞, so its weight will be 0` : `kept: s̃${at(row, col)} = ${fmt(value)}`, highlight: same(row, col) };
+  },
+  predict: { elementwise: 'replaces some entries by −∞' },
+  numpy: 'logits',
+});
+
+defineStep({
+  id: 'softmax',
+  rows: 'queries',
+  cols: 'keys',
+  heat: true,
+  perHead: true,
+  explain: ({ panel, row, col, value, labels }) => {
+    const { rowMax, rowSum, exponentials } = panel.step;
+    if (rowSum[row] === 0) {
+      return { text: `every key is masked for query ${labels.queries[row]}: its weights are all 0 (defined, not NaN)`, highlight: [{ rows: [row] }] };
+    }
+    const input = panel.operands[0].values[row][col];
+    return {
+      text: `a${at(row, col)} = exp(s̃${at(row, col)} − m${sub(row)}) / Σ = exp(${fmt(input)} − ${fmt(rowMax[row])}) / ${fmt(rowSum[row])} = ${fmt(exponentials[row][col])} / ${fmt(rowSum[row])} = ${fmt(value)}`,
+      highlight: [{ rows: [row], cell: [row, col] }],
+    };
+  },
+  predict: {
+    elementwise: 'works row by row',
+    largest: { noun: 'weight', reason: 'softmax keeps the order of a row: the largest (scaled, masked) score gets the largest weight.' },
+    rowSum: true,
+  },
+  numpy: 'weights',
+});
+
+defineStep({ id: 'aggregate', rows: 'queries', cols: 'features', perHead: true, explain: productOf('O'), numpy: 'out' });
+
+defineStep({
+  id: 'concat',
+  rows: 'queries',
+  cols: 'features',
+  explain: ({ panel, row, col, value }) => {
+    const width = panel.operands[0].values[0].length;
+    const head = Math.floor(col / width);
+    return {
+      text: `column ${col + 1} of C is column ${(col % width) + 1} of head ${head + 1}'s output: ${fmt(value)}`,
+      highlight: panel.operands.map((_, h) => (h === head ? { cell: [row, col % width] } : {})),
+    };
+  },
+  predict: { sideBySide: true },
+  numpy: 'np.concatenate(outputs, axis=1)',
+});
+
+defineStep({ id: 'output-projection', rows: 'queries', cols: 'features', explain: productOf('Y'), numpy: 'np.concatenate(outputs, axis=1) @ Wo' });

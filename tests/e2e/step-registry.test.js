@@ -1,0 +1,82 @@
+// The stepper's step registry (web/element/stepper/registry.js, steps.js) against the core:
+// one entry per step id the core emits, and each entry able to label, explain and export
+// every cell of a real trace. A unit test of those two modules, with the built package as
+// the source of the traces.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { createAttnLab, STEP_IDS } from '../../dist/attnlab.js';
+import { stepPanels, tokenLabels } from '../../web/element/stepper/panels.js';
+import { axesOf, stepEntries, stepEntry } from '../../web/element/stepper/registry.js';
+import '../../web/element/stepper/steps.js';
+
+const lab = await createAttnLab();
+
+const X = [
+  [1, 0, 0.5, -1],
+  [0, 1, -0.5, 2],
+  [1, 1, 0, 0.25],
+];
+const W = [
+  [0.5, -1, 0, 1],
+  [1, 0.5, -0.5, 0],
+  [0, 1, 1, -1],
+  [-1, 0, 0.5, 0.5],
+];
+// Positions, two heads, a causal mask with a padded key, and W_O: every step id but none.
+const REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
+const STATE = { mode: 'x', X, tokens: ['the', 'cat', 'sat'] };
+
+test('the registry has one entry per step id of the core, in the core order', () => {
+  assert.deepEqual(
+    stepEntries().map((entry) => entry.id),
+    STEP_IDS,
+  );
+});
+
+test('every step of a real trace is labelled and every cell explained with its value', () => {
+  const trace = lab.trace(REQUEST);
+  const labels = tokenLabels(STATE);
+  const seen = new Set();
+  for (const { id } of trace.groups) {
+    seen.add(id);
+    const panels = stepPanels(trace, id, labels);
+    assert.equal(panels.length, trace.steps.filter((s) => s.id === id).length, `${id}: a panel per head`);
+    for (const panel of panels) {
+      assert.equal(panel.rowLabels.length, panel.step.shape[0], `${id}: row labels`);
+      assert.equal(panel.colLabels.length, panel.step.shape[1], `${id}: column labels`);
+      for (const operand of panel.operands) {
+        assert.ok(axesOf(operand.name), `${id}: operand ${operand.name} has known axes`);
+        assert.equal(operand.rowLabels.length, operand.values.length, `${id}: ${operand.name} row labels`);
+      }
+      panel.step.values.forEach((row, r) =>
+        row.forEach((value, c) => {
+          const { text, highlight } = stepEntry(id).explain({ panel, row: r, col: c, value, labels });
+          assert.ok(typeof text === 'string' && text.length > 0, `${id} (${r}, ${c}): an explanation`);
+          assert.doesNotMatch(text, /NaN|undefined/, `${id} (${r}, ${c}): ${text}`);
+          assert.ok(highlight.length <= panel.operands.length, `${id}: highlight per operand`);
+        }),
+      );
+    }
+  }
+  assert.deepEqual([...seen], STEP_IDS, 'this trace has every step, in step-id order');
+});
+
+test('the mask explanation gives the reason the core blocked a cell', () => {
+  const trace = lab.trace(REQUEST);
+  const labels = tokenLabels(STATE);
+  const [panel] = stepPanels(trace, 'mask', labels);
+  const explain = (r, c) => stepEntry('mask').explain({ panel, row: r, col: c, value: panel.step.values[r][c], labels }).text;
+  // Written from the rules, not from the core's flags: key j > i is in the future; key 2 is padding.
+  assert.match(explain(0, 1), /key cat comes after this query \(causal mask\)/);
+  assert.match(explain(2, 2), /key sat is padding/);
+  assert.match(explain(1, 0), /^kept: /);
+});
+
+test('the scale explanation writes the factor the core applied: √d_k and the temperature', () => {
+  const trace = lab.trace(REQUEST);
+  const labels = tokenLabels(STATE);
+  const [panel] = stepPanels(trace, 'scale', labels);
+  const { text } = stepEntry('scale').explain({ panel, row: 0, col: 0, value: panel.step.values[0][0], labels });
+  assert.match(text, /\/ \(√2 · 2\)/, text); // d_k = 4 columns / 2 heads
+});

@@ -1,0 +1,55 @@
+// What the stepper shows of a step: one panel per trace entry (one per head for per-head
+// steps), each with its result and the operands that fed it, as the core's trace groups
+// them. This file only labels them (token names, subscripts); it computes nothing.
+import { sub } from '../shared/format.js';
+import { axesOf, stepEntry } from './registry.js';
+
+const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
+
+/** Query (row) and key (column) labels: the token names where the learner has them. */
+export function tokenLabels(state) {
+  const tokens = (count, prefix) => Array.from({ length: count }, (_, i) => state.tokens[i] || `${prefix}${sub(i)}`);
+  if (state.mode === 'x') {
+    const names = tokens(state.X.length, 't');
+    return { queries: names, keys: names };
+  }
+  return { queries: Array.from({ length: state.Q.length }, (_, i) => `q${sub(i)}`), keys: tokens(state.K.length, 'k') };
+}
+
+/** The distinct step ids of a trace, in order: the stepper's stops. */
+export const stepIds = (trace) => trace.groups.map((group) => group.id);
+
+/** The title of step `id` (the same for each of its heads). */
+export const stepTitle = (trace, id) => trace.groups.find((group) => group.id === id)?.title ?? id;
+
+const axisLabels = (axis, labels, count) => (axis === 'features' ? indexLabels(count) : labels[axis]);
+
+// A matrix with its labels, for matrixTable: `name` is a step id or an input's name.
+function labelled(name, values, labels) {
+  const axes = axesOf(name);
+  return {
+    rowLabels: axisLabels(axes.rows, labels, values.length),
+    colLabels: axisLabels(axes.cols, labels, values[0]?.length ?? 0),
+  };
+}
+
+/**
+ * The panels of step `id`: [{ step (the trace's entry), head, operands, rowLabels, colLabels }],
+ * each operand { name, head, caption, values, rowLabels, colLabels }. `labels`: tokenLabels.
+ */
+export function stepPanels(trace, id, labels) {
+  const group = trace.groups.find((g) => g.id === id);
+  if (!group || !stepEntry(id)) return [];
+  return group.steps.map((step) => ({
+    step,
+    head: step.head,
+    operands: step.operands.map((o) => ({
+      name: o.name,
+      head: o.head,
+      caption: o.head === undefined ? o.symbol : `${o.symbol}${sub(o.head)}`,
+      values: o.values,
+      ...labelled(o.name, o.values, labels),
+    })),
+    ...labelled(id, step.values, labels),
+  }));
+}

@@ -1,0 +1,190 @@
+// The stepper: the view that walks through the core's trace one step at a time. It is a Lit
+// reactive controller of <attn-lab>, rendered into the element's own shadow root; the host
+// keeps the state and the last good trace (`host.good`), the stepper shows them.
+import { html, nothing } from 'lit';
+
+import { shape } from '../shared/format.js';
+import { formula } from '../shared/formula.js';
+import { matrixTable } from '../shared/matrix-table.js';
+import { downloadStep, EXPORT_KINDS } from './download.js';
+import { InputEditor } from './inputs.js';
+import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
+import { PredictController } from './predict.js';
+import { isHeat, stepEntry } from './registry.js';
+import './steps.js'; // registers every step
+
+const PLAY_INTERVAL_MS = 1400;
+const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
+
+export class Stepper {
+  constructor(host) {
+    this.host = host;
+    this.focus = null; // { id, head, row, col } of the explained cell
+    this.playing = false;
+    this.inputs = new InputEditor(host);
+    this.predictions = new PredictController(host);
+    host.addController(this);
+  }
+
+  hostDisconnected() {
+    this.stopPlaying();
+  }
+
+  _update(change) {
+    Object.assign(this, change);
+    this.host.requestUpdate();
+  }
+
+  // ---- stepping ----
+
+  /** Moves to the first, previous, next or last step; whether a later step remains. */
+  moveStep(where) {
+    const ids = stepIds(this.host.good.trace);
+    const index = ids.indexOf(this.host.good.state.step);
+    const target = { first: 0, prev: index - 1, next: index + 1, last: ids.length - 1 }[where];
+    if (target >= 0 && target < ids.length) this.host.goToStep(ids[target]);
+    return target < ids.length - 1;
+  }
+
+  togglePlay() {
+    if (this.playing) return this.stopPlaying();
+    if (!this.moveStep('next')) this.host.goToStep(stepIds(this.host.good.trace)[0]);
+    this._update({ playing: true });
+    this._timer = setInterval(() => {
+      if (!this.moveStep('next')) this.stopPlaying();
+    }, PLAY_INTERVAL_MS);
+  }
+
+  stopPlaying() {
+    clearInterval(this._timer);
+    if (this.playing) this._update({ playing: false });
+  }
+
+  /** ←/→/Home/End step through the trace, unless the key is meant for a form field. */
+  onKeyDown(event) {
+    const where = STEP_KEYS[event.key];
+    if (!where || event.composedPath()[0].matches?.('input, select, textarea')) return;
+    event.preventDefault();
+    this.moveStep(where);
+  }
+
+  // ---- rendering ----
+
+  render(message) {
+    return html`${this.inputs.renderControls()} ${message} ${this.inputs.renderInputs()} ${this._renderNav()} ${this._renderStep()}`;
+  }
+
+  _renderNav() {
+    const { trace, state } = this.host.good;
+    const ids = stepIds(trace);
+    const current = ids.indexOf(state.step);
+    const last = ids.length - 1;
+    return html`<nav aria-label="Steps">
+      <div class="nav">
+        <button data-action="first" @click=${() => this.moveStep('first')} ?disabled=${current === 0}>« First</button>
+        <button data-action="prev" @click=${() => this.moveStep('prev')} ?disabled=${current === 0}>◀ Prev</button>
+        <button data-action="play" aria-pressed=${this.playing ? 'true' : 'false'} @click=${() => this.togglePlay()}>${this.playing ? '⏸ Pause' : '▶ Play'}</button>
+        <button data-action="next" @click=${() => this.moveStep('next')} ?disabled=${current === last}>Next ▶</button>
+        <button data-action="last" @click=${() => this.moveStep('last')} ?disabled=${current === last}>Last »</button>
+        <input data-control="step" type="range" min="0" max=${last} .value=${String(current)} aria-label="Step"
+          aria-valuetext=${stepTitle(trace, ids[current])} @input=${(e) => this.host.goToStep(ids[Number(e.target.value)])} />
+        <span>Step ${current + 1} of ${ids.length}</span>
+      </div>
+      <ol class="steps">
+        ${ids.map(
+          (id, i) => html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${id}</button></li>`,
+        )}
+      </ol>
+    </nav>`;
+  }
+
+  _renderStep() {
+    const { state, trace } = this.host.good;
+    const id = state.step;
+    const labels = tokenLabels(state);
+    const panels = stepPanels(trace, id, labels);
+    const focused = this.focus?.id === id ? this.focus : null;
+    const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
+    const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
+    return html`<section class="step" data-role="step" aria-live="polite">
+      <h2>${stepTitle(trace, id)}</h2>
+      ${prediction.template}
+      ${panels.map((panel) => {
+        const explanation = explanationOf(panel);
+        return html`<div class="panel">
+          ${panel.head !== undefined ? html`<h3>Head ${panel.head + 1}</h3>` : nothing}
+          <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
+          <p class="shapes">${[...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · ')}</p>
+          <div class="matrices">
+            <div class="matrices" data-role="operands">
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, heat: isHeat(o.name), highlight: explanation?.highlight[i] }))}
+            </div>
+            <div class="matrices" data-role="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
+              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused)}
+            </div>
+          </div>
+          ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
+        </div>`;
+      })}
+      <div class="controls" role="group" aria-label="Export this step">
+        <span>Export:</span>
+        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels })}>${label}</button>`)}
+      </div>
+      <p class="explanation" data-role="explanation" aria-live="polite">
+        ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}
+      </p>
+    </section>`;
+  }
+
+  _renderResult(id, panel, active) {
+    return matrixTable({
+      name: id,
+      head: panel.head,
+      caption: `${id}${panel.head !== undefined ? ` head ${panel.head + 1}` : ''} (${shape(...panel.step.shape)})`,
+      values: panel.step.values,
+      rowLabels: panel.rowLabels,
+      colLabels: panel.colLabels,
+      heat: isHeat(id),
+      totals: id === 'softmax' ? panel.step.rowTotals : undefined,
+      highlight: active ? { cell: [active.row, active.col] } : undefined,
+      onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
+    });
+  }
+
+  _renderSoftmaxParts(panel, labels) {
+    const { rowMax, rowSum, exponentials } = panel.step;
+    return html`<details open>
+      <summary>The parts of softmax: row max m, exp(s̃ − m), and the row sum Σ</summary>
+      <div class="matrices">
+        ${matrixTable({
+          name: 'softmax-exp',
+          head: panel.head,
+          caption: `exp(s̃ − m) (${shape(exponentials.length, exponentials[0].length)})`,
+          values: exponentials,
+          rowLabels: labels.queries,
+          colLabels: labels.keys,
+        })}
+        ${matrixTable({
+          name: 'softmax-row-stats',
+          head: panel.head,
+          caption: 'per row',
+          values: rowMax.map((m, i) => [m, rowSum[i]]),
+          rowLabels: labels.queries,
+          colLabels: ['max m', 'sum Σ'],
+        })}
+      </div>
+    </details>`;
+  }
+}
+
+// The explanation of the focused cell of `panel`, by its step's registry entry.
+function explainCell(panel, { row, col }, labels) {
+  return stepEntry(panel.step.id).explain({ panel, row, col, value: panel.step.values[row][col], labels });
+}
+
+/** The stepper's entry among the views (views/index.js): it renders into the host itself. */
+export const stepperView = {
+  id: 'stepper',
+  title: 'Step through',
+  render: ({ stepper, message }) => stepper.render(message),
+};
