@@ -216,13 +216,17 @@ Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
   Operand seen_x = own("X", "X", std::nullopt, p.x);  // X as the projections see it
   if (positional == PositionalEncoding::sinusoidal) {
     // X is within the trace's limits, and those are within the encoding's.
-    const Matrix pe = sinusoidal_encoding(x.rows, x.cols).value();
+    Matrix pe = sinusoidal_encoding(x.rows, x.cols).value();
     for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] += pe.data[i];
+    const std::size_t encoding =
+        add_step(t, step::encoding, std::nullopt, "The sinusoidal encoding PE",
+                 "PE_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
+                 "PE_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}, \\quad d = " +
+                     std::to_string(x.cols),
+                 std::move(pe), {});
     const std::size_t index =
         add_step(t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
-                 "X \\leftarrow X + PE, \\quad PE_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
-                 "PE_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}",
-                 x, {std::move(seen_x)});
+                 "X \\leftarrow X + PE", x, {std::move(seen_x), step_result(t, encoding, "PE")});
     seen_x = step_result(t, index, "X + PE");
   }
   Qkv qkv{

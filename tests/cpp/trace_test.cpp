@@ -118,7 +118,8 @@ TEST_CASE("trace lists its steps in order, each complete", "[trace]") {
     input = random_tokens(5, 6, 4, 3, 41);
     input.positional = PositionalEncoding::sinusoidal;
     expected = concatenated(
-        {{step::positional, step::project_q, step::project_k, step::project_v}, head_steps});
+        {{step::encoding, step::positional, step::project_q, step::project_k, step::project_v},
+         head_steps});
   }
   SECTION("one head with W_O ends with the output projection") {
     input = direct(3, 4, 2, 2, 51);
@@ -375,7 +376,9 @@ TEST_CASE("each step lists its operands by name, symbol, head and shape", "[trac
   for (const TraceStep& s : t.steps) {
     CAPTURE(s.id, s.head);
     const std::optional<int> h = s.head;
-    if (s.id == step::positional) CHECK(operands_of(t, s) == V{{"X", "X", {}, n, d_model}});
+    if (s.id == step::encoding) CHECK(operands_of(t, s).empty());
+    if (s.id == step::positional)
+      CHECK(operands_of(t, s) == V{{"X", "X", {}, n, d_model}, {"encoding", "PE", {}, n, d_model}});
     if (s.id == step::project_q)
       CHECK(operands_of(t, s) == V{x, {"Wq", "W_Q", {}, d_model, heads * d_k}});
     if (s.id == step::project_k)
@@ -561,9 +564,9 @@ TEST_CASE("the mask step's allowed and blocked_by follow the mask rules", "[trac
 TEST_CASE("groups: one per step id, in order, holding each head's entry", "[trace]") {
   const std::size_t heads = GENERATE(1, 3);
   const Trace t = run(full_input(heads, true, 271));
-  const std::vector<std::string> want_ids{step::positional, step::project_q, step::project_k,
-                                          step::project_v,  step::scores,    step::scale,
-                                          step::mask,       step::softmax,   step::aggregate};
+  const std::vector<std::string> want_ids{
+      step::encoding, step::positional, step::project_q, step::project_k, step::project_v,
+      step::scores,   step::scale,      step::mask,      step::softmax,   step::aggregate};
   std::vector<std::string> got_ids;
   for (const attnlab::StepGroup& g : t.groups) got_ids.push_back(g.id);
   std::vector<std::string> expected = want_ids;
@@ -611,4 +614,32 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
     }
   }
   CHECK(emitted == std::set<std::string>(all.begin(), all.end()));  // and no id is unused
+}
+
+TEST_CASE("the encoding step is PE itself, and the positional step adds it to X", "[trace]") {
+  const Trace t = run(full_input(2, true, 281));
+  const auto find = [&t](const char* id) {
+    return std::find_if(t.steps.begin(), t.steps.end(),
+                        [id](const TraceStep& s) { return s.id == id; });
+  };
+  const auto encoding = find(step::encoding);
+  const auto positional = find(step::positional);
+  REQUIRE(encoding != t.steps.end());
+  REQUIRE(positional != t.steps.end());
+  CHECK(encoding + 1 == positional);
+  const Matrix& pe = encoding->values;
+  const Matrix& x = operand_values(t, positional->operands[0]);
+  REQUIRE(pe.rows == x.rows);
+  REQUIRE(pe.cols == x.cols);
+  for (std::size_t p = 0; p < pe.rows; ++p)
+    for (std::size_t c = 0; c < pe.cols; ++c) {
+      CAPTURE(p, c);
+      // Written from the formula in float64: sin for even features, cos for odd ones.
+      const double angle =
+          static_cast<double>(p) /
+          std::pow(10000.0, static_cast<double>(c - c % 2) / static_cast<double>(pe.cols));
+      CHECK(pe(p, c) == Approx(c % 2 == 0 ? std::sin(angle) : std::cos(angle)).margin(1e-6));
+      CHECK(positional->values(p, c) == Approx(x(p, c) + pe(p, c)).margin(1e-6));
+    }
+  CHECK(&operand_values(t, positional->operands[1]) == &pe);
 }

@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import { createAttnLab, STEP_IDS } from '../../dist/attnlab.js';
 import { stepPanels, tokenLabels } from '../../web/element/stepper/panels.js';
 import { axesOf, stepEntries, stepEntry } from '../../web/element/stepper/registry.js';
-import '../../web/element/stepper/steps.js';
 
 const lab = await createAttnLab();
 

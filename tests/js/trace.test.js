@@ -109,7 +109,8 @@ test('operands: names, symbols, heads and shapes per step', () => {
   const t = lab.trace(tokensRequest(2, { causal: true, positional: 'sinusoidal' }));
   const summary = (step) => step.operands.map((o) => [o.name, o.symbol, o.head, o.shape].join(' '));
   const first = (id) => t.steps.find((s) => s.id === id);
-  assert.deepEqual(summary(first('positional')), ['X X  4,5']);
+  assert.deepEqual(summary(first('encoding')), []);
+  assert.deepEqual(summary(first('positional')), ['X X  4,5', 'encoding PE  4,5']);
   assert.deepEqual(summary(first('project-q')), ['positional X + PE  4,5', 'Wq W_Q  5,4']);
   assert.deepEqual(summary(first('project-v')), ['positional X + PE  4,5', 'Wv W_V  5,6']);
   const scores1 = t.steps.filter((s) => s.id === 'scores')[1];

@@ -18,6 +18,7 @@ export declare class AttnLabError extends Error {
 
 /** Step ids in trace order; the core's list (AttnLab.stepIds()), known before the wasm loads. */
 export type StepId =
+  | 'encoding'
   | 'positional'
   | 'project-q'
   | 'project-k'
@@ -106,7 +107,7 @@ export interface TraceOperand {
 
 /**
  * One step of the trace. Operands by step:
- * positional [X]; project-q/k/v [X (or 'positional', X + PE), Wq/Wk/Wv];
+ * encoding [] (PE itself); positional [X, encoding]; project-q/k/v [X (or positional), Wq/Wk/Wv];
  * scores [Q, K] (head slices); scale [scores]; mask [scale]; softmax [mask or scale];
  * aggregate [softmax, V slice]; concat [aggregate of each head];
  * output-projection [concat (or aggregate with one head), Wo].

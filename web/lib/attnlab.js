@@ -34,6 +34,7 @@ export { AttnLabError, ERROR_CODES } from './errors.js';
  * (lab.stepIds()), here so it is known before the wasm loads; a test keeps the two equal.
  */
 export const STEP_IDS = Object.freeze([
+  'encoding',
   'positional',
   'project-q',
   'project-k',

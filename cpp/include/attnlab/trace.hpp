@@ -40,6 +40,7 @@ struct TraceInput {
 
 // Step ids, in trace order. Per-head steps repeat for each head and carry its index.
 namespace step {
+inline constexpr const char* encoding = "encoding";  // the sinusoidal encoding PE itself
 inline constexpr const char* positional = "positional";
 inline constexpr const char* project_q = "project-q";
 inline constexpr const char* project_k = "project-k";
@@ -54,11 +55,10 @@ inline constexpr const char* output_projection = "output-projection";
 }  // namespace step
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 11> step_ids{
-    step::positional, step::project_q,        step::project_k,
-    step::project_v,  step::scores,           step::scale,
-    step::mask,       step::softmax,          step::aggregate,
-    step::concat,     step::output_projection};
+inline constexpr std::array<const char*, 12> step_ids{
+    step::encoding,  step::positional, step::project_q, step::project_k,
+    step::project_v, step::scores,     step::scale,     step::mask,
+    step::softmax,   step::aggregate,  step::concat,    step::output_projection};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).

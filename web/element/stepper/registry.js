@@ -1,42 +1,18 @@
 // The step registry: one entry per step id of the core's trace (lab STEP_IDS), holding all
-// the stepper knows about that step. The numbers (result, operands, the scale step's factor,
-// the mask's allowed cells) come from the trace; an entry says how to label and colour
-// them, how to explain a cell, what to ask before revealing it, and how to export it.
-// Adding a step: the core's trace, one entry in steps.js, and its tests.
+// the stepper knows about that step (the entries are defined in steps.js). The numbers
+// (result, operands, the scale step's factor, the mask's allowed cells) come from the trace;
+// an entry says how to label and colour them, how to explain a cell, what to ask before
+// revealing it, and how to export it. Adding a step: the core's trace, one entry in
+// steps.js, and its tests.
+import { STEPS } from './steps.js';
 
-const ENTRIES = new Map();
-
-/**
- * @typedef {'queries' | 'keys' | 'features'} Axis  what a matrix's rows or columns stand for
- *
- * @typedef {object} StepEntry
- * @property {string} id             the core's step id
- * @property {Axis} rows             what the result's rows are
- * @property {Axis} cols             what the result's columns are
- * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
- * @property {(cell: object) => { text: string, highlight: object[] }} explain
- *   the hover/focus explanation of result cell { panel, row, col, value, labels };
- *   highlight[i] marks the rows, cols or cell of operand i that the value came from
- * @property {object} [predict]      predict-then-reveal questions beyond the result's shape:
- *   { elementwise?: how the step keeps its input's shape, largest?: { noun, reason } (which
- *   key wins a row), rowSum?: true (what a row adds up to) }
- * @property {string} numpy          the NumPy export's expression for this step's value, in
- *   terms of the export's variables (inside its loop over heads when `perHead`): export.js
- * @property {boolean} [perHead]     the step repeats for each head
- */
-
-/** Registers a step's entry; each id once. */
-export function defineStep(entry) {
-  if (ENTRIES.has(entry.id)) throw new Error(`step ${entry.id} is registered twice`);
-  ENTRIES.set(entry.id, Object.freeze(entry));
-  return entry;
-}
+const ENTRIES = new Map(STEPS.map((entry) => [entry.id, entry]));
 
 /** The entry of step `id`, or undefined for an id the registry does not know. */
 export const stepEntry = (id) => ENTRIES.get(id);
 
-/** Every registered entry, in registration order. */
-export const stepEntries = () => [...ENTRIES.values()];
+/** Every entry, in trace order. */
+export const stepEntries = () => STEPS;
 
 // The axes of the inputs a step can take as operands (the learner's own matrices).
 const INPUT_AXES = {

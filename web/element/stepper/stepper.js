@@ -11,7 +11,6 @@ import { InputEditor } from './inputs.js';
 import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
 import { PredictController } from './predict.js';
 import { isHeat, stepEntry } from './registry.js';
-import './steps.js'; // registers every step
 
 const PLAY_INTERVAL_MS = 1400;
 const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };

@@ -1,9 +1,42 @@
-// Every step of the trace, registered once (registry.js), in trace order. An entry says
-// what the result's axes are, whether it is a heatmap, how to explain one of its cells,
-// what to ask before revealing it, and which NumPy expression recomputes it (export.js).
+// Every step of the trace, described once, in trace order; registry.js looks them up. An
+// entry says what the result's axes are, whether it is a heatmap, how to explain one of its
+// cells, what to ask before revealing it, and which NumPy expression recomputes it.
 import { fmt, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
-import { defineStep } from './registry.js';
+
+/**
+ * @typedef {'queries' | 'keys' | 'features'} Axis  what a matrix's rows or columns stand for
+ *
+ * @typedef {object} StepEntry
+ * @property {string} id             the core's step id
+ * @property {Axis} rows             what the result's rows are
+ * @property {Axis} cols             what the result's columns are
+ * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
+ * @property {(cell: object) => { text: string, highlight: object[] }} explain
+ *   the hover/focus explanation of result cell { panel, row, col, value, labels };
+ *   highlight[i] marks the rows, cols or cell of operand i that the value came from
+ * @property {object} [predict]      predict-then-reveal questions beyond the result's shape:
+ *   { elementwise?: how the step keeps its input's shape, largest?: { noun, reason } (which
+ *   key wins a row), rowSum?: true (what a row adds up to) }
+ * @property {string} numpy          the NumPy export's expression for this step's value, in
+ *   terms of the export's variables (inside its loop over heads when `perHead`): export.js
+ * @property {boolean} [perHead]     the step repeats for each head
+ */
+
+const STEP_FIELDS = new Set(['id', 'rows', 'cols', 'heat', 'explain', 'predict', 'numpy', 'perHead']);
+
+// Checks an entry's fields, so a typo fails at load rather than as a blank panel.
+function defineStep(entry) {
+  const unknown = Object.keys(entry).filter((key) => !STEP_FIELDS.has(key));
+  if (unknown.length || !entry.id || !entry.rows || !entry.cols || !entry.explain || !entry.numpy) {
+    throw new Error(`step entry ${entry.id}: missing fields or unknown ones (${unknown.join(', ')})`);
+  }
+  STEPS.push(Object.freeze(entry));
+}
+
+/** @type {StepEntry[]} */
+export const STEPS = [];
+
 
 const same = (row, col) => [{ cell: [row, col] }];
 
