@@ -223,7 +223,7 @@ std::vector<std::size_t> flagged(const std::vector<std::uint8_t>& flags) {
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& o) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "tiled attention"))
+                                          "the flash kernel"))
     return e;
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
       v.cols % static_cast<std::size_t>(o.heads) != 0)

@@ -4,11 +4,11 @@
 import { AttnLabError } from './errors.js';
 import { describe, toCoreFlags, toCoreMask, toCoreMatrix, toCoreRow } from './matrices.js';
 
-export function fail(message) {
+function fail(message) {
   throw new AttnLabError('invalid-argument', message);
 }
 
-export function optionalNumber(name, value) {
+function optionalNumber(name, value) {
   if (value === undefined) return undefined;
   if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
   return value; // range checks (finite, > 0) are the core's
@@ -16,11 +16,11 @@ export function optionalNumber(name, value) {
 
 // The largest values that reach the core unchanged: a 32-bit size_t and a 32-bit int.
 const SIZE_MAX = 0xffffffff;
-export const INT_MAX = 2 ** 31 - 1;
+const INT_MAX = 2 ** 31 - 1;
 
 // A whole number from 0 to max, so it survives the trip to the core's type unchanged; the
 // range that makes sense (a count's limits, an index's bounds) is the core's to check.
-export function wholeNumber(name, value, max = SIZE_MAX) {
+function wholeNumber(name, value, max = SIZE_MAX) {
   if (!Number.isInteger(value) || value < 0 || value > max) {
     fail(`${name} must be a whole number from 0 to ${max}, got ${typeof value === 'number' ? value : describe(value)}`);
   }
@@ -32,7 +32,7 @@ export function wholeNumbers(name, list, max = SIZE_MAX) {
   return list.map((value, i) => wholeNumber(`${name}[${i}]`, value, max));
 }
 
-export function requireObject(name, request) {
+function requireObject(name, request) {
   if (request === null || typeof request !== 'object') fail(`${name}() takes an object, got ${describe(request)}`);
 }
 

@@ -1,5 +1,6 @@
-// Errors are values: every public entry returns Result<T>, never throws on bad input.
-// The codes are a public contract shared with the JavaScript package.
+// Errors are values: every public entry that takes user input returns Result<T> (a check
+// alone, such as check_flash_attention, a std::optional<Error>) and never throws on bad
+// input. The codes are a public contract shared with the JavaScript package (ERROR_CODES).
 #pragma once
 
 #include <array>

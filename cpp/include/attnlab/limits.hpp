@@ -14,7 +14,7 @@ inline constexpr int max_heads = 64;
 inline constexpr std::size_t attention_tokens = 4096;
 inline constexpr std::size_t attention_features = 4096;
 
-// The tiled kernel keeps O(n·d) memory: Q, K, V and the output, plus small tiles.
+// The flash kernel keeps O(n·d) memory: Q, K, V and the output, plus small tiles.
 inline constexpr std::size_t flash_tokens = std::size_t{1} << 20;
 inline constexpr std::size_t flash_features = 8192;
 
