@@ -272,6 +272,15 @@ val scaling_study(const val& request) {
   return out;
 }
 
+// request: { rows, cols, seed } (whole numbers, checked by the wrapper).
+val normal_matrix(const val& request) {
+  const auto r =
+      attnlab::normal_matrix(request["rows"].as<std::size_t>(), request["cols"].as<std::size_t>(),
+                             static_cast<std::uint64_t>(request["seed"].as<double>()));
+  if (!r) return error_to_js(r.error());
+  return matrix_to_js(r.value());
+}
+
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 val memory_stats() {
@@ -300,6 +309,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("softmaxBreakdown", &softmax_breakdown);
   emscripten::function("scalingStudy", &scaling_study);
+  emscripten::function("normalMatrix", &normal_matrix);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

@@ -2,24 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <optional>
 #include <string>
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
+#include "attnlab/random.hpp"
 #include "simd_spans.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
 namespace {
-
-// splitmix64's output function: a bijection that scatters nearby inputs.
-std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::optional<Error> check(const ScalingStudyOptions& o) {
   if (o.dims.empty()) return Error{ErrorCode::empty, "dims is empty: give at least one d_k"};
@@ -69,7 +62,8 @@ std::vector<float> first_row(const Matrix& m) { return {m.row(0), m.row(0) + m.c
 
 ScalingPoint study_one(std::size_t dk, const ScalingStudyOptions& o) {
   const ScalingSeeds seeds = scaling_seeds(o.seed, dk);
-  const Matrix q = normal_matrix(o.samples, dk, seeds.queries);  // (samples, d_k)
+  // (samples, d_k): within limits::normal_values, as check() keeps samples and d_k small.
+  const Matrix q = normal_matrix(o.samples, dk, seeds.queries).value();
   NormalStream key_stream(seeds.keys);  // streamed: all keys at once could be 262 MB
   Matrix scores(o.samples, o.keys);     // (samples, keys) raw q·k
   Matrix keys(o.keys, dk);              // this sample's keys, refilled in place
@@ -101,33 +95,9 @@ ScalingPoint study_one(std::size_t dk, const ScalingStudyOptions& o) {
 
 }  // namespace
 
-std::uint64_t NormalStream::next_bits() { return mix(state_ += 0x9e3779b97f4a7c15ULL); }
-
-float NormalStream::next() {
-  if (has_spare_) {
-    has_spare_ = false;
-    return spare_;
-  }
-  constexpr double unit = 1.0 / 9007199254740992.0;                       // 2⁻⁵³
-  const double u1 = static_cast<double>((next_bits() >> 11) + 1) * unit;  // (0, 1]: log is finite
-  const double u2 = static_cast<double>(next_bits() >> 11) * unit;        // [0, 1)
-  const double radius = std::sqrt(-2.0 * std::log(u1));
-  const double angle = 2.0 * std::numbers::pi * u2;
-  spare_ = static_cast<float>(radius * std::sin(angle));
-  has_spare_ = true;
-  return static_cast<float>(radius * std::cos(angle));
-}
-
-Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed) {
-  Matrix m(rows, cols);
-  NormalStream stream(seed);
-  for (float& x : m.data) x = stream.next();
-  return m;
-}
-
 ScalingSeeds scaling_seeds(std::uint64_t seed, std::size_t dk) {
-  const std::uint64_t base = mix(seed) + 2 * std::uint64_t{dk};  // two streams per d_k
-  return {mix(base), mix(base + 1)};
+  const std::uint64_t base = splitmix64_mix(seed) + 2 * std::uint64_t{dk};  // two streams per d_k
+  return {splitmix64_mix(base), splitmix64_mix(base + 1)};
 }
 
 Result<ScalingStudy> scaling_study(const ScalingStudyOptions& options) {

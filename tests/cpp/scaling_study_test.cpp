@@ -1,4 +1,4 @@
-// scaling_study(): the generator, every statistic recomputed in float64 from the same draws,
+// scaling_study(): every statistic recomputed in float64 from the same draws,
 // the properties the view teaches (spread ≈ √d_k, one-hot without scaling, flat entropy with
 // it), and every error.
 #include "attnlab/scaling_study.hpp"
@@ -55,8 +55,8 @@ struct Expected {
 };
 Expected recompute(std::size_t dk, const ScalingStudyOptions& o) {
   const auto seeds = attnlab::scaling_seeds(o.seed, dk);
-  const Matrix q = attnlab::normal_matrix(o.samples, dk, seeds.queries);
-  const Matrix k = attnlab::normal_matrix(o.samples * o.keys, dk, seeds.keys);
+  const Matrix q = attnlab::normal_matrix(o.samples, dk, seeds.queries).value();
+  const Matrix k = attnlab::normal_matrix(o.samples * o.keys, dk, seeds.keys).value();
   Expected e;
   std::vector<double> all;
   for (std::size_t s = 0; s < o.samples; ++s) {
@@ -87,34 +87,6 @@ void check_close(const std::vector<float>& got, const std::vector<double>& want,
 }
 
 }  // namespace
-
-TEST_CASE("normal_matrix is deterministic, seed-dependent and close to N(0, 1)",
-          "[scaling-study]") {
-  CHECK(attnlab::normal_matrix(3, 5, 42) == attnlab::normal_matrix(3, 5, 42));
-  CHECK(attnlab::normal_matrix(3, 5, 42) != attnlab::normal_matrix(3, 5, 43));
-  // Row-major from one stream: a longer matrix starts with the shorter one.
-  const Matrix longer = attnlab::normal_matrix(4, 5, 7);
-  const Matrix shorter = attnlab::normal_matrix(3, 5, 7);
-  CHECK(std::equal(shorter.data.begin(), shorter.data.end(), longer.data.begin()));
-
-  // 200,000 draws: the standard error of the mean is 0.0022 and of the variance 0.0032,
-  // so 0.01 and 0.015 are about 4.5 standard errors.
-  const Matrix m = attnlab::normal_matrix(1000, 200, 3);
-  double mean = 0, squares = 0;
-  for (float x : m.data) mean += x / 200000.0;
-  for (float x : m.data) squares += (x - mean) * (x - mean) / 200000.0;
-  CHECK(std::abs(mean) < 0.01);
-  CHECK(std::abs(squares - 1) < 0.015);
-}
-
-TEST_CASE("normal_matrix draws the same numbers in every build", "[scaling-study]") {
-  // Pinned from the native build; the wasm build runs this same test. Box–Muller runs in
-  // double and rounds to float, so libm's last-bit differences do not reach these values.
-  const Matrix m = attnlab::normal_matrix(1, 4, 1);
-  const std::vector<float> pinned{-0.0282497462f, -1.06561768f, -0.227919519f, 0.0830941722f};
-  for (std::size_t i = 0; i < pinned.size(); ++i)
-    CHECK(m.data[i] == Approx(pinned[i]).epsilon(1e-7));
-}
 
 TEST_CASE("every statistic matches a float64 recomputation from the same draws",
           "[scaling-study]") {

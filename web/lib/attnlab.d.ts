@@ -237,6 +237,14 @@ export interface ScalingStudy {
   points: ScalingPoint[];
 }
 
+export interface NormalMatrixRequest {
+  /** Whole numbers ≥ 1, rows · cols at most 16,777,216. */
+  rows: number;
+  cols: number;
+  /** 0 … 4294967295; default 1. The same seed gives the same numbers everywhere. */
+  seed?: number;
+}
+
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
   readonly simdArch: string;
@@ -263,6 +271,8 @@ export interface AttnLab {
   softmaxBreakdown(scores: ArrayLike<number>, temperature?: number): SoftmaxBreakdown;
   /** Why 1/√d_k: the spread of q·k and the softmax rows, scaled and unscaled, per d_k. */
   scalingStudy(request: ScalingStudyRequest): ScalingStudy;
+  /** rows × cols values drawn from N(0, 1) by the core's seeded generator, flat (row-major). */
+  normalMatrix(request: NormalMatrixRequest): FlatMatrix;
   memoryStats(): MemoryStats;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;

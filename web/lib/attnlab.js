@@ -351,6 +351,21 @@ class AttnLab {
   }
 
   /**
+   * A rows × cols matrix of N(0, 1) values from the core's seeded generator (splitmix64 +
+   * Box–Muller): the same numbers for the same seed, natively and in every browser.
+   * request { rows, cols, seed = 1 }; rows·cols at most 16,777,216.
+   * Returns it flat, as { rows, cols, data: Float32Array } (row-major).
+   */
+  normalMatrix(request) {
+    requireObject('normalMatrix', request);
+    const { rows, cols, seed = 1 } = request;
+    const r = unwrap(
+      this.#core.normalMatrix({ rows: wholeNumber('rows', rows), cols: wholeNumber('cols', cols), seed: wholeNumber('seed', seed) }),
+    );
+    return { rows: r.rows, cols: r.cols, data: r.data };
+  }
+
+  /**
    * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core
    * holds through operator new now and at the peak since resetPeakMemory().
    */

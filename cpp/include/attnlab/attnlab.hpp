@@ -9,6 +9,7 @@
 #include "attnlab/matrix.hpp"
 #include "attnlab/permutation.hpp"
 #include "attnlab/positional.hpp"
+#include "attnlab/random.hpp"
 #include "attnlab/scaling_study.hpp"
 #include "attnlab/softmax_breakdown.hpp"
 #include "attnlab/tiling.hpp"

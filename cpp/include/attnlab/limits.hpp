@@ -27,4 +27,7 @@ inline constexpr std::size_t scaling_min_keys = 2;        // a softmax over one 
 inline constexpr std::size_t scaling_max_keys = 64;       // keys per query
 inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
 
+// normal_matrix (random.hpp): rows·cols values, 64 MiB of float32 (65,536 x 256).
+inline constexpr std::size_t normal_values = std::size_t{1} << 24;
+
 }  // namespace attnlab::limits

@@ -9,26 +9,9 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/matrix.hpp"
+#include "attnlab/random.hpp"
 
 namespace attnlab {
-
-// A deterministic N(0, 1) stream: splitmix64 for the bits, Box–Muller (in double, rounded
-// to float) for the shape. Written here rather than std::normal_distribution, whose output
-// differs between standard libraries, so the native and the wasm core draw the same numbers.
-class NormalStream {
- public:
-  explicit NormalStream(std::uint64_t seed) : state_(seed) {}
-  float next();
-
- private:
-  std::uint64_t next_bits();  // splitmix64
-  std::uint64_t state_;
-  float spare_ = 0.0f;  // Box–Muller makes two numbers at a time
-  bool has_spare_ = false;
-};
-
-// (rows, cols) filled row by row from NormalStream(seed).
-Matrix normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed);
 
 // The seeds of the study's draws for one d_k, keyed by d_k (not by its place in the list),
 // so a d_k gets the same numbers whichever other d_k are asked for.
