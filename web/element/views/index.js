@@ -1,13 +1,13 @@
 // Every view of <attn-lab>, in tab order. The ids are the same in the state (`view`), the
 // URL, the `view` attribute, the presets and the tabs. The stepper is the element itself;
 // each other view is a nested element that teaches one idea.
-import { geometryView } from './geometry.js';
-import { scalingView } from './scaling.js';
-import { softmaxView } from './softmax.js';
-import { patternsView } from './patterns.js';
-import { positionsView } from './positions.js';
-import { costView } from './cost.js';
-import { quizView } from './quiz.js';
+import { geometryView } from './geometry/geometry.js';
+import { scalingView } from './scaling/scaling.js';
+import { softmaxView } from './softmax/softmax.js';
+import { patternsView } from './patterns/patterns.js';
+import { positionsView } from './positions/positions.js';
+import { costView } from './cost/cost.js';
+import { quizView } from './quiz/quiz.js';
 
 export const STEPPER = { id: 'stepper', title: 'Step through' };
 

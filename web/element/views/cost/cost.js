@@ -4,12 +4,12 @@
 // itself held at its peak during the call (memoryStats().peakTrackedBytes).
 import { html, nothing } from 'lit';
 
-import { fmt } from '../shared/format.js';
-import { normalMatrix, seededRandom } from '../shared/random.js';
-import { lineChart } from '../shared/chart.js';
-import '../shared/topic-quiz.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { SEED_FIELD } from '../shared/view-state.js';
+import { fmt } from '../../shared/format.js';
+import { normalMatrix, seededRandom } from '../../shared/random.js';
+import { lineChart } from '../../shared/chart.js';
+import '../../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { SEED_FIELD } from '../../shared/view-state.js';
 
 const WIDTHS = [32, 64, 128];
 const LARGEST = [256, 512, 1024, 2048, 4096];
