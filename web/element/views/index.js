@@ -7,11 +7,12 @@ import { softmaxView } from './softmax/softmax.js';
 import { patternsView } from './patterns/patterns.js';
 import { positionsView } from './positions/positions.js';
 import { costView } from './cost/cost.js';
+import { longSequenceView } from './long-sequence/long-sequence.js';
 import { quizView } from './quiz/quiz.js';
 
 export const STEPPER = { id: 'stepper', title: 'Step through' };
 
-export const VIEWS = [STEPPER, geometryView, scalingView, softmaxView, patternsView, positionsView, costView, quizView];
+export const VIEWS = [STEPPER, geometryView, scalingView, softmaxView, patternsView, positionsView, costView, longSequenceView, quizView];
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 
