@@ -5,7 +5,7 @@ import { html } from 'lit';
 
 import { fmt, sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
-import { geometryStyles } from '../../styles.js';
+import { geometryStyles } from './styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { clamp, isNumberIn, normalizeViewState, round2 } from '../../shared/view-state.js';

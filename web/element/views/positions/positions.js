@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 import { fmt, fmtWide } from '../../shared/format.js';
 import { formula } from '../../shared/formula.js';
 import { matrixTable } from '../../shared/matrix-table.js';
-import { positionsStyles } from '../../styles.js';
+import { positionsStyles } from './styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';

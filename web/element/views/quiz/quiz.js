@@ -6,8 +6,11 @@ import { isPrediction, loadProgress, PREDICT_TOPIC, ProgressController, resetPro
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { QUESTIONS, quizScore, TOPICS } from '../../shared/quiz-questions.js';
 import { topicQuiz } from '../../shared/topic-quiz.js';
+import { quizStyles } from './styles.js';
 
 class QuizView extends ViewBase {
+  static styles = quizStyles;
+
   constructor() {
     super();
     new ProgressController(this);

@@ -5,7 +5,7 @@ import { html } from 'lit';
 
 import { fmt, sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
-import { lessonStyles } from '../../styles.js';
+import { scalingStyles } from './styles.js';
 import { barChart } from '../../shared/bars.js';
 import { lineChart } from '../../shared/chart.js';
 import '../../shared/topic-quiz.js';
@@ -28,7 +28,7 @@ const series = (id, label, points, key, extra = {}) => ({ id, label, points: poi
 const HEADING = html`Why divide by √d<sub>k</sub>`;
 
 class ScalingView extends ViewBase {
-  static styles = lessonStyles;
+  static styles = scalingStyles;
 
   constructor() {
     super();

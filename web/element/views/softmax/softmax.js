@@ -8,7 +8,7 @@ import { parseCell } from '../../shared/editing.js';
 import { fmt, fmtWide, sub } from '../../shared/format.js';
 import { formula } from '../../shared/formula.js';
 import { matrixTable } from '../../shared/matrix-table.js';
-import { lessonStyles } from '../../styles.js';
+import { softmaxStyles } from './styles.js';
 import { barChart } from '../../shared/bars.js';
 import '../../shared/topic-quiz.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -59,7 +59,7 @@ const SINGLE_LABEL = { max: 'm', sum: 'Σ', naiveSum: 'Σ' };
 const HEADING = 'Softmax up close';
 
 class SoftmaxView extends ViewBase {
-  static styles = lessonStyles;
+  static styles = softmaxStyles;
 
   static properties = { ...ViewBase.properties, _invalid: { state: true } };
 
