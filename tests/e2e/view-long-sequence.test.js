@@ -9,6 +9,7 @@ import { launchChromium, WEBGPU_ARGS } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { maxAbsDiff } from '../support/compare.js';
+import { normalQKV } from '../support/normal-qkv.js';
 
 const lab = await createAttnLab();
 const VIEW = 'attn-lab attn-long-sequence-view';
@@ -72,10 +73,7 @@ async function run(page, action) {
 
 // The view's documented inputs: Q, K, V are the three row blocks of
 // lab.normalMatrix({ rows: 3n, cols: d, seed }).
-function viewInputs(n, d, seed) {
-  const { data } = lab.normalMatrix({ rows: 3 * n, cols: d, seed });
-  return [0, 1, 2].map((i) => ({ rows: n, cols: d, data: data.subarray(i * n * d, (i + 1) * n * d) }));
-}
+const viewInputs = (n, d, seed) => normalQKV(lab, { n, d, seed });
 
 for (const opening of Object.keys(OPENINGS)) {
   test(`${opening}: with WebGPU the view runs both backends, they agree, and the sampled weights are the core's`, async (t) => {

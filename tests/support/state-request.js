@@ -4,9 +4,11 @@
 // never from the element's code, so a mistake in the element's mapping shows up as a
 // difference instead of being copied into the expected numbers.
 //
-//   mode 'x'    X, Wq, Wk, Wv (and Wo unless null), projected by the core; positional applies;
-//               tokens label the rows (passed through, they change no number)
+//   mode 'x'    X, Wq, Wk, Wv, projected by the core; positional applies; tokens label the
+//               rows (passed through, they change no number)
 //   mode 'qkv'  Q, K, V given directly (positional does not apply)
+//   Wo          null = no output projection; otherwise applied to the concatenated heads, in
+//               either mode (the package's TraceCommon; the state's header lists it with X)
 //   heads, causal, temperature   passed as they are
 //   keyPadding  true = a padding key; all false is the same as none
 //   mask        null = no mask; otherwise true where query i may attend to key j
@@ -19,10 +21,10 @@ export function stateToTraceRequest(state) {
   else if (typeof state.scale === 'number') request.scale = state.scale;
   else if (state.scale !== true) throw new Error(`scale must be true, false or a number, not ${JSON.stringify(state.scale)}`);
   if (state.mask !== null && state.mask !== undefined) request.mask = state.mask;
+  if (state.Wo !== null && state.Wo !== undefined) request.Wo = state.Wo;
   if (Array.isArray(state.keyPadding) && state.keyPadding.includes(true)) request.keyPadding = state.keyPadding;
   if (state.mode === 'x') {
     Object.assign(request, { X: state.X, Wq: state.Wq, Wk: state.Wk, Wv: state.Wv, positional: state.positional, tokens: state.tokens });
-    if (state.Wo) request.Wo = state.Wo;
   } else if (state.mode === 'qkv') {
     Object.assign(request, { Q: state.Q, K: state.K, V: state.V });
   } else {

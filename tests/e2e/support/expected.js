@@ -8,8 +8,11 @@ import { maxAbsDiff } from '../../support/compare.js';
 import { stateToTraceRequest } from '../../support/state-request.js';
 import { dataStep, renderedResults } from './lab-page.js';
 
-export { encodeHash } from '../../../web/element/state.js';
-export { DEFAULT_PRESET, presetState } from '../../../web/element/presets.js';
+export { stateLink as encodeHash } from '../../support/state-link.js';
+export { PRESET_IDS, presetState } from './presets.js';
+
+/** The preset the element opens with when it is given none (page.test.js checks it). */
+export const DEFAULT_PRESET = 'tiny';
 
 export const TOLERANCE = 1e-6;
 
