@@ -8,9 +8,11 @@ import { defineConfig } from 'vite';
 
 const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
 
-// The element and the WebGPU module import the package by its bare name. In the library
-// build it stays an import of the sibling file, so dist/element.js and dist/webgpu.js work
-// from a plain <script type="module"> and share one wasm instance with `import 'attnlab'`.
+// The element and the WebGPU module import the package by its bare names. In the library
+// build each stays an import of the sibling file ('attnlab' → ./attnlab.js, and the element's
+// long-sequence view loads 'attnlab/webgpu' → ./webgpu.js when it is shown), so
+// dist/element.js and dist/webgpu.js work from a plain <script type="module"> and share one
+// wasm instance with `import 'attnlab'`.
 function elementConfig() {
   return {
     publicDir: false,
@@ -23,9 +25,9 @@ function elementConfig() {
         fileName: (format, name) => `${name}.js`,
       },
       rolldownOptions: {
-        external: ['attnlab'],
+        external: ['attnlab', 'attnlab/webgpu'],
         output: {
-          paths: { attnlab: './attnlab.js' },
+          paths: { attnlab: './attnlab.js', 'attnlab/webgpu': './webgpu.js' },
           // Vite keeps whitespace and /* @__PURE__ */ in ES libraries for tree-shaking;
           // this file is all side effect (it registers the element), so minify it fully
           // and keep only the licence comments of lit and KaTeX.
@@ -41,14 +43,23 @@ function elementConfig() {
   };
 }
 
-// The site bundles everything, the package included: `attnlab` resolves to the built
-// package, whose `new URL('attnlab-core.wasm', import.meta.url)` Vite turns into an asset.
+// The site bundles everything, the package included, and imports only the package's public
+// entries: `attnlab` resolves to the built package, whose
+// `new URL('attnlab-core.wasm', import.meta.url)` Vite turns into an asset; `attnlab/element`
+// and `attnlab/webgpu` to their sources (the files dist/element.js and dist/webgpu.js are
+// built from), so the site's bundle shares one copy of lit and of the package.
 function siteConfig() {
   return {
     root: fromRoot('web/app'),
     base: './', // relative URLs: the site works from any folder of a static host
     publicDir: false,
-    resolve: { alias: [{ find: /^attnlab$/, replacement: fromRoot('dist/attnlab.js') }] },
+    resolve: {
+      alias: [
+        { find: /^attnlab$/, replacement: fromRoot('dist/attnlab.js') },
+        { find: /^attnlab\/element$/, replacement: fromRoot('web/element/attn-lab.js') },
+        { find: /^attnlab\/webgpu$/, replacement: fromRoot('web/webgpu/gpu-attention.js') },
+      ],
+    },
     build: { outDir: fromRoot('web/dist'), emptyOutDir: true },
     preview: { host: '127.0.0.1', port: 5173, strictPort: true },
     plugins: [tutorialInSite()],
@@ -67,7 +78,7 @@ function emitFile(fileName, sourcePath) {
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together
 // with the built element it loads (under pkg/). index.html never loads these files.
-const ELEMENT_FILES = ['element.js', 'attnlab.js', 'errors.js', 'matrices.js', 'attnlab-core.js', 'attnlab-core.wasm'];
+const ELEMENT_FILES = ['element.js', 'webgpu.js', 'attnlab.js', 'errors.js', 'matrices.js', 'attnlab-core.js', 'attnlab-core.wasm'];
 
 function tutorialInSite() {
   return {

@@ -6,8 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { encodeHash } from '../web/element/state.js';
-import { randomMatrix, seededRandom } from '../web/element/shared/random.js';
+import { createAttnLab } from '../dist/attnlab.js';
+import { stateLink } from '../tests/support/state-link.js';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
@@ -18,9 +18,13 @@ const SIZE = 8;
 
 // 8 tokens of width 8, two heads (d_k = d_v = 4), and an 8x8 output projection; the softmax
 // step is on view, so every edit redraws two heatmaps as well as the inputs.
-function benchState() {
-  const random = seededRandom(42);
-  const matrix = () => randomMatrix(SIZE, SIZE, random);
+// The matrices are the core's seeded N(0, 1) numbers, rounded to one decimal.
+function benchState(lab) {
+  let seed = 42;
+  const matrix = () => {
+    const { data } = lab.normalMatrix({ rows: SIZE, cols: SIZE, seed: seed++ });
+    return Array.from({ length: SIZE }, (_, i) => Array.from(data.subarray(i * SIZE, (i + 1) * SIZE), (v) => Math.round(v * 10) / 10));
+  };
   return {
     mode: 'x',
     tokens: Array.from({ length: SIZE }, (_, i) => `t${i + 1}`),
@@ -110,7 +114,7 @@ try {
   console.log(`  total: ${parts} = ${kb(total)} (${total} B)\n`);
 
   const page = await browser.newPage();
-  await page.goto(`${server.url}/${encodeHash(benchState())}`);
+  await page.goto(`${server.url}/${stateLink(benchState(await createAttnLab()))}`);
   await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step === 'softmax');
   const state = await page.evaluate(() => document.querySelector('attn-lab').getState());
   if (state.X.length !== SIZE || state.heads !== 2 || state.Wo?.length !== SIZE) throw new Error('the page did not take the benchmark state');

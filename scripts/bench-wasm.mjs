@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
 import { createAttnLab } from '../dist/attnlab.js';
-import { normalMatrix, seededRandom } from '../web/element/shared/random.js';
+import { normalQKV } from '../tests/support/normal-qkv.js';
 import { readResults, writeResults } from './bench-results.mjs';
 
 const SIZES = (process.env.ATTNLAB_BENCH_N ?? '512,1024,2048,4096').split(',').map(Number);
@@ -63,8 +63,7 @@ const rows = [];
 console.log('kernel     n      d  causal  ms(median)  GFLOP/s  max|err|');
 for (const causal of [false, true]) {
   for (const n of SIZES) {
-    const random = seededRandom(n); // the same inputs for every kernel
-    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(n, D, random));
+    const [Q, K, V] = normalQKV(lab, { n, d: D, seed: n }); // the same inputs for every kernel
     for (const [kernel, run] of Object.entries(kernels)) {
       process.stderr.write(`${kernel} n=${n} causal=${causal}\n`);
       run(Q, K, V, causal); // warm-up: compiles, allocates

@@ -9,7 +9,7 @@ import { create, globals } from 'webgpu';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { createGpuAttention } from '../dist/webgpu.js';
-import { normalMatrix, seededRandom } from '../web/element/shared/random.js';
+import { normalQKV } from '../tests/support/normal-qkv.js';
 import { readResults, writeResults } from './bench-results.mjs';
 
 Object.assign(globalThis, globals);
@@ -42,8 +42,7 @@ const rows = [];
 console.log('kernel   n      d  causal  ms(median)  GFLOP/s');
 for (const causal of [false, true]) {
   for (const n of SIZES) {
-    const random = seededRandom(n);
-    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(n, D, random));
+    const [Q, K, V] = normalQKV(lab, { n, d: D, seed: n });
     const flops = 4 * n * n * D * (causal ? 0.5 : 1);
     const kernels = {
       webgpu: () => gpu.attention({ Q, K, V, causal }),

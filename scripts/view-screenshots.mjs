@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'quiz'];
+const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'quiz'];
 
 await mkdir('docs/views', { recursive: true });
 const server = await serveStatic('web/dist');

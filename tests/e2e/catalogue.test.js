@@ -12,7 +12,7 @@ import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
 import { encodeHash, presetState } from './support/expected.js';
-import { traceRequest } from '../../web/element/state.js';
+import { stateToTraceRequest } from '../support/state-request.js';
 import { renderedResults, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
@@ -91,7 +91,7 @@ test('through the package: each case gives its documented code or a defined, fin
     if (expected === null) continue;
     let outcome = 'ok';
     try {
-      const trace = lab.trace(traceRequest({ ...base(), ...partial }));
+      const trace = lab.trace(stateToTraceRequest({ ...base(), ...partial }));
       for (const step of trace.steps) {
         for (const v of step.values.flat()) assert.ok(!Number.isNaN(v), `${name}: NaN in ${step.id}`);
       }

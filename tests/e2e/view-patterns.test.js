@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
-import { exerciseInputs, PATTERN_IDS } from '../../web/element/views/pattern-inputs.js';
+import { exerciseInputs, PATTERN_IDS } from '../../web/element/views/patterns/pattern-inputs.js';
 import { assertStepMatches, encodeHash, expectedTrace, maxAbsDiff, presetState, TOLERANCE } from './support/expected.js';
 import { assertClean, goToStep, labState, settle, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
-import { permutationRequest, SENTENCE, shuffledOrder } from '../../web/element/views/positions-demo.js';
+import { permutationRequest, SENTENCE, shuffledOrder } from '../../web/element/views/positions/positions-demo.js';
 import { encodeHash, maxAbsDiff, presetState, TOLERANCE } from './support/expected.js';
 import { assertClean, labState, messageText, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';

@@ -1,5 +1,5 @@
 // The cases both WebGPU test runs (Chromium and Node) check against the wasm flash kernel.
-import { normalMatrix, seededRandom } from '../../web/element/shared/random.js';
+import { normalQKV } from './normal-qkv.js';
 
 export const GPU_TOLERANCE = 1e-4;
 
@@ -26,8 +26,7 @@ function maxAbsDiffFlat(a, b) {
 export async function compareWithWasm(lab, gpu, cases) {
   const results = [];
   for (const { n, d, heads, causal } of cases) {
-    const random = seededRandom(1000 * n + d);
-    const [Q, K, V] = [0, 1, 2].map(() => normalMatrix(n, d * heads, random));
+    const [Q, K, V] = normalQKV(lab, { n, d: d * heads, seed: 1000 * n + d });
     const expected = lab.flashAttention({ Q, K, V, causal, heads }).output.data;
     const got = (await gpu.attention({ Q, K, V, causal, heads })).output.data;
     results.push({ name: `n ${n}, d ${d}, heads ${heads}, causal ${causal}`, diff: maxAbsDiffFlat(got, expected) });

@@ -1,8 +1,10 @@
-// The page is a shell: <attn-lab> does all of the computing and rendering.
-// An import for its side effect (registering the element): package.json's "sideEffects"
-// lists this file, or the bundler, told the package is otherwise pure, would drop it.
-import '../element/attn-lab.js';
-import './long-sequence.js';
+// The page is a shell: <attn-lab url-state tabs> does all of the computing and rendering,
+// the long-sequence view included (a tab of the element), and this file adds the theme
+// switch. It imports the element through the package's public entry, for its side effect of
+// registering <attn-lab>; package.json's "sideEffects" lists the element's module, or the
+// bundler, told the package is otherwise pure, would drop the import.
+import 'attnlab/element';
+
 import { initThemeSwitch } from './theme.js';
 
 initThemeSwitch({

@@ -1,20 +1,24 @@
 // What the element should show, computed in Node by the built package from the element's
-// own state, through the same state → request mapping the element uses (state.js).
+// state, through the tests' own state → request mapping (tests/support/state-request.js,
+// written from the documented schema, not from the element's code).
 import assert from 'node:assert/strict';
 
 import { createAttnLab } from '../../../dist/attnlab.js';
-import { traceRequest } from '../../../web/element/state.js';
 import { maxAbsDiff } from '../../support/compare.js';
+import { stateToTraceRequest } from '../../support/state-request.js';
 import { dataStep, renderedResults } from './lab-page.js';
 
-export { encodeHash } from '../../../web/element/state.js';
-export { DEFAULT_PRESET, presetState } from '../../../web/element/presets.js';
+export { stateLink as encodeHash } from '../../support/state-link.js';
+export { PRESET_IDS, presetState } from './presets.js';
+
+/** The preset the element opens with when it is given none (page.test.js checks it). */
+export const DEFAULT_PRESET = 'tiny';
 
 export const TOLERANCE = 1e-6;
 
 const lab = await createAttnLab();
 
-export const expectedTrace = (state) => lab.trace(traceRequest(state));
+export const expectedTrace = (state) => lab.trace(stateToTraceRequest(state));
 
 /** The distinct step ids of a trace, in order (per-head steps repeat in the trace). */
 export const stepIds = (trace) => [...new Set(trace.steps.map((step) => step.id))];

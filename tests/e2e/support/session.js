@@ -32,12 +32,14 @@ export function browserSession(root) {
 
     /**
      * Opens `path` (relative to the served root) and waits for `labs` rendered elements, or,
-     * given `view`, for the first element to show that teaching view.
+     * given `view`, for the first element to show that teaching view; `wait: false` waits
+     * for nothing after the load.
      */
-    async open(t, path = '', { labs = 1, view, ...options } = {}) {
+    async open(t, path = '', { labs = 1, view, wait = true, ...options } = {}) {
       const page = await this.newPage(t, options);
       const problems = watch(page);
       await page.goto(`${server.url}/${path}`);
+      if (!wait) return { page, problems };
       if (view) await waitForView(page, view);
       else await waitForLabs(page, labs);
       return { page, problems };

@@ -17,11 +17,3 @@ export function randomMatrix(rows, cols, random) {
   );
 }
 
-/** A rows x cols float32 matrix of N(0, 1) values (Box–Muller), flat: { rows, cols, data }. */
-export function normalMatrix(rows, cols, random) {
-  const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; i++) {
-    data[i] = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  }
-  return { rows, cols, data };
-}

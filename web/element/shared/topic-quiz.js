@@ -6,7 +6,7 @@
 import { html, LitElement, nothing } from 'lit';
 
 import { loadProgress, ProgressController, recordAnswer, resetProgress } from './progress.js';
-import { viewStyles } from '../styles.js';
+import { viewStyles } from './styles.js';
 import { QUESTIONS, quizScore, topicTitle } from './quiz-questions.js';
 
 class TopicQuiz extends LitElement {

@@ -6,7 +6,7 @@
 import { LitElement } from 'lit';
 import { html, unsafeStatic } from 'lit/static-html.js';
 
-import { viewStyles } from '../styles.js';
+import { viewStyles } from './styles.js';
 import { normalizeViewState, parseWhole, SEED_RANGE } from './view-state.js';
 
 export class ViewBase extends LitElement {

@@ -3,15 +3,16 @@
 // itself; each other view is a nested element that teaches one idea. An entry is
 // { id, title, normalize?(viewState), render({ lab, viewState, message, stepper }) }.
 import { stepperView } from '../stepper/stepper.js';
-import { geometryView } from './geometry.js';
-import { scalingView } from './scaling.js';
-import { softmaxView } from './softmax.js';
-import { patternsView } from './patterns.js';
-import { positionsView } from './positions.js';
-import { costView } from './cost.js';
-import { quizView } from './quiz.js';
+import { geometryView } from './geometry/geometry.js';
+import { scalingView } from './scaling/scaling.js';
+import { softmaxView } from './softmax/softmax.js';
+import { patternsView } from './patterns/patterns.js';
+import { positionsView } from './positions/positions.js';
+import { costView } from './cost/cost.js';
+import { longSequenceView } from './long-sequence/long-sequence.js';
+import { quizView } from './quiz/quiz.js';
 
-export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, positionsView, costView, quizView];
+export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, positionsView, costView, longSequenceView, quizView];
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 

@@ -3,14 +3,14 @@
 // with it. The statistics are the core's (lab.scalingStudy); this file draws them.
 import { html } from 'lit';
 
-import { fmt, sub } from '../shared/format.js';
-import { matrixTable } from '../shared/matrix-table.js';
-import { lessonStyles } from '../styles.js';
-import { barChart } from '../shared/bars.js';
-import { lineChart } from '../shared/chart.js';
-import '../shared/topic-quiz.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { nextSeed, SEED_FIELD, wholeField } from '../shared/view-state.js';
+import { fmt, sub } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { scalingStyles } from './styles.js';
+import { barChart } from '../../shared/bars.js';
+import { lineChart } from '../../shared/chart.js';
+import '../../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { nextSeed, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 
 const POWERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const MAX_DK = 512;
@@ -28,7 +28,7 @@ const series = (id, label, points, key, extra = {}) => ({ id, label, points: poi
 const HEADING = html`Why divide by √d<sub>k</sub>`;
 
 class ScalingView extends ViewBase {
-  static styles = lessonStyles;
+  static styles = scalingStyles;
 
   constructor() {
     super();

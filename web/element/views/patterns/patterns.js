@@ -3,16 +3,16 @@
 // exercise whose inputs come from a seed and whose weights come from the core.
 import { html, nothing } from 'lit';
 
-import { sub } from '../shared/format.js';
-import { matrixTable } from '../shared/matrix-table.js';
-import { PRESETS, presetState } from '../presets.js';
-import { recordAnswer } from '../shared/progress.js';
-import { traceRequest } from '../state.js';
-import { patternsStyles } from '../styles.js';
+import { sub } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { PRESETS, presetState } from '../../presets.js';
+import { recordAnswer } from '../../shared/progress.js';
+import { traceRequest } from '../../state.js';
+import { patternsStyles } from './styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { nextSeed, SEED_FIELD } from '../shared/view-state.js';
-import '../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { nextSeed, SEED_FIELD } from '../../shared/view-state.js';
+import '../../shared/topic-quiz.js';
 
 const FIELDS = {
   seed: SEED_FIELD,

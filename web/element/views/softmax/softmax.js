@@ -4,15 +4,15 @@
 // is the core's (lab.softmaxBreakdown); this file only lays them out.
 import { html, nothing } from 'lit';
 
-import { parseCell } from '../shared/editing.js';
-import { fmt, fmtWide, sub } from '../shared/format.js';
-import { formula } from '../shared/formula.js';
-import { matrixTable } from '../shared/matrix-table.js';
-import { lessonStyles } from '../styles.js';
-import { barChart } from '../shared/bars.js';
-import '../shared/topic-quiz.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { clamp, isNumberIn, isNumberList, round2 } from '../shared/view-state.js';
+import { parseCell } from '../../shared/editing.js';
+import { fmt, fmtWide, sub } from '../../shared/format.js';
+import { formula } from '../../shared/formula.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { softmaxStyles } from './styles.js';
+import { barChart } from '../../shared/bars.js';
+import '../../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { clamp, isNumberIn, isNumberList, round2 } from '../../shared/view-state.js';
 
 const DEFAULT_SCORES = [2, 1, 0.1];
 const LARGE_SCORES = [100, 99, 98];
@@ -61,7 +61,7 @@ const at = (result, path) => path.split('.').reduce((value, key) => value[key], 
 const HEADING = 'Softmax up close';
 
 class SoftmaxView extends ViewBase {
-  static styles = lessonStyles;
+  static styles = softmaxStyles;
 
   static properties = { ...ViewBase.properties, _invalid: { state: true } };
 

@@ -1,8 +1,8 @@
 // Inputs for the "which pattern is this?" exercise: from a seed, Q, K and V (and the causal
 // flag) that make one of the five classic weight patterns, varied in token count, strength
 // and values. Only the inputs are built here; the weights come from the core.
-import { randomMatrix, seededRandom } from '../shared/random.js';
-import { round2 } from '../shared/view-state.js';
+import { randomMatrix, seededRandom } from '../../shared/random.js';
+import { round2 } from '../../shared/view-state.js';
 
 /** The five patterns, in the gallery's order; their ids are also stepper presets. */
 export const PATTERN_IDS = ['self', 'uniform', 'sharp', 'local', 'causal'];

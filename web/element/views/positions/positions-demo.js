@@ -1,7 +1,7 @@
 // The positions view's demonstration inputs: a five-word sentence, its embeddings X (5 × 8)
 // and one head's W_Q, W_K, W_V (8 × 4), all fixed seeded random numbers, so the page, the URL
 // and the tests see the same ones. Plain data, importable in Node by the tests.
-import { randomMatrix, seededRandom } from '../shared/random.js';
+import { randomMatrix, seededRandom } from '../../shared/random.js';
 
 export const SENTENCE = ['a', 'dog', 'bit', 'the', 'man'];
 const D_MODEL = 8;

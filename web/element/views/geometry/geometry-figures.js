@@ -4,7 +4,7 @@
 import { scaleLinear } from 'd3-scale';
 import { svg } from 'lit';
 
-import { fmt, sub } from '../shared/format.js';
+import { fmt, sub } from '../../shared/format.js';
 
 /** The plane shows [-LIMIT, LIMIT]² and points stay inside it. */
 export const LIMIT = 3;

@@ -3,13 +3,13 @@
 // of the values. Dragging the query (or a key or a value) recomputes everything in the core.
 import { html } from 'lit';
 
-import { fmt, sub } from '../shared/format.js';
-import { matrixTable } from '../shared/matrix-table.js';
-import { geometryStyles } from '../styles.js';
+import { fmt, sub } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { geometryStyles } from './styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { clamp, isNumberIn, normalizeViewState, round2 } from '../shared/view-state.js';
-import '../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { clamp, isNumberIn, normalizeViewState, round2 } from '../../shared/view-state.js';
+import '../../shared/topic-quiz.js';
 
 const inPlane = (v) => Array.isArray(v) && v.length === 2 && v.every(isNumberIn(-LIMIT, LIMIT));
 const threePoints = (v) => Array.isArray(v) && v.length === 3 && v.every(inPlane);

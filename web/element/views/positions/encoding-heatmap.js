@@ -4,9 +4,9 @@
 // focusing a cell reports it, so the view can explain it.
 import { html } from 'lit';
 
-import { heatClass } from '../shared/colors.js';
-import { cellOf, legend } from '../shared/matrix-table.js';
-import { clamp } from '../shared/view-state.js';
+import { heatClass } from '../../shared/colors.js';
+import { cellOf, legend } from '../../shared/matrix-table.js';
+import { clamp } from '../../shared/view-state.js';
 
 // The encoding lies in [−1, 1]: a fixed range keeps colours comparable between sizes.
 const ENCODING_RANGE = [-1, 1];

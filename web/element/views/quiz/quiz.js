@@ -2,12 +2,15 @@
 // kept on this device, progress.js), a reset for all of it, and every topic's quiz.
 import { html, nothing } from 'lit';
 
-import { isPrediction, loadProgress, PREDICT_TOPIC, ProgressController, resetProgress, topicScore } from '../shared/progress.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { QUESTIONS, quizScore, TOPICS } from '../shared/quiz-questions.js';
-import { topicQuiz } from '../shared/topic-quiz.js';
+import { isPrediction, loadProgress, PREDICT_TOPIC, ProgressController, resetProgress, topicScore } from '../../shared/progress.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { QUESTIONS, quizScore, TOPICS } from '../../shared/quiz-questions.js';
+import { topicQuiz } from '../../shared/topic-quiz.js';
+import { quizStyles } from './styles.js';
 
 class QuizView extends ViewBase {
+  static styles = quizStyles;
+
   constructor() {
     super();
     new ProgressController(this);

@@ -4,12 +4,12 @@
 // itself held at its peak during the call (memoryStats().peakTrackedBytes).
 import { html, nothing } from 'lit';
 
-import { fmt } from '../shared/format.js';
-import { normalMatrix, seededRandom } from '../shared/random.js';
-import { lineChart } from '../shared/chart.js';
-import '../shared/topic-quiz.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { SEED_FIELD } from '../shared/view-state.js';
+import { fmt } from '../../shared/format.js';
+import { lineChart } from '../../shared/chart.js';
+import { randomQKV } from '../../shared/random-inputs.js';
+import '../../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { SEED_FIELD } from '../../shared/view-state.js';
 
 const WIDTHS = [32, 64, 128];
 const LARGEST = [256, 512, 1024, 2048, 4096];
@@ -66,7 +66,7 @@ class CostView extends ViewBase {
     if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) this._runs = [];
   }
 
-  // Each size is timed on fresh random inputs, smaller sizes a few times (the fastest run
+  // Each size is timed on random inputs from the core, smaller sizes a few times (the fastest run
   // counts: the others paid for a timer tick or the garbage collector). Between runs the
   // browser gets to draw, so the figures appear as they come and Stop can be pressed.
   async _measure() {
@@ -75,10 +75,9 @@ class CostView extends ViewBase {
     this._stop = false;
     this._runs = [];
     this._message = null;
-    const random = seededRandom(seed);
     try {
       for (const n of costSizes(maxN)) {
-        const request = { Q: normalMatrix(n, d, random), K: normalMatrix(n, d, random), V: normalMatrix(n, d, random), causal };
+        const request = { ...randomQKV(this.lab, { n, d, seed }), causal };
         for (const [kernel, method] of KERNELS) {
           await yieldToBrowser();
           if (this._stop) return;
@@ -116,6 +115,11 @@ class CostView extends ViewBase {
         output but handles the keys a block at a time, keeping only a running maximum and a running sum per query, so its
         memory grows like n. Both still do about n² × d multiply-adds: tiling saves memory and memory traffic, not
         arithmetic. Measure both here, in your browser.
+      </p>
+      <p class="lead">
+        This view compares the two kernels, time and memory against n, in WebAssembly. The Long sequences view takes
+        the flash kernel alone to 16,384 tokens, on your GPU through WebGPU and in WebAssembly, with a sampled block of
+        the exact weights.
       </p>
       <div class="controls" role="group" aria-label="Cost options">
         ${select('d', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}

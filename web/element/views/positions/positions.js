@@ -4,15 +4,15 @@
 // lab.sinusoidalEncoding for the heatmap, lab.permutationCheck for the demonstration.
 import { html, nothing } from 'lit';
 
-import { fmt, fmtWide } from '../shared/format.js';
-import { formula } from '../shared/formula.js';
-import { matrixTable } from '../shared/matrix-table.js';
-import { positionsStyles } from '../styles.js';
+import { fmt, fmtWide } from '../../shared/format.js';
+import { formula } from '../../shared/formula.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { positionsStyles } from './styles.js';
 import { encodingHeatmap, movedCell } from './encoding-heatmap.js';
 import { D_HEAD, permutationRequest, SENTENCE, shuffledOrder } from './positions-demo.js';
-import { defineView, ViewBase } from '../shared/view-base.js';
-import { nextSeed, SEED_FIELD, wholeField } from '../shared/view-state.js';
-import '../shared/topic-quiz.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { nextSeed, SEED_FIELD, wholeField } from '../../shared/view-state.js';
+import '../../shared/topic-quiz.js';
 
 const isPermutation = (v) =>
   Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);

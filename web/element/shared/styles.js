@@ -1,0 +1,336 @@
+// The styles every part of <attn-lab> shares: the host's colours (custom properties, so
+// themes and host pages can change them), controls, matrices, heatmaps, charts, messages and
+// quizzes. Each part adds its own beside it: the stepper's in stepper/styles.js, each
+// teaching view's in its folder (views/ID/styles.js). Everything sits in a shadow root, so
+// nothing leaks into the host page.
+import { css, unsafeCSS } from 'lit';
+
+import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
+
+export const baseStyles = css`
+  /* Each colour is light-dark(light, dark): color-scheme picks one, so "auto" follows the
+     reader's system and the theme attribute pins either. */
+  :host {
+    color-scheme: light dark;
+    --attn-bg: light-dark(#ffffff, #15171b);
+    --attn-fg: light-dark(#1b1d21, #e8eaee);
+    --attn-muted: light-dark(#5b6170, #a3a9b6);
+    --attn-border: light-dark(#d5d9e0, #3a3f49);
+    --attn-panel: light-dark(#f5f7fa, #1f2228);
+    --attn-accent: light-dark(#2456c7, #8fb1ff);
+    --attn-error: light-dark(#b3261e, #ff8a80);
+    --attn-correct: light-dark(#1e7b34, #7ee08f);
+    --attn-series-1: light-dark(#c0392b, #ff8a80); /* a chart's second series, beside the accent */
+    --attn-highlight: light-dark(#ffcf40, #ffd54f);
+    display: block;
+    color: var(--attn-fg);
+    background: var(--attn-bg);
+    font: 15px/1.45 system-ui, sans-serif;
+    border: 1px solid var(--attn-border);
+    border-radius: 8px;
+    padding: 12px;
+  }
+  :host([theme='light']) {
+    color-scheme: light;
+  }
+  :host([theme='dark']) {
+    color-scheme: dark;
+  }
+  @media (prefers-reduced-motion: reduce) {
+    * {
+      transition: none !important;
+      animation: none !important;
+    }
+  }
+  :focus-visible {
+    outline: 3px solid var(--attn-accent);
+    outline-offset: 1px;
+  }
+  h2,
+  h3 {
+    margin: 0.4em 0;
+    font-size: 1.05em;
+  }
+  .controls {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 8px 14px;
+    align-items: center;
+  }
+  .controls label {
+    display: inline-flex;
+    flex-wrap: wrap;
+    gap: 4px;
+    align-items: center;
+    max-width: 100%;
+  }
+  .controls select {
+    max-width: 100%;
+    min-width: 0;
+  }
+  button,
+  select,
+  input {
+    font: inherit;
+    color: inherit;
+  }
+  button,
+  select {
+    background: var(--attn-panel);
+    border: 1px solid var(--attn-border);
+    border-radius: 6px;
+    padding: 3px 9px;
+    cursor: pointer;
+  }
+  button[aria-pressed='true'],
+  button[aria-current='step'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  input[type='number'] {
+    width: 4.5em;
+  }
+  .message {
+    min-height: 1.4em;
+    margin: 6px 0;
+    color: var(--attn-muted);
+  }
+  .message.error {
+    color: var(--attn-error);
+    font-weight: 600;
+  }
+  .matrices {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 12px;
+    align-items: flex-start;
+  }
+  figure.matrix {
+    margin: 0;
+    max-width: 100%;
+    overflow-x: auto;
+  }
+  table {
+    border-collapse: collapse;
+    font-variant-numeric: tabular-nums;
+  }
+  caption {
+    text-align: left;
+    color: var(--attn-muted);
+    font-size: 0.9em;
+    padding-bottom: 2px;
+  }
+  th,
+  td {
+    border: 1px solid var(--attn-border);
+    padding: 2px 6px;
+    text-align: right;
+    min-width: 2.6em;
+  }
+  th {
+    background: var(--attn-panel);
+    font-weight: 500;
+  }
+  td.hl,
+  th.hl {
+    box-shadow: inset 0 0 0 2px var(--attn-highlight);
+  }
+  td.hl-cell {
+    box-shadow: inset 0 0 0 3px var(--attn-accent);
+  }
+  td.total {
+    color: var(--attn-muted);
+    font-style: italic;
+  }
+  table.editor td {
+    padding: 0;
+  }
+  table.editor input {
+    width: 4.2em;
+    border: 0;
+    background: transparent;
+    text-align: right;
+    padding: 2px 4px;
+  }
+  td[data-invalid] input {
+    outline: 2px solid var(--attn-error);
+    background: color-mix(in srgb, var(--attn-error) 15%, transparent);
+  }
+  .cell-error {
+    display: block;
+    color: var(--attn-error);
+    font-size: 0.75em;
+    max-width: 9em;
+    text-align: left;
+    padding: 0 4px;
+  }
+  .legend {
+    display: flex;
+    gap: 6px;
+    align-items: center;
+    font-size: 0.8em;
+    color: var(--attn-muted);
+  }
+  .legend .ramp {
+    background: ${unsafeCSS(VIRIDIS_GRADIENT)};
+    width: 90px;
+    height: 8px;
+    border-radius: 4px;
+  }
+  .resize {
+    display: flex;
+    gap: 4px;
+    font-size: 0.8em;
+  }
+  .resize button {
+    padding: 0 6px;
+  }
+  .formula {
+    overflow-x: auto;
+    font-size: 1.1em;
+  }
+  .explanation {
+    min-height: 1.6em;
+    padding: 6px 8px;
+    margin: 8px 0;
+    background: var(--attn-panel);
+    border-radius: 6px;
+    font-variant-numeric: tabular-nums;
+    overflow-wrap: anywhere;
+  }
+  .shapes {
+    color: var(--attn-muted);
+    font-size: 0.9em;
+  }
+  details summary {
+    cursor: pointer;
+    color: var(--attn-muted);
+  }
+  [role='tablist'] {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px;
+    margin-bottom: 8px;
+    border-bottom: 1px solid var(--attn-border);
+    padding-bottom: 6px;
+  }
+  [role='tab'][aria-selected='true'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  .lead {
+    max-width: 70ch;
+  }
+  .figures {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 16px;
+    align-items: flex-start;
+  }
+  svg.chart,
+  svg.plot {
+    width: min(100%, 440px);
+    height: auto;
+    font-size: 11px;
+    overflow: visible;
+  }
+  svg text {
+    fill: var(--attn-fg);
+  }
+  .axis line {
+    stroke: var(--attn-muted);
+  }
+  svg polyline {
+    fill: none;
+    stroke-width: 2;
+  }
+  svg .dashed {
+    stroke-dasharray: 5 4;
+  }
+  .series line {
+    stroke-width: 2;
+  }
+  .series-0 polyline,
+  .series-0 line {
+    stroke: var(--attn-accent);
+  }
+  .series-0 circle {
+    fill: var(--attn-accent);
+  }
+  .series-1 polyline,
+  .series-1 line {
+    stroke: var(--attn-series-1);
+  }
+  .series-1 circle {
+    fill: var(--attn-series-1);
+  }
+  .series-2 polyline,
+  .series-2 line {
+    stroke: var(--attn-muted);
+  }
+  .series-2 circle {
+    fill: var(--attn-muted);
+  }
+  .correct {
+    color: var(--attn-correct);
+    font-weight: 600;
+  }
+  .wrong {
+    color: var(--attn-error);
+    font-weight: 600;
+  }
+  ${unsafeCSS(HEAT_RULES)}
+  /* Quizzes (shared/topic-quiz.js) and predict, then reveal (stepper/predict.js) use these. */
+  fieldset {
+    border: 1px solid var(--attn-border);
+    border-radius: 6px;
+    margin: 8px 0;
+    padding: 6px 10px;
+  }
+  legend {
+    padding: 0 4px;
+    max-width: 70ch;
+  }
+  label.option {
+    display: block;
+    padding: 2px 0;
+    cursor: pointer;
+  }
+  label.option input {
+    margin-right: 6px;
+  }
+  section.quiz {
+    border-top: 1px solid var(--attn-border);
+    margin-top: 16px;
+    padding-top: 8px;
+    max-width: 80ch;
+  }
+  section.quiz button:disabled {
+    cursor: not-allowed;
+    opacity: 0.55;
+  }
+  /* Bar charts (shared/bars.js) and a chart's figure. */
+  svg.bars .series-0 rect {
+    fill: var(--attn-accent);
+  }
+  svg.bars .series-1 rect {
+    fill: var(--attn-series-1);
+  }
+  figure[data-role$='-chart'] {
+    margin: 0;
+    width: min(100%, 440px);
+  }
+`;
+
+/** For a view nested inside <attn-lab>: the host draws the frame already. */
+export const viewStyles = [
+  baseStyles,
+  css`
+    :host {
+      border: 0;
+      padding: 0;
+      border-radius: 0;
+      color-scheme: inherit; /* the host's theme attribute decides, not the system */
+    }
+  `,
+];

@@ -1,0 +1,54 @@
+// The stepper's own rules: the step navigation, the token row, the step panel and
+// predict, then reveal. The host element (attn-lab.js) uses them over the base styles.
+import { css } from 'lit';
+
+export const stepperStyles = css`
+  .nav {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 8px 14px;
+    align-items: center;
+  }
+  .tokens input {
+    width: 5.5em;
+  }
+  /* A row of chips: the steps. */
+  ol.steps {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px;
+    list-style: none;
+    padding: 0;
+    margin: 6px 0;
+  }
+  input[data-control='step'] {
+    flex: 1 1 160px;
+  }
+  section.step {
+    border-top: 1px solid var(--attn-border);
+    margin-top: 8px;
+    padding-top: 6px;
+  }
+  /* Predict, then reveal (stepper/predict.js). */
+  form.predict {
+    background: var(--attn-panel);
+    border-radius: 6px;
+    padding: 4px 10px 8px;
+    margin: 6px 0;
+  }
+  form.predict button[type='submit'] {
+    background: var(--attn-accent);
+    color: var(--attn-bg);
+  }
+  form.predict button:disabled {
+    cursor: not-allowed;
+    opacity: 0.55;
+  }
+  .hidden-result {
+    color: var(--attn-muted);
+    font-style: italic;
+    border: 1px dashed var(--attn-border);
+    border-radius: 6px;
+    padding: 12px;
+  }
+`;

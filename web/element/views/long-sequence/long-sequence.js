@@ -1,0 +1,196 @@
+// The long-sequence view: the flash kernel at up to 16,384 tokens, on the learner's GPU
+// (WebGPU, attnlab/webgpu) where there is one and in WebAssembly otherwise, with the two
+// backends' outputs compared. The kernel never forms the n×n weights, so the view shows a
+// sampled block of them, computed exactly by the core (lab.sampledWeights).
+// Unlike the cost view (naive against flash, time and memory against n, in wasm), this view
+// is about one kernel at lengths where the naive one no longer fits, and about the GPU.
+//
+// Inputs: Q, K and V are rows 1…n, n+1…2n and 2n+1…3n of
+// lab.normalMatrix({ rows: 3n, cols: d, seed }) (shared/random-inputs.js).
+import { html, nothing } from 'lit';
+
+import { fmt } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { randomQKV } from '../../shared/random-inputs.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { SEED_FIELD } from '../../shared/view-state.js';
+
+const SIZES = [256, 1024, 4096, 16384];
+const WIDTHS = [32, 64, 128];
+const SAMPLES = 12; // rows and columns of the sampled block of weights
+
+const FIELDS = {
+  n: [1024, (v) => SIZES.includes(v), `one of ${SIZES.join(', ')}`],
+  d: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
+  causal: [true, (v) => typeof v === 'boolean', 'true or false'],
+  seed: SEED_FIELD,
+};
+
+// `count` indices spread evenly over 0 … size − 1.
+const spread = (size, count) =>
+  [...new Set(Array.from({ length: Math.min(count, size) }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
+
+// Largest |a − b|: how far apart the two backends' outputs are.
+function maxDifference(a, b) {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+  return max;
+}
+
+class LongSequenceView extends ViewBase {
+  static properties = {
+    ...ViewBase.properties,
+    _busy: { state: true },
+    _runs: { state: true },
+    _agreement: { state: true },
+    _sample: { state: true },
+    _gpuNote: { state: true },
+    _message: { state: true },
+    _explanation: { state: true },
+  };
+
+  constructor() {
+    super();
+    this._busy = false;
+    this._runs = []; // { backend, ms, gflops } of the last run
+    this._agreement = null;
+    this._sample = null; // { n, rows, cols, weights }
+    this._gpuNote = 'Looking for WebGPU…';
+    this._message = null;
+    this._explanation = null;
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this._gpuReady = this._findGpu();
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._gpuReady.then((gpu) => gpu?.destroy());
+  }
+
+  // The WebGPU module loads only when this view is shown.
+  async _findGpu() {
+    try {
+      const { createGpuAttention } = await import('attnlab/webgpu');
+      const gpu = await createGpuAttention();
+      this._gpuNote = 'WebGPU is available: runs use your GPU.';
+      return gpu;
+    } catch (error) {
+      this._gpuNote = `${error.message}; runs use WebAssembly instead.`;
+      return null;
+    }
+  }
+
+  willUpdate(changed) {
+    // Figures belong to the settings they were measured with.
+    const previous = changed.get('viewState');
+    if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) {
+      [this._runs, this._agreement, this._sample, this._explanation] = [[], null, null, null];
+    }
+  }
+
+  async _time(gpu, backend, request) {
+    const { n, d, causal } = this.viewState;
+    // A one-token run first, so the timing leaves out compiling the shader for this d.
+    if (backend === 'webgpu') {
+      const one = this.lab.normalMatrix({ rows: 1, cols: d, seed: 0 });
+      await gpu.attention({ Q: one, K: one, V: one });
+    }
+    const start = performance.now();
+    const result = backend === 'webgpu' ? await gpu.attention(request) : this.lab.flashAttention(request);
+    const ms = performance.now() - start;
+    // 4·n²·d floating-point operations, half of them when causal.
+    const flops = 4 * n * n * d * (causal ? 0.5 : 1);
+    return { backend, ms, gflops: flops / ms / 1e6, output: result.output.data };
+  }
+
+  async _run(compare) {
+    const gpu = await this._gpuReady;
+    const { n, causal } = this.viewState;
+    this._busy = true;
+    this._message = null;
+    await new Promise((done) => requestAnimationFrame(done)); // show "busy" before the work
+    try {
+      const request = { ...randomQKV(this.lab, this.viewState), causal };
+      const backends = compare && gpu ? ['webgpu', 'wasm'] : [gpu ? 'webgpu' : 'wasm'];
+      const runs = [];
+      for (const backend of backends) runs.push(await this._time(gpu, backend, request));
+      this._agreement = runs.length === 2 ? maxDifference(runs[0].output, runs[1].output) : null;
+      this._runs = runs.map(({ output, ...figures }) => figures);
+      const rows = spread(n, SAMPLES);
+      const cols = causal ? rows : spread(n, SAMPLES);
+      this._sample = { n, rows, cols, weights: this.lab.sampledWeights({ ...request, rows, cols }) };
+      if (compare && !gpu) this._message = 'Without WebGPU there is only the wasm run to show.';
+    } catch (error) {
+      this._message = error.message;
+    } finally {
+      this._busy = false;
+    }
+  }
+
+  render() {
+    const { n, d, causal } = this.viewState;
+    const select = (control, label, values, current) =>
+      html`<label>${label}
+        <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
+          ${values.map((v) => html`<option value=${v} ?selected=${v === current}>${v}</option>`)}
+        </select></label>`;
+    const problem = this.draftProblem ?? this._message;
+    return html`<h2>Long sequences: the flash kernel on WebGPU and in WebAssembly</h2>
+      <p class="lead">
+        The flash kernel walks the keys a block at a time and keeps a running softmax, so it never stores the n×n weights:
+        its memory grows with n, not n². Here it runs at up to 16,384 tokens, on your GPU through WebGPU and in
+        WebAssembly, and the two outputs are compared; a sampled block of the exact weights shows what the kernel never
+        writes down. (The Cost view is the other half: the naive and the flash kernel side by side, time and memory
+        against n, in WebAssembly.) <span data-role="gpu-status">${this._gpuNote}</span>
+      </p>
+      <div class="controls" role="group" aria-label="Long-sequence options">
+        ${select('n', 'Tokens n', SIZES, n)} ${select('d', 'Head width d', WIDTHS, d)}
+        <label><input data-control="causal" type="checkbox" .checked=${causal} ?disabled=${this._busy}
+          @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
+        ${this.seedInput({ disabled: this._busy })}
+        <button data-action="run" ?disabled=${this._busy} @click=${() => this._run(false)}>Run</button>
+        <button data-action="compare" ?disabled=${this._busy} @click=${() => this._run(true)}>Run on both and compare</button>
+      </div>
+      <p class="message ${problem ? 'error' : ''}" data-role="message" role="status">
+        ${this._busy ? `Computing attention for ${n} tokens…` : (problem ?? '')}
+      </p>
+      ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
+      ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explanation ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
+  }
+
+  _renderRuns() {
+    const { n, d, causal } = this.viewState;
+    return html`<table data-role="runs">
+        <caption>n = ${n}, d = ${d}${causal ? ', causal' : ''}</caption>
+        <thead><tr><th scope="col">backend</th><th scope="col">time (ms)</th><th scope="col">GFLOP/s</th></tr></thead>
+        <tbody>
+          ${this._runs.map(
+            (r) => html`<tr data-backend=${r.backend}><th scope="row">${r.backend === 'webgpu' ? 'WebGPU' : 'WebAssembly'}</th><td data-ms=${r.ms}>${r.ms.toFixed(1)}</td><td>${r.gflops.toFixed(2)}</td></tr>`,
+          )}
+        </tbody>
+      </table>
+      ${this._agreement === null
+        ? nothing
+        : html`<p data-role="agreement" data-value=${this._agreement}>
+            The two backends agree: the largest difference between their outputs is ${this._agreement.toExponential(1)}.
+          </p>`}`;
+  }
+
+  _renderSample() {
+    const { n, rows, cols, weights } = this._sample;
+    return matrixTable({
+      name: 'sampled-weights',
+      caption: `Weights A for ${rows.length} of the ${n} queries and ${cols.length} of the keys (each row still sums to 1 over all keys)`,
+      values: weights,
+      rowLabels: rows.map((i) => `q${i + 1}`),
+      colLabels: cols.map((j) => `k${j + 1}`),
+      heat: true,
+      onFocusCell: (r, c) => (this._explanation = `A(${rows[r] + 1}, ${cols[c] + 1}) = ${fmt(weights[r][c])}`),
+    });
+  }
+}
+
+export const longSequenceView = defineView({ id: 'long-sequence', title: 'Long sequences', element: LongSequenceView, fields: FIELDS });
