@@ -10,7 +10,8 @@ import { DEFAULT_PRESET, PRESETS, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
 import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
-import { styles } from './styles.js';
+import { baseStyles } from './shared/styles.js';
+import { stepperStyles } from './stepper/styles.js';
 import { VIEWS, viewById } from './views/index.js';
 
 export { StateError } from './state.js';
@@ -21,7 +22,7 @@ const URL_WRITE_DELAY_MS = 120;
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
 
 export class AttnLabElement extends LitElement {
-  static styles = styles;
+  static styles = [baseStyles, stepperStyles];
 
   static properties = {
     preset: { type: String },
