@@ -3,9 +3,11 @@
 // every cell of a real trace. A unit test of those two modules, with the built package as
 // the source of the traces.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 
 import { createAttnLab, STEP_IDS } from '../../dist/attnlab.js';
+import { numpyCode } from '../../web/element/stepper/export.js';
 import { stepPanels, tokenLabels } from '../../web/element/stepper/panels.js';
 import { axesOf, stepEntries, stepEntry } from '../../web/element/stepper/registry.js';
 
@@ -24,7 +26,23 @@ const W = [
 ];
 // Positions, two heads, a causal mask with a padded key, and W_O: every step id but none.
 const REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
-const STATE = { mode: 'x', X, tokens: ['the', 'cat', 'sat'] };
+// The same inputs as an element state (web/element/state.js's schema), for the labels and the export.
+const STATE = {
+  mode: 'x',
+  X,
+  Wq: REQUEST.Wq,
+  Wk: REQUEST.Wk,
+  Wv: W,
+  Wo: W,
+  tokens: ['the', 'cat', 'sat'],
+  heads: 2,
+  causal: true,
+  keyPadding: [false, false, true],
+  mask: null,
+  scale: true,
+  temperature: 2,
+  positional: 'sinusoidal',
+};
 
 test('the registry has one entry per step id of the core, in the core order', () => {
   assert.deepEqual(
@@ -78,4 +96,18 @@ test('the scale explanation writes the factor the core applied: √d_k and the t
   const [panel] = stepPanels(trace, 'scale', labels);
   const { text } = stepEntry('scale').explain({ panel, row: 0, col: 0, value: panel.step.values[0][0], labels });
   assert.match(text, /\/ \(√2 · 2\)/, text); // d_k = 4 columns / 2 heads
+});
+
+// Numbers as NumPy prints them, masked entries (-inf) included.
+const numbers = (text) => [...text.matchAll(/-?inf|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? -Infinity : Number(t)));
+
+test('the NumPy export of every step runs and prints the core\'s numbers', () => {
+  const trace = lab.trace(REQUEST);
+  for (const { id, steps } of trace.groups) {
+    const printed = execFileSync('/usr/bin/python3', ['-c', numpyCode(STATE, id)], { encoding: 'utf8' });
+    const got = numbers(printed);
+    const want = steps.flatMap((step) => step.values.flat());
+    assert.equal(got.length, want.length, `${id}: ${printed}`);
+    got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${id} value ${i}: ${v} vs ${want[i]}`));
+  }
 });

@@ -40,7 +40,7 @@ export interface AttnLabState {
   viewState: Record<string, unknown>;
 }
 
-export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'quiz';
+export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'long-sequence' | 'quiz';
 
 export interface StepChangeDetail {
   step: StepId;
