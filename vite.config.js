@@ -2,7 +2,7 @@
 //   vite build --mode element   <attn-lab> as a library: dist/element.js (+ element.d.ts)
 //   vite build                  the site: web/app → web/dist (also `vite` and `vite preview`)
 // The site expects the package and the element in dist/ first (scripts/build.sh package).
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -77,18 +77,19 @@ function emitFile(fileName, sourcePath) {
 }
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together
-// with the built element it loads (under pkg/). index.html never loads these files.
-const ELEMENT_FILES = ['element.js', 'webgpu.js', 'attnlab.js', 'errors.js', 'matrices.js', 'attnlab-core.js', 'attnlab-core.wasm'];
+// with the built package it loads (dist/'s modules and wasm, under pkg/). index.html never
+// loads these files.
+const packageFiles = async () => (await readdir(fromRoot('dist'))).filter((name) => /\.(js|wasm)$/.test(name));
 
 function tutorialInSite() {
   return {
     name: 'attnlab:tutorial-in-site',
     apply: 'build',
     async generateBundle() {
-      for (const name of ELEMENT_FILES) {
-        const source = await readFile(fromRoot(`dist/${name}`)).catch(() => {
-          throw new Error(`dist/${name} is missing: build the package and the element first (scripts/build.sh package)`);
-        });
+      const names = await packageFiles().catch(() => []);
+      if (!names.includes('element.js')) throw new Error('dist/element.js is missing: build the package and the element first (scripts/build.sh package)');
+      for (const name of names) {
+        const source = await readFile(fromRoot(`dist/${name}`));
         this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source });
       }
       const tutorial = await readFile(fromRoot('web/examples/tutorial.html'), 'utf8');
