@@ -155,9 +155,7 @@ TEST_CASE("attention matches the float64 reference on random inputs", "[attentio
 
 TEST_CASE("attention with options matches the float64 reference", "[attention]") {
   const std::size_t n_q = 48, n_k = 40, d_k = 16, d_v = 12;
-  const Matrix q = random_matrix(n_q, d_k, 71);
-  const Matrix k = random_matrix(n_k, d_k, 72);
-  const Matrix v = random_matrix(n_k, d_v, 73);
+  const auto [q, k, v] = attnlab::test::random_qkv(n_q, n_k, d_k, d_v, 71);
 
   AttentionOptions options;
   SECTION("causal") { options.causal = true; }
@@ -346,9 +344,7 @@ TEST_CASE("fully masked rows get zero weights and outputs and are listed", "[att
 
 TEST_CASE("cross-attention allows n_q != n_k and d_v != d_k", "[attention]") {
   const std::size_t n_q = 3, n_k = 7, d_k = 4, d_v = 9;
-  const Matrix q = random_matrix(n_q, d_k, 151);
-  const Matrix k = random_matrix(n_k, d_k, 152);
-  const Matrix v = random_matrix(n_k, d_v, 153);
+  const auto [q, k, v] = attnlab::test::random_qkv(n_q, n_k, d_k, d_v, 151);
   AttentionOptions options;
   options.causal = GENERATE(false, true);  // top-left aligned: query i sees keys 0..i
   CAPTURE(options.causal);

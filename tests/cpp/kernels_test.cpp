@@ -53,33 +53,26 @@ void check_softmax_matches_reference(const Matrix& logits) {
 
 }  // namespace
 
-TEST_CASE("matmul matches the scalar reference for every width", "[kernels]") {
+TEST_CASE("matmul and matmul_transposed match the scalar reference for every width", "[kernels]") {
   const std::size_t inner = GENERATE(from_range(widths));
   const std::size_t width = GENERATE(from_range(widths));
-  CAPTURE(inner, width);
-  const Matrix a = random_matrix(5, inner, 11 + static_cast<std::uint32_t>(inner));
-  const Matrix b = random_matrix(inner, width, 23 + static_cast<std::uint32_t>(width));
+  const bool transposed = GENERATE(false, true);  // b: (inner, width), or (width, inner) read as bᵀ
+  CAPTURE(inner, width, transposed);
+  const auto seed = [&](std::uint32_t base, std::size_t size) {
+    return base + (transposed ? 20u : 0u) + static_cast<std::uint32_t>(size);
+  };
+  const Matrix a = random_matrix(5, inner, seed(11, inner));
+  const Matrix b = transposed ? random_matrix(width, inner, seed(27, width))
+                              : random_matrix(inner, width, seed(23, width));
+  const auto want = [&](const auto& x, const auto& y) {
+    return transposed ? reference::matmul_transposed(x, y) : reference::matmul(x, y);
+  };
 
-  const Matrix got = kernels::matmul(a, b);
+  const Matrix got = transposed ? kernels::matmul_transposed(a, b) : kernels::matmul(a, b);
   REQUIRE(got.rows == 5);
   REQUIRE(got.cols == width);
-  const double tolerance = product_tolerance(reference::matmul(absolute(a), absolute(b)), inner);
-  CHECK(max_abs_diff(got, reference::matmul(a, b)) <= tolerance);
-}
-
-TEST_CASE("matmul_transposed matches the scalar reference for every width", "[kernels]") {
-  const std::size_t inner = GENERATE(from_range(widths));
-  const std::size_t keys = GENERATE(from_range(widths));
-  CAPTURE(inner, keys);
-  const Matrix a = random_matrix(5, inner, 31 + static_cast<std::uint32_t>(inner));
-  const Matrix b = random_matrix(keys, inner, 47 + static_cast<std::uint32_t>(keys));
-
-  const Matrix got = kernels::matmul_transposed(a, b);
-  REQUIRE(got.rows == 5);
-  REQUIRE(got.cols == keys);
-  const double tolerance =
-      product_tolerance(reference::matmul_transposed(absolute(a), absolute(b)), inner);
-  CHECK(max_abs_diff(got, reference::matmul_transposed(a, b)) <= tolerance);
+  const double tolerance = product_tolerance(want(absolute(a), absolute(b)), inner);
+  CHECK(max_abs_diff(got, want(a, b)) <= tolerance);
 }
 
 TEST_CASE("matmul_transposed equals matmul with the transpose", "[kernels]") {

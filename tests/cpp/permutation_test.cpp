@@ -34,6 +34,13 @@ constexpr double float_tolerance = 1e-5;
 // Against the float64 reference trace.
 constexpr double reference_tolerance = 1e-5;
 
+// The error permutation_check reports; fails the test when it reports none.
+attnlab::Error error_of(const TraceInput& input, const Order& order) {
+  const auto r = attnlab::permutation_check(input, order);
+  REQUIRE_FALSE(r);
+  return r.error();
+}
+
 Order identity(std::size_t n) {
   Order order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -171,34 +178,28 @@ TEST_CASE("every error names what is wrong: length, duplicates, range, the sourc
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
-    const auto r = attnlab::permutation_check(four, c.order);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().code == ErrorCode::invalid_argument);
-    CHECK_THAT(r.error().message, Catch::Contains(c.needle));
+    const attnlab::Error e = error_of(four, c.order);
+    CHECK(e.code == ErrorCode::invalid_argument);
+    CHECK_THAT(e.message, Catch::Contains(c.needle));
   }
 
   SECTION("Q, K and V given directly: there are no tokens to reorder") {
     TraceInput direct;
-    direct.source =
-        attnlab::DirectQKV{random_matrix(3, 2, 1), random_matrix(3, 2, 2), random_matrix(3, 2, 3)};
-    const auto r = attnlab::permutation_check(direct, identity(3));
-    REQUIRE_FALSE(r);
-    CHECK(r.error().code == ErrorCode::invalid_argument);
-    CHECK_THAT(r.error().message, Catch::Contains("needs X with W_Q, W_K and W_V"));
+    direct.source = attnlab::test::random_qkv(3, 3, 2, 2, 1);
+    const attnlab::Error e = error_of(direct, identity(3));
+    CHECK(e.code == ErrorCode::invalid_argument);
+    CHECK_THAT(e.message, Catch::Contains("needs X with W_Q, W_K and W_V"));
   }
   SECTION("a bad trace input gets trace()'s own error") {
     TraceInput bad = four;
     std::get<Projections>(bad.source).w_k = random_matrix(5, 4, 9);  // 5 rows, X has 6 columns
-    const auto r = attnlab::permutation_check(bad, identity(4));
-    REQUIRE_FALSE(r);
-    CHECK(r.error().code == ErrorCode::shape_mismatch);
-    CHECK_THAT(r.error().message, Catch::Contains("W_K"));
+    const attnlab::Error e = error_of(bad, identity(4));
+    CHECK(e.code == ErrorCode::shape_mismatch);
+    CHECK_THAT(e.message, Catch::Contains("W_K"));
   }
   SECTION("an empty X is reported as empty, not as a wrong order") {
     TraceInput empty = four;
     std::get<Projections>(empty.source).x = Matrix(0, 6);
-    const auto r = attnlab::permutation_check(empty, {});
-    REQUIRE_FALSE(r);
-    CHECK(r.error().code == ErrorCode::empty);
+    CHECK(error_of(empty, {}).code == ErrorCode::empty);
   }
 }

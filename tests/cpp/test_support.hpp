@@ -27,6 +27,13 @@ inline Matrix random_matrix(std::size_t rows, std::size_t cols, std::uint32_t se
   return m;
 }
 
+// Q (n_q, d_k), K (n_k, d_k), V (n_k, d_v), random from seeds seed, seed + 1, seed + 2.
+inline DirectQKV random_qkv(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::size_t d_v,
+                            std::uint32_t seed) {
+  return DirectQKV{random_matrix(n_q, d_k, seed), random_matrix(n_k, d_k, seed + 1),
+                   random_matrix(n_k, d_v, seed + 2)};
+}
+
 // Tokens with projections, all random: X (n, d_model), W_Q and W_K (d_model, qk_width),
 // W_V (d_model, v_width); the weights at half the spread so scores stay moderate.
 inline TraceInput random_tokens(std::size_t n, std::size_t d_model, std::size_t qk_width,

@@ -40,9 +40,7 @@ Trace run(const TraceInput& input) {
 TraceInput direct(std::size_t n_q, std::size_t n_k, std::size_t qk_width, std::size_t v_width,
                   std::uint32_t seed) {
   TraceInput input;
-  input.source =
-      DirectQKV{random_matrix(n_q, qk_width, seed), random_matrix(n_k, qk_width, seed + 1),
-                random_matrix(n_k, v_width, seed + 2)};
+  input.source = attnlab::test::random_qkv(n_q, n_k, qk_width, v_width, seed);
   return input;
 }
 

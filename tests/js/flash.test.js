@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { attnlab, maxAbsDiff } from './support/package.js';
+import { attnlab, errorOf, maxAbsDiff } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -47,15 +47,7 @@ test('naiveAttention and flashAttention agree on a longer sequence', () => {
 
 test('flashAttention rejects bad input with the core error codes', () => {
   const ok = matrix(4, 8, 7);
-  const codeOf = (request) => {
-    try {
-      lab.flashAttention(request);
-    } catch (error) {
-      assert.ok(error instanceof attnlab.AttnLabError);
-      return error.code;
-    }
-    return 'no error';
-  };
+  const codeOf = (request) => errorOf(() => lab.flashAttention(request)).code;
   assert.equal(codeOf({ Q: ok, K: matrix(4, 7, 8), V: ok }), 'shape-mismatch');
   assert.equal(codeOf({ Q: ok, K: ok, V: ok, heads: 3 }), 'invalid-argument');
   assert.equal(codeOf({ Q: ok, K: ok, V: ok, heads: 2.5 }), 'invalid-argument');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { attnlab } from './support/package.js';
+import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -50,15 +50,7 @@ test('mean ≈ 0, standard deviation ≈ 1, and the tails of a normal', () => {
 });
 
 test('bad shapes and seeds are AttnLabErrors', () => {
-  const code = (request) => {
-    try {
-      lab.normalMatrix(request);
-    } catch (e) {
-      assert.ok(e instanceof attnlab.AttnLabError);
-      return e.code;
-    }
-    return 'no error';
-  };
+  const code = (request) => errorOf(() => lab.normalMatrix(request)).code;
   assert.equal(code({ rows: 0, cols: 3 }), 'invalid-argument');
   assert.equal(code({ rows: 3, cols: 0 }), 'invalid-argument');
   assert.equal(code({ rows: 4097, cols: 4097 }), 'too-large');
@@ -66,14 +58,5 @@ test('bad shapes and seeds are AttnLabErrors', () => {
   assert.equal(code({ rows: 2, cols: 2, seed: -1 }), 'invalid-argument');
   assert.equal(code({ rows: 2, cols: 2, seed: 'x' }), 'invalid-argument');
   assert.equal(code(null), 'invalid-argument');
-  assert.match(
-    (() => {
-      try {
-        lab.normalMatrix({ rows: 4097, cols: 4097 });
-      } catch (e) {
-        return e.message;
-      }
-    })(),
-    /rows·cols/,
-  );
+  assert.match(errorOf(() => lab.normalMatrix({ rows: 4097, cols: 4097 })).message, /rows·cols/);
 });

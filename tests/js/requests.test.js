@@ -3,19 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { attnlab } from './support/package.js';
+import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 
-function codeOf(call) {
-  try {
-    call();
-  } catch (e) {
-    assert.ok(e instanceof attnlab.AttnLabError, String(e));
-    return [e.code, e.message];
-  }
-  return ['no error', ''];
-}
+const codeOf = (call) => {
+  const { code, message } = errorOf(call);
+  return [code, message];
+};
 
 test('sinusoidalEncoding({ tokens, width }) equals the older (tokens, width), and both are PE', () => {
   const pe = lab.sinusoidalEncoding({ tokens: 5, width: 6 });

@@ -23,17 +23,19 @@ BasicMatrix<T> matmul(const BasicMatrix<T>& a, const BasicMatrix<T>& b) {
   return out;
 }
 
-// out: (m, n) = a: (m, k) · b: (n, k)ᵀ
+// out: (n, m) = m: (m, n)ᵀ
+template <class T>
+BasicMatrix<T> transpose(const BasicMatrix<T>& m) {
+  BasicMatrix<T> out(m.cols, m.rows);
+  for (std::size_t r = 0; r < m.rows; ++r)
+    for (std::size_t c = 0; c < m.cols; ++c) out(c, r) = m(r, c);
+  return out;
+}
+
+// out: (m, n) = a: (m, k) · b: (n, k)ᵀ, summed in the same order as matmul.
 template <class T>
 BasicMatrix<T> matmul_transposed(const BasicMatrix<T>& a, const BasicMatrix<T>& b) {
-  BasicMatrix<T> out(a.rows, b.rows);
-  for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < b.rows; ++j) {
-      T sum = 0;
-      for (std::size_t l = 0; l < a.cols; ++l) sum += a(i, l) * b(j, l);
-      out(i, j) = sum;
-    }
-  return out;
+  return matmul(a, transpose(b));
 }
 
 template <class T>

@@ -28,3 +28,14 @@ export function fromGolden(matrix) {
 }
 
 export { maxAbsDiff } from '../../support/compare.js';
+
+/** What call() throws: { code, message } of its AttnLabError, or { code: 'no error' }. */
+export function errorOf(call) {
+  try {
+    call();
+  } catch (error) {
+    if (!(error instanceof attnlab.AttnLabError)) throw error;
+    return { code: error.code, message: error.message };
+  }
+  return { code: 'no error', message: '' };
+}
