@@ -1,6 +1,6 @@
 // A small SVG of benchmark rows: milliseconds (left) and GFLOP/s (right) against n, on log
 // axes, one line per kernel (solid: full attention, dashed: causal).
-const COLORS = { naive: '#d55e00', tiled: '#0072b2', blas: '#009e73', 'tfjs-wasm': '#cc79a7' };
+const COLORS = { naive: '#d55e00', flash: '#0072b2', blas: '#009e73', 'tfjs-wasm': '#cc79a7' };
 const W = 460;
 const H = 300;
 const M = { left: 58, right: 12, top: 28, bottom: 42 };

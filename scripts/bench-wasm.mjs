@@ -48,7 +48,7 @@ function sampledError(Q, K, V, output, causal) {
 }
 
 const kernels = {
-  tiled: (Q, K, V, causal) => lab.flashAttention({ Q, K, V, causal }).output.data,
+  flash: (Q, K, V, causal) => lab.flashAttention({ Q, K, V, causal }).output.data,
   naive: (Q, K, V, causal) => lab.naiveAttention({ Q, K, V, causal }).output.data,
   'tfjs-wasm': (Q, K, V, causal) =>
     tf.tidy(() => {

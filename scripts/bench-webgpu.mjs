@@ -1,4 +1,4 @@
-// npm run bench:webgpu — the WGSL kernel against the wasm tiled kernel on the same inputs,
+// npm run bench:webgpu — the WGSL kernel against the wasm flash kernel on the same inputs,
 // in Node on Dawn (npm 'webgpu'). Prints the adapter it ran on: on SwiftShader (a CPU
 // implementation, what this project's machines have) the GPU figures mean little; the
 // script runs unchanged on a machine with a real GPU. Stores its rows under "webgpu" in
@@ -46,7 +46,7 @@ for (const causal of [false, true]) {
     const flops = 4 * n * n * D * (causal ? 0.5 : 1);
     const kernels = {
       webgpu: () => gpu.attention({ Q, K, V, causal }),
-      'wasm-tiled': async () => lab.flashAttention({ Q, K, V, causal }),
+      'wasm-flash': async () => lab.flashAttention({ Q, K, V, causal }),
     };
     for (const [kernel, run] of Object.entries(kernels)) {
       const ms = await median(run);

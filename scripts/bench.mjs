@@ -1,5 +1,5 @@
 // npm run bench — the standard native sweep: n = 256 … 16,384, d = 64, 8 heads, causal and
-// not, for the naive, tiled and OpenBLAS kernels. Stores the rows under "native" in
+// not, for the naive, flash and OpenBLAS kernels. Stores the rows under "native" in
 // bench/results.json and draws bench/results.svg (time and GFLOP/s against n).
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ const rows = [];
 for (const n of SIZES) {
   const run = spawnSync(
     BENCH,
-    ['--n', n, '--d', '64', '--heads', '8', '--causal', '0,1', '--kernel', 'naive,tiled,blas', '--repeat', String(repeats(Number(n))), '--json'],
+    ['--n', n, '--d', '64', '--heads', '8', '--causal', '0,1', '--kernel', 'naive,flash,blas', '--repeat', String(repeats(Number(n))), '--json'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   if (run.status !== 0) throw new Error(`${BENCH} failed for n = ${n} (exit ${run.status})`);

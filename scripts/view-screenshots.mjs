@@ -17,7 +17,7 @@ for (const view of VIEWS) {
   await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
   if (view === 'cost') {
     await page.locator('attn-cost-view [data-action="measure"]').click();
-    await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="tiled"][data-bytes]').waitFor({ timeout: 60_000 });
+    await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
   }
   await page.waitForTimeout(300);
   const box = await lab.boundingBox();

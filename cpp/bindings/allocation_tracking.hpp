@@ -1,6 +1,6 @@
 // Bytes the wasm core holds through operator new, now and at the peak since the last reset:
 // the live memory measurement behind the cost view (the naive kernel's n×n matrices show
-// up here, the tiled kernel's O(n·d) tiles too). Single-threaded, as the wasm build is.
+// up here, the flash kernel's O(n·d) tiles too). Single-threaded, as the wasm build is.
 #pragma once
 
 #include <cstddef>

@@ -1,13 +1,24 @@
-// Embind bindings: translate between JavaScript values and the core's types, nothing more.
-// The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
+// Embind bindings: the JavaScript boundary of the core, described once.
 //
-// Matrices cross as { rows, cols, data: Float32Array } (a boolean mask as Uint8Array data).
-// Every call returns either a result object or { error: { code, message } }.
+// Results: every result struct of the core is registered below as an Embind value_object,
+// each field named once, so it reaches JavaScript as a plain object (no handle, nothing to
+// .delete()). Field values convert by kind (to_js): a Matrix becomes { rows, cols, data:
+// Float32Array } (a BoolMatrix: Uint8Array data), a std::vector<float> a Float32Array, other
+// vectors arrays, an empty std::optional `undefined`, an ErrorCode its spelling.
+// Every entry returns its result or { error: { code, message } }.
+//
+// Requests: JavaScript objects whose types and shapes web/lib/attnlab.js has already checked
+// (matrices arrive as { rows, cols, data }); the core checks every value and size.
+// The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "allocation_tracking.hpp"
 #include "attnlab/attnlab.hpp"
@@ -17,52 +28,124 @@ namespace {
 
 using emscripten::val;
 
+// ---- C++ → JavaScript, by kind of value -------------------------------------------------
+
+template <class T>
+val to_js(const T& value);
+template <class T>
+val to_js(const std::vector<T>& values);
+template <class T>
+val to_js(const std::optional<T>& value);
+template <class T>
+val to_js(const Result<T>& result);
+
+// Copies out of the wasm heap, so the result stays valid after the next call.
+template <class T>
+val typed_array(const std::vector<T>& values) {
+  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+val to_js(const std::vector<float>& values) { return typed_array(values); }
+val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
+val to_js(const val& value) { return value; }
+val to_js(ErrorCode code) { return val(std::string(to_string(code))); }
+
+// Registered result structs, strings and numbers: Embind converts them.
+template <class T>
+val to_js(const T& value) {
+  return val(value);
+}
+
+template <class T>
+val to_js(const std::vector<T>& values) {
+  val out = val::array();
+  for (const T& v : values) out.call<void>("push", to_js(v));
+  return out;
+}
+
+template <class T>
+val to_js(const std::optional<T>& value) {
+  return value ? to_js(*value) : val::undefined();
+}
+
+struct ErrorValue {
+  Error error;
+};
+
+template <class T>
+val to_js(const Result<T>& result) {
+  return result ? to_js(result.value()) : val(ErrorValue{result.error()});
+}
+
+// A boolean matrix as nested rows of true/false (the mask step's `allowed`).
+val boolean_rows(const BoolMatrix& m) {
+  val out = val::array();
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    val row = val::array();
+    for (std::size_t c = 0; c < m.cols; ++c) row.call<void>("push", m(r, c) != 0);
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
+// ---- value_object fields: a path of members, converted by kind -------------------------
+
+template <class>
+struct owner;
+template <class C, class F>
+struct owner<F C::*> {
+  using type = C;
+};
+
+template <class>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+
+// object.*first.*rest…, where each step is a data member, a const member function or a
+// converter function; `undefined` when an optional on the way is empty.
+template <auto First, auto... Rest, class T>
+val at_path(const T& object) {
+  const auto& next = std::invoke(First, object);
+  using Next = std::decay_t<decltype(next)>;
+  if constexpr (sizeof...(Rest) == 0)
+    return to_js(next);
+  else if constexpr (is_optional<Next>)
+    return next ? at_path<Rest...>(*next) : val::undefined();
+  else
+    return at_path<Rest...>(next);
+}
+
+template <auto First, auto... Rest>
+val getter(const typename owner<decltype(First)>::type& object) {
+  return at_path<First, Rest...>(object);
+}
+
+// Results only travel out; a value_object field still needs a setter.
+template <class T>
+void read_only(T&, val) {}
+
+// value_object<T> whose fields are declared as member paths: .field<&T::member>("name").
+template <class T>
+struct result : emscripten::value_object<T> {
+  explicit result(const char* name) : emscripten::value_object<T>(name) {}
+  template <auto... Path>
+  result& field(const char* name) {
+    emscripten::value_object<T>::field(name, &getter<Path...>, &read_only<T>);
+    return *this;
+  }
+};
+
+// ---- JavaScript → C++: requests --------------------------------------------------------
+
 template <class T>
 BasicMatrix<T> matrix_from_js(const val& m) {
   return BasicMatrix<T>(m["rows"].as<std::size_t>(), m["cols"].as<std::size_t>(),
                         emscripten::convertJSArrayToNumberVector<T>(m["data"]));
 }
 
-// Copies out of the wasm heap, so the result stays valid after the next call.
-val floats_to_js(const std::vector<float>& values) {
-  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
-
-val matrix_to_js(const Matrix& m) {
-  val out = val::object();
-  out.set("rows", m.rows);
-  out.set("cols", m.cols);
-  out.set("data", floats_to_js(m.data));
-  return out;
-}
-
-val indices_to_js(const std::vector<std::size_t>& indices) {
-  val out = val::array();
-  for (std::size_t i : indices) out.call<void>("push", i);
-  return out;
-}
-
-val error_to_js(const Error& e) {
-  val error = val::object();
-  error.set("code", std::string(to_string(e.code)));
-  error.set("message", e.message);
-  val out = val::object();
-  out.set("error", error);
-  return out;
-}
-
-// The softmax's parts as attention() and the trace's softmax step both return them.
-void set_softmax_parts(val& out, const std::vector<float>& row_max,
-                       const std::vector<float>& row_sum, const Matrix& exponentials) {
-  out.set("rowMax", floats_to_js(row_max));
-  out.set("rowSum", floats_to_js(row_sum));
-  out.set("exponentials", matrix_to_js(exponentials));
-}
-
-// The output and the rows with every key masked, as every attention entry returns them.
-void set_output(val& out, const Matrix& output, const std::vector<std::size_t>& fully_masked_rows) {
-  out.set("output", matrix_to_js(output));
-  out.set("fullyMaskedRows", indices_to_js(fully_masked_rows));
+Matrix matrix_at(const val& request, const char* name) {
+  return matrix_from_js<float>(request[name]);
 }
 
 // { causal?, keyPadding?: boolean[], mask?: matrix, scale?, temperature? }
@@ -78,81 +161,22 @@ AttentionOptions options_from_js(const val& o) {
   return options;
 }
 
-// request: { Q, K, V, ...options }
-val attention(const val& request) {
-  const auto r =
-      attnlab::attention(matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-                         matrix_from_js<float>(request["V"]), options_from_js(request));
-  if (!r) return error_to_js(r.error());
-  const AttentionResult& a = r.value();
-  val out = val::object();
-  out.set("scores", matrix_to_js(a.scores));
-  out.set("scale", a.scale);
-  out.set("scaled", matrix_to_js(a.scaled));
-  out.set("logits", matrix_to_js(a.logits));
-  out.set("weights", matrix_to_js(a.softmax.weights));
-  set_softmax_parts(out, a.softmax.row_max, a.softmax.row_sum, a.softmax.exponentials);
-  set_output(out, a.output, a.fully_masked_rows);
-  return out;
-}
-
-val step_to_js(const TraceStep& s) {
-  val out = val::object();
-  out.set("id", s.id);
-  if (s.head) out.set("head", *s.head);
-  out.set("title", s.title);
-  out.set("formula", s.formula);
-  out.set("values", matrix_to_js(s.values));
-  out.set("rowTotals", floats_to_js(s.row_totals));
-  if (s.id == step::softmax) set_softmax_parts(out, s.row_max, s.row_sum, s.exponentials);
-  return out;
-}
-
-// request: { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
+// { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
 TraceInput trace_input_from_js(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
-    input.source =
-        Projections{matrix_from_js<float>(request["X"]), matrix_from_js<float>(request["Wq"]),
-                    matrix_from_js<float>(request["Wk"]), matrix_from_js<float>(request["Wv"])};
+    input.source = Projections{matrix_at(request, "X"), matrix_at(request, "Wq"),
+                               matrix_at(request, "Wk"), matrix_at(request, "Wv")};
   else
     input.source =
-        DirectQKV{matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-                  matrix_from_js<float>(request["V"])};
-  if (!request["Wo"].isUndefined()) input.w_o = matrix_from_js<float>(request["Wo"]);
+        DirectQKV{matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V")};
+  if (!request["Wo"].isUndefined()) input.w_o = matrix_at(request, "Wo");
   input.heads = request["heads"].as<int>();
   input.positional = request["positional"].as<std::string>() == "sinusoidal"
                          ? PositionalEncoding::sinusoidal
                          : PositionalEncoding::none;
   input.options = options_from_js(request);
   return input;
-}
-
-val trace(const val& request) {
-  const auto r = attnlab::trace(trace_input_from_js(request));
-  if (!r) return error_to_js(r.error());
-  val steps = val::array();
-  for (const TraceStep& s : r.value().steps) steps.call<void>("push", step_to_js(s));
-  val out = val::object();
-  out.set("steps", steps);
-  set_output(out, r.value().output, r.value().fully_masked_rows);
-  return out;
-}
-
-// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
-val permutation_check(const val& request, const val& order) {
-  const auto r = attnlab::permutation_check(trace_input_from_js(request),
-                                            emscripten::vecFromJSArray<std::size_t>(order));
-  if (!r) return error_to_js(r.error());
-  const PermutationCheck& c = r.value();
-  val out = val::object();
-  out.set("original", matrix_to_js(c.original));
-  out.set("permuted", matrix_to_js(c.permuted));
-  out.set("predicted", matrix_to_js(c.predicted));
-  out.set("maxDifference", c.max_difference);
-  out.set("tolerance", c.tolerance);
-  out.set("reorderedOnly", c.reordered_only);
-  return out;
 }
 
 // { causal, heads, scale? } of a long-sequence request.
@@ -164,146 +188,235 @@ FlashOptions flash_options_from_js(const val& request) {
   return options;
 }
 
-// request: { Q, K, V, causal, heads, scale? }; kernel: flash_attention or naive_attention.
+std::vector<std::size_t> indices_at(const val& request, const char* name) {
+  return emscripten::vecFromJSArray<std::size_t>(request[name]);
+}
+
+// ---- Entries ---------------------------------------------------------------------------
+
+// { Q, K, V, ...options }
+val attention(const val& request) {
+  return to_js(attnlab::attention(matrix_at(request, "Q"), matrix_at(request, "K"),
+                                  matrix_at(request, "V"), options_from_js(request)));
+}
+
+val trace(const val& request) { return to_js(attnlab::trace(trace_input_from_js(request))); }
+
+// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
+val permutation_check(const val& request, const val& order) {
+  return to_js(attnlab::permutation_check(trace_input_from_js(request),
+                                          emscripten::vecFromJSArray<std::size_t>(order)));
+}
+
+// { Q, K, V, causal, heads, scale? } through flash_attention or naive_attention.
 template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&,
                                         const FlashOptions&)>
-val long_attention(const val& request) {
-  const auto r = kernel(matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-                        matrix_from_js<float>(request["V"]), flash_options_from_js(request));
-  if (!r) return error_to_js(r.error());
-  val out = val::object();
-  set_output(out, r.value().output, r.value().fully_masked_rows);
-  return out;
+val long_sequence(const val& request) {
+  return to_js(kernel(matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V"),
+                      flash_options_from_js(request)));
 }
 
 // The same request, only checked: { ok: true } or { error }.
-val check_long_attention(const val& request) {
-  const auto problem = check_flash_attention(
-      matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-      matrix_from_js<float>(request["V"]), flash_options_from_js(request));
-  if (problem) return error_to_js(*problem);
+val check_flash_attention(const val& request) {
+  const auto problem =
+      attnlab::check_flash_attention(matrix_at(request, "Q"), matrix_at(request, "K"),
+                                     matrix_at(request, "V"), flash_options_from_js(request));
+  if (problem) return val(ErrorValue{*problem});
   val out = val::object();
   out.set("ok", true);
   return out;
 }
 
-// request: { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
+// { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
 val sampled_weights(const val& request) {
-  const auto r = attnlab::sampled_weights(
-      matrix_from_js<float>(request["Q"]), matrix_from_js<float>(request["K"]),
-      emscripten::vecFromJSArray<std::size_t>(request["rows"]),
-      emscripten::vecFromJSArray<std::size_t>(request["cols"]), request["head"].as<int>(),
-      flash_options_from_js(request));
-  if (!r) return error_to_js(r.error());
-  return matrix_to_js(r.value());
+  return to_js(attnlab::sampled_weights(matrix_at(request, "Q"), matrix_at(request, "K"),
+                                        indices_at(request, "rows"), indices_at(request, "cols"),
+                                        request["head"].as<int>(), flash_options_from_js(request)));
 }
 
-// The shared tile plan for head width d (see tiling.hpp), or null beyond the limits.
-val tile_plan(std::size_t head_width) {
-  const auto plan = tiling::plan_for(head_width);
-  if (!plan) return val::null();
-  val out = val::object();
-  out.set("queryRows", plan->query_rows);
-  out.set("keyRows", plan->key_rows);
-  out.set("headWidth", plan->head_width);
-  out.set("cpuKeyRows", plan->cpu_key_rows());
-  out.set("workgroupStorageBytes", plan->workgroup_storage_bytes());
-  return out;
-}
+// The shared tile plan for head width d (see tiling.hpp), or undefined beyond the limits.
+val tile_plan(std::size_t head_width) { return to_js(tiling::plan_for(head_width)); }
 
 val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
-  return matrix_to_js(attnlab::sinusoidal_encoding(tokens, width));
+  return to_js(attnlab::sinusoidal_encoding(tokens, width));
 }
 
 // scores: Float32Array (one row); temperature: number.
 val softmax_breakdown(const val& scores, float temperature) {
   const auto row = emscripten::convertJSArrayToNumberVector<float>(scores);
-  const auto r = attnlab::softmax_breakdown(row, temperature);
-  if (!r) return error_to_js(r.error());
-  const SoftmaxBreakdown& b = r.value();
-  val out = val::object();
-  out.set("temperature", b.temperature);
-  out.set("scaled", floats_to_js(b.scaled));
-  out.set("max", b.max);
-  out.set("shifted", floats_to_js(b.shifted));
-  out.set("exponentials", floats_to_js(b.exponentials));
-  out.set("sum", b.sum);
-  out.set("weights", floats_to_js(b.weights));
-  out.set("naiveExponentials", floats_to_js(b.naive_exponentials));
-  out.set("naiveSum", b.naive_sum);
-  out.set("naiveWeights", floats_to_js(b.naive_weights));
-  out.set("naiveOverflowed", b.naive_overflowed);
-  out.set("naiveTermOverflowed", b.naive_term_overflowed);
-  out.set("naiveUnderflowed", b.naive_underflowed);
-  return out;
+  return to_js(attnlab::softmax_breakdown(row, temperature));
 }
 
-val scaling_point_to_js(const ScalingPoint& p) {
-  val out = val::object();
-  out.set("dk", p.dk);
-  out.set("scoreStd", p.score_std);
-  out.set("sqrtDk", p.sqrt_dk);
-  out.set("maxWeightScaled", p.max_weight_scaled);
-  out.set("maxWeightUnscaled", p.max_weight_unscaled);
-  out.set("entropyScaled", p.entropy_scaled);
-  out.set("entropyUnscaled", p.entropy_unscaled);
-  out.set("exampleScores", floats_to_js(p.example_scores));
-  out.set("exampleWeightsScaled", floats_to_js(p.example_weights_scaled));
-  out.set("exampleWeightsUnscaled", floats_to_js(p.example_weights_unscaled));
-  return out;
+// A JavaScript whole number (≤ 2⁵³, checked by the wrapper) as a 64-bit seed.
+std::uint64_t seed_at(const val& request) {
+  return static_cast<std::uint64_t>(request["seed"].as<double>());
 }
 
-// request: { dims: number[], keys, samples, seed } (whole numbers, checked by the wrapper).
+// { dims: number[], keys, samples, seed }
 val scaling_study(const val& request) {
   ScalingStudyOptions options;
-  options.dims = emscripten::vecFromJSArray<std::size_t>(request["dims"]);
+  options.dims = indices_at(request, "dims");
   options.keys = request["keys"].as<std::size_t>();
   options.samples = request["samples"].as<std::size_t>();
-  options.seed = static_cast<std::uint64_t>(request["seed"].as<double>());
-  const auto r = attnlab::scaling_study(options);
-  if (!r) return error_to_js(r.error());
-  val points = val::array();
-  for (const ScalingPoint& p : r.value().points) points.call<void>("push", scaling_point_to_js(p));
-  val out = val::object();
-  out.set("keys", r.value().keys);
-  out.set("samples", r.value().samples);
-  out.set("maxEntropy", r.value().max_entropy);
-  out.set("points", points);
-  return out;
+  options.seed = seed_at(request);
+  return to_js(attnlab::scaling_study(options));
 }
 
-// request: { rows, cols, seed } (whole numbers, checked by the wrapper).
+// { rows, cols, seed }
 val normal_matrix(const val& request) {
-  const auto r =
-      attnlab::normal_matrix(request["rows"].as<std::size_t>(), request["cols"].as<std::size_t>(),
-                             static_cast<std::uint64_t>(request["seed"].as<double>()));
-  if (!r) return error_to_js(r.error());
-  return matrix_to_js(r.value());
+  return to_js(attnlab::normal_matrix(request["rows"].as<std::size_t>(),
+                                      request["cols"].as<std::size_t>(), seed_at(request)));
 }
 
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
-val memory_stats() {
+struct MemoryStats {
+  double allocated_bytes, heap_bytes, tracked_bytes, peak_tracked_bytes;
+};
+
+MemoryStats memory_stats() {
   const struct mallinfo info = mallinfo();
-  val out = val::object();
-  out.set("allocatedBytes", static_cast<double>(info.uordblks));
-  out.set("heapBytes", static_cast<double>(info.arena));
-  out.set("trackedBytes", static_cast<double>(allocated_bytes()));
-  out.set("peakTrackedBytes", static_cast<double>(peak_allocated_bytes()));
-  return out;
+  return {static_cast<double>(info.uordblks), static_cast<double>(info.arena),
+          static_cast<double>(allocated_bytes()), static_cast<double>(peak_allocated_bytes())};
 }
 
 std::string simd_arch() { return kernels::simd_arch(); }
 
+// The core's lists, for the package's STEP_IDS and ERROR_CODES (a test compares them).
+val step_ids() {
+  return to_js(std::vector<std::string>(attnlab::step_ids.begin(), attnlab::step_ids.end()));
+}
+
+val error_codes() {
+  return to_js(std::vector<ErrorCode>(attnlab::error_codes.begin(), attnlab::error_codes.end()));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
+  result<Matrix>("Matrix")
+      .field<&Matrix::rows>("rows")
+      .field<&Matrix::cols>("cols")
+      .field<&Matrix::data>("data");
+  result<BoolMatrix>("BoolMatrix")
+      .field<&BoolMatrix::rows>("rows")
+      .field<&BoolMatrix::cols>("cols")
+      .field<&BoolMatrix::data>("data");
+  result<Error>("Error").field<&Error::code>("code").field<&Error::message>("message");
+  result<ErrorValue>("ErrorValue").field<&ErrorValue::error>("error");
+
+  result<AttentionResult>("AttentionResult")
+      .field<&AttentionResult::scores>("scores")
+      .field<&AttentionResult::scale>("scale")
+      .field<&AttentionResult::temperature>("temperature")
+      .field<&AttentionResult::factor>("factor")
+      .field<&AttentionResult::scaled>("scaled")
+      .field<&AttentionResult::logits>("logits")
+      .field<&AttentionResult::softmax, &kernels::Softmax::row_max>("rowMax")
+      .field<&AttentionResult::softmax, &kernels::Softmax::row_sum>("rowSum")
+      .field<&AttentionResult::softmax, &kernels::Softmax::exponentials>("exponentials")
+      .field<&AttentionResult::softmax, &kernels::Softmax::weights>("weights")
+      .field<&AttentionResult::output>("output")
+      .field<&AttentionResult::fully_masked_rows>("fullyMaskedRows");
+
+  result<Operand>("Operand")
+      .field<&Operand::name>("name")
+      .field<&Operand::symbol>("symbol")
+      .field<&Operand::head>("head")
+      .field<&Operand::step>("step")
+      .field<&Operand::values>("values");
+  result<TraceStep>("TraceStep")
+      .field<&TraceStep::id>("id")
+      .field<&TraceStep::head>("head")
+      .field<&TraceStep::title>("title")
+      .field<&TraceStep::formula>("formula")
+      .field<&TraceStep::values>("values")
+      .field<&TraceStep::row_totals>("rowTotals")
+      .field<&TraceStep::operands>("operands")
+      .field<&TraceStep::softmax, &SoftmaxParts::row_max>("rowMax")
+      .field<&TraceStep::softmax, &SoftmaxParts::row_sum>("rowSum")
+      .field<&TraceStep::softmax, &SoftmaxParts::exponentials>("exponentials")
+      .field<&TraceStep::scaling, &ScaleFactors::scale>("scale")
+      .field<&TraceStep::scaling, &ScaleFactors::temperature>("temperature")
+      .field<&TraceStep::scaling, &ScaleFactors::factor>("factor")
+      .field<&TraceStep::scaling, &ScaleFactors::dk>("dk")
+      .field<&TraceStep::scaling, &ScaleFactors::default_scale>("defaultScale")
+      .field<&TraceStep::mask, &MaskCells::allowed, &boolean_rows>("allowed")
+      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy");
+  result<StepGroup>("StepGroup")
+      .field<&StepGroup::id>("id")
+      .field<&StepGroup::title>("title")
+      .field<&StepGroup::steps>("steps");
+  result<Trace>("Trace")
+      .field<&Trace::steps>("steps")
+      .field<&Trace::groups>("groups")
+      .field<&Trace::output>("output")
+      .field<&Trace::fully_masked_rows>("fullyMaskedRows");
+
+  result<PermutationCheck>("PermutationCheck")
+      .field<&PermutationCheck::original>("original")
+      .field<&PermutationCheck::permuted>("permuted")
+      .field<&PermutationCheck::predicted>("predicted")
+      .field<&PermutationCheck::max_difference>("maxDifference")
+      .field<&PermutationCheck::tolerance>("tolerance")
+      .field<&PermutationCheck::reordered_only>("reorderedOnly");
+
+  result<FlashResult>("FlashResult")
+      .field<&FlashResult::output>("output")
+      .field<&FlashResult::fully_masked_rows>("fullyMaskedRows");
+  result<tiling::TilePlan>("TilePlan")
+      .field<&tiling::TilePlan::query_rows>("queryRows")
+      .field<&tiling::TilePlan::key_rows>("keyRows")
+      .field<&tiling::TilePlan::head_width>("headWidth")
+      .field<&tiling::TilePlan::cpu_key_rows>("cpuKeyRows")
+      .field<&tiling::TilePlan::workgroup_storage_bytes>("workgroupStorageBytes");
+
+  result<SoftmaxWithoutMax>("SoftmaxWithoutMax")
+      .field<&SoftmaxWithoutMax::exponentials>("exponentials")
+      .field<&SoftmaxWithoutMax::sum>("sum")
+      .field<&SoftmaxWithoutMax::weights>("weights")
+      .field<&SoftmaxWithoutMax::overflowed>("overflowed")
+      .field<&SoftmaxWithoutMax::term_overflowed>("termOverflowed")
+      .field<&SoftmaxWithoutMax::underflowed>("underflowed");
+  result<SoftmaxBreakdown>("SoftmaxBreakdown")
+      .field<&SoftmaxBreakdown::temperature>("temperature")
+      .field<&SoftmaxBreakdown::scaled>("scaled")
+      .field<&SoftmaxBreakdown::max>("max")
+      .field<&SoftmaxBreakdown::shifted>("shifted")
+      .field<&SoftmaxBreakdown::exponentials>("exponentials")
+      .field<&SoftmaxBreakdown::sum>("sum")
+      .field<&SoftmaxBreakdown::weights>("weights")
+      .field<&SoftmaxBreakdown::without_max>("withoutMax");
+
+  result<ScalingPoint>("ScalingPoint")
+      .field<&ScalingPoint::dk>("dk")
+      .field<&ScalingPoint::score_std>("scoreStd")
+      .field<&ScalingPoint::sqrt_dk>("sqrtDk")
+      .field<&ScalingPoint::max_weight_scaled>("maxWeightScaled")
+      .field<&ScalingPoint::max_weight_unscaled>("maxWeightUnscaled")
+      .field<&ScalingPoint::entropy_scaled>("entropyScaled")
+      .field<&ScalingPoint::entropy_unscaled>("entropyUnscaled")
+      .field<&ScalingPoint::example_scores>("exampleScores")
+      .field<&ScalingPoint::example_weights_scaled>("exampleWeightsScaled")
+      .field<&ScalingPoint::example_weights_unscaled>("exampleWeightsUnscaled");
+  result<ScalingStudy>("ScalingStudy")
+      .field<&ScalingStudy::keys>("keys")
+      .field<&ScalingStudy::samples>("samples")
+      .field<&ScalingStudy::max_entropy>("maxEntropy")
+      .field<&ScalingStudy::points>("points");
+
+  result<MemoryStats>("MemoryStats")
+      .field<&MemoryStats::allocated_bytes>("allocatedBytes")
+      .field<&MemoryStats::heap_bytes>("heapBytes")
+      .field<&MemoryStats::tracked_bytes>("trackedBytes")
+      .field<&MemoryStats::peak_tracked_bytes>("peakTrackedBytes");
+
   emscripten::function("attention", &attention);
   emscripten::function("trace", &trace);
   emscripten::function("permutationCheck", &permutation_check);  // the positions view
-  emscripten::function("flashAttention", &long_attention<&attnlab::flash_attention>);
-  emscripten::function("naiveAttention", &long_attention<&attnlab::naive_attention>);
-  emscripten::function("checkFlashAttention", &check_long_attention);
+  emscripten::function("flashAttention", &long_sequence<&attnlab::flash_attention>);
+  emscripten::function("naiveAttention", &long_sequence<&attnlab::naive_attention>);
+  emscripten::function("checkFlashAttention", &check_flash_attention);
   emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sampledWeights", &sampled_weights);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
@@ -313,6 +426,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);
+  emscripten::function("stepIds", &step_ids);
+  emscripten::function("errorCodes", &error_codes);
 }
 
 }  // namespace attnlab::bindings

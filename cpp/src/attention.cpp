@@ -44,13 +44,15 @@ Problem overflowed(std::string_view step, const Matrix& m) {
   return p;
 }
 
-bool may_attend(const AttentionOptions& options, std::size_t query, std::size_t key) {
-  if (options.causal && key > query) return false;
-  if (!options.key_padding.empty() && options.key_padding[key]) return false;
-  return !options.mask || (*options.mask)(query, key) != 0;
-}
-
 }  // namespace
+
+std::uint8_t blocked_by(const AttentionOptions& options, std::size_t query, std::size_t key) {
+  std::uint8_t rules = 0;
+  if (options.causal && key > query) rules |= mask_rule::causal;
+  if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
+  if (options.mask && (*options.mask)(query, key) == 0) rules |= mask_rule::mask;
+  return rules;
+}
 
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                   const AttentionOptions& options) {
@@ -61,17 +63,20 @@ Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix
   if (auto p = overflowed("the scores Q·Kᵀ", r.scores)) return *p;
 
   const float base = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols)));
-  r.scale = base / options.temperature;
-  if (auto p = validate::positive_finite("scale / temperature", r.scale)) return *p;
+  r.scale = base;
+  r.temperature = options.temperature;
+  r.factor = base / options.temperature;
+  if (auto p = validate::positive_finite("scale / temperature", r.factor)) return *p;
   r.scaled = r.scores;
-  kernels::scale(r.scaled, r.scale);
+  kernels::scale(r.scaled, r.factor);
   if (auto p = overflowed("the scaled scores", r.scaled)) return *p;
 
   r.logits = r.scaled;  // logits: (n_q, n_k), -inf where masked
   if (options.has_mask())
     for (std::size_t i = 0; i < q.rows; ++i)
       for (std::size_t j = 0; j < k.rows; ++j)
-        if (!may_attend(options, i, j)) r.logits(i, j) = -std::numeric_limits<float>::infinity();
+        if (blocked_by(options, i, j) != 0)
+          r.logits(i, j) = -std::numeric_limits<float>::infinity();
 
   r.softmax = kernels::softmax_rows(r.logits);
   for (std::size_t i = 0; i < q.rows; ++i)

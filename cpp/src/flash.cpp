@@ -26,8 +26,8 @@ constexpr std::size_t col_group = 2 * lanes;  // two batches of columns per pass
 
 constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
-// One attention problem: a (batch, head) pair, as strided views into Q, K, V and output.
-struct Problem {
+// One head of one sequence: a (batch, head) pair, as strided views into Q, K, V and output.
+struct HeadTask {
   const float* q;         // (n_q, d), row stride ld_q
   const float* k;         // (n_k, d), row stride ld_k
   const float* v;         // (n_k, d_v), row stride ld_v
@@ -59,7 +59,7 @@ struct Scratch {
         l(rows) {}
 };
 
-// K and V of one problem, laid out once for the micro-kernels, padded with zero keys to
+// K and V of one head task, laid out once for the micro-kernels, padded with zero keys to
 // whole column groups. K is transposed into panels of col_group keys, (d, col_group) each
 // and contiguous, so scores vectorise over keys and a panel stays in L1 while every query
 // row group of a block passes over it. V keeps its rows, padded to width_v.
@@ -70,7 +70,7 @@ struct Packed {
   std::vector<float> v;   // (keys, width_v)
 };
 
-Packed pack(const Problem& p) {
+Packed pack(const HeadTask& p) {
   Packed k{round_up(p.n_k, col_group), round_up(p.d_v, col_group), {}, {}};
   k.kt.assign(p.d * k.keys, 0.0f);
   k.v.assign(k.keys * k.width_v, 0.0f);
@@ -154,8 +154,8 @@ void online_softmax_row(float* s, std::size_t allowed, std::size_t cols, float& 
   m = m_new;
 }
 
-// Queries [first, first + Br) of one problem against all its (unmasked) keys.
-void query_block(const Problem& p, const Packed& kv, const tiling::TilePlan& plan,
+// Queries [first, first + Br) of one head task against all its (unmasked) keys.
+void query_block(const HeadTask& p, const Packed& kv, const tiling::TilePlan& plan,
                  std::size_t first, Scratch& w, std::vector<std::uint8_t>* masked_rows) {
   const std::size_t rows = std::min(plan.query_rows, p.n_q - first);
   const std::size_t rows_padded = round_up(rows, row_group);
@@ -195,19 +195,19 @@ void query_block(const Problem& p, const Packed& kv, const tiling::TilePlan& pla
   }
 }
 
-// The (batch, head) problems of a call, with the output they write.
-std::vector<Problem> problems(const Matrix& q, const Matrix& k, const Matrix& v,
-                              const FlashOptions& o, Matrix& out) {
+// The (batch, head) tasks of a call, with the output they write.
+std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
+                                 const FlashOptions& o, Matrix& out) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t d = q.cols / heads, d_v = v.cols / heads;
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
   const float scale = o.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
-  std::vector<Problem> list;
+  std::vector<HeadTask> list;
   for (std::size_t b = 0; b < o.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
-      list.push_back(Problem{q.row(b * n_q) + h * d, k.row(b * n_k) + h * d,
-                             v.row(b * n_k) + h * d_v, out.row(b * n_q) + h * d_v, b * n_q, q.cols,
-                             k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, o.causal});
+      list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h * d,
+                              v.row(b * n_k) + h * d_v, out.row(b * n_q) + h * d_v, b * n_q, q.cols,
+                              k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, o.causal});
   return list;
 }
 
@@ -223,7 +223,7 @@ std::vector<std::size_t> flagged(const std::vector<std::uint8_t>& flags) {
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& o) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "tiled attention"))
+                                          "the flash kernel"))
     return e;
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
       v.cols % static_cast<std::size_t>(o.heads) != 0)
@@ -249,7 +249,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                                     const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
-  const std::vector<Problem> list = problems(q, k, v, options, result.output);
+  const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
   const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
   const std::size_t threads = resolve_threads(options.threads);
@@ -264,10 +264,10 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   // Items run causal-heavy blocks (the last query blocks) first for better balance.
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
     const std::size_t block = blocks - 1 - item % blocks;
-    const std::size_t problem = item / blocks;
+    const std::size_t task = item / blocks;
     // Fully masked rows are the same in every head: head 0's blocks record them.
-    const bool records = problem % static_cast<std::size_t>(options.heads) == 0;
-    query_block(list[problem], packed[problem], plan, block * plan.query_rows, scratch[worker],
+    const bool records = task % static_cast<std::size_t>(options.heads) == 0;
+    query_block(list[task], packed[task], plan, block * plan.query_rows, scratch[worker],
                 records ? &masked : nullptr);
   });
   result.fully_masked_rows = flagged(masked);
@@ -314,7 +314,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
                                     const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
-  const std::vector<Problem> list = problems(q, k, v, options, result.output);
+  const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   std::vector<std::uint8_t> masked(q.rows, 0);
   const auto slice = [](const float* data, std::size_t ld, std::size_t rows, std::size_t cols) {
     Matrix m(rows, cols);
@@ -322,7 +322,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
     return m;
   };
   parallel_for(list.size(), resolve_threads(options.threads), [&](std::size_t item, std::size_t) {
-    const Problem& p = list[item];
+    const HeadTask& p = list[item];
     Matrix scores = kernels::matmul_transposed(slice(p.q, p.ld_q, p.n_q, p.d),
                                                slice(p.k, p.ld_k, p.n_k, p.d));  // (n_q, n_k)
     kernels::scale(scores, p.scale);

@@ -2,9 +2,14 @@
 
 #include <cmath>
 
+#include "attnlab/limits.hpp"
+#include "validate.hpp"
+
 namespace attnlab {
 
-Matrix sinusoidal_encoding(std::size_t tokens, std::size_t width) {
+Result<Matrix> sinusoidal_encoding(std::size_t tokens, std::size_t width) {
+  if (auto p = validate::count_within("tokens", tokens, 1, limits::sinusoidal_max)) return *p;
+  if (auto p = validate::count_within("width", width, 1, limits::sinusoidal_max)) return *p;
   Matrix pe(tokens, width);  // pe: (tokens, width)
   for (std::size_t p = 0; p < tokens; ++p)
     for (std::size_t c = 0; c < width; ++c) {

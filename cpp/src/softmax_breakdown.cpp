@@ -24,23 +24,25 @@ std::optional<Error> check_row(std::span<const float> scores, float temperature)
   return validate::positive_finite("temperature", temperature);
 }
 
-// The row without subtracting the max, as a naive float32 loop would do it. Scalar on
+// The row without subtracting the max, as a plain float32 loop would do it. Scalar on
 // purpose: this is the path to look at, not to make fast.
-void naive_softmax(SoftmaxBreakdown& b) {
-  const std::size_t n = b.scaled.size();
-  b.naive_exponentials.resize(n);
-  b.naive_weights.resize(n);
+SoftmaxWithoutMax softmax_without_max(const std::vector<float>& scaled) {
+  const std::size_t n = scaled.size();
+  SoftmaxWithoutMax w;
+  w.exponentials.resize(n);
+  w.weights.resize(n);
   float sum = 0.0f;
   for (std::size_t i = 0; i < n; ++i) {
-    b.naive_exponentials[i] = std::exp(b.scaled[i]);  // float overload: overflows in float32
-    sum += b.naive_exponentials[i];
+    w.exponentials[i] = std::exp(scaled[i]);  // float overload: overflows in float32
+    sum += w.exponentials[i];
   }
-  for (std::size_t i = 0; i < n; ++i) b.naive_weights[i] = b.naive_exponentials[i] / sum;
-  b.naive_sum = sum;
-  b.naive_overflowed = std::isinf(sum);
-  b.naive_term_overflowed = std::any_of(b.naive_exponentials.begin(), b.naive_exponentials.end(),
-                                        [](float e) { return std::isinf(e); });
-  b.naive_underflowed = sum == 0.0f;
+  for (std::size_t i = 0; i < n; ++i) w.weights[i] = w.exponentials[i] / sum;
+  w.sum = sum;
+  w.overflowed = std::isinf(sum);
+  w.term_overflowed = std::any_of(w.exponentials.begin(), w.exponentials.end(),
+                                  [](float e) { return std::isinf(e); });
+  w.underflowed = sum == 0.0f;
+  return w;
 }
 
 }  // namespace
@@ -72,7 +74,7 @@ Result<SoftmaxBreakdown> softmax_breakdown(std::span<const float> scores, float 
   for (std::size_t i = 0; i < scores.size(); ++i) b.shifted[i] = scaled.data[i] - b.max;
   b.scaled = std::move(scaled.data);
 
-  naive_softmax(b);
+  b.without_max = softmax_without_max(b.scaled);
   return b;
 }
 

@@ -115,69 +115,146 @@ std::string concat_formula(std::size_t heads) {
   return "C = [\\, " + parts + " \\,]";
 }
 
-void add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
-              std::string formula, Matrix values) {
-  std::vector<float> totals = kernels::row_sums(values);
-  t.steps.push_back(TraceStep{id,
-                              head,
-                              std::move(title),
-                              std::move(formula),
-                              std::move(values),
-                              std::move(totals),
-                              {},
-                              {},
-                              {}});
+// Appends a step and returns its index in t.steps.
+std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
+                     std::string formula, Matrix values, std::vector<Operand> operands) {
+  TraceStep s;
+  s.id = id;
+  s.head = head;
+  s.title = std::move(title);
+  s.formula = std::move(formula);
+  s.row_totals = kernels::row_sums(values);
+  s.values = std::move(values);
+  s.operands = std::move(operands);
+  t.steps.push_back(std::move(s));
+  return t.steps.size() - 1;
 }
 
-void add_head_steps(Trace& t, const AttentionResult& r, std::optional<int> head,
-                    const AttentionOptions& options, std::size_t d_k) {
+// An operand that is the result of step `index`, carried by reference.
+Operand step_result(const Trace& t, std::size_t index, const char* symbol) {
+  return Operand{t.steps[index].id, symbol, t.steps[index].head, index, std::nullopt};
+}
+
+// An operand with values of its own: an input, or a head's slice of one.
+Operand own(std::string name, const char* symbol, std::optional<int> head, Matrix values) {
+  return Operand{std::move(name), symbol, head, std::nullopt, std::move(values)};
+}
+
+// Q, K and V, each as the trace's operands name it: a step's result (index) or an input.
+struct Source {
+  const Matrix* values;
+  std::string name;                 // "project-q" or "Q"
+  std::optional<std::size_t> step;  // the projection step, when there is one
+};
+
+// Head h's columns of a source: the whole step by reference when there is a single head.
+Operand head_slice(const Trace& t, const Source& source, const char* symbol,
+                   std::optional<int> head, std::size_t heads, std::size_t first,
+                   std::size_t width) {
+  if (heads == 1 && source.step) return step_result(t, *source.step, symbol);
+  if (heads == 1) return own(source.name, symbol, head, *source.values);
+  return own(source.name, symbol, head, column_slice(*source.values, first, width));
+}
+
+MaskCells mask_cells(const AttentionOptions& options, std::size_t n_q, std::size_t n_k) {
+  MaskCells cells{BoolMatrix(n_q, n_k), BasicMatrix<std::uint8_t>(n_q, n_k)};
+  for (std::size_t i = 0; i < n_q; ++i)
+    for (std::size_t j = 0; j < n_k; ++j) {
+      cells.blocked_by(i, j) = blocked_by(options, i, j);
+      cells.allowed(i, j) = cells.blocked_by(i, j) == 0 ? 1 : 0;
+    }
+  return cells;
+}
+
+struct HeadSources {
+  Source q, k, v;
+  std::size_t heads, d_k, d_v;
+};
+
+// The steps of head h (scores … aggregate); returns the aggregate step's index.
+std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
+                           const HeadSources& src, const AttentionOptions& options) {
+  const std::optional<int> head =
+      src.heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
   const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
-  const std::string suffix = head ? " (head " + std::to_string(*head + 1) + ")" : "";
-  add_step(t, step::scores, head, "Scores: every query against every key" + suffix,
-           s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores);
-  add_step(t, step::scale, head, "Scale the scores" + suffix, scale_formula(s, options, d_k),
-           r.scaled);
-  if (options.has_mask())
-    add_step(t, step::mask, head, "Mask what may not be attended to" + suffix,
-             mask_formula(s, options), r.logits);
-  add_step(t, step::softmax, head, "Softmax: each row becomes weights that sum to 1" + suffix,
-           s.of("A") + "_{ij} = \\frac{e^{\\tilde{" + s.of("S") +
-               "}_{ij} - m_i}}{\\sum_k e^{\\tilde{" + s.of("S") +
-               "}_{ik} - m_i}}, \\quad m_i = \\max_k \\tilde{" + s.of("S") + "}_{ik}",
-           r.softmax.weights);
-  TraceStep& softmax = t.steps.back();
-  softmax.row_max = r.softmax.row_max;
-  softmax.row_sum = r.softmax.row_sum;
-  softmax.exponentials = r.softmax.exponentials;
-  add_step(t, step::aggregate, head, "Aggregate: weighted sum of the values" + suffix,
-           s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output);
+  const std::size_t scores =
+      add_step(t, step::scores, head, "Scores: every query against every key",
+               s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores,
+               {head_slice(t, src.q, "Q", head, src.heads, h * src.d_k, src.d_k),
+                head_slice(t, src.k, "K", head, src.heads, h * src.d_k, src.d_k)});
+  std::size_t logits =
+      add_step(t, step::scale, head, "Scale the scores", scale_formula(s, options, src.d_k),
+               r.scaled, {step_result(t, scores, "S")});
+  t.steps.back().scaling =
+      ScaleFactors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
+  if (options.has_mask()) {
+    logits = add_step(t, step::mask, head, "Mask what may not be attended to",
+                      mask_formula(s, options), r.logits, {step_result(t, logits, "S̃")});
+    t.steps.back().mask = mask_cells(options, r.logits.rows, r.logits.cols);
+  }
+  const std::size_t softmax = add_step(
+      t, step::softmax, head, "Softmax: each row becomes weights that sum to 1",
+      s.of("A") + "_{ij} = \\frac{e^{\\tilde{" + s.of("S") + "}_{ij} - m_i}}{\\sum_k e^{\\tilde{" +
+          s.of("S") + "}_{ik} - m_i}}, \\quad m_i = \\max_k \\tilde{" + s.of("S") + "}_{ik}",
+      r.softmax.weights, {step_result(t, logits, "S̃")});
+  t.steps.back().softmax =
+      SoftmaxParts{r.softmax.row_max, r.softmax.row_sum, r.softmax.exponentials};
+  return add_step(t, step::aggregate, head, "Aggregate: weighted sum of the values",
+                  s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output,
+                  {step_result(t, softmax, "A"),
+                   head_slice(t, src.v, "V", head, src.heads, h * src.d_v, src.d_v)});
 }
 
 // Q, K, V from the source, recording the projection steps when there are any.
 struct Qkv {
   Matrix q, k, v;
+  std::optional<std::size_t> q_step, k_step, v_step;
 };
 
 Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
   Matrix x = p.x;
+  Operand seen_x = own("X", "X", std::nullopt, p.x);  // X as the projections see it
   if (positional == PositionalEncoding::sinusoidal) {
-    const Matrix pe = sinusoidal_encoding(x.rows, x.cols);
+    // X is within the trace's limits, and those are within the encoding's.
+    const Matrix pe = sinusoidal_encoding(x.rows, x.cols).value();
     for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] += pe.data[i];
-    add_step(t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
-             "X \\leftarrow X + PE, \\quad PE_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
-             "PE_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}",
-             x);
+    const std::size_t index =
+        add_step(t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
+                 "X \\leftarrow X + PE, \\quad PE_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
+                 "PE_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}",
+                 x, {std::move(seen_x)});
+    seen_x = step_result(t, index, "X + PE");
   }
-  Qkv qkv{kernels::matmul(x, p.w_q), kernels::matmul(x, p.w_k), kernels::matmul(x, p.w_v)};
-  add_step(t, step::project_q, std::nullopt, "Project the queries", "Q = X W_Q", qkv.q);
-  add_step(t, step::project_k, std::nullopt, "Project the keys", "K = X W_K", qkv.k);
-  add_step(t, step::project_v, std::nullopt, "Project the values", "V = X W_V", qkv.v);
+  Qkv qkv{
+      kernels::matmul(x, p.w_q), kernels::matmul(x, p.w_k), kernels::matmul(x, p.w_v), {}, {}, {}};
+  qkv.q_step = add_step(t, step::project_q, std::nullopt, "Project the queries", "Q = X W_Q", qkv.q,
+                        {seen_x, own("Wq", "W_Q", std::nullopt, p.w_q)});
+  qkv.k_step = add_step(t, step::project_k, std::nullopt, "Project the keys", "K = X W_K", qkv.k,
+                        {seen_x, own("Wk", "W_K", std::nullopt, p.w_k)});
+  qkv.v_step = add_step(t, step::project_v, std::nullopt, "Project the values", "V = X W_V", qkv.v,
+                        {std::move(seen_x), own("Wv", "W_V", std::nullopt, p.w_v)});
   return qkv;
 }
 
-Qkv prepare(Trace&, const DirectQKV& d, PositionalEncoding) { return {d.q, d.k, d.v}; }
+Qkv prepare(Trace&, const DirectQKV& d, PositionalEncoding) { return {d.q, d.k, d.v, {}, {}, {}}; }
+
+// One group per distinct step id, in order of first appearance.
+std::vector<StepGroup> group_steps(const std::vector<TraceStep>& steps) {
+  std::vector<StepGroup> groups;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const StepGroup& g) { return g.id == steps[i].id; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {steps[i].id, steps[i].title, {}});
+    it->steps.push_back(i);
+  }
+  return groups;
+}
 
 }  // namespace
+
+const Matrix& operand_values(const Trace& trace, const Operand& operand) {
+  return operand.step ? trace.steps[*operand.step].values : *operand.values;
+}
 
 Result<Trace> trace(const TraceInput& input) {
   const bool projected = std::holds_alternative<Projections>(input.source);
@@ -197,30 +274,41 @@ Result<Trace> trace(const TraceInput& input) {
     if (auto e = validate::finite(name, *m)) return *e;
 
   const auto heads = static_cast<std::size_t>(input.heads);
-  const std::size_t d_k = qkv.q.cols / heads;
-  const std::size_t d_v = qkv.v.cols / heads;
+  const HeadSources sources{{&qkv.q, projected ? step::project_q : "Q", qkv.q_step},
+                            {&qkv.k, projected ? step::project_k : "K", qkv.k_step},
+                            {&qkv.v, projected ? step::project_v : "V", qkv.v_step},
+                            heads,
+                            qkv.q.cols / heads,
+                            qkv.v.cols / heads};
+  const std::size_t d_k = sources.d_k, d_v = sources.d_v;
   Matrix concat(qkv.q.rows, qkv.v.cols);  // concat: (n_q, heads·d_v)
+  std::vector<Operand> head_outputs;      // each head's aggregate: the concatenation's operands
   for (std::size_t h = 0; h < heads; ++h) {
     auto r = attention(column_slice(qkv.q, h * d_k, d_k), column_slice(qkv.k, h * d_k, d_k),
                        column_slice(qkv.v, h * d_v, d_v), input.options);
     if (!r) return r.error();
-    const std::optional<int> head =
-        heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
-    add_head_steps(t, r.value(), head, input.options, d_k);
+    head_outputs.push_back(
+        step_result(t, add_head_steps(t, r.value(), h, sources, input.options), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
       std::copy_n(r.value().output.row(i), d_v, concat.row(i) + h * d_v);
     if (h == 0) t.fully_masked_rows = r.value().fully_masked_rows;
   }
+  Operand heads_output = head_outputs.front();  // what W_O multiplies: C, or O with one head
   if (heads > 1)
-    add_step(t, step::concat, std::nullopt, "Concatenate the heads side by side",
-             concat_formula(heads), concat);
+    heads_output =
+        step_result(t,
+                    add_step(t, step::concat, std::nullopt, "Concatenate the heads side by side",
+                             concat_formula(heads), concat, std::move(head_outputs)),
+                    "C");
   if (input.w_o) {
     Matrix projected_output = kernels::matmul(concat, *input.w_o);  // (n_q, d_out)
     if (auto e = validate::finite("the output projection", projected_output)) return *e;
     add_step(t, step::output_projection, std::nullopt, "Output projection",
-             std::string(heads > 1 ? "Y = C W_O" : "Y = O W_O"), std::move(projected_output));
+             std::string(heads > 1 ? "Y = C W_O" : "Y = O W_O"), std::move(projected_output),
+             {std::move(heads_output), own("Wo", "W_O", std::nullopt, *input.w_o)});
   }
   t.output = t.steps.back().values;
+  t.groups = group_steps(t.steps);
   return t;
 }
 

@@ -1,5 +1,6 @@
-// Input checks shared by attention() and trace(). Each returns the first problem found,
-// as an Error whose message names the matrix and its shape.
+// Input checks shared by the core's entries (attention, trace, the flash kernel, the
+// encoding, the generator, the teaching views). Each returns the first problem found, if
+// any: a Problem is an Error whose message names the input (and a matrix's shape), or none.
 #pragma once
 
 #include <cstddef>

@@ -72,6 +72,8 @@ TEST_CASE("the tiny example matches the hand-worked values", "[attention]") {
 
   CHECK(r.scores == rows({{1, 1, 0}, {0, 1, 1}}));
   CHECK(r.scale == Approx(a));
+  CHECK(r.temperature == 1.0f);
+  CHECK(r.factor == Approx(a));
   CHECK(max_abs_diff(r.scaled, rows({{a, a, 0}, {0, a, a}})) <= 1e-6);
   CHECK(r.logits == r.scaled);
   // Row 0: [e^a, e^a, 1] / (2e^a + 1) ≈ [0.401112, 0.401112, 0.197776]; row 1 mirrored.
@@ -281,9 +283,18 @@ TEST_CASE("a larger temperature gives weights of higher entropy", "[attention]")
     options.temperature = t;
     results.push_back(run(q, k, v, options));
   }
-  CHECK(results[2].scale == Approx(0.5f));  // 1/sqrt(4) at temperature 1
+  CHECK(results[2].factor == Approx(0.5f));  // 1/sqrt(4) at temperature 1
+  for (std::size_t t = 0; t < temperatures.size(); ++t) {
+    CAPTURE(temperatures[t]);
+    CHECK(results[t].scale == 0.5f);  // the scale excludes the temperature
+    CHECK(results[t].temperature == temperatures[t]);
+    CHECK(results[t].factor == Approx(0.5 / temperatures[t]).epsilon(1e-6));
+    // The factor is what the scores were multiplied by.
+    for (std::size_t i = 0; i < results[t].scores.data.size(); ++i)
+      CHECK(results[t].scaled.data[i] ==
+            Approx(results[t].scores.data[i] * 0.5 / temperatures[t]).epsilon(1e-5).margin(1e-6));
+  }
   for (std::size_t t = 1; t < temperatures.size(); ++t) {
-    CHECK(results[t].scale == Approx(0.5f / temperatures[t]));
     for (std::size_t i = 0; i < q.rows; ++i) {
       CAPTURE(temperatures[t], i);
       CHECK(entropy(results[t].weights(), i) > entropy(results[t - 1].weights(), i));
@@ -353,4 +364,16 @@ TEST_CASE("cross-attention allows n_q != n_k and d_v != d_k", "[attention]") {
   CHECK(max_abs_diff(r.weights(), want.weights) <= 1e-5);
   CHECK(max_abs_diff(r.output, want.output) <= 1e-5);
   if (options.causal) CHECK(r.logits(0, 1) == minus_infinity);
+}
+
+TEST_CASE("an explicit scale is reported as given, the temperature apart", "[attention]") {
+  AttentionOptions options;
+  options.scale = 0.4f;
+  options.temperature = 2.5f;
+  const AttentionResult r = run(tiny_q, tiny_k, tiny_v, options);
+  CHECK(r.scale == 0.4f);
+  CHECK(r.temperature == 2.5f);
+  CHECK(r.factor == Approx(0.16).epsilon(1e-6));
+  // scores [[1, 1, 0], [0, 1, 1]] times 0.4 / 2.5
+  CHECK(max_abs_diff(r.scaled, rows({{0.16f, 0.16f, 0}, {0, 0.16f, 0.16f}})) <= 1e-6);
 }

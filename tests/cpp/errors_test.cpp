@@ -383,3 +383,14 @@ TEST_CASE("invalid-argument: positional encoding without X", "[errors]") {
                 {"positional"}}},
               "invalid-argument");
 }
+
+TEST_CASE("error_codes lists every code once, each with its own spelling", "[errors]") {
+  const std::vector<std::string> want{"shape-mismatch", "non-finite", "empty", "too-large",
+                                      "invalid-argument"};
+  std::vector<std::string> got;
+  for (attnlab::ErrorCode code : attnlab::error_codes) got.emplace_back(attnlab::to_string(code));
+  CHECK(got == want);
+  // The enumerators are 0 … n−1 in order, so the list is the whole enum.
+  for (std::size_t i = 0; i < attnlab::error_codes.size(); ++i)
+    CHECK(static_cast<std::size_t>(attnlab::error_codes[i]) == i);
+}

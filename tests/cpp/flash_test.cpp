@@ -1,4 +1,4 @@
-// The tiled (FlashAttention-style) kernel against the float64 reference and the naive
+// The flash kernel (tiled, FlashAttention-style) against the float64 reference and the naive
 // float32 kernel, at sizes that are not multiples of any tile.
 #include "attnlab/flash.hpp"
 
@@ -40,7 +40,7 @@ constexpr std::size_t longest = 1000;
 constexpr std::size_t longest = 4096;
 #endif
 
-TEST_CASE("tiled attention matches float64 within 1e-5 and twice the naive kernel's error",
+TEST_CASE("the flash kernel matches float64 within 1e-5 and twice the naive kernel's error",
           "[flash]") {
   const auto [n, d] = GENERATE(table<std::size_t, std::size_t>(
       {{1, 64}, {7, 32}, {63, 64}, {65, 128}, {333, 32}, {1000, 64}, {777, 128}, {longest, 64}}));
@@ -48,39 +48,39 @@ TEST_CASE("tiled attention matches float64 within 1e-5 and twice the naive kerne
   INFO("n = " << n << ", d = " << d << ", causal = " << causal);
   const Matrix q = random_matrix(n, d, 11), k = random_matrix(n, d, 12),
                v = random_matrix(n, d, 13);
-  const auto tiled = flash_attention(q, k, v, flash_options(causal));
+  const auto flash = flash_attention(q, k, v, flash_options(causal));
   const auto naive = naive_attention(q, k, v, flash_options(causal));
-  REQUIRE(tiled);
+  REQUIRE(flash);
   REQUIRE(naive);
   const MatrixD expected = reference_multi_head(q.cast<double>(), k.cast<double>(),
                                                 v.cast<double>(), 1, reference_options(causal));
-  const double tiled_error = max_abs_diff(tiled.value().output, expected);
+  const double flash_error = max_abs_diff(flash.value().output, expected);
   const double naive_error = max_abs_diff(naive.value().output, expected);
-  INFO("tiled error " << tiled_error << ", naive error " << naive_error);
-  CHECK(tiled_error <= 1e-5);
-  CHECK(tiled_error <= 2 * naive_error + 1e-7);  // + the float32 rounding of one output value
-  CHECK(tiled.value().fully_masked_rows.empty());
+  INFO("flash error " << flash_error << ", naive error " << naive_error);
+  CHECK(flash_error <= 1e-5);
+  CHECK(flash_error <= 2 * naive_error + 1e-7);  // + the float32 rounding of one output value
+  CHECK(flash.value().fully_masked_rows.empty());
 }
 
-TEST_CASE("tiled attention splits heads and batches like the naive kernel", "[flash]") {
+TEST_CASE("the flash kernel splits heads and batches like the naive kernel", "[flash]") {
   const int heads = 3;
   FlashOptions options = flash_options(true, heads);
   options.batch = 2;
   options.threads = 2;
   const Matrix q = random_matrix(2 * 70, heads * 16, 21), k = random_matrix(2 * 70, heads * 16, 22),
                v = random_matrix(2 * 70, heads * 5, 23);
-  const auto tiled = flash_attention(q, k, v, options);
+  const auto flash = flash_attention(q, k, v, options);
   const auto naive = naive_attention(q, k, v, options);
-  REQUIRE(tiled);
+  REQUIRE(flash);
   REQUIRE(naive);
-  CHECK(max_abs_diff(tiled.value().output, naive.value().output) <= 1e-5);
+  CHECK(max_abs_diff(flash.value().output, naive.value().output) <= 1e-5);
   // Each sequence is causal on its own: row 70 (the second sequence's first) sees one key.
   for (int h = 0; h < heads; ++h)
     for (std::size_t c = 0; c < 5; ++c)
-      CHECK(tiled.value().output(70, h * 5 + c) == Approx(v(70, h * 5 + c)).margin(1e-6));
+      CHECK(flash.value().output(70, h * 5 + c) == Approx(v(70, h * 5 + c)).margin(1e-6));
 }
 
-TEST_CASE("tiled attention gives the same result on one thread and on four", "[flash]") {
+TEST_CASE("the flash kernel gives the same result on one thread and on four", "[flash]") {
   const Matrix q = random_matrix(300, 64, 31), k = random_matrix(300, 64, 32),
                v = random_matrix(300, 64, 33);
   FlashOptions one = flash_options(false, 2), four = flash_options(false, 2);
@@ -90,19 +90,19 @@ TEST_CASE("tiled attention gives the same result on one thread and on four", "[f
         flash_attention(q, k, v, four).value().output);
 }
 
-TEST_CASE("tiled attention supports cross-attention shapes and a given scale", "[flash]") {
+TEST_CASE("the flash kernel supports cross-attention shapes and a given scale", "[flash]") {
   const Matrix q = random_matrix(50, 8, 41), k = random_matrix(130, 8, 42),
                v = random_matrix(130, 3, 43);
   FlashOptions options;
   options.scale = 0.3f;
   AttentionOptions reference;
   reference.scale = 0.3f;
-  const auto tiled = flash_attention(q, k, v, options);
-  REQUIRE(tiled);
-  CHECK(max_abs_diff(tiled.value().output, reference_attention(q, k, v, reference).output) <= 1e-5);
+  const auto flash = flash_attention(q, k, v, options);
+  REQUIRE(flash);
+  CHECK(max_abs_diff(flash.value().output, reference_attention(q, k, v, reference).output) <= 1e-5);
 }
 
-TEST_CASE("tiled attention rejects bad input with the core's error codes", "[flash]") {
+TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
   const Matrix ok = random_matrix(4, 4, 51);
   const auto code = [](const Result<FlashResult>& r) {
     return std::string(to_string(r.error().code));

@@ -6,14 +6,22 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <string>
 
+#include "attnlab/limits.hpp"
 #include "reference_attention.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using attnlab::ErrorCode;
 using attnlab::Matrix;
-using attnlab::sinusoidal_encoding;
+
+Matrix sinusoidal_encoding(std::size_t tokens, std::size_t width) {
+  auto r = attnlab::sinusoidal_encoding(tokens, width);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
 
 }  // namespace
 
@@ -97,4 +105,27 @@ TEST_CASE("different positions get different encodings", "[positional]") {
       closest = std::min(closest, distance);
     }
   CHECK(closest > 1e-3);
+}
+
+TEST_CASE("sinusoidal_encoding checks its sizes and names the argument", "[positional]") {
+  const std::size_t max = attnlab::limits::sinusoidal_max;
+  REQUIRE(max == 4096);
+  struct Bad {
+    std::size_t tokens, width;
+    ErrorCode code;
+    const char* names;
+  };
+  for (const Bad& bad : {Bad{0, 4, ErrorCode::invalid_argument, "tokens"},
+                         Bad{4, 0, ErrorCode::invalid_argument, "width"},
+                         Bad{max + 1, 4, ErrorCode::too_large, "tokens"},
+                         Bad{4, max + 1, ErrorCode::too_large, "width"}}) {
+    CAPTURE(bad.tokens, bad.width);
+    const auto r = attnlab::sinusoidal_encoding(bad.tokens, bad.width);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == bad.code);
+    CHECK(r.error().message.find(bad.names) == 0);
+    CHECK(r.error().message.find("from 1 to 4096") != std::string::npos);
+  }
+  CHECK(attnlab::sinusoidal_encoding(max, 1).ok());
+  CHECK(attnlab::sinusoidal_encoding(1, max).ok());
 }

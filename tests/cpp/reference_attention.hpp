@@ -96,8 +96,12 @@ inline MatrixD reference_sinusoidal(std::size_t tokens, std::size_t width) {
   return pe;
 }
 
-// The float64 twin of attnlab::trace(input).output.
-inline MatrixD reference_trace_output(const TraceInput& input) {
+struct ReferenceQkv {
+  MatrixD q, k, v;
+};
+
+// Q, K and V as the trace's heads receive them (projected, positions added), in float64.
+inline ReferenceQkv reference_qkv(const TraceInput& input) {
   MatrixD q, k, v;
   if (const auto* p = std::get_if<Projections>(&input.source)) {
     MatrixD x = p->x.cast<double>();
@@ -114,7 +118,13 @@ inline MatrixD reference_trace_output(const TraceInput& input) {
     k = d.k.cast<double>();
     v = d.v.cast<double>();
   }
-  return reference_multi_head(q, k, v, input.heads, input.options, input.w_o);
+  return {q, k, v};
+}
+
+// The float64 twin of attnlab::trace(input).output.
+inline MatrixD reference_trace_output(const TraceInput& input) {
+  const ReferenceQkv r = reference_qkv(input);
+  return reference_multi_head(r.q, r.k, r.v, input.heads, input.options, input.w_o);
 }
 
 }  // namespace attnlab::test

@@ -1,5 +1,5 @@
-// softmax_breakdown(): every stage against a float64 reference, the naive path's real float32
-// overflow and underflow, the temperature, and every error.
+// softmax_breakdown(): every stage against a float64 reference, the path without the max
+// (its real float32 overflow and underflow), the temperature, and every error.
 #include "attnlab/softmax_breakdown.hpp"
 
 #include <catch2/catch.hpp>
@@ -81,11 +81,11 @@ TEST_CASE("every stage matches float64 for random rows and temperatures", "[soft
   CHECK(max_abs_diff(b.weights, want.weights) <= tolerance);
   CHECK(attnlab::test::row_sum(attnlab::Matrix(1, n, b.weights), 0) == Approx(1.0).margin(1e-5));
 
-  // Scores this small never overflow: the naive path agrees with the stable one.
-  CHECK_FALSE(b.naive_overflowed);
-  CHECK_FALSE(b.naive_term_overflowed);
-  CHECK_FALSE(b.naive_underflowed);
-  CHECK(max_abs_diff(b.naive_weights, want.weights) <= tolerance);
+  // Scores this small never overflow: the path without the max agrees with the stable one.
+  CHECK_FALSE(b.without_max.overflowed);
+  CHECK_FALSE(b.without_max.term_overflowed);
+  CHECK_FALSE(b.without_max.underflowed);
+  CHECK(max_abs_diff(b.without_max.weights, want.weights) <= tolerance);
 }
 
 TEST_CASE("the stages have their defining properties", "[softmax-breakdown]") {
@@ -109,47 +109,47 @@ TEST_CASE("scores [100, 99, 98] overflow float32 without the max, and not with i
 
   // Naive: exp(98) ≈ 3.6e42 is past FLT_MAX ≈ 3.4e38, so every term is +Infinity and
   // every weight is Infinity / Infinity = NaN.
-  for (float e : b.naive_exponentials) CHECK(std::isinf(e));
-  CHECK(std::isinf(b.naive_sum));
-  for (float w : b.naive_weights) CHECK(std::isnan(w));
-  CHECK(b.naive_overflowed);
-  CHECK(b.naive_term_overflowed);
-  CHECK_FALSE(b.naive_underflowed);
+  for (float e : b.without_max.exponentials) CHECK(std::isinf(e));
+  CHECK(std::isinf(b.without_max.sum));
+  for (float w : b.without_max.weights) CHECK(std::isnan(w));
+  CHECK(b.without_max.overflowed);
+  CHECK(b.without_max.term_overflowed);
+  CHECK_FALSE(b.without_max.underflowed);
 }
 
 TEST_CASE("the float32 overflow starts just above ln(FLT_MAX) ≈ 88.72", "[softmax-breakdown]") {
   const SoftmaxBreakdown below = breakdown({88.0f, 0.0f});
-  CHECK(std::isfinite(below.naive_exponentials[0]));
-  CHECK_FALSE(below.naive_overflowed);
-  CHECK_FALSE(below.naive_term_overflowed);
-  CHECK(below.naive_weights[0] == Approx(below.weights[0]).epsilon(1e-6));
+  CHECK(std::isfinite(below.without_max.exponentials[0]));
+  CHECK_FALSE(below.without_max.overflowed);
+  CHECK_FALSE(below.without_max.term_overflowed);
+  CHECK(below.without_max.weights[0] == Approx(below.weights[0]).epsilon(1e-6));
 
   const SoftmaxBreakdown above = breakdown({89.0f, 0.0f});
-  CHECK(std::isinf(above.naive_exponentials[0]));
-  CHECK(above.naive_overflowed);
-  CHECK(above.naive_term_overflowed);
-  CHECK(std::isnan(above.naive_weights[0]));  // ∞ / ∞
-  CHECK(above.naive_weights[1] == 0.0f);      // 1 / ∞
+  CHECK(std::isinf(above.without_max.exponentials[0]));
+  CHECK(above.without_max.overflowed);
+  CHECK(above.without_max.term_overflowed);
+  CHECK(std::isnan(above.without_max.weights[0]));  // ∞ / ∞
+  CHECK(above.without_max.weights[1] == 0.0f);      // 1 / ∞
   CHECK(above.weights[0] == Approx(1 / (1 + std::exp(-89.0))).epsilon(1e-6));
 }
 
-TEST_CASE("finite terms can still overflow the naive sum", "[softmax-breakdown]") {
+TEST_CASE("finite terms can still overflow the sum without the max", "[softmax-breakdown]") {
   // exp(88.5) ≈ 2.7e38 fits in float32; two of them (5.4e38) do not.
   const SoftmaxBreakdown b = breakdown({88.5f, 88.5f, 0.0f});
-  for (float e : b.naive_exponentials) CHECK(std::isfinite(e));
-  CHECK(b.naive_overflowed);
-  CHECK_FALSE(b.naive_term_overflowed);                            // only the sum is Infinity
-  CHECK(b.naive_weights == std::vector<float>{0.0f, 0.0f, 0.0f});  // finite / ∞
+  for (float e : b.without_max.exponentials) CHECK(std::isfinite(e));
+  CHECK(b.without_max.overflowed);
+  CHECK_FALSE(b.without_max.term_overflowed);                            // only the sum is Infinity
+  CHECK(b.without_max.weights == std::vector<float>{0.0f, 0.0f, 0.0f});  // finite / ∞
   CHECK(b.weights[0] == Approx(0.5).epsilon(1e-6));
 }
 
 TEST_CASE("very negative scores underflow to 0 / 0 without the max", "[softmax-breakdown]") {
   // exp(-110) ≈ 1.7e-48 is below the smallest float32 (≈ 1.4e-45): it rounds to 0.
   const SoftmaxBreakdown b = breakdown({-110.0f, -120.0f});
-  CHECK(b.naive_exponentials == std::vector<float>{0.0f, 0.0f});
-  CHECK(b.naive_underflowed);
-  CHECK_FALSE(b.naive_overflowed);
-  for (float w : b.naive_weights) CHECK(std::isnan(w));
+  CHECK(b.without_max.exponentials == std::vector<float>{0.0f, 0.0f});
+  CHECK(b.without_max.underflowed);
+  CHECK_FALSE(b.without_max.overflowed);
+  for (float w : b.without_max.weights) CHECK(std::isnan(w));
   CHECK(b.weights[0] == Approx(1 / (1 + std::exp(-10.0))).epsilon(1e-6));
 }
 
@@ -180,8 +180,8 @@ TEST_CASE("the temperature divides the scores: higher is flatter, lower is sharp
   const std::vector<float> scores{100.0f, 99.0f, 98.0f};
   const SoftmaxBreakdown warm = breakdown(scores, 10.0f);
   CHECK(warm.scaled[0] == 10.0f);
-  CHECK_FALSE(warm.naive_overflowed);  // scaled to 10, 9.9, 9.8: no overflow
-  CHECK(max_abs_diff(warm.naive_weights, reference(scores, 10.0f).weights) <= 1e-6);
+  CHECK_FALSE(warm.without_max.overflowed);  // scaled to 10, 9.9, 9.8: no overflow
+  CHECK(max_abs_diff(warm.without_max.weights, reference(scores, 10.0f).weights) <= 1e-6);
 
   const SoftmaxBreakdown cold = breakdown(scores, 0.1f);
   const SoftmaxBreakdown plain = breakdown(scores, 1.0f);

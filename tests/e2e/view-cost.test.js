@@ -1,4 +1,4 @@
-// The cost view: a live measurement of the naive and tiled kernels against n. Times vary,
+// The cost view: a live measurement of the naive and flash kernels against n. Times vary,
 // so they are checked for shape only; the peak memory is the core's own count and must
 // match the same calls made in Node, and the charts must plot the measured figures.
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ const readRuns = (page) =>
   page.locator(`${view} [data-role="cost-runs"] tbody tr`).evaluateAll((rows) =>
     rows.map((row) => {
       const cell = (kernel, key) => Number(row.querySelector(`td[data-kernel="${kernel}"][data-${key}]`)?.dataset[key]);
-      return { n: Number(row.dataset.n), naiveMs: cell('naive', 'ms'), naiveBytes: cell('naive', 'bytes'), tiledMs: cell('tiled', 'ms'), tiledBytes: cell('tiled', 'bytes') };
+      return { n: Number(row.dataset.n), naiveMs: cell('naive', 'ms'), naiveBytes: cell('naive', 'bytes'), flashMs: cell('flash', 'ms'), flashBytes: cell('flash', 'bytes') };
     }),
   );
 
@@ -45,23 +45,23 @@ test('measuring fills the table and both log-log charts with the core\'s figures
   const runs = await readRuns(page);
   assert.deepEqual(runs.map((r) => r.n), [64, 128, 256, 512]);
   for (const r of runs) {
-    for (const ms of [r.naiveMs, r.tiledMs]) assert.ok(Number.isFinite(ms) && ms >= 0, `n=${r.n}: a time in ms, got ${ms}`);
-    // The naive kernel holds at least one n×n float32 matrix; the tiled one never does.
+    for (const ms of [r.naiveMs, r.flashMs]) assert.ok(Number.isFinite(ms) && ms >= 0, `n=${r.n}: a time in ms, got ${ms}`);
+    // The naive kernel holds at least one n×n float32 matrix; the flash one never does.
     assert.ok(r.naiveBytes >= 4 * r.n * r.n, `n=${r.n}: naive peak ${r.naiveBytes} B ≥ 4n²`);
-    for (const [kernel, method] of [['naive', 'naiveAttention'], ['tiled', 'flashAttention']]) {
+    for (const [kernel, method] of [['naive', 'naiveAttention'], ['flash', 'flashAttention']]) {
       const shown = r[`${kernel}Bytes`];
       const expected = nodePeak(method, r.n, d);
       assert.ok(Math.abs(shown - expected) <= 0.02 * expected, `n=${r.n} ${kernel}: ${shown} B in the page, ${expected} B in Node`);
     }
   }
   const last = runs.at(-1);
-  assert.ok(last.tiledBytes < last.naiveBytes / 4, `at n=512 the tiled kernel holds far less (${last.tiledBytes} vs ${last.naiveBytes})`);
-  // Doubling n: the naive memory about ×4, the tiled one at most about ×2.
+  assert.ok(last.flashBytes < last.naiveBytes / 4, `at n=512 the flash kernel holds far less (${last.flashBytes} vs ${last.naiveBytes})`);
+  // Doubling n: the naive memory about ×4, the flash one at most about ×2.
   assert.ok(last.naiveBytes / runs.at(-2).naiveBytes > 3, 'naive memory grows like n²');
-  assert.ok(last.tiledBytes / runs.at(-2).tiledBytes < 2.5, 'tiled memory grows like n');
+  assert.ok(last.flashBytes / runs.at(-2).flashBytes < 2.5, 'flash memory grows like n');
 
   assert.deepEqual(await chartPoints(page, 'time-naive'), runs.map((r) => [r.n, r.naiveMs]));
-  assert.deepEqual(await chartPoints(page, 'memory-tiled'), runs.map((r) => [r.n, r.tiledBytes]));
+  assert.deepEqual(await chartPoints(page, 'memory-flash'), runs.map((r) => [r.n, r.flashBytes]));
   assert.equal(await page.locator(`${view} [data-series="memory-n-by-n"] polyline`).count(), 1, 'the 4n² line');
 
   // New settings drop figures measured under the old ones, and land in the state.

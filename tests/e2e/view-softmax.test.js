@@ -16,8 +16,10 @@ const VIEW = 'attn-lab attn-softmax-view';
 // The page and this test run the same wasm, so the numbers agree exactly; the tolerance only
 // allows for the decimal round trip through data-value.
 const TOLERANCE = 1e-12;
-const STAGES = ['scaled', 'shifted', 'exponentials', 'weights', 'naiveExponentials', 'naiveWeights'];
-const SINGLES = ['max', 'sum', 'naiveSum'];
+const STAGES = ['scaled', 'shifted', 'exponentials', 'weights', 'withoutMax.exponentials', 'withoutMax.weights'];
+const SINGLES = ['max', 'sum', 'withoutMax.sum'];
+// A stage's values in lab.softmaxBreakdown's result: 'weights' or 'withoutMax.weights'.
+const at = (result, path) => path.split('.').reduce((value, key) => value[key], result);
 
 const open = (t, viewState = {}) =>
   session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'softmax', viewState })}`, { view: 'softmax' });
@@ -57,13 +59,13 @@ async function assertShowsCore(page, scores, temperature) {
   assert.equal(Number(got.temperature), temperature);
   for (const stage of STAGES) {
     assert.equal(got.stages[stage].length, scores.length, stage);
-    got.stages[stage].forEach((v, i) => assert.ok(close(Number(v), want[stage][i]), `${stage}[${i}]: ${v} vs ${want[stage][i]}`));
+    got.stages[stage].forEach((v, i) => assert.ok(close(Number(v), at(want, stage)[i]), `${stage}[${i}]: ${v} vs ${at(want, stage)[i]}`));
   }
-  for (const single of SINGLES) assert.ok(close(Number(got.singles[single]), want[single]), `${single}: ${got.singles[single]}`);
+  for (const single of SINGLES) assert.ok(close(Number(got.singles[single]), at(want, single)), `${single}: ${got.singles[single]}`);
   assert.equal(got.bars.length, scores.length, 'one bar per weight');
   got.bars.forEach((v, i) => assert.ok(close(Number(v), want.weights[i]), `bar ${i}`));
-  assert.equal(got.overflowed, String(want.naiveOverflowed));
-  assert.equal(got.underflowed, String(want.naiveUnderflowed));
+  assert.equal(got.overflowed, String(want.withoutMax.overflowed));
+  assert.equal(got.underflowed, String(want.withoutMax.underflowed));
   assert.doesNotMatch(got.otherText, /NaN/, 'NaN appears only in the naive panel');
   return got;
 }
@@ -138,9 +140,9 @@ test('softmax view: large scores overflow to Infinity and NaN without the max, l
   assert.deepEqual((await labState(page)).viewState, { scores: [100, 99, 98], temperature: 1 });
   const got = await assertShowsCore(page, [100, 99, 98], 1);
   assert.equal(got.overflowed, 'true');
-  assert.deepEqual(got.stages.naiveExponentials, ['Infinity', 'Infinity', 'Infinity']);
-  assert.deepEqual(got.stages.naiveWeights, ['NaN', 'NaN', 'NaN']);
-  assert.equal(got.singles.naiveSum, 'Infinity');
+  assert.deepEqual(got.stages['withoutMax.exponentials'], ['Infinity', 'Infinity', 'Infinity']);
+  assert.deepEqual(got.stages['withoutMax.weights'], ['NaN', 'NaN', 'NaN']);
+  assert.equal(got.singles['withoutMax.sum'], 'Infinity');
   assert.match(got.naiveText, /What goes wrong without subtracting the max/);
   assert.match(got.naiveText, /Overflow/);
   assert.ok(got.stages.weights.every((v) => Number.isFinite(Number(v))), 'the stable weights stay finite');

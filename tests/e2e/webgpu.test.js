@@ -28,7 +28,7 @@ async function blankPage(t) {
   return { page, errors };
 }
 
-test('the WGSL kernel matches the wasm tiled kernel within 1e-4 (Chromium, SwiftShader)', async (t) => {
+test('the WGSL kernel matches the wasm flash kernel within 1e-4 (Chromium, SwiftShader)', async (t) => {
   const { page, errors } = await blankPage(t);
   const { adapter, results } = await page.evaluate(async (cases) => {
     const adapter = await navigator.gpu?.requestAdapter();

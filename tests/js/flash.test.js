@@ -1,4 +1,4 @@
-// lab.flashAttention: the tiled kernel in wasm gives the same results as lab.attention.
+// lab.flashAttention: the flash kernel in wasm gives the same results as lab.attention.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 

@@ -1,6 +1,6 @@
 // lab.softmaxBreakdown() and lab.scalingStudy(), the cores of the "softmax up close" and
-// "why 1/√d_k" views: their numbers against float64, the naive path's real float32 Infinity
-// and NaN, agreement with the native build, and every error.
+// "why 1/√d_k" views: their numbers against float64, the path without the max (real float32 Infinity
+// and NaN), agreement with the native build, and every error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -23,7 +23,7 @@ function byHand(scores, temperature) {
   return { scaled, max, shifted: scaled.map((x) => x - max), exponentials, sum, weights: exponentials.map((e) => e / sum) };
 }
 
-test('softmaxBreakdown: every stage matches float64 (1e-6), and the naive path agrees on small scores', () => {
+test('softmaxBreakdown: every stage matches float64 (1e-6), and the path without the max agrees on small scores', () => {
   for (const [scores, temperature] of [[[1, 2, 3], 1], [[0.5, -1.25, 2, 2, 0], 0.5], [[4], 3]]) {
     const r = lab.softmaxBreakdown(scores, temperature);
     const want = byHand(scores, temperature);
@@ -31,38 +31,38 @@ test('softmaxBreakdown: every stage matches float64 (1e-6), and the naive path a
     for (const key of ['scaled', 'shifted', 'exponentials', 'weights']) close(r[key], want[key], 1e-6, key);
     assert.ok(Math.abs(r.max - want.max) <= 1e-6);
     assert.ok(Math.abs(r.sum - want.sum) <= 1e-6 * scores.length);
-    close(r.naiveWeights, want.weights, 1e-6, 'naiveWeights');
-    assert.equal(r.naiveOverflowed, false);
-    assert.equal(r.naiveTermOverflowed, false);
-    assert.equal(r.naiveUnderflowed, false);
+    close(r.withoutMax.weights, want.weights, 1e-6, 'withoutMax.weights');
+    assert.equal(r.withoutMax.overflowed, false);
+    assert.equal(r.withoutMax.termOverflowed, false);
+    assert.equal(r.withoutMax.underflowed, false);
   }
   assert.deepEqual(lab.softmaxBreakdown(new Float32Array([1, 2])).weights, lab.softmaxBreakdown([1, 2], 1).weights, 'typed arrays and the default temperature');
 });
 
 test('softmaxBreakdown: [100, 99, 98] overflows to Infinity and NaN without the max, not with it', () => {
   const r = lab.softmaxBreakdown([100, 99, 98]);
-  assert.deepEqual(r.naiveExponentials, [Infinity, Infinity, Infinity]);
-  assert.equal(r.naiveSum, Infinity);
-  assert.ok(r.naiveWeights.every(Number.isNaN));
-  assert.equal(r.naiveOverflowed, true);
-  assert.equal(r.naiveTermOverflowed, true);
+  assert.deepEqual(r.withoutMax.exponentials, [Infinity, Infinity, Infinity]);
+  assert.equal(r.withoutMax.sum, Infinity);
+  assert.ok(r.withoutMax.weights.every(Number.isNaN));
+  assert.equal(r.withoutMax.overflowed, true);
+  assert.equal(r.withoutMax.termOverflowed, true);
   close(r.weights, byHand([100, 99, 98], 1).weights, 1e-6, 'weights');
 
   const edge = lab.softmaxBreakdown([89, 0]); // ∞/∞ = NaN, 1/∞ = 0
-  assert.ok(Number.isNaN(edge.naiveWeights[0]));
-  assert.equal(edge.naiveWeights[1], 0);
-  assert.equal(edge.naiveTermOverflowed, true);
+  assert.ok(Number.isNaN(edge.withoutMax.weights[0]));
+  assert.equal(edge.withoutMax.weights[1], 0);
+  assert.equal(edge.withoutMax.termOverflowed, true);
   const sumOnly = lab.softmaxBreakdown([88.5, 88.5, 0]); // finite terms, an Infinity sum
-  assert.equal(sumOnly.naiveOverflowed, true);
-  assert.equal(sumOnly.naiveTermOverflowed, false);
+  assert.equal(sumOnly.withoutMax.overflowed, true);
+  assert.equal(sumOnly.withoutMax.termOverflowed, false);
   const under = lab.softmaxBreakdown([-110, -120]); // both round to 0: 0/0
-  assert.deepEqual(under.naiveExponentials, [0, 0]);
-  assert.equal(under.naiveUnderflowed, true);
-  assert.ok(under.naiveWeights.every(Number.isNaN));
+  assert.deepEqual(under.withoutMax.exponentials, [0, 0]);
+  assert.equal(under.withoutMax.underflowed, true);
+  assert.ok(under.withoutMax.weights.every(Number.isNaN));
   const warm = lab.softmaxBreakdown([100, 99, 98], 10); // scaled to 10, 9.9, 9.8: fine
-  assert.equal(warm.naiveOverflowed, false);
-  assert.equal(warm.naiveTermOverflowed, false);
-  close(warm.naiveWeights, warm.weights, 1e-6, 'naive at temperature 10');
+  assert.equal(warm.withoutMax.overflowed, false);
+  assert.equal(warm.withoutMax.termOverflowed, false);
+  close(warm.withoutMax.weights, warm.weights, 1e-6, 'without the max at temperature 10');
 });
 
 test('scalingStudy: defaults, shapes, determinism, and the same numbers as the native build', () => {

@@ -29,7 +29,7 @@ test('10,000 trace calls leave the wasm heap the size it was after the first 10'
   assert.equal(after.allocatedBytes, before.allocatedBytes);
 });
 
-test('the peak count sees the naive kernel\'s n×n matrices and the tiled kernel\'s O(n·d) memory', async () => {
+test('the peak count sees the naive kernel\'s n×n matrices and the flash kernel\'s O(n·d) memory', async () => {
   const lab = await attnlab.createAttnLab();
   const peakOf = (method, n, d = 32) => {
     const m = { rows: n, cols: d, data: new Float32Array(n * d).fill(0.25) };
@@ -42,11 +42,11 @@ test('the peak count sees the naive kernel\'s n×n matrices and the tiled kernel
   };
   for (const n of [512, 1024]) {
     const naive = peakOf('naiveAttention', n);
-    const tiled = peakOf('flashAttention', n);
-    console.log(`n=${n}: naive peak ${naive} B, tiled peak ${tiled} B, 4n² = ${4 * n * n} B`);
+    const flash = peakOf('flashAttention', n);
+    console.log(`n=${n}: naive peak ${naive} B, flash peak ${flash} B, 4n² = ${4 * n * n} B`);
     assert.ok(naive >= 4 * n * n, `naive holds at least one n×n float32 matrix (${naive} B)`);
-    assert.ok(tiled < 4 * n * n, `tiled holds less than one n×n matrix (${tiled} B)`);
-    assert.ok(tiled < naive / 3, 'tiled holds a fraction of what naive holds');
+    assert.ok(flash < 4 * n * n, `flash holds less than one n×n matrix (${flash} B)`);
+    assert.ok(flash < naive / 3, 'flash holds a fraction of what naive holds');
   }
   assert.ok(peakOf('naiveAttention', 512) > 3 * peakOf('naiveAttention', 256), 'naive memory grows like n²');
 });

@@ -30,7 +30,7 @@ after(() => {
   device?.destroy();
 });
 
-test('the WGSL kernel matches the wasm tiled kernel within 1e-4 (Node, Dawn)', async () => {
+test('the WGSL kernel matches the wasm flash kernel within 1e-4 (Node, Dawn)', async () => {
   for (const { name, diff } of await compareWithWasm(lab, gpu, GPU_CASES)) {
     assert.ok(diff <= GPU_TOLERANCE, `${name}: max abs diff ${diff}`);
   }

@@ -1,4 +1,4 @@
-// The cases both WebGPU test runs (Chromium and Node) check against the wasm tiled kernel.
+// The cases both WebGPU test runs (Chromium and Node) check against the wasm flash kernel.
 import { normalQKV } from './normal-qkv.js';
 
 export const GPU_TOLERANCE = 1e-4;

@@ -16,6 +16,7 @@ export declare class AttnLabError extends Error {
   constructor(code: ErrorCode, message: string);
 }
 
+/** Step ids in trace order; the core's list (AttnLab.stepIds()), known before the wasm loads. */
 export type StepId =
   | 'positional'
   | 'project-q'
@@ -51,8 +52,10 @@ export interface AttentionRequest extends AttentionOptions {
 
 export interface AttentionResult {
   scores: Matrix; // Q·Kᵀ: (n_q, n_k)
-  scale: number; // the factor applied to the scores, temperature included
-  scaled: Matrix; // scores · scale
+  scale: number; // options.scale or the default 1/√d_k, temperature excluded
+  temperature: number; // options.temperature (default 1)
+  factor: number; // scale / temperature: what multiplies the scores
+  scaled: Matrix; // scores · factor
   logits: Matrix; // scaled, -Infinity where masked
   exponentials: Matrix; // exp(logit − row max)
   weights: Matrix; // softmax rows: (n_q, n_k)
@@ -86,10 +89,33 @@ export interface DirectTraceRequest extends TraceCommon {
   positional?: 'none';
 }
 
+/**
+ * What feeds a step. An operand that is another step's result has that step's very `values`
+ * array (the same object); inputs (X, Wq, …) and head slices of Q, K, V carry their own.
+ */
+export interface TraceOperand {
+  /** The source step's id ('scores', 'project-q', …) or the input's name ('X', 'Q', 'Wq', 'Wo', …). */
+  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
+  /** Plain-text caption without a head index: 'X', 'X + PE', 'W_Q', 'Q', 'S', 'S̃', 'A', 'V', 'O', 'C', 'W_O'. */
+  symbol: string;
+  /** Zero-based head, on per-head operands when heads > 1. */
+  head?: number;
+  shape: [rows: number, cols: number];
+  values: Matrix;
+}
+
+/**
+ * One step of the trace. Operands by step:
+ * positional [X]; project-q/k/v [X (or 'positional', X + PE), Wq/Wk/Wv];
+ * scores [Q, K] (head slices); scale [scores]; mask [scale]; softmax [mask or scale];
+ * aggregate [softmax, V slice]; concat [aggregate of each head];
+ * output-projection [concat (or aggregate with one head), Wo].
+ */
 export interface TraceStep {
   id: StepId;
   /** Zero-based head index, on per-head steps when heads > 1. */
   head?: number;
+  /** Plain-language name, the same for every head (the head is `head`). */
   title: string;
   /** TeX. */
   formula: string;
@@ -97,14 +123,38 @@ export interface TraceStep {
   values: Matrix;
   /** The sum of each row of values (1 for every unmasked row of weights). */
   rowTotals: number[];
+  operands: TraceOperand[];
   /** Softmax steps only. */
   rowMax?: number[];
   rowSum?: number[];
   exponentials?: Matrix;
+  /** Scale steps only: the option or the default 1/√d_k, temperature excluded. */
+  scale?: number;
+  /** Scale steps only. */
+  temperature?: number;
+  /** Scale steps only: scale / temperature, what multiplies the scores. */
+  factor?: number;
+  /** Scale steps only: the head width d_k. */
+  dk?: number;
+  /** Scale steps only: true when scale is the default 1/√d_k (no scale option given). */
+  defaultScale?: boolean;
+  /** Mask steps only: (n_q, n_k), true where query i may attend to key j. */
+  allowed?: boolean[][];
+  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask); 0 = allowed. */
+  blockedBy?: number[][];
+}
+
+/** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
+export interface TraceGroup {
+  id: StepId;
+  title: string;
+  /** The step's entries, one per head in head order (one entry for whole-sequence steps). */
+  steps: TraceStep[];
 }
 
 export interface Trace {
   steps: TraceStep[];
+  groups: TraceGroup[];
   output: Matrix;
   fullyMaskedRows: number[];
   tokens?: string[];
@@ -178,6 +228,21 @@ export interface MemoryStats {
   peakTrackedBytes: number;
 }
 
+/** The same row's softmax without subtracting the max, in float32: what goes wrong. */
+export interface SoftmaxWithoutMax {
+  /** exp(scaled): Infinity past ≈ 88.72, 0 below ≈ −103.97. */
+  exponentials: number[];
+  sum: number;
+  /** exponentials / sum: NaN for ∞/∞ and 0/0, 0 for finite/∞. */
+  weights: number[];
+  /** sum is Infinity. */
+  overflowed: boolean;
+  /** Some exponentials entry is Infinity itself (not only their sum). */
+  termOverflowed: boolean;
+  /** sum is 0 (every term underflowed). */
+  underflowed: boolean;
+}
+
 /** One row of softmax, stage by stage, in float32. */
 export interface SoftmaxBreakdown {
   temperature: number;
@@ -187,18 +252,27 @@ export interface SoftmaxBreakdown {
   exponentials: number[]; // exp(shifted), in (0, 1]
   sum: number; // Σ exponentials, ≥ 1
   weights: number[]; // exponentials / sum
-  /** exp(scaled) without the max: Infinity past ≈ 88.72, 0 below ≈ −103.97. */
-  naiveExponentials: number[];
-  naiveSum: number;
-  /** naiveExponentials / naiveSum: NaN for ∞/∞ and 0/0, 0 for finite/∞. */
-  naiveWeights: number[];
-  /** naiveSum is Infinity. */
-  naiveOverflowed: boolean;
-  /** Some naiveExponentials entry is Infinity itself (not only their sum). */
-  naiveTermOverflowed: boolean;
-  /** naiveSum is 0 (every term underflowed). */
-  naiveUnderflowed: boolean;
+  withoutMax: SoftmaxWithoutMax;
 }
+
+export interface SoftmaxBreakdownRequest {
+  /** One row of scores, 1 … 4096 finite numbers. */
+  scores: ArrayLike<number>;
+  /** Divides the scores; default 1. */
+  temperature?: number;
+}
+
+export interface SinusoidalEncodingRequest {
+  /** Rows (positions), 1 … 4096. */
+  tokens: number;
+  /** Columns (features), 1 … 4096. */
+  width: number;
+}
+
+export type PermutationCheckRequest = ProjectionTraceRequest & {
+  /** A permutation of 0…n−1: new row i is the original token order[i]. */
+  order: number[];
+};
 
 export interface ScalingStudyRequest {
   /** d_k values, each a whole number 1 … 512; at most 16. */
@@ -245,9 +319,18 @@ export interface NormalMatrixRequest {
   seed?: number;
 }
 
+/**
+ * Every entry takes one request object and returns plain values (nothing to .delete()):
+ * matrices as number[][], except the flat FlatMatrix of flashAttention, naiveAttention and
+ * normalMatrix. Bad input throws AttnLabError.
+ */
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
   readonly simdArch: string;
+  /** The core's step ids in trace order (STEP_IDS mirrors them). */
+  stepIds(): StepId[];
+  /** The core's error codes (ERROR_CODES mirrors them). */
+  errorCodes(): ErrorCode[];
   attention(request: AttentionRequest): AttentionResult;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
   /**
@@ -255,8 +338,10 @@ export interface AttnLab {
    * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output
    * is the original's rows reordered; sinusoidal positions or a causal mask change it.
    */
+  permutationCheck(request: PermutationCheckRequest): PermutationCheck;
+  /** The older form: the trace request and the order apart. */
   permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck;
-  /** Tiled, FlashAttention-style attention: O(n·d) memory, for long sequences. */
+  /** The flash kernel (tiled, FlashAttention-style): O(n·d) memory, for long sequences. */
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */
   naiveAttention(request: LongAttentionRequest): LongAttentionResult;
@@ -265,9 +350,16 @@ export interface AttnLab {
   /** Exact weights of one head for chosen rows and columns, each row normalised over all keys. */
   sampledWeights(request: { Q: MatrixInput; K: MatrixInput; causal?: boolean; heads?: number; scale?: number; head?: number; rows: number[]; cols: number[] }): Matrix;
   /** The tile plan for head width d (null beyond the supported widths). */
+  tilePlan(request: { headWidth: number }): TilePlan | null;
+  /** The older form: tilePlan(headWidth). */
   tilePlan(headWidth: number): TilePlan | null;
+  /** The sinusoidal positional encoding: (tokens, width). */
+  sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
+  /** The older form: sinusoidalEncoding(tokens, width). */
   sinusoidalEncoding(tokens: number, width: number): Matrix;
   /** One row of softmax stage by stage, and what goes wrong without the max (default temperature 1). */
+  softmaxBreakdown(request: SoftmaxBreakdownRequest): SoftmaxBreakdown;
+  /** The older form: softmaxBreakdown(scores, temperature). */
   softmaxBreakdown(scores: ArrayLike<number>, temperature?: number): SoftmaxBreakdown;
   /** Why 1/√d_k: the spread of q·k and the softmax rows, scaled and unscaled, per d_k. */
   scalingStudy(request: ScalingStudyRequest): ScalingStudy;

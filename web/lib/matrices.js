@@ -1,4 +1,5 @@
-// Conversions between the package's matrices and the core's { rows, cols, data } form.
+// Conversions between the package's values and the core's: matrices in as { rows, cols, data },
+// results out as plain values (fromCore).
 // Everything that is not a well-formed matrix is rejected here with an AttnLabError,
 // before it reaches the wasm module.
 import { AttnLabError } from './errors.js';
@@ -93,9 +94,30 @@ export function toCoreFlags(name, value) {
   return value.map((cell, i) => readFlag(cell, `${name}[${i}]`));
 }
 
-/** The core's { rows, cols, data } → number[][] (copied, plain JS numbers). */
-export function toNested({ rows, cols, data }) {
+// The core's { rows, cols, data } → number[][] (copied, plain JS numbers).
+function toNested({ rows, cols, data }) {
   return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
+}
+
+// A matrix as the core sends it: exactly { rows, cols, data: typed array }.
+function isCoreMatrix(value) {
+  const keys = Object.keys(value);
+  return keys.length === 3 && Number.isInteger(value.rows) && Number.isInteger(value.cols) && ArrayBuffer.isView(value.data);
+}
+
+/**
+ * A value from the core as plain JavaScript, by kind: matrices { rows, cols, data } →
+ * number[][], typed arrays → number[], arrays and objects converted entry by entry, fields
+ * the core left undefined dropped; numbers, strings and booleans unchanged.
+ */
+export function fromCore(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (ArrayBuffer.isView(value)) return Array.from(value);
+  if (Array.isArray(value)) return value.map(fromCore);
+  if (isCoreMatrix(value)) return toNested(value);
+  const out = {};
+  for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = fromCore(entry);
+  return out;
 }
 
 /** A list of numbers (an array or a typed array) as the float32 row the core takes. */

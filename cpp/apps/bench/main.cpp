@@ -1,7 +1,10 @@
 // attnlab-bench: times attention kernels on random N(0,1) inputs.
 //
-//   attnlab-bench --n 1024,4096 --d 64 --heads 8 --causal 0,1 --kernel naive,tiled,blas
+//   attnlab-bench --n 1024,4096 --d 64 --heads 8 --causal 0,1 --kernel naive,flash,blas
 //                 [--threads 2] [--repeat 3] [--json]
+//
+// `flash` is flash_attention (`tiled`, its older name, is accepted too), `naive`
+// naive_attention, `blas` OpenBLAS matrix products around the same softmax.
 //
 // Every configuration runs in a child process, so its peak RSS is its own. Progress goes
 // to stderr; results to stdout, as a table or (--json) one JSON object per line.
@@ -34,7 +37,7 @@ struct Config {
   std::size_t d = 64;
   int heads = 8;
   std::vector<int> causal{0};
-  std::vector<std::string> kernels{"tiled"};
+  std::vector<std::string> kernels{"flash"};
   std::size_t threads = 0;
   int repeat = 3;
   bool json = false;
@@ -57,7 +60,7 @@ std::vector<std::string> split(const std::string& list) {
   std::fprintf(
       stderr,
       "attnlab-bench: %s\nusage: attnlab-bench --n N[,N…] --d D --heads H --causal 0|1[,…] "
-      "--kernel naive|tiled|blas[,…] [--threads T] [--repeat R] [--json]\n",
+      "--kernel naive|flash|blas[,…] [--threads T] [--repeat R] [--json]\n",
       problem);
   std::exit(2);
 }
@@ -84,8 +87,10 @@ Config parse(int argc, char** argv) {
       for (const auto& s : split(value)) c.causal.push_back(std::stoi(s));
     } else if (flag == "--kernel") {
       c.kernels = split(value);
-      for (const auto& k : c.kernels)
-        if (k != "naive" && k != "tiled" && k != "blas") usage(("unknown kernel " + k).c_str());
+      for (auto& k : c.kernels) {
+        if (k == "tiled") k = "flash";  // the kernel's older name, accepted on the command line
+        if (k != "naive" && k != "flash" && k != "blas") usage(("unknown kernel " + k).c_str());
+      }
     } else if (flag == "--threads") {
       c.threads = std::stoul(value);
     } else if (flag == "--repeat") {
@@ -116,7 +121,7 @@ std::function<Matrix()> kernel(const Config& c, const Run& r, const Matrix& q, c
     return [&, options] {
       return attnlab::bench::blas_attention(q, k, v, c.heads, r.causal, c.threads);
     };
-  const auto run = r.kernel == "tiled" ? attnlab::flash_attention : attnlab::naive_attention;
+  const auto run = r.kernel == "flash" ? attnlab::flash_attention : attnlab::naive_attention;
   return [&, options, run] {
     auto result = run(q, k, v, options);
     if (!result) {

@@ -28,11 +28,23 @@ struct AttentionOptions {
   bool has_mask() const { return causal || !key_padding.empty() || mask.has_value(); }
 };
 
+// Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.
+namespace mask_rule {
+inline constexpr std::uint8_t causal = 1;       // key j comes after query i
+inline constexpr std::uint8_t key_padding = 2;  // key j is padding
+inline constexpr std::uint8_t mask = 4;         // the explicit mask says no
+}  // namespace mask_rule
+
+// The mask_rule bits that block (query, key) under these options; 0 when it may attend.
+std::uint8_t blocked_by(const AttentionOptions& options, std::size_t query, std::size_t key);
+
 // Every intermediate of one attention call, so a learner can inspect each step.
 struct AttentionResult {
   Matrix scores;             // Q·Kᵀ: (n_q, n_k)
-  float scale = 1.0f;        // the factor applied to the scores, temperature included
-  Matrix scaled;             // scores · scale: (n_q, n_k)
+  float scale = 1.0f;        // options.scale or the default 1/√d_k, temperature excluded
+  float temperature = 1.0f;  // options.temperature
+  float factor = 1.0f;       // scale / temperature: what multiplies the scores
+  Matrix scaled;             // scores · factor: (n_q, n_k)
   Matrix logits;             // scaled, with masked entries set to -inf: (n_q, n_k)
   kernels::Softmax softmax;  // exponentials, weights, row max and sum of the logits
   Matrix output;             // weights · V: (n_q, d_v)

@@ -1,7 +1,9 @@
-// Errors are values: every public entry returns Result<T>, never throws on bad input.
-// The codes are a public contract shared with the JavaScript package.
+// Errors are values: every public entry that takes user input returns Result<T> (a check
+// alone, such as check_flash_attention, a std::optional<Error>) and never throws on bad
+// input. The codes are a public contract shared with the JavaScript package (ERROR_CODES).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +18,11 @@ enum class ErrorCode {
   too_large,         // "too-large": beyond the documented limits (limits.hpp)
   invalid_argument,  // "invalid-argument": heads, scale, temperature and other options
 };
+
+// Every code, in the order above: the list the JavaScript package's ERROR_CODES mirrors.
+inline constexpr std::array<ErrorCode, 5> error_codes{
+    ErrorCode::shape_mismatch, ErrorCode::non_finite, ErrorCode::empty, ErrorCode::too_large,
+    ErrorCode::invalid_argument};
 
 // The stable spelling used in messages and in JavaScript, e.g. "shape-mismatch".
 std::string_view to_string(ErrorCode code);

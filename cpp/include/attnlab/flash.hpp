@@ -1,5 +1,5 @@
-// Tiled, FlashAttention-style forward attention for long sequences: it walks the keys a
-// tile at a time with an online softmax and never forms the (n_q, n_k) score matrix, so
+// The flash kernel: tiled, FlashAttention-style forward attention for long sequences: it walks the
+// keys a tile at a time with an online softmax and never forms the (n_q, n_k) score matrix, so
 // memory stays O(n·d). The tile shapes come from tiling.hpp (shared with the WGSL shader).
 #pragma once
 
@@ -30,7 +30,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                                     const FlashOptions& options = {});
 
 // The problem with these inputs, if any, as flash_attention would report it: for callers
-// that run the tiled pass elsewhere (the WebGPU shader) and validate here.
+// that run the flash pass elsewhere (the WebGPU shader) and validate here.
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& options = {});
 
@@ -43,7 +43,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options = {});
 
-// The same computation, materialising each (n_q, n_k) score matrix: the baseline the tiled
+// The same computation, materialising each (n_q, n_k) score matrix: the baseline the flash
 // kernel is measured and checked against. Memory O(n²) per worker.
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options = {});

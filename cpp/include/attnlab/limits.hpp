@@ -14,7 +14,7 @@ inline constexpr int max_heads = 64;
 inline constexpr std::size_t attention_tokens = 4096;
 inline constexpr std::size_t attention_features = 4096;
 
-// The tiled kernel keeps O(n·d) memory: Q, K, V and the output, plus small tiles.
+// The flash kernel keeps O(n·d) memory: Q, K, V and the output, plus small tiles.
 inline constexpr std::size_t flash_tokens = std::size_t{1} << 20;
 inline constexpr std::size_t flash_features = 8192;
 
@@ -26,6 +26,9 @@ inline constexpr std::size_t scaling_max_dk = 512;        // largest d_k
 inline constexpr std::size_t scaling_min_keys = 2;        // a softmax over one key is always 1
 inline constexpr std::size_t scaling_max_keys = 64;       // keys per query
 inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
+
+// sinusoidal_encoding (positional.hpp): tokens and width, each 1 … this.
+inline constexpr std::size_t sinusoidal_max = 4096;
 
 // normal_matrix (random.hpp): rows·cols values, 64 MiB of float32 (65,536 x 256).
 inline constexpr std::size_t normal_values = std::size_t{1} << 24;

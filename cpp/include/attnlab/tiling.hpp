@@ -1,4 +1,4 @@
-// The tile plan shared by the native and wasm tiled kernels and the WGSL shader.
+// The tile plan shared by the flash kernel (native and wasm) and the WGSL shader.
 //
 // A WebGPU workgroup handles `query_rows` (Br) queries, one invocation per query row, and
 // walks the keys `key_rows` (Bc) at a time. It stages each K tile and V tile in workgroup

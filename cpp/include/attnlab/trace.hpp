@@ -2,6 +2,9 @@
 // intermediate, each labelled with a stable id, a title, its TeX formula and its shape.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -50,23 +53,74 @@ inline constexpr const char* concat = "concat";
 inline constexpr const char* output_projection = "output-projection";
 }  // namespace step
 
-struct TraceStep {
-  std::string id;                 // one of attnlab::step
-  std::optional<int> head;        // set on per-head steps when there is more than one head
-  std::string title;              // short, plain-language name
-  std::string formula;            // TeX, with this trace's numbers where they help (e.g. √2)
-  Matrix values;                  // the step's result; shape = values.rows x values.cols
-  std::vector<float> row_totals;  // sum of each row of values (a weight row sums to 1)
-  // Softmax only: the parts a learner sees (row max, exp(logit - max), row sum).
+// Every step id, in trace order: the one list the bindings and the JavaScript package use.
+inline constexpr std::array<const char*, 11> step_ids{
+    step::positional, step::project_q,        step::project_k,
+    step::project_v,  step::scores,           step::scale,
+    step::mask,       step::softmax,          step::aggregate,
+    step::concat,     step::output_projection};
+
+// What feeds a step: another step's result (by its index in Trace::steps, not copied), or
+// values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
+struct Operand {
+  std::string name;         // the source step's id, or the input's name ("X", "Q", "Wq" …)
+  std::string symbol;       // plain-text caption, without a head index: "Q", "X + PE", "S̃"
+  std::optional<int> head;  // the head it belongs to, when there is more than one head
+  std::optional<std::size_t> step;  // index into Trace::steps when it is that step's values
+  std::optional<Matrix> values;     // otherwise its own values
+};
+
+// Softmax steps: the parts a learner sees (row max, exp(logit − max), row sum).
+struct SoftmaxParts {
   std::vector<float> row_max, row_sum;
   Matrix exponentials;
 };
 
+// Scale steps: what multiplies the scores. `scale` excludes the temperature, as
+// AttentionOptions::scale does; `factor` = scale / temperature is what is applied.
+struct ScaleFactors {
+  float scale = 1.0f;  // the option, or the default 1/√d_k
+  float temperature = 1.0f;
+  float factor = 1.0f;        // scale / temperature
+  std::size_t dk = 0;         // the head width d_k
+  bool default_scale = true;  // scale is the default 1/√d_k (no scale option given)
+};
+
+// Mask steps: which cells may be attended to, and why not (mask_rule bits, attention.hpp).
+struct MaskCells {
+  BoolMatrix allowed;                    // (n_q, n_k): 1 where query i may attend to key j
+  BasicMatrix<std::uint8_t> blocked_by;  // (n_q, n_k): mask_rule bits, 0 where allowed
+};
+
+struct TraceStep {
+  std::string id;                 // one of attnlab::step
+  std::optional<int> head;        // set on per-head steps when there is more than one head
+  std::string title;              // short, plain-language name (the head is not in it)
+  std::string formula;            // TeX, with this trace's numbers where they help (e.g. √2)
+  Matrix values;                  // the step's result; shape = values.rows x values.cols
+  std::vector<float> row_totals;  // sum of each row of values (a weight row sums to 1)
+  std::vector<Operand> operands;  // what feeds this step, in order
+  std::optional<SoftmaxParts> softmax;  // softmax steps only
+  std::optional<ScaleFactors> scaling;  // scale steps only
+  std::optional<MaskCells> mask;        // mask steps only
+};
+
+// One per distinct step id, in trace order: the step's entries (one per head) by index.
+struct StepGroup {
+  std::string id;
+  std::string title;
+  std::vector<std::size_t> steps;  // indices into Trace::steps, in head order
+};
+
 struct Trace {
   std::vector<TraceStep> steps;
+  std::vector<StepGroup> groups;
   Matrix output;  // the last step's values: (n_q, d_out)
   std::vector<std::size_t> fully_masked_rows;
 };
+
+// An operand's values: its own, or those of the step it refers to.
+const Matrix& operand_values(const Trace& trace, const Operand& operand);
 
 Result<Trace> trace(const TraceInput& input);
 

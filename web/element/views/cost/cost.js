@@ -1,5 +1,5 @@
 // The cost view: how time and memory grow with the sequence length n for the naive kernel
-// (which stores every n×n score matrix) and the tiled one (which walks the keys a block at
+// (which stores every n×n score matrix) and the flash one (which walks the keys a block at
 // a time), both measured live in this browser by the wasm core. Memory is what the core
 // itself held at its peak during the call (memoryStats().peakTrackedBytes).
 import { html, nothing } from 'lit';
@@ -16,7 +16,7 @@ const LARGEST = [256, 512, 1024, 2048, 4096];
 const SMALLEST = 64;
 const KERNELS = [
   ['naive', 'naiveAttention', 'naive (stores n×n scores)'],
-  ['tiled', 'flashAttention', 'tiled (FlashAttention-style)'],
+  ['flash', 'flashAttention', 'flash (tiled, FlashAttention-style)'],
 ];
 const FLOAT_BYTES = 4;
 const BYTE_TICKS = Array.from({ length: 8 }, (_, i) => 1024 * 4 ** i); // 1 KiB, 4 KiB, … 16 GiB
@@ -111,7 +111,7 @@ class CostView extends ViewBase {
       <h2>Cost: time and memory against the sequence length n</h2>
       <p class="lead">
         Every query is compared with every key, so a sequence of n tokens has n × n scores per head. The naive kernel
-        stores them all before the softmax, which costs n² numbers of memory. The tiled kernel computes exactly the same
+        stores them all before the softmax, which costs n² numbers of memory. The flash kernel computes exactly the same
         output but handles the keys a block at a time, keeping only a running maximum and a running sum per query, so its
         memory grows like n. Both still do about n² × d multiply-adds: tiling saves memory and memory traffic, not
         arithmetic. Measure both here, in your browser.
@@ -175,7 +175,7 @@ class CostView extends ViewBase {
       ${this._renderTable(sizes)}
       <p class="explanation">
         The naive kernel's memory follows the 4n² line, a few times over: it keeps the scores, their exponentials and the
-        weights, each n × n. The tiled kernel's memory is the inputs and the output, n × d each, plus small tiles that do not
+        weights, each n × n. The flash kernel's memory is the inputs and the output, n × d each, plus small tiles that do not
         depend on n. Each time n doubles, the naive kernel needs four times the memory; both kernels need about four times
         the time, because both do all n² comparisons.
       </p>`;
@@ -191,10 +191,10 @@ class CostView extends ViewBase {
       <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
       <thead>
         <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
-          <th scope="col">tiled time (ms)</th><th scope="col">tiled peak memory</th><th scope="col">n×n matrix (4n² B)</th></tr>
+          <th scope="col">flash time (ms)</th><th scope="col">flash peak memory</th><th scope="col">n×n matrix (4n² B)</th></tr>
       </thead>
       <tbody>
-        ${sizes.map((n) => html`<tr data-n=${n}><th scope="row">${n}</th>${cells(run(n, 'naive'))}${cells(run(n, 'tiled'))}<td>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
+        ${sizes.map((n) => html`<tr data-n=${n}><th scope="row">${n}</th>${cells(run(n, 'naive'))}${cells(run(n, 'flash'))}<td>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
       </tbody>
     </table>`;
   }

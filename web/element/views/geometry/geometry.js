@@ -161,7 +161,7 @@ class GeometryView extends ViewBase {
     const terms = r.weights[0].map((w, i) => `${fmt(w)}·v${sub(i)}`).join(' + ');
     return html`<div class="matrices" data-role="numbers">
         ${matrixTable({ name: 'scores', caption: 'scores q·kᵢ (1×3)', values: r.scores, rowLabels: ['q'], colLabels: keyLabels })}
-        ${matrixTable({ name: 'scaled', caption: `scaled scores, × ${fmt(r.scale)} (1×3)`, values: r.scaled, rowLabels: ['q'], colLabels: keyLabels })}
+        ${matrixTable({ name: 'scaled', caption: `scaled scores, × ${fmt(r.factor)} (1×3)`, values: r.scaled, rowLabels: ['q'], colLabels: keyLabels })}
         ${matrixTable({ name: 'weights', caption: 'weights = softmax (1×3)', values: r.weights, rowLabels: ['q'], colLabels: keyLabels, heat: true, range: [0, 1] })}
         ${matrixTable({ name: 'output', caption: 'output o (1×2)', values: r.output, rowLabels: ['o'], colLabels: ['x', 'y'] })}
       </div>

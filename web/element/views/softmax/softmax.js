@@ -50,11 +50,13 @@ const STAGES = [
   ['exponentials', '3. Exponentiate', 'e^{z_i - m}'],
   ['weights', '4. Divide by the sum', 'w_i = e^{z_i - m} / \\Sigma,\\quad \\Sigma = \\textstyle\\sum_j e^{z_j - m}', 'sum'],
 ];
-const NAIVE_STAGES = [
-  ['naiveExponentials', 'exp without the max', 'e^{z_i}'],
-  ['naiveWeights', 'divide by their sum', 'e^{z_i} / \\textstyle\\sum_j e^{z_j}', 'naiveSum'],
+const WITHOUT_MAX_STAGES = [
+  ['withoutMax.exponentials', 'exp without the max', 'e^{z_i}'],
+  ['withoutMax.weights', 'divide by their sum', 'e^{z_i} / \\textstyle\\sum_j e^{z_j}', 'withoutMax.sum'],
 ];
-const SINGLE_LABEL = { max: 'm', sum: 'Σ', naiveSum: 'Σ' };
+const SINGLE_LABEL = { max: 'm', sum: 'Σ', 'withoutMax.sum': 'Σ' };
+// A stage's values in the breakdown: 'weights' or 'withoutMax.weights'.
+const at = (result, path) => path.split('.').reduce((value, key) => value[key], result);
 
 const HEADING = 'Softmax up close';
 
@@ -74,7 +76,7 @@ class SoftmaxView extends ViewBase {
     if (!this.lab || !this.viewState || !(changed.has('lab') || changed.has('viewState'))) return;
     const { scores, temperature } = this.viewState;
     try {
-      this._good = { scores, result: this.lab.softmaxBreakdown(scores, temperature) };
+      this._good = { scores, result: this.lab.softmaxBreakdown({ scores, temperature }) };
       this._error = null;
     } catch (error) {
       this._error = `${this.coreProblem(error)}; the last good row stays.`;
@@ -195,12 +197,12 @@ class SoftmaxView extends ViewBase {
                 ${heading}
                 <div class="formula" ${formula(tex)}></div>
                 ${single
-                  ? html`<span data-role=${single} data-value=${String(result[single])} class=${Number.isFinite(result[single]) ? '' : 'wrong'}
-                      >${SINGLE_LABEL[single]} = ${readable(result[single])}</span
+                  ? html`<span data-role=${single} data-value=${String(at(result, single))} class=${Number.isFinite(at(result, single)) ? '' : 'wrong'}
+                      >${SINGLE_LABEL[single]} = ${readable(at(result, single))}</span
                     >`
                   : nothing}
               </th>
-              ${stageCells(stage, result[stage])}
+              ${stageCells(stage, at(result, stage))}
             </tr>`,
           )}
         </tbody>
@@ -209,17 +211,17 @@ class SoftmaxView extends ViewBase {
   }
 
   _renderNaive(result, labels) {
-    const verdict = result.naiveOverflowed
+    const verdict = result.withoutMax.overflowed
       ? html`<p class="wrong" data-role="naive-verdict">
           Overflow.
-          ${result.naiveTermOverflowed
+          ${result.withoutMax.termOverflowed
             ? html`e<sup>z</sup> is larger than the largest float32 (about 3.4 × 10<sup>38</sup>) once z passes about 88.72,
                 so it becomes Infinity, and so does the sum.`
             : html`Each e<sup>z</sup> still fits in float32, but their sum passes the largest float32 (about 3.4 ×
                 10<sup>38</sup>) and becomes Infinity.`}
           Infinity ÷ Infinity is NaN and a finite number ÷ Infinity is 0: these "weights" are useless.
         </p>`
-      : result.naiveUnderflowed
+      : result.withoutMax.underflowed
         ? html`<p class="wrong" data-role="naive-verdict">
             Underflow. Every e<sup>z</sup> is smaller than the smallest float32 and rounds to 0, so each weight is 0 ÷ 0 =
             NaN.
@@ -228,10 +230,10 @@ class SoftmaxView extends ViewBase {
             These scores are small enough: without the max the weights come out the same, up to rounding. Press "Large
             scores" to see it break.
           </p>`;
-    return html`<section data-role="naive" data-overflowed=${String(result.naiveOverflowed)}
-      data-underflowed=${String(result.naiveUnderflowed)} aria-label="What goes wrong without subtracting the max">
+    return html`<section data-role="naive" data-overflowed=${String(result.withoutMax.overflowed)}
+      data-underflowed=${String(result.withoutMax.underflowed)} aria-label="What goes wrong without subtracting the max">
       <h3>What goes wrong without subtracting the max</h3>
-      ${this._renderStages('naive-stages', 'The same row, exponentiated directly (real float32 results)', NAIVE_STAGES, result, labels)}
+      ${this._renderStages('naive-stages', 'The same row, exponentiated directly (real float32 results)', WITHOUT_MAX_STAGES, result, labels)}
       ${verdict}
     </section>`;
   }

@@ -1,0 +1,100 @@
+// One argument style: every entry takes a request object; the older positional forms of
+// sinusoidalEncoding, softmaxBreakdown, permutationCheck and tilePlan still work.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { attnlab } from './support/package.js';
+
+const lab = await attnlab.createAttnLab();
+
+function codeOf(call) {
+  try {
+    call();
+  } catch (e) {
+    assert.ok(e instanceof attnlab.AttnLabError, String(e));
+    return [e.code, e.message];
+  }
+  return ['no error', ''];
+}
+
+test('sinusoidalEncoding({ tokens, width }) equals the older (tokens, width), and both are PE', () => {
+  const pe = lab.sinusoidalEncoding({ tokens: 5, width: 6 });
+  assert.deepEqual(pe, lab.sinusoidalEncoding(5, 6));
+  assert.equal(pe.length, 5);
+  // pe(p, 2i) = sin(p / 10000^(2i/d)), pe(p, 2i+1) = cos(same), computed here.
+  pe.forEach((row, p) => row.forEach((v, c) => {
+    const angle = p / 10000 ** ((c - (c % 2)) / 6);
+    assert.ok(Math.abs(v - (c % 2 ? Math.cos(angle) : Math.sin(angle))) < 1e-6, `${p},${c}`);
+  }));
+});
+
+test('sinusoidalEncoding: the core checks the range 1 … 4096 and names the argument', () => {
+  const cases = [
+    [{ tokens: 0, width: 4 }, 'invalid-argument', /^tokens must be a whole number from 1 to 4096, got 0/],
+    [{ tokens: 4, width: 0 }, 'invalid-argument', /^width must be a whole number from 1 to 4096, got 0/],
+    [{ tokens: 4097, width: 4 }, 'too-large', /^tokens must be a whole number from 1 to 4096, got 4097/],
+    [{ tokens: 4, width: 4097 }, 'too-large', /^width .* got 4097/],
+    [{ tokens: 1.5, width: 4 }, 'invalid-argument', /^tokens/],
+    [{ tokens: 4 }, 'invalid-argument', /^width/],
+  ];
+  for (const [request, code, message] of cases) {
+    const [gotCode, gotMessage] = codeOf(() => lab.sinusoidalEncoding(request));
+    assert.equal(gotCode, code, JSON.stringify(request));
+    assert.match(gotMessage, message);
+  }
+  assert.equal(codeOf(() => lab.sinusoidalEncoding(4097, 2))[0], 'too-large');
+  assert.equal(lab.sinusoidalEncoding({ tokens: 4096, width: 1 }).length, 4096);
+});
+
+test('softmaxBreakdown({ scores, temperature }) equals the older (scores, temperature)', () => {
+  assert.deepEqual(lab.softmaxBreakdown({ scores: [3, 1, 2], temperature: 2 }), lab.softmaxBreakdown([3, 1, 2], 2));
+  assert.deepEqual(lab.softmaxBreakdown({ scores: new Float32Array([3, 1]) }), lab.softmaxBreakdown([3, 1]));
+  assert.equal(lab.softmaxBreakdown({ scores: [3, 1], temperature: 2 }).temperature, 2);
+  assert.equal(codeOf(() => lab.softmaxBreakdown({ temperature: 2 }))[0], 'invalid-argument');
+  assert.equal(codeOf(() => lab.softmaxBreakdown({ scores: [1], temperature: '2' }))[0], 'invalid-argument');
+});
+
+test('permutationCheck({ ...request, order }) equals the older (request, order)', () => {
+  const request = { X: [[1, 0], [0, 1], [1, 1]], Wq: [[1, 0], [0, 1]], Wk: [[1, 0], [0, 1]], Wv: [[1, 2], [3, 4]] };
+  const order = [2, 0, 1];
+  const check = lab.permutationCheck({ ...request, order });
+  assert.deepEqual(check, lab.permutationCheck(request, order));
+  assert.deepEqual(check.order, order);
+  assert.equal(check.reorderedOnly, true);
+  assert.match(codeOf(() => lab.permutationCheck(request))[1], /^order must be an array/);
+});
+
+test('tilePlan({ headWidth }) equals the older tilePlan(headWidth); null beyond the widths', () => {
+  const plan = lab.tilePlan({ headWidth: 64 });
+  assert.deepEqual(plan, lab.tilePlan(64));
+  assert.equal(plan.headWidth, 64);
+  assert.equal(plan.workgroupStorageBytes, 2 * plan.keyRows * 64 * 4);
+  assert.equal(lab.tilePlan({ headWidth: 100000 }), null);
+  assert.equal(codeOf(() => lab.tilePlan({}))[0], 'invalid-argument');
+});
+
+test('attention(): scale excludes the temperature, factor is what multiplies the scores', () => {
+  const r = lab.attention({ Q: [[1, 1]], K: [[2, 0], [0, 4]], V: [[1], [2]], temperature: 2 });
+  assert.ok(Math.abs(r.scale - Math.SQRT1_2) < 1e-7);
+  assert.equal(r.temperature, 2);
+  assert.ok(Math.abs(r.factor - Math.SQRT1_2 / 2) < 1e-7);
+  assert.ok(Math.abs(r.scaled[0][0] - 2 * Math.SQRT1_2 / 2) < 1e-6);
+  assert.ok(Math.abs(r.scaled[0][1] - 4 * Math.SQRT1_2 / 2) < 1e-6);
+  const explicit = lab.attention({ Q: [[1, 1]], K: [[2, 0], [0, 4]], V: [[1], [2]], scale: 0.5, temperature: 4 });
+  assert.deepEqual([explicit.scale, explicit.temperature, explicit.factor], [0.5, 4, 0.125]);
+});
+
+test('results are plain values: no handles, typed arrays only where documented as flat', () => {
+  const isPlain = (value) => {
+    if (value === null || typeof value !== 'object') return true;
+    if (ArrayBuffer.isView(value)) return false;
+    return Object.values(value).every(isPlain);
+  };
+  const Q = [[1, 0], [0, 1]];
+  assert.ok(isPlain(lab.attention({ Q, K: Q, V: Q, causal: true })));
+  assert.ok(isPlain(lab.trace({ Q, K: Q, V: Q, causal: true })));
+  assert.ok(isPlain(lab.softmaxBreakdown({ scores: [1, 2] })));
+  assert.ok(isPlain(lab.scalingStudy({ dims: [2], samples: 4 })));
+  assert.ok(lab.flashAttention({ Q, K: Q, V: Q }).output.data instanceof Float32Array);
+  assert.ok(lab.naiveAttention({ Q, K: Q, V: Q }).output.data instanceof Float32Array);
+});
