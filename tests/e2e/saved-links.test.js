@@ -47,13 +47,13 @@ const VIEW_CHECKS = {
     }
   },
   async softmax(page, { scores, temperature }) {
-    const want = lab.softmaxBreakdown(scores, temperature);
+    const want = lab.softmaxBreakdown({ scores, temperature });
     const weights = await page.locator(inView('softmax', 'td[data-stage="weights"]')).evaluateAll((cells) => cells.map((c) => Number(c.dataset.value)));
     assert.equal(weights.length, scores.length);
     assert.ok(maxAbsDiff([weights], [want.weights]) <= TOLERANCE, `softmax weights ${weights} vs ${want.weights}`);
   },
   async positions(page, { tokens, width }) {
-    const diff = maxAbsDiff(await viewMatrix(page, 'positions', 'encoding'), lab.sinusoidalEncoding(tokens, width));
+    const diff = maxAbsDiff(await viewMatrix(page, 'positions', 'encoding'), lab.sinusoidalEncoding({ tokens, width }));
     assert.ok(diff <= TOLERANCE, `positions encoding: max abs diff ${diff} from lab.sinusoidalEncoding(${tokens}, ${width})`);
   },
   async scaling(page, { dk }) {
