@@ -2,7 +2,7 @@
 //   vite build --mode element   <attn-lab> as a library: dist/element.js (+ element.d.ts)
 //   vite build                  the site: web/app → web/dist (also `vite` and `vite preview`)
 // The site expects the package and the element in dist/ first (scripts/build.sh package).
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -77,19 +77,21 @@ function emitFile(fileName, sourcePath) {
 }
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together
-// with the built element it loads (under pkg/). index.html never loads these files.
-const ELEMENT_FILES = ['element.js', 'webgpu.js', 'attnlab.js', 'errors.js', 'matrices.js', 'attnlab-core.js', 'attnlab-core.wasm'];
+// with the built element it loads (under pkg/): every .js and .wasm file of the package in
+// dist/, so a module the package adds travels too. index.html never loads these files.
+const PACKAGE_FILE = /\.(js|wasm)$/;
 
 function tutorialInSite() {
   return {
     name: 'attnlab:tutorial-in-site',
     apply: 'build',
     async generateBundle() {
-      for (const name of ELEMENT_FILES) {
-        const source = await readFile(fromRoot(`dist/${name}`)).catch(() => {
-          throw new Error(`dist/${name} is missing: build the package and the element first (scripts/build.sh package)`);
-        });
-        this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source });
+      const names = (await readdir(fromRoot('dist')).catch(() => [])).filter((name) => PACKAGE_FILE.test(name));
+      for (const needed of ['element.js', 'attnlab.js', 'attnlab-core.wasm']) {
+        if (!names.includes(needed)) throw new Error(`dist/${needed} is missing: build the package and the element first (scripts/build.sh package)`);
+      }
+      for (const name of names) {
+        this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source: await readFile(fromRoot(`dist/${name}`)) });
       }
       const tutorial = await readFile(fromRoot('web/examples/tutorial.html'), 'utf8');
       const script = '../../dist/element.js';
