@@ -77,20 +77,21 @@ function emitFile(fileName, sourcePath) {
 }
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together
-// with the built package it loads (dist/'s modules and wasm, under pkg/). index.html never
-// loads these files.
-const packageFiles = async () => (await readdir(fromRoot('dist'))).filter((name) => /\.(js|wasm)$/.test(name));
+// with the built element it loads (under pkg/): every .js and .wasm file of the package in
+// dist/, so a module the package adds travels too. index.html never loads these files.
+const PACKAGE_FILE = /\.(js|wasm)$/;
 
 function tutorialInSite() {
   return {
     name: 'attnlab:tutorial-in-site',
     apply: 'build',
     async generateBundle() {
-      const names = await packageFiles().catch(() => []);
-      if (!names.includes('element.js')) throw new Error('dist/element.js is missing: build the package and the element first (scripts/build.sh package)');
+      const names = (await readdir(fromRoot('dist')).catch(() => [])).filter((name) => PACKAGE_FILE.test(name));
+      for (const needed of ['element.js', 'attnlab.js', 'attnlab-core.wasm']) {
+        if (!names.includes(needed)) throw new Error(`dist/${needed} is missing: build the package and the element first (scripts/build.sh package)`);
+      }
       for (const name of names) {
-        const source = await readFile(fromRoot(`dist/${name}`));
-        this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source });
+        this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source: await readFile(fromRoot(`dist/${name}`)) });
       }
       const tutorial = await readFile(fromRoot('web/examples/tutorial.html'), 'utf8');
       const script = '../../dist/element.js';

@@ -116,7 +116,7 @@ function viewPresets() {
     softmax: ['Softmax up close', 'Subtract the max, exponentiate, add up, divide, and what overflows without the max.'],
     patterns: ['Patterns: a gallery and a quiz', 'The classic weight patterns, the inputs that make them, and "which pattern is this?".'],
     positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
-    cost: ['Cost: time and memory against n', 'The naive and the tiled kernel measured in your browser, on a log-log chart.'],
+    cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
     'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU and in WebAssembly, with a sampled block of the exact weights.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };
