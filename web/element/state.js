@@ -2,8 +2,9 @@
 //
 // Schema (every field optional in a URL; missing ones come from the default preset):
 //   mode        'x' (tokens X with W_Q, W_K, W_V) or 'qkv' (Q, K, V given directly)
-//   X, Wq, Wk, Wv, Wo   number[][] (Wo may be null: no output projection)  — mode 'x'
+//   X, Wq, Wk, Wv       number[][]                                        — mode 'x'
 //   Q, K, V     number[][]                                                — mode 'qkv'
+//   Wo          number[][] or null (no output projection), in either mode
 //   tokens      string[]: labels of the tokens (mode 'x') or of the keys (mode 'qkv')
 //   heads       whole number ≥ 1
 //   causal      boolean
