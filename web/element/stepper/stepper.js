@@ -91,7 +91,8 @@ export class Stepper {
       </div>
       <ol class="steps">
         ${ids.map(
-          (id, i) => html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${id}</button></li>`,
+          (id, i) =>
+            html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${stepEntry(id).name}</button></li>`,
         )}
       </ol>
     </nav>`;
@@ -107,7 +108,7 @@ export class Stepper {
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
     return html`<section class="step" data-role="step" aria-live="polite">
       <h2>${stepTitle(trace, id)}</h2>
-      ${prediction.template}
+      ${this._renderWhy(id, panels[0], labels, prediction.hidden)} ${prediction.template}
       ${panels.map((panel) => {
         const explanation = explanationOf(panel);
         return html`<div class="panel">
@@ -139,7 +140,7 @@ export class Stepper {
     return matrixTable({
       name: id,
       head: panel.head,
-      caption: `${id}${panel.head !== undefined ? ` head ${panel.head + 1}` : ''} (${shape(...panel.step.shape)})`,
+      caption: `${stepEntry(id).caption}${panel.head !== undefined ? `, head ${panel.head + 1}` : ''} (${shape(...panel.step.shape)})`,
       values: panel.step.values,
       rowLabels: panel.rowLabels,
       colLabels: panel.colLabels,
@@ -148,6 +149,16 @@ export class Stepper {
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
+  }
+
+  // What the step does and why; its live numbers wait while a prediction hides the result.
+  _renderWhy(id, panel, labels, hidden) {
+    if (!panel) return nothing;
+    const { idea, live } = stepEntry(id).why({ panel, labels });
+    return html`<div class="why" data-role="why">
+      <p>${idea}</p>
+      ${hidden || !live ? nothing : html`<p data-role="why-live">${live}</p>`}
+    </div>`;
   }
 
   _renderSoftmaxParts(panel, labels) {

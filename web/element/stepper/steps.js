@@ -3,12 +3,17 @@
 // cells, what to ask before revealing it, and which NumPy expression recomputes it.
 import { fmt, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
+import * as why from './why.js';
 
 /**
  * @typedef {'queries' | 'keys' | 'features'} Axis  what a matrix's rows or columns stand for
  *
  * @typedef {object} StepEntry
  * @property {string} id             the core's step id
+ * @property {string} name           the step in a learner's words, for the step buttons
+ * @property {string} caption        what the result is, beside its shape: "A, the weights"
+ * @property {(first: object) => { idea, live }} why   what the step does and why, with the
+ *   live numbers of its first panel { panel, labels } (why.js)
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are
  * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
@@ -23,12 +28,12 @@ import { at, productCell, productOf } from './explain.js';
  * @property {boolean} [perHead]     the step repeats for each head
  */
 
-const STEP_FIELDS = new Set(['id', 'rows', 'cols', 'heat', 'explain', 'predict', 'numpy', 'perHead']);
+const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'explain', 'predict', 'numpy', 'perHead']);
 
 // Checks an entry's fields, so a typo fails at load rather than as a blank panel.
 function defineStep(entry) {
   const unknown = Object.keys(entry).filter((key) => !STEP_FIELDS.has(key));
-  if (unknown.length || !entry.id || !entry.rows || !entry.cols || !entry.explain || !entry.numpy) {
+  if (unknown.length || ['id', 'name', 'caption', 'why', 'rows', 'cols', 'explain', 'numpy'].some((key) => !entry[key])) {
     throw new Error(`step entry ${entry.id}: missing fields or unknown ones (${unknown.join(', ')})`);
   }
   STEPS.push(Object.freeze(entry));
@@ -42,6 +47,9 @@ const same = (row, col) => [{ cell: [row, col] }];
 
 defineStep({
   id: 'encoding',
+  name: 'PE',
+  caption: 'PE, the positions',
+  why: why.encodingWhy,
   rows: 'queries',
   cols: 'features',
   explain: ({ row, col, value }) => ({
@@ -54,6 +62,9 @@ defineStep({
 
 defineStep({
   id: 'positional',
+  name: 'X + PE',
+  caption: 'X + PE',
+  why: why.positionalWhy,
   rows: 'queries',
   cols: 'features',
   explain: ({ panel, row, col, value }) => {
@@ -64,16 +75,28 @@ defineStep({
   numpy: 'X',
 });
 
-for (const [id, symbol] of [
-  ['project-q', 'Q'],
-  ['project-k', 'K'],
-  ['project-v', 'V'],
+for (const [id, symbol, noun, nouns, role] of [
+  ['project-q', 'Q', 'query', 'queries', 'what it is looking for'],
+  ['project-k', 'K', 'key', 'keys', 'what it offers to be matched against'],
+  ['project-v', 'V', 'value', 'values', 'what it hands on when it is attended to'],
 ]) {
-  defineStep({ id, rows: id === 'project-q' ? 'queries' : 'keys', cols: 'features', explain: productOf(symbol), numpy: symbol });
+  defineStep({
+    id,
+    name: `${symbol}, ${nouns}`,
+    caption: `${symbol}, the ${nouns}`,
+    why: why.projectionWhy(symbol, noun, role),
+    rows: id === 'project-q' ? 'queries' : 'keys',
+    cols: 'features',
+    explain: productOf(symbol),
+    numpy: symbol,
+  });
 }
 
 defineStep({
   id: 'scores',
+  name: 'S, scores',
+  caption: 'S, the scores',
+  why: why.scoresWhy,
   rows: 'queries',
   cols: 'keys',
   heat: true,
@@ -99,6 +122,9 @@ function scaleFactor({ scale, temperature, dk, defaultScale }) {
 
 defineStep({
   id: 'scale',
+  name: 'S̃, scaled',
+  caption: 'S̃, the scaled scores',
+  why: why.scaleWhy,
   rows: 'queries',
   cols: 'keys',
   heat: true,
@@ -125,6 +151,9 @@ function maskReason(flags, col, keys) {
 
 defineStep({
   id: 'mask',
+  name: 'Mask',
+  caption: 'S̃, masked',
+  why: why.maskWhy,
   rows: 'queries',
   cols: 'keys',
   heat: true,
@@ -139,6 +168,9 @@ defineStep({
 
 defineStep({
   id: 'softmax',
+  name: 'A, softmax',
+  caption: 'A, the weights',
+  why: why.softmaxWhy,
   rows: 'queries',
   cols: 'keys',
   heat: true,
@@ -162,10 +194,23 @@ defineStep({
   numpy: 'weights',
 });
 
-defineStep({ id: 'aggregate', rows: 'queries', cols: 'features', perHead: true, explain: productOf('O'), numpy: 'out' });
+defineStep({
+  id: 'aggregate',
+  name: 'O, outputs',
+  caption: 'O, the head’s output',
+  why: why.aggregateWhy,
+  rows: 'queries',
+  cols: 'features',
+  perHead: true,
+  explain: productOf('O'),
+  numpy: 'out',
+});
 
 defineStep({
   id: 'concat',
+  name: 'C, concat',
+  caption: 'C, the heads side by side',
+  why: why.concatWhy,
   rows: 'queries',
   cols: 'features',
   explain: ({ panel, row, col, value }) => {
@@ -180,4 +225,13 @@ defineStep({
   numpy: 'np.concatenate(outputs, axis=1)',
 });
 
-defineStep({ id: 'output-projection', rows: 'queries', cols: 'features', explain: productOf('Y'), numpy: 'np.concatenate(outputs, axis=1) @ Wo' });
+defineStep({
+  id: 'output-projection',
+  name: 'Y, output',
+  caption: 'Y, the output',
+  why: why.outputProjectionWhy,
+  rows: 'queries',
+  cols: 'features',
+  explain: productOf('Y'),
+  numpy: 'np.concatenate(outputs, axis=1) @ Wo',
+});

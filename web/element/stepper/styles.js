@@ -3,6 +3,19 @@
 import { css } from 'lit';
 
 export const stepperStyles = css`
+  /* What the step does and why, with its live numbers. */
+  .why {
+    max-width: 72ch;
+    border-left: 3px solid var(--attn-accent);
+    padding: 2px 0 2px 12px;
+    margin: 8px 0 12px;
+  }
+  .why p {
+    margin: 4px 0;
+  }
+  [data-role='why-live'] {
+    color: var(--attn-muted);
+  }
   .nav {
     display: flex;
     flex-wrap: wrap;

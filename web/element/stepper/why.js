@@ -1,0 +1,127 @@
+// The "why" of each step: what it does and why attention needs it, said with the numbers of
+// the trace on view. Each function takes { panel, labels } (the step's first panel) and
+// returns { idea, live }: `idea` holds without the numbers (shown while a
+// prediction hides the result), `live` quotes the trace. The numbers are read off the core's
+// results and operands; the only arithmetic is a difference quoted in words.
+import { html } from 'lit';
+
+import { fmt, sub } from '../shared/format.js';
+
+const list = (values) => values.map(fmt).join(', ');
+// A token's label inside a sentence: quoted, so "the" reads as a token and not as a word.
+const q = (label) => `“${label}”`;
+const row = (values) => `[${list(values.slice(0, 4))}${values.length > 4 ? ', …' : ''}]`;
+
+// The largest finite entry of a row: its index, or -1 when every entry is masked.
+function top(values) {
+  let best = -1;
+  values.forEach((v, j) => {
+    if (Number.isFinite(v) && (best === -1 || v > values[best])) best = j;
+  });
+  return best;
+}
+
+// The smallest finite entry of a row, or -1.
+function bottom(values) {
+  let worst = -1;
+  values.forEach((v, j) => {
+    if (Number.isFinite(v) && (worst === -1 || v < values[worst])) worst = j;
+  });
+  return worst;
+}
+
+export const encodingWhy = ({ panel, labels }) => {
+  const pe = panel.step.values;
+  return {
+    idea: 'Attention on its own sees the tokens as a set: shuffle them and each output only moves with its token. PE gives each position its own row of sines and cosines (fast waves in the first features, slow ones in the last) so that order can matter.',
+    live: `Here position 1 (${q(labels.queries[0])}) gets ${row(pe[0])}${pe.length > 1 ? ` and position 2 (${q(labels.queries[1])}) ${row(pe[1])}` : ''}.`,
+  };
+};
+
+export const positionalWhy = ({ panel, labels }) => {
+  const [x] = panel.operands;
+  return {
+    idea: 'Adding PE to X makes the same word at two places look different to the projections that follow, so a query can prefer near or far keys.',
+    live: `${q(labels.queries[0])}’s row goes from ${row(x.values[0])} to ${row(panel.step.values[0])}.`,
+  };
+};
+
+/** Q, K or V (`symbol`) from X: every token's `noun`, which is its `role`. */
+export const projectionWhy = (symbol, noun, role) => ({ panel, labels }) => {
+  const weights = html`W<sub>${symbol}</sub>`;
+  return {
+    idea: html`${symbol} = X·${weights} gives every token a ${noun}: ${role}. The same learned matrix ${weights} is applied to every token’s row of X.`,
+    live: `${q(labels.queries[0])}’s ${noun} is ${row(panel.step.values[0])}.`,
+  };
+};
+
+export const scoresWhy = ({ panel, labels }) => {
+  const s = panel.step.values[0];
+  const best = top(s);
+  return {
+    idea: 'S = QKᵀ: every query against every key. A score is a dot product, large when the query and the key point the same way; each row of K is one column of Kᵀ.',
+    live: best < 0 ? '' : `Row ${q(labels.queries[0])} scores ${list(s)}: it matches ${q(labels.keys[best])} best (${fmt(s[best])}).`,
+  };
+};
+
+export const scaleWhy = ({ panel, labels }) => {
+  const { scale, temperature, dk, defaultScale } = panel.step;
+  const before = panel.operands[0].values[0];
+  const after = panel.step.values[0];
+  const [hi, lo] = [top(before), bottom(before)];
+  const by = defaultScale ? `√${dk} = ${fmt(1 / scale)}` : `1/${fmt(scale)}`;
+  const idea = defaultScale
+    ? 'A dot product of dₖ numbers spreads out like √dₖ: unscaled, softmax would give almost all the weight to one key and learning would stall. Dividing by √dₖ keeps the spread near 1 whatever dₖ is.'
+    : 'The scores are multiplied by the factor given instead of 1/√dₖ.';
+  const heat = temperature !== 1 ? ` Dividing by the temperature T = ${fmt(temperature)} then ${temperature > 1 ? 'flattens' : 'sharpens'} the weights.` : '';
+  const gap = hi >= 0 && lo >= 0 && hi !== lo ? ` In row ${q(labels.queries[0])}, the gap between ${q(labels.keys[hi])} and ${q(labels.keys[lo])} goes from ${fmt(before[hi] - before[lo])} to ${fmt(after[hi] - after[lo])}.` : '';
+  return { idea: idea + heat, live: `Here the scores are divided by ${by}${temperature !== 1 ? ` and by T = ${fmt(temperature)}` : ''}.${gap}` };
+};
+
+export const maskWhy = ({ panel }) => {
+  const blocked = panel.step.blockedBy.flat();
+  const count = (flag) => blocked.filter((flags) => flags & flag).length;
+  const reasons = [
+    [1, 'causal: a query may not look at later keys'],
+    [2, 'padding: keys that are not real tokens'],
+    [4, 'the mask given'],
+  ].flatMap(([flag, why]) => (count(flag) ? [`${count(flag)} by ${why}`] : []));
+  return {
+    idea: 'A masked score becomes −∞, so after softmax its weight is exactly 0 and the key contributes nothing.',
+    live: `${blocked.filter(Boolean).length} of the ${blocked.length} cells are blocked: ${reasons.join('; ')}.`,
+  };
+};
+
+export const softmaxWhy = ({ panel, labels }) => {
+  const { values, rowMax, rowSum } = panel.step;
+  const masked = rowSum.findIndex((sum) => sum === 0);
+  return {
+    idea: 'Softmax turns each row of scores into weights: positive and adding up to 1. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
+    live:
+      `Row ${q(labels.queries[0])}: m = ${fmt(rowMax[0])}, Σ = ${fmt(rowSum[0])}, weights ${list(values[0])}.` +
+      (masked >= 0 ? ` Row ${q(labels.queries[masked])} has every key masked: attnlab defines its weights as zeros (a sum of 0, not 1).` : ''),
+  };
+};
+
+export const aggregateWhy = ({ panel, labels }) => {
+  const weights = panel.operands[0].values[0];
+  const terms = weights
+    .map((w, j) => [w, j])
+    .filter(([w]) => w !== 0)
+    .slice(0, 4)
+    .map(([w, j]) => `${fmt(w)}·v${sub(j)}`);
+  return {
+    idea: 'O = AV: each output row is a weighted average of the value rows, weighted by that query’s attention weights. A token’s output is mostly the values of the keys it attends to.',
+    live: `${q(labels.queries[0])}: o${sub(0)} = ${terms.join(' + ') || '0 (every key masked)'} = ${row(panel.step.values[0])}.`,
+  };
+};
+
+export const concatWhy = ({ panel }) => ({
+  idea: 'Each head attended with its own slice of Q, K and V, so each can follow a different pattern. Concatenating puts their outputs side by side.',
+  live: `${panel.operands.length} heads of ${panel.operands[0].values[0].length} columns each make C ${panel.step.shape[0]}×${panel.step.shape[1]}.`,
+});
+
+export const outputProjectionWhy = ({ panel }) => ({
+  idea: html`Y = C·W<sub>O</sub> mixes what the heads found back into the model’s width, so the next layer gets one vector per token.`,
+  live: `Y is ${panel.step.shape[0]}×${panel.step.shape[1]}: the first token’s output is ${row(panel.step.values[0])}.`,
+});
