@@ -193,7 +193,11 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
     t.steps.back().mask = mask_cells(options, r.logits.rows, r.logits.cols);
   }
   const std::size_t softmax = add_step(
-      t, step::softmax, head, "Softmax: each row becomes weights that sum to 1",
+      t, step::softmax, head,
+      r.fully_masked_rows.empty()
+          ? "Softmax: each row becomes weights that sum to 1"
+          : "Softmax: each row becomes weights that sum to 1; a row with every key masked "
+            "is defined as zeros",
       s.of("A") + "_{ij} = \\frac{e^{\\tilde{" + s.of("S") + "}_{ij} - m_i}}{\\sum_k e^{\\tilde{" +
           s.of("S") + "}_{ik} - m_i}}, \\quad m_i = \\max_k \\tilde{" + s.of("S") + "}_{ik}",
       r.softmax.weights, {step_result(t, logits, "S̃")});

@@ -17,6 +17,7 @@ import { VIEWS, viewById } from './views/index.js';
 export { StateError } from './state.js';
 
 const URL_WRITE_DELAY_MS = 120;
+const LAYOUT = { inputs: ['shown', 'collapsed', 'hidden'], controls: ['full', 'minimal', 'none'] };
 
 // "false" turns editing off; the attribute's absence leaves it on.
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
@@ -33,6 +34,11 @@ export class AttnLabElement extends LitElement {
     editable: { converter: editableConverter },
     theme: { type: String, reflect: true },
     urlState: { type: Boolean, attribute: 'url-state' },
+    // What an embed shows (README): the stepper's inputs and controls, predict's switch, quizzes.
+    inputs: { type: String },
+    controls: { type: String },
+    noPredict: { type: Boolean, attribute: 'no-predict' },
+    noQuiz: { type: Boolean, attribute: 'no-quiz', reflect: true },
     // Internal: what the views read and change through the methods below.
     good: { state: true },
     draft: { state: true },
@@ -95,6 +101,7 @@ export class AttnLabElement extends LitElement {
   }
 
   willUpdate(changed) {
+    if (changed.has('inputs') || changed.has('controls')) this._checkLayout();
     if (!this._lab) return;
     if (changed.has('preset') || changed.has('state')) this._loadInitialState();
     else if (changed.has('step') && this.step) this.goToStep(this.step);
@@ -200,6 +207,28 @@ export class AttnLabElement extends LitElement {
   /** Shows an error message; the last good state stays. */
   showMessage(text) {
     this.message = { text, error: true };
+  }
+
+  /**
+   * How much of the stepper an embed shows: { inputs: 'shown'|'collapsed'|'hidden',
+   * controls: 'full'|'minimal'|'none' }. Given a `step`, an embed leads with that step's
+   * result: its inputs start collapsed and its controls minimal unless the author says.
+   */
+  get layout() {
+    const leads = this.hasAttribute('step');
+    return {
+      inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : leads ? 'collapsed' : 'shown',
+      controls: LAYOUT.controls.includes(this.controls) ? this.controls : leads ? 'minimal' : 'full',
+      resultFirst: leads,
+    };
+  }
+
+  // An unknown inputs or controls value is named in the message; the default applies.
+  _checkLayout() {
+    for (const [name, values] of Object.entries(LAYOUT)) {
+      const value = this[name];
+      if (value != null && !values.includes(value)) this.showMessage(`${name}="${value}" is not one of ${values.join(', ')}; the default is used.`);
+    }
   }
 
   // ---- state ----

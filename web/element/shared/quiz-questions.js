@@ -297,8 +297,8 @@ export const QUESTIONS = {
         'while Q, K, V and the output are only n×d each.',
     },
     {
-      id: 'tiled-memory',
-      prompt: 'The tiled (FlashAttention-style) kernel walks the keys block by block with an online softmax. How does its memory grow with n?',
+      id: 'flash-memory',
+      prompt: 'The flash kernel (tiled, FlashAttention-style) walks the keys block by block with an online softmax. How does its memory grow with n?',
       options: [
         'Like n²: it still stores every score, only in tiles',
         'Like log n',
@@ -314,10 +314,10 @@ export const QUESTIONS = {
       id: 'time',
       prompt: 'With d fixed, how does the time of the two kernels grow with n?',
       options: [
-        'Like n for the tiled kernel and n² for the naive one',
+        'Like n for the flash kernel and n² for the naive one',
         'Like n² for both: every query still meets every key',
         'Like n log n for both',
-        'Like n² for the tiled kernel and n³ for the naive one',
+        'Like n² for the flash kernel and n³ for the naive one',
       ],
       answer: 1,
       explanation:
@@ -330,7 +330,7 @@ export const QUESTIONS = {
       prompt: 'You double n. Roughly how do the time and the naive kernel’s memory change?',
       options: ['Time ×2, memory ×2', 'Time ×4, memory ×2', 'Time ×2, memory ×4', 'Time ×4, memory ×4'],
       answer: 3,
-      explanation: 'Both grow like n², and (2n)² = 4n². The tiled kernel’s memory, growing like n, would only double.',
+      explanation: 'Both grow like n², and (2n)² = 4n². The flash kernel’s memory, growing like n, would only double.',
     },
   ],
 };

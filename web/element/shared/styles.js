@@ -30,6 +30,9 @@ export const baseStyles = css`
     border-radius: 8px;
     padding: 12px;
   }
+  :host([no-quiz]) {
+    --attn-quiz-display: none;
+  }
   :host([theme='light']) {
     color-scheme: light;
   }

@@ -3,14 +3,15 @@
 // this device) and shows whether it was right, with the explanation. The score and the
 // feedback come from the recorded progress, so they survive a reload and follow a reset
 // made anywhere on the page (the `attnlab-progress` event).
-import { html, LitElement, nothing } from 'lit';
+import { css, html, LitElement, nothing } from 'lit';
 
 import { loadProgress, ProgressController, recordAnswer, resetProgress } from './progress.js';
 import { viewStyles } from './styles.js';
 import { QUESTIONS, quizScore, topicTitle } from './quiz-questions.js';
 
 class TopicQuiz extends LitElement {
-  static styles = viewStyles;
+  // <attn-lab no-quiz> hides every quiz through this inherited property (attn-lab.js).
+  static styles = [viewStyles, css`:host { display: var(--attn-quiz-display, block); }`];
 
   static properties = {
     topic: { type: String },

@@ -117,7 +117,9 @@ export class InputEditor {
         <input data-control="heads" type="number" min="1" max=${MAX_EDIT_SIZE} .value=${String(s.heads)}
           @change=${(e) => this.changeHeads(e.target.value)} /></label>
       <label><input data-control="causal" type="checkbox" .checked=${s.causal} @change=${(e) => this.change({ causal: e.target.checked })} />Causal mask</label>
-      <label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>
+      ${this.host.noPredict
+        ? nothing
+        : html`<label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>`}
       <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this.change({ scale: e.target.checked })} />Scale by 1/√d<sub>k</sub></label>
       <label
         >Temperature

@@ -26,9 +26,10 @@ function predictionQuestions(panel, trace, id, labels) {
   if (!panel) return [];
   const asks = stepEntry(id).predict ?? {};
   const questions = [shapeQuestion(panel, asks)];
-  if (asks.largest) {
-    const { row, top } = chosenRow(panel.step.values);
-    questions.push(largestQuestion(panel, asks.largest, row, top, labels));
+  // Which key wins a row is asked only of a row with one winner: never two right answers.
+  const row = asks.largest ? chosenRow(panel.step.values) : -1;
+  if (row >= 0) {
+    questions.push(largestQuestion(panel, asks.largest, row, topKeys(panel.step.values[row]), labels));
     if (asks.rowSum) questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows.includes(row), labels));
   }
   return questions;
@@ -81,14 +82,8 @@ function shapeExplanation(panel, asks, operands) {
   );
 }
 
-// The row to ask about, with its top keys: the first row whose largest entry is unique;
-// else the first row (then every tied key counts as right).
-function chosenRow(values) {
-  const tops = values.map(topKeys);
-  const index = tops.findIndex((top) => top.length === 1);
-  const row = index === -1 ? 0 : index;
-  return { row, top: tops[row] };
-}
+// The row to ask about: the first whose largest entry is unique, or -1 when none is.
+const chosenRow = (values) => values.findIndex((row) => topKeys(row).length === 1);
 
 function topKeys(row) {
   const finite = row.filter(Number.isFinite);
@@ -97,23 +92,20 @@ function topKeys(row) {
   return row.flatMap((v, j) => (Number.isFinite(v) && max - v <= TIE * Math.max(1, Math.abs(max)) ? [j] : []));
 }
 
-function largestQuestion(panel, { noun, reason }, row, top, labels) {
+// `winner`: the one key with the largest value in `row`.
+function largestQuestion(panel, { noun, reason }, row, [winner], labels) {
   const values = panel.step.values[row];
   const query = labels.queries[row];
   const keyName = (j) => labels.keys[j] ?? `k${sub(j)}`;
   const listed = values.map((v, j) => `${keyName(j)} = ${fmt(v)}`).join(', ');
-  const winner =
-    top.length === 1
-      ? `the largest is ${keyName(top[0])} with ${fmt(values[top[0]])}`
-      : `${top.map(keyName).join(' and ')} tie at ${fmt(values[top[0]])}, so any of them counts`;
   return {
     kind: 'largest',
     row,
     head: panel.head,
     prompt: `In row ${query}${headNote(panel)}, which key gets the largest ${noun}?`,
     options: values.map((_, j) => ({ value: String(j), label: keyName(j) })),
-    correct: new Set(top.map(String)),
-    explanation: `Row ${query} holds ${listed}; ${winner}. ${capitalise(reason)}`,
+    correct: new Set([String(winner)]),
+    explanation: `Row ${query} holds ${listed}; the largest is ${keyName(winner)} with ${fmt(values[winner])}. ${capitalise(reason)}`,
   };
 }
 

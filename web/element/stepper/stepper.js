@@ -69,8 +69,18 @@ export class Stepper {
 
   // ---- rendering ----
 
+  /** The stepper, laid out as the host's `layout` says (attn-lab.js). */
   render(message) {
-    return html`${this.inputs.renderControls()} ${message} ${this.inputs.renderInputs()} ${this._renderNav()} ${this._renderStep()}`;
+    const { inputs, controls, resultFirst } = this.host.layout;
+    const options = controls === 'full' ? this.inputs.renderControls() : nothing;
+    const nav = controls === 'none' ? nothing : this._renderNav();
+    const editors = {
+      shown: () => this.inputs.renderInputs(),
+      collapsed: () => html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
+      hidden: () => nothing,
+    }[inputs]();
+    if (resultFirst) return html`${message} ${this._renderStep()} ${nav} ${options} ${editors}`;
+    return html`${options} ${message} ${editors} ${nav} ${this._renderStep()}`;
   }
 
   _renderNav() {
@@ -106,9 +116,9 @@ export class Stepper {
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
-    return html`<section class="step" data-role="step" aria-live="polite">
+    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" aria-live="polite">
       <h2>${stepTitle(trace, id)}</h2>
-      ${this._renderWhy(id, panels[0], labels, prediction.hidden)} ${prediction.template}
+      ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
       ${panels.map((panel) => {
         const explanation = explanationOf(panel);
         return html`<div class="panel">
@@ -126,6 +136,7 @@ export class Stepper {
           ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
         </div>`;
       })}
+      ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
       <div class="controls" role="group" aria-label="Export this step">
         <span>Export:</span>
         ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels })}>${label}</button>`)}
@@ -149,6 +160,17 @@ export class Stepper {
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
+  }
+
+  // Where rows with every key masked show (weights, outputs), say what they are.
+  _maskedRowsNote(id, trace, labels) {
+    const rows = trace.fullyMaskedRows;
+    if (!rows.length || !['mask', 'softmax', 'aggregate'].includes(id)) return nothing;
+    const names = rows.map((r) => `“${labels.queries[r]}”`).join(', ');
+    return html`<p class="note" data-role="masked-rows">
+      Every key is masked for ${rows.length === 1 ? 'row' : 'rows'} ${names}: there is nothing to attend to, so attnlab defines
+      ${rows.length === 1 ? 'its' : 'their'} weights and outputs as zeros (Σ = 0, not 1).
+    </p>`;
   }
 
   // What the step does and why; its live numbers wait while a prediction hides the result.

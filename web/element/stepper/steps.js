@@ -197,7 +197,7 @@ defineStep({
 defineStep({
   id: 'aggregate',
   name: 'O, outputs',
-  caption: 'O, the head’s output',
+  caption: 'O, the output',
   why: why.aggregateWhy,
   rows: 'queries',
   cols: 'features',

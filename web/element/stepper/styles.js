@@ -3,6 +3,14 @@
 import { css } from 'lit';
 
 export const stepperStyles = css`
+  /* An embed that leads with its step: the result before the matrices that feed it. */
+  .result-first [data-role='result'] {
+    order: -1;
+  }
+  details.inputs > summary {
+    cursor: pointer;
+    margin: 8px 0;
+  }
   /* What the step does and why, with its live numbers. */
   .why {
     max-width: 72ch;

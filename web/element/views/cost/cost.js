@@ -210,7 +210,7 @@ class CostView extends ViewBase {
       </table>
       <p>
         A model has many heads and layers, so the naive approach runs out of memory long before the arithmetic becomes
-        the problem; that is why long-context models use tiled kernels.
+        the problem; that is why long-context models use tiled kernels such as flash.
       </p>
     </details>`;
   }
