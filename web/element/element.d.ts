@@ -51,6 +51,14 @@ export interface StateChangeDetail {
 }
 
 export declare class AttnLabElement extends HTMLElement {
+  /** The input editors: shown, collapsed or hidden (default: collapsed when `step` is given). */
+  inputs?: 'shown' | 'collapsed' | 'hidden';
+  /** The controls: full, minimal (step navigation only) or none (default: minimal when `step` is given). */
+  controls?: 'full' | 'minimal' | 'none';
+  /** Leaves out the "Predict, then reveal" switch (attribute `no-predict`). */
+  noPredict: boolean;
+  /** Leaves out the teaching views' quizzes (attribute `no-quiz`). */
+  noQuiz: boolean;
   /** Merges a (partial) state and recomputes; throws a StateError on a malformed state. */
   setState(partial: Partial<AttnLabState>): void;
   /** A copy of the current state. */
