@@ -20,14 +20,15 @@ const highlighted = (page, role, matrix) =>
     [role, matrix],
   );
 
-test('hovering a score shows q·k written out and lights up its query row and key row', async (t) => {
+test('hovering a score shows q·k written out and lights up its query row and its key, a column of Kᵀ', async (t) => {
   const { page, problems } = await session.open(t, encodeHash({ ...presetState('tiny'), step: 'scores' }));
   await page.locator('attn-lab [data-role="result"] table[data-matrix="scores"] td[data-row="0"][data-col="1"]').hover();
   await settle(page);
   // The tiny example: q₁ = (1, 0), k₂ = (1, 1).
   assert.equal(await explanation(page), 'q₁·k₂ = 1×1 + 0×1 = 1');
   assert.deepEqual(await highlighted(page, 'operands', 'Q'), ['0,0', '0,1']);
-  assert.deepEqual(await highlighted(page, 'operands', 'K'), ['1,0', '1,1']);
+  // K is drawn as Kᵀ (2×3), as S = QKᵀ writes it: key 2 is its column 2.
+  assert.deepEqual(await highlighted(page, 'operands', 'K'), ['0,1', '1,1']);
   assertClean(problems);
 });
 

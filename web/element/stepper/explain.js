@@ -10,19 +10,14 @@ const column = (m, c) => m.map((row) => row[c]);
 export const at = (row, col) => `${sub(row)}${sub(col)}`;
 
 /**
- * A matrix product's cell written out: row `row` of the first operand against column `col`
- * of the second, or against its row `col` when `byRow` (q_i · k_j reads K row by row, so no
- * Kᵀ is needed). `name` is what the cell is called, e.g. "Q₁₂" or "q₁·k₂".
+ * A matrix product's cell written out: row `row` of the first operand (as drawn) against
+ * column `col` of the second. `name` is what the cell is called, e.g. "Q₁₂" or "q₁·k₂".
  */
-export function productCell({ panel, row, col, value }, name, byRow = false) {
+export function productCell({ panel, row, col, value }, name) {
   const [a, b] = panel.operands;
-  const left = a.values[row];
-  const right = byRow ? b.values[col] : column(b.values, col);
-  const products = left.map((x, l) => `${term(x)}×${term(right[l])}`).join(' + ');
-  return {
-    text: `${name} = ${products} = ${fmt(value)}`,
-    highlight: [{ rows: [row] }, byRow ? { rows: [col] } : { cols: [col] }],
-  };
+  const right = column(b.values, col);
+  const products = a.values[row].map((x, l) => `${term(x)}×${term(right[l])}`).join(' + ');
+  return { text: `${name} = ${products} = ${fmt(value)}`, highlight: [{ rows: [row] }, { cols: [col] }] };
 }
 
 /** The explanation of a product step whose result is called `symbol`, cell by cell. */

@@ -33,23 +33,41 @@ function labelled(name, values, labels) {
   };
 }
 
+function operandOf(o, labels) {
+  return {
+    name: o.name,
+    head: o.head,
+    caption: o.head === undefined ? o.symbol : `${o.symbol}${sub(o.head)}`,
+    values: o.values,
+    ...labelled(o.name, o.values, labels),
+  };
+}
+
+// An operand drawn as its formula writes it, transposed (Kᵀ under S = QKᵀ): its rows become
+// columns. Only the layout changes; every number is the core's.
+function transposed(o) {
+  const [symbol, ...head] = o.caption;
+  return {
+    ...o,
+    caption: `${symbol}ᵀ${head.join('')}`,
+    values: (o.values[0] ?? []).map((_, c) => o.values.map((row) => row[c])),
+    rowLabels: o.colLabels,
+    colLabels: o.rowLabels,
+  };
+}
+
 /**
  * The panels of step `id`: [{ step (the trace's entry), head, operands, rowLabels, colLabels }],
  * each operand { name, head, caption, values, rowLabels, colLabels }. `labels`: tokenLabels.
  */
 export function stepPanels(trace, id, labels) {
   const group = trace.groups.find((g) => g.id === id);
-  if (!group || !stepEntry(id)) return [];
+  const entry = stepEntry(id);
+  if (!group || !entry) return [];
   return group.steps.map((step) => ({
     step,
     head: step.head,
-    operands: step.operands.map((o) => ({
-      name: o.name,
-      head: o.head,
-      caption: o.head === undefined ? o.symbol : `${o.symbol}${sub(o.head)}`,
-      values: o.values,
-      ...labelled(o.name, o.values, labels),
-    })),
+    operands: step.operands.map((o, i) => (i === entry.transposed ? transposed : (m) => m)(operandOf(o, labels))),
     ...labelled(id, step.values, labels),
   }));
 }

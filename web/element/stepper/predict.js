@@ -73,9 +73,8 @@ function shapeExplanation(panel, asks, operands) {
   if (asks.sideBySide) {
     return `The ${operands.length} head outputs, each ${shapeLabel(operands[0])}, are put side by side: the same rows, their columns added up: ${result}.`;
   }
-  // A matrix product; for the scores the keys enter transposed.
-  const right = asks.transposed ? [operands[1][1], operands[1][0]] : operands[1];
-  const rightName = asks.transposed ? `${b.caption}ᵀ` : b.caption;
+  // A matrix product, its operands as drawn (the scores' K as Kᵀ).
+  const [right, rightName] = [operands[1], b.caption];
   return (
     `${a.caption} (${shapeLabel(operands[0])}) times ${rightName} (${shapeLabel(right)}): ` +
     `one row per row of ${a.caption}, one column per column of ${rightName}, so ${result}.`

@@ -17,6 +17,8 @@ import * as why from './why.js';
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are
  * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
+ * @property {number} [transposed]  the operand (by index) drawn transposed, as the formula
+ *   writes it: the scores' K as Kᵀ
  * @property {(cell: object) => { text: string, highlight: object[] }} explain
  *   the hover/focus explanation of result cell { panel, row, col, value, labels };
  *   highlight[i] marks the rows, cols or cell of operand i that the value came from
@@ -28,7 +30,7 @@ import * as why from './why.js';
  * @property {boolean} [perHead]     the step repeats for each head
  */
 
-const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'explain', 'predict', 'numpy', 'perHead']);
+const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'transposed', 'explain', 'predict', 'numpy', 'perHead']);
 
 // Checks an entry's fields, so a typo fails at load rather than as a blank panel.
 function defineStep(entry) {
@@ -101,9 +103,9 @@ defineStep({
   cols: 'keys',
   heat: true,
   perHead: true,
-  explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`, true),
+  transposed: 1, // K is drawn as Kᵀ, as the formula writes it
+  explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`),
   predict: {
-    transposed: true,
     largest: {
       noun: 'score',
       reason: 'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
