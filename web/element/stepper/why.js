@@ -59,7 +59,7 @@ export const scoresWhy = ({ panel, labels }) => {
   const s = panel.step.values[0];
   const best = top(s);
   return {
-    idea: 'S = QKᵀ: every query against every key. A score is a dot product, large when the query and the key point the same way; each row of K is one column of Kᵀ.',
+    idea: 'S = QKᵀ: every query against every key. A score is a dot product, large when the query and the key point the same way; each key is one column of Kᵀ.',
     live: best < 0 ? '' : `Row ${q(labels.queries[0])} scores ${list(s)}: it matches ${q(labels.keys[best])} best (${fmt(s[best])}).`,
   };
 };
