@@ -11,7 +11,8 @@ import { at, productCell, productOf } from './explain.js';
  * @property {string} id             the core's step id
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are
- * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
+ * @property {'scores' | 'weights'} [heat]  drawn as a heatmap, on the scale of that kind
+ *   (colors.js: scores symmetric around 0 and shared by the heads, weights fixed 0 to 1)
  * @property {(cell: object) => { text: string, highlight: object[] }} explain
  *   the hover/focus explanation of result cell { panel, row, col, value, labels };
  *   highlight[i] marks the rows, cols or cell of operand i that the value came from
@@ -76,7 +77,7 @@ defineStep({
   id: 'scores',
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`, true),
   predict: {
@@ -101,7 +102,7 @@ defineStep({
   id: 'scale',
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   explain: ({ panel, row, col, value }) => {
     const factor = scaleFactor(panel.step);
@@ -127,7 +128,7 @@ defineStep({
   id: 'mask',
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   explain: ({ panel, row, col, value, labels }) => {
     const reason = maskReason(panel.step.blockedBy[row][col], col, labels.keys);
@@ -141,7 +142,7 @@ defineStep({
   id: 'softmax',
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'weights',
   perHead: true,
   explain: ({ panel, row, col, value, labels }) => {
     const { rowMax, rowSum, exponentials } = panel.step;
