@@ -36,6 +36,7 @@ export function legend(scaleOrRange) {
  * @param {object} [m.scale]    colour cells on this scale (colors.js: WEIGHT_SCALE, scoreScale), with a legend naming it
  * @param {boolean} [m.heat]     without a scale: colour cells by value on `range`
  * @param {number[]} [m.range]   that scale's [min, max] (default: the values' own range)
+ * @param {(value: number, row: number, col: number) => string} [m.format]  a cell's text (default: fmt)
  * @param {number[]} [m.totals]  a Σ column (row sums from the core)
  * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
  * @param {(row: number, col: number) => void} [m.onFocusCell]
@@ -55,7 +56,7 @@ export function matrixTable(m) {
     return [scale ? levelClass(scaleLevel(scale, v, r, c)) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const content = (v, r, c) => {
-    if (!m.edit) return fmt(v);
+    if (!m.edit) return m.format ? m.format(v, r, c) : fmt(v);
     const bad = m.edit.invalid.get(`${r},${c}`);
     return html`<input
         inputmode="decimal"

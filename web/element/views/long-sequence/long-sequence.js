@@ -9,7 +9,6 @@
 // lab.normalMatrix({ rows: 3n, cols: d, seed }) (shared/random-inputs.js).
 import { html, nothing } from 'lit';
 
-import { fmt, fmtWide } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { randomQKV } from '../../shared/random-inputs.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -33,18 +32,22 @@ const FIELDS = {
 const SPAN = 8;
 const evenShare = (query, n, causal) => 1 / (causal ? query + 1 : n);
 
-function evenShareScale(rows, cols, n, causal) {
-  const masked = (r, c) => causal && cols[c] > rows[r];
+// A sampled weight as a multiple of its query's even share; null where the causal mask hides the key.
+function ratioToEven({ n, causal, rows, cols, weights }, r, c) {
+  return causal && cols[c] > rows[r] ? null : weights[r][c] / evenShare(rows[r], n, causal);
+}
+
+function evenShareScale(sample) {
   return {
     kind: 'even-share',
     range: [1 / SPAN, SPAN],
     ends: [`÷${SPAN}`, `×${SPAN}`],
     label: 'weight compared with the even share, log scale',
     level: (v, r, c) => {
-      if (masked(r, c)) return null;
-      if (!(v > 0)) return 0;
-      const t = (Math.log2(v / evenShare(rows[r], n, causal)) + Math.log2(SPAN)) / (2 * Math.log2(SPAN));
-      return Math.min(1, Math.max(0, t));
+      const ratio = ratioToEven(sample, r, c);
+      if (ratio === null) return null;
+      if (!(ratio > 0)) return 0;
+      return Math.min(1, Math.max(0, (Math.log2(ratio) + Math.log2(SPAN)) / (2 * Math.log2(SPAN))));
     },
   };
 }
@@ -54,6 +57,9 @@ const GPU_NOTES = {
   gpu: 'Runs use your graphics card: this browser offers WebGPU.',
   none: 'This browser gives no access to a graphics card (no WebGPU), so runs use the processor instead (WebAssembly).',
 };
+
+// A number to `digits` significant digits, without trailing zeros: 0.000969, 4.3, 12.
+const sig = (value, digits) => String(Number(value.toPrecision(digits)));
 
 // `count` indices spread evenly over 0 … size − 1.
 const spread = (size, count) =>
@@ -212,17 +218,21 @@ class LongSequenceView extends ViewBase {
     const focus = this._focus;
     return html`<p class="lead" data-role="even-share">
         If a query spread its attention evenly, each key it may see would get the even share 1/n
-        (${causal ? 'with the causal mask, query i sees i keys, so 1/i' : `here 1/${n.toLocaleString('en')} ≈ ${fmtWide(1 / n, 2)}`}); the
+        (${causal ? 'with the causal mask, query i sees i keys, so 1/i' : `here 1/${n.toLocaleString('en')} ≈ ${sig(1 / n, 2)}`}); the
         colours compare each weight with that share, from ${SPAN} times less (dark) to ${SPAN} times more (bright), so the
         middle colour means exactly even and the picture shows which keys a query favours.
       </p>
       ${matrixTable({
         name: 'sampled-weights',
-        caption: `Weights A for ${rows.length} of the ${n} queries and ${cols.length} of the keys (each row still sums to 1 over all keys)`,
+        caption: `Weights A for ${rows.length} of the ${n} queries and ${cols.length} of the keys, each written as a multiple of the even share (each row still sums to 1 over all keys; hover for the weight itself)`,
         values: weights,
+        format: (v, r, c) => {
+          const ratio = ratioToEven(this._sample, r, c);
+          return ratio === null ? '0' : `${sig(ratio, 2)}×`;
+        },
         rowLabels: rows.map((i) => `q${i + 1}`),
         colLabels: cols.map((j) => `k${j + 1}`),
-        scale: evenShareScale(rows, cols, n, causal),
+        scale: evenShareScale(this._sample),
         highlight: focus ? { cell: [focus.row, focus.col] } : undefined,
         onFocusCell: (row, col) => (this._focus = { row, col }),
       })}`;
@@ -234,9 +244,9 @@ class LongSequenceView extends ViewBase {
     const { n, causal, rows, cols, weights } = this._sample;
     const { row, col } = this._focus;
     const [i, j] = [rows[row] + 1, cols[col] + 1];
-    if (causal && j > i) return `A(${i}, ${j}) = 0: key ${j} comes after query ${i}, so the causal mask hides it`;
-    const share = evenShare(rows[row], n, causal);
-    return `A(${i}, ${j}) = ${fmtWide(weights[row][col])}, ${fmt(weights[row][col] / share)} times the even share 1/${causal ? i : n}`;
+    const ratio = ratioToEven(this._sample, row, col);
+    if (ratio === null) return `A(${i}, ${j}) = 0: key ${j} comes after query ${i}, so the causal mask hides it`;
+    return `A(${i}, ${j}) = ${sig(weights[row][col], 3)}: ${sig(ratio, 2)} times the even share 1/${causal ? i : n}`;
   }
 }
 
