@@ -22,7 +22,8 @@ const OPENINGS = {
   embed: { root: '.', path: 'tests/e2e/fixtures/blank.html', embed: true },
 };
 
-async function openView(t, opening, extraArgs) {
+// `init` runs in the page before any of its scripts (page.addInitScript).
+async function openView(t, opening, extraArgs, init) {
   const { root, path, embed } = OPENINGS[opening];
   const server = await serveStatic(root);
   const browser = await launchChromium({ extraArgs });
@@ -32,7 +33,13 @@ async function openView(t, opening, extraArgs) {
   });
   const page = await browser.newPage();
   const errors = [];
+  const warnings = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // (a bare fixture page has no favicon: that 404 is not the view's)
+    if (['warning', 'error'].includes(message.type()) && !message.location().url?.endsWith('/favicon.ico')) warnings.push(message.text());
+  });
+  if (init) await page.addInitScript(init);
   await page.goto(`${server.url}/${path}`);
   if (embed) {
     await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
@@ -40,17 +47,17 @@ async function openView(t, opening, extraArgs) {
   }
   await page.waitForFunction(() => {
     const view = document.querySelector('attn-lab')?.shadowRoot?.querySelector('attn-long-sequence-view');
-    const status = view?.shadowRoot?.querySelector('[data-role="gpu-status"]');
-    return status && !status.textContent.includes('Looking');
+    return view?.shadowRoot?.querySelector('[data-role="gpu-status"]')?.textContent.trim();
   });
-  return { page, errors };
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return { page, errors, warnings };
 }
 
 const labState = (page) => page.evaluate(() => document.querySelector('attn-lab').getState());
 
-// Runs with n = 256 and returns what the view shows.
-async function run(page, action) {
-  await page.locator(`${VIEW} [data-control="n"]`).selectOption('256');
+// Runs with n tokens (256 unless given) and returns what the view shows.
+async function run(page, action, n = '256') {
+  await page.locator(`${VIEW} [data-control="n"]`).selectOption(n);
   await page.locator(`${VIEW} [data-action="${action}"]`).click();
   await page.locator(`${VIEW} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 120_000 });
   return page.evaluate(() => {
@@ -64,6 +71,9 @@ async function run(page, action) {
       rows: labels('table[data-matrix="sampled-weights"] tbody th'),
       cols: labels('table[data-matrix="sampled-weights"] thead th'),
       status: root.querySelector('[data-role="gpu-status"]').textContent,
+      backgrounds: [...root.querySelectorAll('table[data-matrix="sampled-weights"] td[data-row]')].map((td) => getComputedStyle(td).backgroundColor),
+      note: root.querySelector('[data-role="even-share"]')?.textContent.replace(/\s+/g, ' ').trim(),
+      explanation: root.querySelector('[data-role="explanation"]')?.textContent.trim(),
       backends: [...root.querySelectorAll('[data-role="runs"] tr[data-backend]')].map((tr) => tr.dataset.backend),
       agreement: root.querySelector('[data-role="agreement"]')?.dataset.value,
       weights,
@@ -80,7 +90,7 @@ for (const opening of Object.keys(OPENINGS)) {
     const { page, errors } = await openView(t, opening, WEBGPU_ARGS);
     assert.deepEqual(await labState(page).then((s) => [s.view, s.viewState]), ['long-sequence', DEFAULTS]);
     const shown = await run(page, 'compare');
-    assert.match(shown.status, /WebGPU is available/);
+    assert.match(shown.status, /Runs use your graphics card: this browser offers WebGPU/);
     assert.deepEqual(shown.backends, ['webgpu', 'wasm']);
     assert.ok(Number(shown.agreement) <= 1e-4, `backends differ by ${shown.agreement}`);
     assert.deepEqual((await labState(page)).viewState, { ...DEFAULTS, n: 256 }, 'the settings are in the state');
@@ -97,7 +107,7 @@ for (const opening of Object.keys(OPENINGS)) {
   test(`${opening}: without WebGPU the view says so and runs on WebAssembly`, async (t) => {
     const { page, errors } = await openView(t, opening, ['--disable-webgpu']);
     const shown = await run(page, 'run');
-    assert.match(shown.status, /runs use WebAssembly/);
+    assert.match(shown.status, /no access to a graphics card \(no WebGPU\), so runs use the processor instead \(WebAssembly\)/);
     assert.deepEqual(shown.backends, ['wasm']);
     const [Q, K] = viewInputs(256, 64, 1);
     assert.ok(maxAbsDiff(shown.weights, lab.sampledWeights({ Q, K, causal: true, rows: shown.rows, cols: shown.cols })) <= 1e-6);
@@ -117,5 +127,107 @@ test('the settings come from the state: a link with n, d, causal and seed opens 
   const message = await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]').textContent);
   assert.match(message, /long-sequence view's "n" must be one of 256, 1024, 4096, 16384/);
   assert.equal((await labState(page)).viewState.n, 4096, 'the last good state stays');
+  assert.deepEqual(errors, []);
+});
+
+// Counts navigator.gpu.requestAdapter calls in window.__adapterRequests, from before the page's scripts run.
+function countAdapterRequests() {
+  window.__adapterRequests = 0;
+  const gpu = navigator.gpu;
+  if (!gpu) return;
+  const request = gpu.requestAdapter.bind(gpu);
+  gpu.requestAdapter = (...args) => {
+    window.__adapterRequests += 1;
+    return request(...args);
+  };
+}
+const adapterRequests = (page) => page.evaluate(() => window.__adapterRequests);
+
+for (const opening of Object.keys(OPENINGS)) {
+  test(`${opening}: no WebGPU request (and no console warning) until the learner presses Run, and the status is in plain words`, async (t) => {
+    const { page, errors, warnings } = await openView(t, opening, WEBGPU_ARGS, countAdapterRequests);
+    assert.equal(await page.evaluate(() => typeof navigator.gpu?.requestAdapter), 'function', 'this browser offers WebGPU');
+    assert.equal(await adapterRequests(page), 0, 'a WebGPU adapter was requested before Run');
+    assert.deepEqual(warnings, []);
+    const before = await page.locator(`${VIEW} [data-role="gpu-status"]`).textContent();
+    assert.match(before, /^Nothing has run yet\. A run uses your graphics card/);
+    const shown = await run(page, 'run');
+    assert.ok((await adapterRequests(page)) >= 1, 'Run asked for a WebGPU adapter');
+    assert.deepEqual(shown.backends, ['webgpu']);
+    for (const text of [before, shown.status]) assert.doesNotMatch(text, /navigator|adapter|wasm|GFLOP/i);
+    assert.deepEqual(errors, []);
+  });
+}
+
+// The hover text: "A(i, j) = weight: ratio times the even share 1/n" → [i, j, weight].
+function parseExplanation(text) {
+  const match = /^A\((\d+), (\d+)\) = ([\d.e+-]+): ([\d.e+-]+) times the even share 1\/(\d+)$/.exec(text);
+  assert.ok(match, `explanation: ${text}`);
+  return { i: Number(match[1]), j: Number(match[2]), weight: Number(match[3]), ratio: Number(match[4]), share: Number(match[5]) };
+}
+
+test('the hover text stays current: after a rerun with another seed it reads the new weights', async (t) => {
+  const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
+  const table = `${VIEW} table[data-matrix="sampled-weights"]`;
+  await page.locator(`${VIEW} [data-control="causal"]`).uncheck();
+  const first = await run(page, 'run');
+  // Focus (the keyboard's hover) picks the cell: a mouse resting where a rerun redraws the
+  // table would hover whichever cell lands under it.
+  await page.mouse.move(1, 1);
+  await page.locator(`${table} td[data-row="4"][data-col="3"]`).focus();
+  const read = async () => parseExplanation(await page.locator(`${VIEW} [data-role="explanation"]`).textContent().then((s) => s.trim()));
+  const weightOf = (seed, i, j) => {
+    const [Q, K] = viewInputs(256, 64, seed);
+    return lab.sampledWeights({ Q, K, causal: false, rows: [i - 1], cols: [j - 1] })[0][0];
+  };
+  const before = await read();
+  assert.deepEqual([before.i, before.j], [first.rows[4] + 1, first.cols[3] + 1]);
+  assert.ok(Math.abs(before.weight - weightOf(1, before.i, before.j)) <= 5e-3 * before.weight);
+  assert.equal(before.share, 256);
+  assert.ok(Math.abs(before.ratio - before.weight * 256) <= 0.05 * before.ratio + 0.01);
+
+  const seed = page.locator(`${VIEW} [data-control="seed"]`);
+  await seed.fill('2');
+  await seed.dispatchEvent('change');
+  await page.locator(`${VIEW} [data-action="run"]`).press('Enter');
+  await page.locator(table).waitFor({ timeout: 120_000 });
+  const after = await read(); // the cell explained before, read from the new run
+  const want = weightOf(2, after.i, after.j);
+  assert.deepEqual([after.i, after.j], [before.i, before.j]);
+  assert.ok(Math.abs(after.weight - want) <= 5e-3 * want, `shows ${after.weight}, the new run has ${want}`);
+  assert.ok(Math.abs(want - weightOf(1, after.i, after.j)) > 1e-2 * want, 'the two seeds give different weights there');
+  await page.locator(table).scrollIntoViewIfNeeded();
+  await page.locator(`${table} td[data-row="7"][data-col="9"]`).hover();
+  const other = await read();
+  assert.deepEqual([other.i, other.j], [first.rows[7] + 1, first.cols[9] + 1]);
+  assert.ok(Math.abs(other.weight - weightOf(2, other.i, other.j)) <= 5e-3 * other.weight);
+  assert.deepEqual(errors, []);
+});
+
+// Relative luminance (WCAG) of a computed CSS colour.
+function luminance(css) {
+  const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map((c) => {
+    const s = Number(c) / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+test('the sample\'s colours show structure around the even share 1/n, with a note saying what 1/n means', async (t) => {
+  const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
+  await page.locator(`${VIEW} [data-control="causal"]`).uncheck();
+  const shown = await run(page, 'run', '1024');
+  assert.match(shown.note, /each key it may see would get the even share 1\/n \(here 1\/1,024 ≈ 0\.00098\)/);
+  // Viridis' middle, rgb(33, 144, 141), is "exactly the even share": weights above 1/n are
+  // lighter than it and weights below darker, whatever the rest of the sample holds.
+  const middle = luminance('rgb(33, 144, 141)');
+  const cells = shown.weights.flat().map((w, k) => ({ ratio: w * 1024, light: luminance(shown.backgrounds[k]) }));
+  for (const { ratio, light } of cells) {
+    if (ratio > 1.25) assert.ok(light > middle, `${ratio} × 1/n is not lighter than the middle`);
+    if (ratio < 0.8) assert.ok(light < middle, `${ratio} × 1/n is not darker than the middle`);
+  }
+  assert.ok(cells.some((c) => c.ratio > 1.25) && cells.some((c) => c.ratio < 0.8), 'the sample has weights on both sides of 1/n');
+  assert.ok(new Set(shown.backgrounds).size >= 8, `only ${new Set(shown.backgrounds).size} colours in 144 cells`);
+  assert.match(await page.locator(`${VIEW} [data-role="legend"]`).textContent(), /compared with the even share, log scale/);
   assert.deepEqual(errors, []);
 });

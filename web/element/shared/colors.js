@@ -36,9 +36,10 @@ function textOn(rgb) {
   return onWhite >= onBlack ? '#fff' : '#000';
 }
 
-// Heatmap cells take one of HEAT_LEVELS classes (heat-0 … heat-31) rather than an inline
+// Heatmap cells take one of HEAT_LEVELS classes (heat-0 … heat-32) rather than an inline
 // style: a class change is cheap to re-render, and a strict CSP has no inline styles to allow.
-const HEAT_LEVELS = 32;
+// An odd count puts a level exactly at the middle (heat-16): a score of 0 on a symmetric scale.
+const HEAT_LEVELS = 33;
 
 /** Where a value sits in [min, max], from 0 to 1; null for masked (infinite) entries. */
 export function heatLevel(value, [min, max]) {
@@ -46,11 +47,11 @@ export function heatLevel(value, [min, max]) {
   return max > min ? (value - min) / (max - min) : 0.5;
 }
 
+/** The class of a heat value t in [0, 1]; none for null (masked). */
+export const levelClass = (t) => (t === null ? '' : `heat-${Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1))}`);
+
 /** The class of a value in [min, max]; none for masked (infinite) entries. */
-export function heatClass(value, range) {
-  const t = heatLevel(value, range);
-  return t === null ? '' : `heat-${Math.round(t * (HEAT_LEVELS - 1))}`;
-}
+export const heatClass = (value, range) => levelClass(heatLevel(value, range));
 
 /** CSS rules for the heat classes. */
 export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
@@ -58,10 +59,13 @@ export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
   return `td.heat-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
 }).join('\n');
 
-/** Background and text colours of a heat value t in [0, 1]; null (masked) is grey. */
+/**
+ * Background and text colours of a heat value t in [0, 1], by the same levels as the
+ * screen's classes (so an export matches the screen); null (masked) is grey.
+ */
 export function heatColors(t) {
   if (t === null) return { background: '#e6e6e6', text: '#444' };
-  const rgb = viridis(t);
+  const rgb = viridis(Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1)) / (HEAT_LEVELS - 1));
   return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
 }
 
@@ -81,3 +85,33 @@ export function finiteRange(values) {
   }
   return min <= max ? [min, max] : [0, 0];
 }
+
+// ---- Colour scales ----
+// A scale says how values become colours, and the legend names it, so colours mean the same
+// everywhere: { kind, range: [lo, hi] (the legend's ends), label, level?(value, row, col) }.
+// Without `level`, a value sits linearly in `range`.
+
+/** Attention weights (softmax results): always 0 to 1, so 0.3 looks the same in every matrix. */
+export const WEIGHT_SCALE = Object.freeze({ kind: 'weights', range: [0, 1], label: 'weights, fixed 0 to 1' });
+
+/**
+ * Scores (and scaled or masked scores, the logits): symmetric around 0, so 0 is the middle
+ * colour, out to the largest |value| of all the matrices given (every head of a step).
+ */
+export function scoreScale(matrices) {
+  let bound = 0;
+  for (const values of matrices) for (const row of values) for (const v of row) if (Number.isFinite(v)) bound = Math.max(bound, Math.abs(v));
+  if (!(bound > 0)) bound = 1; // all zeros (or all masked): 0 still sits in the middle
+  const shared = matrices.length > 1 ? `, shared by the ${matrices.length} heads` : '';
+  return { kind: 'scores', range: [-bound, bound], label: `scores, symmetric around 0${shared}` };
+}
+
+/** The scale of kind 'weights' or 'scores' for these matrices (the heads of one step); null otherwise. */
+export function scaleOf(kind, matrices) {
+  if (kind === 'weights') return WEIGHT_SCALE;
+  if (kind === 'scores') return scoreScale(matrices);
+  return null;
+}
+
+/** Where a value sits on a scale, 0 to 1; null for masked entries. */
+export const scaleLevel = (scale, value, row, col) => (scale.level ? scale.level(value, row, col) : heatLevel(value, scale.range));

@@ -3,7 +3,7 @@
 // heatmap) and, with `edit`, for the learner's input matrices.
 import { html, nothing } from 'lit';
 
-import { finiteRange, heatClass } from './colors.js';
+import { finiteRange, levelClass, scaleLevel } from './colors.js';
 import { fmt } from './format.js';
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
@@ -12,12 +12,16 @@ export function cellOf(event) {
   return td ? { row: Number(td.dataset.row), col: Number(td.dataset.col) } : null;
 }
 
-/** The colour ramp under a heatmap, labelled with its range's ends. */
-export function legend(range) {
-  return html`<div class="legend" aria-hidden="true">
-    <span>${fmt(range[0])}</span><span class="ramp"></span><span
-      >${fmt(range[1])}</span
-    >
+/**
+ * The colour ramp under a heatmap, labelled with its ends, and, given a scale (colors.js),
+ * named: "weights, fixed 0 to 1". A scale's `ends` may replace the numbers at the ends.
+ */
+export function legend(scaleOrRange) {
+  const scale = Array.isArray(scaleOrRange) ? { range: scaleOrRange } : scaleOrRange;
+  const [low, high] = scale.ends ?? scale.range.map(fmt);
+  return html`<div class="legend" data-role="legend" data-scale=${scale.kind ?? nothing}>
+    ${scale.label ? html`<span class="scale-name">${scale.label}:</span>` : nothing}
+    <span aria-hidden="true">${low}</span><span class="ramp" aria-hidden="true"></span><span aria-hidden="true">${high}</span>
   </div>`;
 }
 
@@ -29,8 +33,10 @@ export function legend(range) {
  * @param {number[][]} m.values
  * @param {string[]} m.rowLabels
  * @param {string[]} m.colLabels
- * @param {boolean} [m.heat]     colour cells by value, with a legend
- * @param {number[]} [m.range]   the heat scale's [min, max] (default: the values' own range)
+ * @param {object} [m.scale]    colour cells on this scale (colors.js: WEIGHT_SCALE, scoreScale), with a legend naming it
+ * @param {boolean} [m.heat]     without a scale: colour cells by value on `range`
+ * @param {number[]} [m.range]   that scale's [min, max] (default: the values' own range)
+ * @param {(value: number, row: number, col: number) => string} [m.format]  a cell's text (default: fmt)
  * @param {number[]} [m.totals]  a Σ column (row sums from the core)
  * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
  * @param {(row: number, col: number) => void} [m.onFocusCell]
@@ -38,7 +44,7 @@ export function legend(range) {
  * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
  */
 export function matrixTable(m) {
-  const range = m.heat ? (m.range ?? finiteRange(m.values)) : null;
+  const scale = m.scale ?? (m.heat ? { range: m.range ?? finiteRange(m.values) } : null);
   const hl = m.highlight ?? {};
   const focus = (event) => {
     const cell = cellOf(event);
@@ -47,10 +53,10 @@ export function matrixTable(m) {
   const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    return [range ? heatClass(v, range) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    return [scale ? levelClass(scaleLevel(scale, v, r, c)) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const content = (v, r, c) => {
-    if (!m.edit) return fmt(v);
+    if (!m.edit) return m.format ? m.format(v, r, c) : fmt(v);
     const bad = m.edit.invalid.get(`${r},${c}`);
     return html`<input
         inputmode="decimal"
@@ -98,6 +104,6 @@ export function matrixTable(m) {
         )}
       </tbody>
     </table>
-    ${range ? legend(range) : nothing}
+    ${scale ? legend(scale) : nothing}
   </figure>`;
 }

@@ -22,6 +22,8 @@ export const baseStyles = css`
     --attn-correct: light-dark(#1e7b34, #7ee08f);
     --attn-series-1: light-dark(#c0392b, #ff8a80); /* a chart's second series, beside the accent */
     --attn-highlight: light-dark(#ffcf40, #ffd54f);
+    --attn-ring-dark: #000; /* the highlight's two rings: the same on both themes */
+    --attn-ring-light: #fff;
     display: block;
     color: var(--attn-fg);
     background: var(--attn-bg);
@@ -134,12 +136,18 @@ export const baseStyles = css`
     background: var(--attn-panel);
     font-weight: 500;
   }
+  /* Highlights: a dark ring and a light ring together, so one of them stands out on every
+     colour of the heat scale (dark purple to bright yellow) and on either theme. */
   td.hl,
   th.hl {
-    box-shadow: inset 0 0 0 2px var(--attn-highlight);
+    box-shadow:
+      inset 0 0 0 2px var(--attn-ring-dark),
+      inset 0 0 0 4px var(--attn-ring-light);
   }
   td.hl-cell {
-    box-shadow: inset 0 0 0 3px var(--attn-accent);
+    outline: 3px solid var(--attn-ring-dark);
+    outline-offset: -3px;
+    box-shadow: inset 0 0 0 6px var(--attn-ring-light);
   }
   td.total {
     color: var(--attn-muted);
@@ -173,6 +181,9 @@ export const baseStyles = css`
     align-items: center;
     font-size: 0.8em;
     color: var(--attn-muted);
+  }
+  .legend .scale-name {
+    margin-right: 2px;
   }
   .legend .ramp {
     background: ${unsafeCSS(VIRIDIS_GRADIENT)};

@@ -1,6 +1,6 @@
 // The element's export buttons: each turns the step on view into a file and downloads it.
-import { finiteRange, heatColors, heatLevel } from '../shared/colors.js';
-import { numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
+import { exportColors, numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
+import { heatScale } from './registry.js';
 
 export const EXPORT_KINDS = [
   ['csv', 'CSV'],
@@ -22,22 +22,22 @@ function save(filename, blob) {
 
 const text = (content, type) => new Blob([content], { type });
 
-// The result heatmap drawn on a canvas, the same cells as the SVG.
-function pngOf(values, rowLabels, colLabels) {
+// The result heatmap drawn on a canvas, the same cells and colours as the SVG.
+function pngOf(values, rowLabels, colLabels, scale) {
+  const { cells: colors, label } = exportColors(values, scale);
   const size = 44;
   const [left, top] = [60, 24];
   const canvas = document.createElement('canvas');
-  canvas.width = left + colLabels.length * size + 8;
-  canvas.height = top + rowLabels.length * size + 8;
+  canvas.width = Math.max(left + colLabels.length * size + 8, left + 7 * label.length);
+  canvas.height = top + rowLabels.length * size + 26;
   const g = canvas.getContext('2d');
   g.fillStyle = '#fff';
   g.fillRect(0, 0, canvas.width, canvas.height);
   g.font = '11px sans-serif';
   g.textAlign = 'center';
-  const range = finiteRange(values);
   values.forEach((row, r) =>
     row.forEach((v, c) => {
-      const { background, text: ink } = heatColors(heatLevel(v, range));
+      const { background, text: ink } = colors[r][c];
       g.fillStyle = background;
       g.fillRect(left + c * size, top + r * size, size, size);
       g.fillStyle = ink;
@@ -45,6 +45,9 @@ function pngOf(values, rowLabels, colLabels) {
     }),
   );
   g.fillStyle = '#000';
+  g.textAlign = 'left';
+  g.fillText(`Colour: ${label}`, left, top + rowLabels.length * size + 16);
+  g.textAlign = 'center';
   colLabels.forEach((l, c) => g.fillText(l, left + c * size + size / 2, top - 8));
   g.textAlign = 'right';
   rowLabels.forEach((l, r) => g.fillText(l, left - 6, top + r * size + size / 2 + 4));
@@ -54,11 +57,13 @@ function pngOf(values, rowLabels, colLabels) {
 /** Downloads the step on view as `kind` (one of EXPORT_KINDS). */
 export async function downloadStep(kind, { state, id, panels }) {
   // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
+  // Pictures use the screen's colour scale, shared by the heads.
+  const scale = heatScale(id, panels.map((p) => p.step.values));
   for (const { step, head, rowLabels, colLabels } of panels) {
     const name = (suffix) => `attnlab-${id}${head === undefined ? '' : `-head${head + 1}`}.${suffix}`;
     if (kind === 'csv') save(name('csv'), text(toCsv(step.values, rowLabels, colLabels), 'text/csv'));
-    if (kind === 'svg') save(name('svg'), text(toSvg(step.values, rowLabels, colLabels), 'image/svg+xml'));
-    if (kind === 'png') save(name('png'), await pngOf(step.values, rowLabels, colLabels));
+    if (kind === 'svg') save(name('svg'), text(toSvg(step.values, rowLabels, colLabels, scale), 'image/svg+xml'));
+    if (kind === 'png') save(name('png'), await pngOf(step.values, rowLabels, colLabels, scale));
   }
   const formulas = panels.map((p) => p.step.formula).join('\n');
   if (kind === 'json') save(`attnlab-${id}.json`, text(toJson(panels.map((p) => p.step)), 'application/json'));

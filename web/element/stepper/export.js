@@ -1,7 +1,7 @@
 // Exports of the step on view: its matrices as CSV and JSON, its formula as LaTeX, code that
 // reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
 // what the trace holds; none computes attention.
-import { finiteRange, heatColors, heatLevel } from '../shared/colors.js';
+import { finiteRange, heatColors, scaleLevel } from '../shared/colors.js';
 import { stepEntry } from './registry.js';
 
 const csvCell = (text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
@@ -126,16 +126,26 @@ export function pytorchCode(state) {
   ].join('\n');
 }
 
+/**
+ * The colours of each cell of a result, on `scale` (registry.js heatScale: the screen's
+ * scale for the step, shared by its heads), or on the matrix's own range for a step the
+ * screen does not colour; and what the picture should say the colours are.
+ */
+export function exportColors(values, scale) {
+  const used = scale ?? { range: finiteRange(values), label: `colour from the lowest to the highest value of this matrix` };
+  return { cells: values.map((row, r) => row.map((v, c) => heatColors(scaleLevel(used, v, r, c)))), label: used.label };
+}
+
 /** The result matrix as a standalone SVG heatmap (viridis, values written in the cells). */
-export function toSvg(values, rowLabels, colLabels) {
-  const range = finiteRange(values);
+export function toSvg(values, rowLabels, colLabels, scale) {
+  const { cells: colors, label } = exportColors(values, scale);
   const size = 44;
   const left = 60;
   const top = 24;
   const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   const cells = values.flatMap((row, r) =>
     row.map((v, c) => {
-      const { background, text } = heatColors(heatLevel(v, range));
+      const { background, text } = colors[r][c];
       const x = left + c * size;
       const y = top + r * size;
       return `<rect x="${x}" y="${y}" width="${size}" height="${size}" fill="${background}"/><text x="${x + size / 2}" y="${y + size / 2 + 4}" fill="${text}" text-anchor="middle">${v === -Infinity ? '−∞' : Number(v.toFixed(3))}</text>`;
@@ -144,8 +154,9 @@ export function toSvg(values, rowLabels, colLabels) {
   const labels = [
     ...colLabels.map((l, c) => `<text x="${left + c * size + size / 2}" y="${top - 8}" text-anchor="middle">${escape(l)}</text>`),
     ...rowLabels.map((l, r) => `<text x="${left - 6}" y="${top + r * size + size / 2 + 4}" text-anchor="end">${escape(l)}</text>`),
+    `<text x="${left}" y="${top + rowLabels.length * size + 16}" data-role="scale">Colour: ${escape(label)}</text>`,
   ];
-  const width = left + colLabels.length * size + 8;
-  const height = top + rowLabels.length * size + 8;
+  const width = Math.max(left + colLabels.length * size + 8, left + 7 * label.length);
+  const height = top + rowLabels.length * size + 26;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="#fff"/>\n${[...labels, ...cells].join('\n')}\n</svg>\n`;
 }

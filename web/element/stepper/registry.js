@@ -4,6 +4,7 @@
 // an entry says how to label and colour them, how to explain a cell, what to ask before
 // revealing it, and how to export it. Adding a step: the core's trace, one entry in
 // steps.js, and its tests.
+import { scaleOf } from '../shared/colors.js';
 import { STEPS } from './steps.js';
 
 const ENTRIES = new Map(STEPS.map((entry) => [entry.id, entry]));
@@ -30,4 +31,10 @@ const INPUT_AXES = {
 export const axesOf = (name) => stepEntry(name) ?? INPUT_AXES[name];
 
 /** Whether the matrix named `name` (a step id or an input) is drawn as a heatmap. */
-export const isHeat = (name) => stepEntry(name)?.heat === true;
+export const isHeat = (name) => Boolean(stepEntry(name)?.heat);
+
+/**
+ * The colour scale of the matrix named `name`, given its values in every head of the step
+ * (scores share one symmetric scale across the heads); null when it is not a heatmap.
+ */
+export const heatScale = (name, matrices) => scaleOf(stepEntry(name)?.heat, matrices);

@@ -10,7 +10,7 @@ import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
 import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
 import { PredictController } from './predict.js';
-import { isHeat, stepEntry } from './registry.js';
+import { heatScale, stepEntry } from './registry.js';
 
 const PLAY_INTERVAL_MS = 1400;
 const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
@@ -127,10 +127,10 @@ export class Stepper {
           <p class="shapes">${[...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · ')}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, heat: isHeat(o.name), highlight: explanation?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: heatScale(o.name, panels.map((p) => p.operands[i]?.values ?? [])), highlight: explanation?.highlight[i] }))}
             </div>
             <div class="matrices" data-role="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
-              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused)}
+              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, panels)}
             </div>
           </div>
           ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
@@ -147,7 +147,7 @@ export class Stepper {
     </section>`;
   }
 
-  _renderResult(id, panel, active) {
+  _renderResult(id, panel, active, panels) {
     return matrixTable({
       name: id,
       head: panel.head,
@@ -155,7 +155,7 @@ export class Stepper {
       values: panel.step.values,
       rowLabels: panel.rowLabels,
       colLabels: panel.colLabels,
-      heat: isHeat(id),
+      scale: heatScale(id, panels.map((p) => p.step.values)),
       totals: id === 'softmax' ? panel.step.rowTotals : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),

@@ -16,7 +16,8 @@ import * as why from './why.js';
  *   live numbers of its first panel { panel, labels } (why.js)
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are
- * @property {boolean} [heat]        drawn as a heatmap (scores and weights: query × key)
+ * @property {'scores' | 'weights'} [heat]  drawn as a heatmap, on the scale of that kind
+ *   (colors.js: scores symmetric around 0 and shared by the heads, weights fixed 0 to 1)
  * @property {number} [transposed]  the operand (by index) drawn transposed, as the formula
  *   writes it: the scores' K as Kᵀ
  * @property {(cell: object) => { text: string, highlight: object[] }} explain
@@ -101,7 +102,7 @@ defineStep({
   why: why.scoresWhy,
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   transposed: 1, // K is drawn as Kᵀ, as the formula writes it
   explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`),
@@ -129,7 +130,7 @@ defineStep({
   why: why.scaleWhy,
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   explain: ({ panel, row, col, value }) => {
     const factor = scaleFactor(panel.step);
@@ -158,7 +159,7 @@ defineStep({
   why: why.maskWhy,
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'scores',
   perHead: true,
   explain: ({ panel, row, col, value, labels }) => {
     const reason = maskReason(panel.step.blockedBy[row][col], col, labels.keys);
@@ -175,7 +176,7 @@ defineStep({
   why: why.softmaxWhy,
   rows: 'queries',
   cols: 'keys',
-  heat: true,
+  heat: 'weights',
   perHead: true,
   explain: ({ panel, row, col, value, labels }) => {
     const { rowMax, rowSum, exponentials } = panel.step;

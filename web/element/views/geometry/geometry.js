@@ -4,6 +4,7 @@
 import { html } from 'lit';
 
 import { fmt, sub } from '../../shared/format.js';
+import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { geometryStyles } from './styles.js';
 import { LIMIT, planeFigure, planePoint, simplexFigure } from './geometry-figures.js';
@@ -162,7 +163,7 @@ class GeometryView extends ViewBase {
     return html`<div class="matrices" data-role="numbers">
         ${matrixTable({ name: 'scores', caption: 'scores q·kᵢ (1×3)', values: r.scores, rowLabels: ['q'], colLabels: keyLabels })}
         ${matrixTable({ name: 'scaled', caption: `scaled scores, × ${fmt(r.factor)} (1×3)`, values: r.scaled, rowLabels: ['q'], colLabels: keyLabels })}
-        ${matrixTable({ name: 'weights', caption: 'weights = softmax (1×3)', values: r.weights, rowLabels: ['q'], colLabels: keyLabels, heat: true, range: [0, 1] })}
+        ${matrixTable({ name: 'weights', caption: 'weights = softmax (1×3)', values: r.weights, rowLabels: ['q'], colLabels: keyLabels, scale: WEIGHT_SCALE })}
         ${matrixTable({ name: 'output', caption: 'output o (1×2)', values: r.output, rowLabels: ['o'], colLabels: ['x', 'y'] })}
       </div>
       <p class="combination" data-role="combination">o = ${terms} = (${r.output[0].map(fmt).join(', ')})</p>`;

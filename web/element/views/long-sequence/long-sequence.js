@@ -9,7 +9,6 @@
 // lab.normalMatrix({ rows: 3n, cols: d, seed }) (shared/random-inputs.js).
 import { html, nothing } from 'lit';
 
-import { fmt } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { randomQKV } from '../../shared/random-inputs.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -25,6 +24,42 @@ const FIELDS = {
   causal: [true, (v) => typeof v === 'boolean', 'true or false'],
   seed: SEED_FIELD,
 };
+
+// The sample's colour scale. At n = 16,384 every weight is near 1/n, so a 0-to-1 scale paints
+// them all the darkest colour. Instead each weight is compared with the even share, what it
+// would be if its query spread its attention evenly over the keys it may see (1/n, or 1/i
+// for query i under the causal mask), on a log scale from SPAN times less to SPAN times more.
+const SPAN = 8;
+const evenShare = (query, n, causal) => 1 / (causal ? query + 1 : n);
+
+// A sampled weight as a multiple of its query's even share; null where the causal mask hides the key.
+function ratioToEven({ n, causal, rows, cols, weights }, r, c) {
+  return causal && cols[c] > rows[r] ? null : weights[r][c] / evenShare(rows[r], n, causal);
+}
+
+function evenShareScale(sample) {
+  return {
+    kind: 'even-share',
+    range: [1 / SPAN, SPAN],
+    ends: [`÷${SPAN}`, `×${SPAN}`],
+    label: 'weight compared with the even share, log scale',
+    level: (v, r, c) => {
+      const ratio = ratioToEven(sample, r, c);
+      if (ratio === null) return null;
+      if (!(ratio > 0)) return 0;
+      return Math.min(1, Math.max(0, (Math.log2(ratio) + Math.log2(SPAN)) / (2 * Math.log2(SPAN))));
+    },
+  };
+}
+
+const GPU_NOTES = {
+  before: 'Nothing has run yet. A run uses your graphics card where this browser allows it (WebGPU), and the processor (WebAssembly) otherwise.',
+  gpu: 'Runs use your graphics card: this browser offers WebGPU.',
+  none: 'This browser gives no access to a graphics card (no WebGPU), so runs use the processor instead (WebAssembly).',
+};
+
+// A number to `digits` significant digits, without trailing zeros: 0.000969, 4.3, 12.
+const sig = (value, digits) => String(Number(value.toPrecision(digits)));
 
 // `count` indices spread evenly over 0 … size − 1.
 const spread = (size, count) =>
@@ -46,7 +81,7 @@ class LongSequenceView extends ViewBase {
     _sample: { state: true },
     _gpuNote: { state: true },
     _message: { state: true },
-    _explanation: { state: true },
+    _focus: { state: true },
   };
 
   constructor() {
@@ -55,30 +90,28 @@ class LongSequenceView extends ViewBase {
     this._runs = []; // { backend, ms, gflops } of the last run
     this._agreement = null;
     this._sample = null; // { n, rows, cols, weights }
-    this._gpuNote = 'Looking for WebGPU…';
+    this._gpuNote = GPU_NOTES.before;
+    this._gpuReady = null; // the WebGPU probe, started by the first run
     this._message = null;
-    this._explanation = null;
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    this._gpuReady = this._findGpu();
+    this._focus = null; // { row, col } of the sampled weight hovered or focused
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    this._gpuReady.then((gpu) => gpu?.destroy());
+    this._gpuReady?.then((gpu) => gpu?.destroy());
+    this._gpuReady = null;
   }
 
-  // The WebGPU module loads only when this view is shown.
+  // The WebGPU module loads, and asks for a GPU, only when the learner first runs: a page
+  // that never runs this view makes no WebGPU request (and gets no console warning).
   async _findGpu() {
     try {
       const { createGpuAttention } = await import('attnlab/webgpu');
       const gpu = await createGpuAttention();
-      this._gpuNote = 'WebGPU is available: runs use your GPU.';
+      this._gpuNote = GPU_NOTES.gpu;
       return gpu;
-    } catch (error) {
-      this._gpuNote = `${error.message}; runs use WebAssembly instead.`;
+    } catch {
+      this._gpuNote = GPU_NOTES.none;
       return null;
     }
   }
@@ -87,7 +120,7 @@ class LongSequenceView extends ViewBase {
     // Figures belong to the settings they were measured with.
     const previous = changed.get('viewState');
     if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) {
-      [this._runs, this._agreement, this._sample, this._explanation] = [[], null, null, null];
+      [this._runs, this._agreement, this._sample] = [[], null, null];
     }
   }
 
@@ -107,6 +140,7 @@ class LongSequenceView extends ViewBase {
   }
 
   async _run(compare) {
+    this._gpuReady ??= this._findGpu();
     const gpu = await this._gpuReady;
     const { n, causal } = this.viewState;
     this._busy = true;
@@ -121,8 +155,8 @@ class LongSequenceView extends ViewBase {
       this._runs = runs.map(({ output, ...figures }) => figures);
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
-      this._sample = { n, rows, cols, weights: this.lab.sampledWeights({ ...request, rows, cols }) };
-      if (compare && !gpu) this._message = 'Without WebGPU there is only the wasm run to show.';
+      this._sample = { n, causal, rows, cols, weights: this.lab.sampledWeights({ ...request, rows, cols }) };
+      if (compare && !gpu) this._message = 'Without a graphics card there is only the processor\'s run to show.';
     } catch (error) {
       this._message = error.message;
     } finally {
@@ -155,17 +189,17 @@ class LongSequenceView extends ViewBase {
         <button data-action="compare" ?disabled=${this._busy} @click=${() => this._run(true)}>Run on both and compare</button>
       </div>
       <p class="message ${problem ? 'error' : ''}" data-role="message" role="status">
-        ${this._busy ? `Computing attention for ${n} tokens…` : (problem ?? '')}
+        ${this._busy ? `Working out attention for ${n} tokens…` : (problem ?? '')}
       </p>
       ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
-      ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explanation ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
+      ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explain() ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
   }
 
   _renderRuns() {
     const { n, d, causal } = this.viewState;
     return html`<table data-role="runs">
         <caption>n = ${n}, d = ${d}${causal ? ', causal' : ''}</caption>
-        <thead><tr><th scope="col">backend</th><th scope="col">time (ms)</th><th scope="col">GFLOP/s</th></tr></thead>
+        <thead><tr><th scope="col">backend</th><th scope="col">time (ms)</th><th scope="col">billion operations per second</th></tr></thead>
         <tbody>
           ${this._runs.map(
             (r) => html`<tr data-backend=${r.backend}><th scope="row">${r.backend === 'webgpu' ? 'WebGPU' : 'WebAssembly'}</th><td data-ms=${r.ms}>${r.ms.toFixed(1)}</td><td>${r.gflops.toFixed(2)}</td></tr>`,
@@ -175,21 +209,44 @@ class LongSequenceView extends ViewBase {
       ${this._agreement === null
         ? nothing
         : html`<p data-role="agreement" data-value=${this._agreement}>
-            The two backends agree: the largest difference between their outputs is ${this._agreement.toExponential(1)}.
+            The graphics card and the processor agree: their outputs differ by at most ${this._agreement.toExponential(1)}.
           </p>`}`;
   }
 
   _renderSample() {
-    const { n, rows, cols, weights } = this._sample;
-    return matrixTable({
-      name: 'sampled-weights',
-      caption: `Weights A for ${rows.length} of the ${n} queries and ${cols.length} of the keys (each row still sums to 1 over all keys)`,
-      values: weights,
-      rowLabels: rows.map((i) => `q${i + 1}`),
-      colLabels: cols.map((j) => `k${j + 1}`),
-      heat: true,
-      onFocusCell: (r, c) => (this._explanation = `A(${rows[r] + 1}, ${cols[c] + 1}) = ${fmt(weights[r][c])}`),
-    });
+    const { n, causal, rows, cols, weights } = this._sample;
+    const focus = this._focus;
+    return html`<p class="lead" data-role="even-share">
+        If a query spread its attention evenly, each key it may see would get the even share 1/n
+        (${causal ? 'with the causal mask, query i sees i keys, so 1/i' : `here 1/${n.toLocaleString('en')} ≈ ${sig(1 / n, 2)}`}); the
+        colours compare each weight with that share, from ${SPAN} times less (dark) to ${SPAN} times more (bright), so the
+        middle colour means exactly even and the picture shows which keys a query favours.
+      </p>
+      ${matrixTable({
+        name: 'sampled-weights',
+        caption: `Weights A for ${rows.length} of the ${n} queries and ${cols.length} of the keys, each written as a multiple of the even share (each row still sums to 1 over all keys; hover for the weight itself)`,
+        values: weights,
+        format: (v, r, c) => {
+          const ratio = ratioToEven(this._sample, r, c);
+          return ratio === null ? '0' : `${sig(ratio, 2)}×`;
+        },
+        rowLabels: rows.map((i) => `q${i + 1}`),
+        colLabels: cols.map((j) => `k${j + 1}`),
+        scale: evenShareScale(this._sample),
+        highlight: focus ? { cell: [focus.row, focus.col] } : undefined,
+        onFocusCell: (row, col) => (this._focus = { row, col }),
+      })}`;
+  }
+
+  // The hovered or focused weight, read from the sample on view (so a rerun updates it).
+  _explain() {
+    if (!this._focus || !this._sample) return null;
+    const { n, causal, rows, cols, weights } = this._sample;
+    const { row, col } = this._focus;
+    const [i, j] = [rows[row] + 1, cols[col] + 1];
+    const ratio = ratioToEven(this._sample, row, col);
+    if (ratio === null) return `A(${i}, ${j}) = 0: key ${j} comes after query ${i}, so the causal mask hides it`;
+    return `A(${i}, ${j}) = ${sig(weights[row][col], 3)}: ${sig(ratio, 2)} times the even share 1/${causal ? i : n}`;
   }
 }
 

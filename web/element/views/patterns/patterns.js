@@ -4,6 +4,7 @@
 import { html, nothing } from 'lit';
 
 import { sub } from '../../shared/format.js';
+import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
 import { recordAnswer } from '../../shared/progress.js';
@@ -54,8 +55,6 @@ const ABOUT = {
 };
 
 const lowerFirst = (text) => text[0].toLowerCase() + text.slice(1);
-
-const WEIGHT_RANGE = [0, 1]; // weights always lie in [0, 1]; a fixed scale keeps near-uniform rows looking uniform
 
 // The gallery's weights depend only on the presets, so each core computes them once.
 const galleryCache = new WeakMap();
@@ -120,8 +119,7 @@ class PatternsView extends ViewBase {
         values: weights,
         rowLabels: tokens,
         colLabels: tokens,
-        heat: true,
-        range: WEIGHT_RANGE,
+        scale: WEIGHT_SCALE,
       })}
       <p>${ABOUT[id].inputs}</p>
       <button data-control="open-preset" data-preset=${id} @click=${() => this.openPreset(id)}>Open "${ABOUT[id].name}" in the stepper</button>
@@ -147,8 +145,7 @@ class PatternsView extends ViewBase {
         values: weights,
         rowLabels: labels('q'),
         colLabels: labels('k'),
-        heat: true,
-        range: WEIGHT_RANGE,
+        scale: WEIGHT_SCALE,
       })}
       <div class="choices" role="group" aria-label="Your answer">
         ${PATTERN_IDS.map(

@@ -1,0 +1,217 @@
+// Honest colour scales (issue 13, item 1): weights on one fixed 0-to-1 scale, scores on a
+// scale symmetric around 0 shared by the heads of a step, legends that name the scale, the
+// same colours in the stepper, the patterns view and the SVG export, and a hover highlight
+// that stands out on every colour of the scale.
+//
+// Oracles: the numbers come from the built core in Node (expectedTrace); the colours are
+// checked against the rules, not against the element's code: viridis' ends and middle
+// (#440154-ish dark purple, rgb(33, 144, 141) teal at 0.5, rgb(253, 231, 37) yellow), its
+// luminance rising with the value, and WCAG's contrast formula.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+
+import { encodeHash, expectedTrace, presetState } from './support/expected.js';
+import { assertClean, goToStep, settle } from './support/lab-page.js';
+import { browserSession } from './support/session.js';
+
+const session = browserSession('web/dist');
+
+// The scale's bottom, middle and top colours (the viridis stops at 0, 0.5 and 1).
+const BOTTOM = 'rgb(68, 1, 84)';
+const MIDDLE = 'rgb(33, 144, 141)';
+const TOP = 'rgb(253, 231, 37)';
+
+/** Every cell of the tables named `matrix` in `role` ("result" or "operands"): [{ head, row, col, value, background }]. */
+function cells(page, role, matrix) {
+  return page.evaluate(
+    ([role, matrix]) => {
+      const root = document.querySelector('attn-lab').shadowRoot;
+      return [...root.querySelectorAll(`[data-role="${role}"] table[data-matrix="${matrix}"]`)].flatMap((table) =>
+        [...table.querySelectorAll('td[data-row]')].map((td) => ({
+          head: Number(table.dataset.head || 0),
+          row: Number(td.dataset.row),
+          col: Number(td.dataset.col),
+          value: Number(td.dataset.value),
+          background: getComputedStyle(td).backgroundColor,
+        })),
+      );
+    },
+    [role, matrix],
+  );
+}
+
+/** The legend under each table named `matrix` in `role`: its parts' texts, space-separated. */
+const legends = (page, role, matrix) =>
+  page.evaluate(
+    ([role, matrix]) =>
+      [...document.querySelector('attn-lab').shadowRoot.querySelectorAll(`[data-role="${role}"] table[data-matrix="${matrix}"]`)].map((table) =>
+        [...(table.closest('figure').querySelector('[data-role="legend"]')?.children ?? [])]
+          .map((part) => part.textContent.trim())
+          .filter(Boolean)
+          .join(' '),
+      ),
+    [role, matrix],
+  );
+
+const near = (list, value, tolerance = 5e-5) => {
+  const found = list.find((c) => Math.abs(c.value - value) <= tolerance);
+  assert.ok(found, `no cell holds ${value}: ${list.map((c) => c.value).join(', ')}`);
+  return found;
+};
+
+// WCAG relative luminance and contrast, written from the WCAG 2 definitions.
+const channels = (css) => css.match(/[\d.]+/g).slice(0, 3).map(Number);
+function luminance(css) {
+  const [r, g, b] = channels(css).map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const contrast = (a, b) => {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+};
+
+const tiny = (extra) => ({ ...presetState('tiny'), ...extra });
+// A Q/K/V state of the tiny example's form, with as many padding flags as keys.
+const qkv = (extra) => tiny({ ...extra, keyPadding: extra.K.map(() => false) });
+
+test('weights are on one fixed 0-to-1 scale: T = 0.1 and T = 4 colour 0.0004 and 0.2953 differently', async (t) => {
+  const shown = {};
+  for (const temperature of [0.1, 4]) {
+    const state = tiny({ temperature, step: 'softmax' });
+    const { page, problems } = await session.open(t, encodeHash(state));
+    const got = await cells(page, 'result', 'softmax');
+    // The numbers are the core's (so the weights below are the issue's).
+    const want = expectedTrace(state).steps.find((s) => s.id === 'softmax').values;
+    for (const c of got) assert.ok(Math.abs(c.value - want[c.row][c.col]) <= 1e-6);
+    shown[temperature] = got;
+    assertClean(problems);
+  }
+  const [small, large] = [near(shown[0.1], 0.0004, 1e-4), near(shown[0.1], 0.4998, 1e-4)];
+  const [low4, high4] = [near(shown[4], 0.2953, 1e-4), near(shown[4], 0.3524, 1e-4)];
+  assert.notEqual(small.background, low4.background, '0.0004 (T = 0.1) and 0.2953 (T = 4) share a colour');
+  assert.notEqual(large.background, high4.background, '0.4998 (T = 0.1) and 0.3524 (T = 4) share a colour');
+  // On 0…1: almost 0 is the bottom colour, almost ½ the middle one, whatever the matrix holds.
+  assert.equal(small.background, BOTTOM);
+  assert.equal(large.background, MIDDLE);
+  // Viridis gets lighter as the value grows: across both matrices, a larger weight is never darker.
+  const all = [...shown[0.1], ...shown[4]].sort((a, b) => a.value - b.value);
+  for (let i = 1; i < all.length; i++) {
+    assert.ok(luminance(all[i].background) >= luminance(all[i - 1].background) - 1e-9, `${all[i].value} is darker than ${all[i - 1].value}`);
+  }
+});
+
+// Two heads of width 2 whose scores share the values 0 and 1 but not their ranges (head 1
+// spans 0…1, head 2 spans 0…2), and whose weights share 1/3 (a query of zeros).
+const twoHeads = qkv({
+  Q: [[1, 0, 1, 0], [0, 0, 0, 0]],
+  K: [[1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 2, 0]],
+  V: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]],
+  tokens: [],
+  heads: 2,
+});
+
+test('equal values get equal colours across the two heads, scores and weights alike', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash({ ...twoHeads, step: 'scores' }));
+  const trace = expectedTrace(twoHeads);
+  const scores = trace.steps.filter((s) => s.id === 'scores').map((s) => s.values);
+  assert.deepEqual(scores, [[[1, 0, 0], [0, 0, 0]], [[1, 0, 2], [0, 0, 0]]], 'the inputs make the scores this test is about');
+  const shownScores = await cells(page, 'result', 'scores');
+  for (const value of [0, 1]) {
+    const colours = new Set(shownScores.filter((c) => c.value === value).map((c) => c.background));
+    assert.equal(colours.size, 1, `score ${value}: ${[...colours].join(', ')}`);
+  }
+  // Symmetric around 0 out to max |score| = 2, shared: 0 is the middle, 2 the top, in both heads.
+  assert.equal(shownScores.find((c) => c.value === 0 && c.head === 0).background, MIDDLE);
+  assert.equal(shownScores.find((c) => c.value === 2).background, TOP);
+  assert.deepEqual(await legends(page, 'result', 'scores'), Array(2).fill('scores, symmetric around 0, shared by the 2 heads: −2 2'));
+
+  await goToStep(page, 'softmax');
+  const weights = trace.steps.filter((s) => s.id === 'softmax').map((s) => s.values);
+  const shownWeights = await cells(page, 'result', 'softmax');
+  const third = shownWeights.filter((c) => Math.abs(c.value - 1 / 3) < 1e-6);
+  assert.deepEqual(third.map((c) => c.head).sort(), [0, 0, 0, 1, 1, 1], `1/3 in both heads: ${JSON.stringify(weights)}`);
+  assert.equal(new Set(third.map((c) => c.background)).size, 1);
+  // The softmax step's operand (the scaled scores) shares one scale across the heads too.
+  const operands = await cells(page, 'operands', 'scale');
+  assert.equal(new Set(operands.filter((c) => c.value === 0).map((c) => c.background)).size, 1);
+  assert.deepEqual(await legends(page, 'result', 'softmax'), Array(2).fill('weights, fixed 0 to 1: 0 1'));
+  assertClean(problems);
+});
+
+test('a score of 0 sits at the middle of the scores scale, and each legend names its scale', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash(tiny({ step: 'scores' })));
+  // The tiny example's scores are [[1, 1, 0], [0, 1, 1]]: symmetric scale −1…1.
+  const scores = await cells(page, 'result', 'scores');
+  assert.deepEqual(
+    scores.map((c) => [c.value, c.background]),
+    [[1, TOP], [1, TOP], [0, MIDDLE], [0, MIDDLE], [1, TOP], [1, TOP]],
+  );
+  assert.deepEqual(await legends(page, 'result', 'scores'), ['scores, symmetric around 0: −1 1']);
+  await goToStep(page, 'softmax');
+  assert.match((await legends(page, 'operands', 'scale'))[0], /^scores, symmetric around 0: /);
+  assert.match((await legends(page, 'result', 'softmax'))[0], /^weights, fixed 0 to 1: 0 1$/);
+  assertClean(problems);
+});
+
+test('the same weights look the same in the stepper and in the patterns gallery', async (t) => {
+  const stepper = await session.open(t, encodeHash({ ...presetState('local'), step: 'softmax' }));
+  const inStepper = await cells(stepper.page, 'result', 'softmax');
+  const gallery = await session.open(t, 'index.html#view=patterns', { view: 'patterns' });
+  const inGallery = await gallery.page.evaluate(() => {
+    const view = document.querySelector('attn-lab').shadowRoot.querySelector('attn-patterns-view').shadowRoot;
+    return [...view.querySelectorAll('[data-pattern="local"] table[data-matrix="softmax"] td[data-row]')].map((td) => ({
+      value: Number(td.dataset.value),
+      background: getComputedStyle(td).backgroundColor,
+    }));
+  });
+  assert.equal(inGallery.length, inStepper.length);
+  inGallery.forEach((cell, i) => {
+    assert.ok(Math.abs(cell.value - inStepper[i].value) <= 1e-6);
+    assert.equal(cell.background, inStepper[i].background, `cell ${i} (${cell.value})`);
+  });
+  assert.ok(new Set(inStepper.map((c) => c.background)).size > 2, 'the band shows more than two colours');
+});
+
+test('the SVG export colours each cell as the screen does', async (t) => {
+  const { page } = await session.open(t, encodeHash({ ...twoHeads, step: 'scores' }));
+  const shown = await cells(page, 'result', 'scores');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('attn-lab [data-export="svg"]').click()]);
+  const svg = (await readFile(await download.path())).toString();
+  const fills = [...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="rgb\(([^)]*)\)"/g)].map(([, rgb]) => `rgb(${rgb.split(',').join(', ')})`);
+  // The first file is head 1: its six cells, on the scale shared with head 2 (1 is not the top).
+  assert.deepEqual(fills, shown.filter((c) => c.head === 0).map((c) => c.background));
+  assert.notEqual(fills[0], TOP);
+  assert.match(svg, /Colour: scores, symmetric around 0, shared by the 2 heads/);
+});
+
+test('the hover highlight stands out on every colour of the scale, light and dark', async (t) => {
+  // Scores −2…2 in steps of 0.5 give cells from the bottom colour to the top one.
+  const state = qkv({ Q: [[1, 0]], K: [-4, -3, -2, -1, 0, 1, 2, 3, 4].map((k) => [k / 2, 0]), V: Array(9).fill([1, 0]), tokens: [], step: 'scores' });
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems } = await session.open(t, encodeHash(state), { colorScheme });
+    const shown = await cells(page, 'result', 'scores');
+    assert.equal(shown[0].background, BOTTOM);
+    assert.equal(shown.at(-1).background, TOP);
+    for (const { col } of shown) {
+      const cell = page.locator(`attn-lab [data-role="result"] td[data-row="0"][data-col="${col}"]`);
+      await cell.hover();
+      await settle(page);
+      const look = await cell.evaluate((td) => {
+        const style = getComputedStyle(td);
+        const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 ? [style.outlineColor] : [];
+        return { classes: td.className, background: style.backgroundColor, outline, shadow: style.boxShadow };
+      });
+      assert.match(look.classes, /\bhl-cell\b/);
+      // The rings: a drawn outline and the inset shadows' colours. One of them must stand out
+      // (3:1, WCAG's contrast for graphical objects) against the cell's own colour.
+      const rings = [...look.outline, ...(look.shadow.match(/rgba?\([^)]*\)/g) ?? [])].filter((c) => !/rgba\([^)]*, 0\)/.test(c));
+      const best = Math.max(0, ...rings.map((ring) => contrast(ring, look.background)));
+      assert.ok(best >= 3, `${colorScheme}, ${look.background}: rings ${rings.join(' / ')} reach ${best.toFixed(2)}:1`);
+    }
+    assertClean(problems);
+  }
+});
