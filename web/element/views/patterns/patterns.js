@@ -3,7 +3,7 @@
 // exercise whose inputs come from a seed and whose weights come from the core.
 import { html, nothing } from 'lit';
 
-import { sub } from '../../shared/format.js';
+import { sub, subscripted } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
 import { recordAnswer } from '../../shared/progress.js';
@@ -123,7 +123,7 @@ class PatternsView extends ViewBase {
         heat: true,
         range: WEIGHT_RANGE,
       })}
-      <p>${ABOUT[id].inputs}</p>
+      <p>${subscripted(ABOUT[id].inputs)}</p>
       <button data-control="open-preset" data-preset=${id} @click=${() => this.openPreset(id)}>Open "${ABOUT[id].name}" in the stepper</button>
     </li>`;
   }
