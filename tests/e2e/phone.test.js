@@ -88,3 +88,12 @@ test('390 px: the positions view\'s heatmap scrolls in its box at its largest si
   assert.ok((await pageWidth(page)) <= 390);
   assertClean(problems);
 });
+
+test('390 px: the cost view\'s table of measurements scrolls in its box, the page does not', async (t) => {
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 256 } })}`, { ...PHONE, view: 'cost' });
+  await page.locator('attn-lab attn-cost-view [data-action="measure"]').click();
+  await page.locator('attn-lab attn-cost-view [data-role="cost-runs"] tr[data-n="256"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
+  await settle(page);
+  assert.ok((await pageWidth(page)) <= 390, `the page is ${await pageWidth(page)} px wide`);
+  assertClean(problems);
+});

@@ -107,12 +107,13 @@ export const baseStyles = css`
     align-items: flex-start;
   }
   /* A flex item may shrink below its content, so a wide matrix scrolls inside its own box
-     (figure.matrix) instead of widening the page. */
+     (figure.matrix, or .scroll-x around another wide table) instead of widening the page. */
   .matrices > * {
     min-width: 0;
     max-width: 100%;
   }
-  figure.matrix {
+  figure.matrix,
+  .scroll-x {
     margin: 0;
     max-width: 100%;
     overflow-x: auto;

@@ -189,7 +189,7 @@ class CostView extends ViewBase {
     const half = both.includes(n / 2) ? n / 2 : null;
     const growth = (kernel, field) => {
       const before = run(half, kernel)[field];
-      return before > 0 ? html`<span data-kernel=${kernel} data-growth=${field}>×${fmt(run(n, kernel)[field] / before)}</span>` : 'from 0';
+      return before > 0 ? html`<span data-kernel=${kernel} data-growth=${field}>×${(run(n, kernel)[field] / before).toFixed(1)}</span>` : 'from 0';
     };
     return html`<p class="explanation" data-role="cost-conclusion" data-n=${n}>
       At n = ${n}, the naive kernel took ${figures(naive)}; the flash kernel took ${figures(flash)}.
@@ -213,7 +213,7 @@ class CostView extends ViewBase {
       r
         ? html`<td data-kernel=${r.kernel} data-ms=${r.ms}>${fmt(r.ms)}</td><td data-kernel=${r.kernel} data-bytes=${r.peakBytes}>${bytes(r.peakBytes)}</td>`
         : html`<td></td><td></td>`;
-    return html`<table data-role="cost-runs">
+    return html`<div class="scroll-x"><table data-role="cost-runs">
       <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
       <thead>
         <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
@@ -222,7 +222,7 @@ class CostView extends ViewBase {
       <tbody>
         ${sizes.map((n) => html`<tr data-n=${n}><th scope="row">${n}</th>${cells(run(n, 'naive'))}${cells(run(n, 'flash'))}<td>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
       </tbody>
-    </table>`;
+    </table></div>`;
   }
 
   _renderFarSizes() {
