@@ -114,7 +114,7 @@ test('scaling view: the d_k slider (keyboard) and the number field change d_k; b
   await field.press('Enter');
   await settle(page);
   let got = (await assertShowsCore(page, 100, 1)).got;
-  assert.match(got.message, /d_k must be a whole number from 1 to 512, not "600"/);
+  assert.match(got.message, /dₖ must be a whole number from 1 to 512, not "600"/);
   assert.equal(got.dkField, '600', 'the rejected text stays for the learner to fix');
   assert.equal((await labState(page)).viewState.dk, 100);
 

@@ -10,6 +10,7 @@ import { DEFAULT_PRESET, PRESETS, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
 import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
+import { HostScheme } from './shared/host-scheme.js';
 import { baseStyles } from './shared/styles.js';
 import { stepperStyles } from './stepper/styles.js';
 import { VIEWS, viewById } from './views/index.js';
@@ -58,6 +59,7 @@ export class AttnLabElement extends LitElement {
     this.presetId = null; // the preset the inputs still are, unedited
     this._viewStates = new Map(); // view id → its last view state, so a tab keeps its place
     this._stepper = new Stepper(this);
+    this._hostScheme = new HostScheme(this); // theme="auto" follows the host page
     this._onHashChange = () => this._loadInitialState();
     this._flushUrl = () => {
       clearTimeout(this._urlTimer);
@@ -195,13 +197,22 @@ export class AttnLabElement extends LitElement {
   /** Loads preset `id` (presets.js). The learner's way of working, predicting, stays on. */
   applyPreset(id) {
     this.invalid = new Map();
-    if (this.apply({ ...presetState(id), predict: this.draft?.predict ?? false })) this.presetId = id;
+    if (this.apply({ ...presetState(id), predict: this.draft?.predict ?? false })) {
+      this.presetId = id;
+      this._resetPoint = { state: this.good.state, presetId: id }; // what Reset returns to
+    }
   }
 
-  /** Back to the state the element started from (URL, or preset and state attributes). */
+  /**
+   * Back to the preset the learner last chose, else to the state the element started from
+   * (URL, or preset and state attributes). The view and predict stay; the URL follows.
+   */
   reset() {
     this.invalid = new Map();
-    this._loadInitialState();
+    if (!this._resetPoint || !this.draft) return this._loadInitialState();
+    this._stepper.focus = null;
+    const { view, viewState, predict } = this.draft;
+    if (this.apply({ ...this._resetPoint.state, view, viewState, predict })) this.presetId = this._resetPoint.presetId;
   }
 
   /** Shows an error message; the last good state stays. */
@@ -264,6 +275,8 @@ export class AttnLabElement extends LitElement {
       this.apply(presetState(DEFAULT_PRESET));
     }
     if (problem) this.showMessage(problem);
+    // What Reset returns to until the learner chooses a preset (reset() reads presetId first).
+    this._resetPoint = { state: this.good.state, presetId: this.presetId };
   }
 
   // The URL follows the state a moment after the last change: writing it costs more than a

@@ -89,7 +89,7 @@ export const PRESETS = Object.freeze({
   'two-heads': (() => {
     const random = seededRandom(7);
     return {
-      name: 'Two heads with W_O',
+      name: 'Two heads with an output projection',
       description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
       state: {
         mode: 'x',
@@ -112,7 +112,7 @@ export const PRESETS = Object.freeze({
 function viewPresets() {
   const views = {
     geometry: ['Geometry: weights on the simplex, the output inside the values', 'Drag a 2-D query and watch the scores, the weights and the output move.'],
-    scaling: ['Why divide by √d_k', 'Raw dot products spread like √d_k; without scaling, softmax turns one-hot.'],
+    scaling: ['Why divide by √dₖ', 'Raw dot products spread like √dₖ; without scaling, softmax turns one-hot.'],
     softmax: ['Softmax up close', 'Subtract the max, exponentiate, add up, divide, and what overflows without the max.'],
     patterns: ['Patterns: a gallery and a quiz', 'The classic weight patterns, the inputs that make them, and "which pattern is this?".'],
     positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],

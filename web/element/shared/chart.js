@@ -49,6 +49,16 @@ function ticks(scale, axis) {
   return out;
 }
 
+// An axis with given ticks reaches out to the nearest tick at or beyond each end of its data
+// (where there is one), so its ends carry labels: no unlabelled stretch above the top tick.
+function toTicks(axis) {
+  if (!axis.ticks) return axis;
+  const [lo, hi] = axis.domain;
+  const below = axis.ticks.filter((t) => t <= lo);
+  const above = axis.ticks.filter((t) => t >= hi);
+  return { ...axis, domain: [below.length ? Math.max(...below) : lo, above.length ? Math.min(...above) : hi] };
+}
+
 const tickLabel = (axis, value) => (axis.format ? axis.format(value) : value >= 1e4 ? value.toExponential(0) : fmt(value));
 
 /**
@@ -57,6 +67,7 @@ const tickLabel = (axis, value) => (axis.format ? axis.format(value) : value >= 
  * Each series is a <g data-series="id">; each point a <circle data-x data-y> with its values.
  */
 export function lineChart({ title, x, y, series }) {
+  [x, y] = [toTicks(x), toTicks(y)];
   const xs = makeScale(x, [MARGIN.left, WIDTH - MARGIN.right]);
   const ys = makeScale(y, [HEIGHT - MARGIN.bottom, MARGIN.top]);
   const inside = ([px, py]) => Number.isFinite(xs(px)) && Number.isFinite(ys(py));

@@ -1,4 +1,5 @@
-// How numbers and indices read on screen. Formatting only: no arithmetic on results.
+// How numbers, indices and names read on screen. Formatting only: no arithmetic on results.
+import { html, nothing } from 'lit';
 
 const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
 
@@ -28,3 +29,21 @@ export function fmtWide(value, digits = 3) {
 
 /** A shape as "2×3". */
 export const shape = (rows, cols) => `${rows}×${cols}`;
+
+// A one-letter name with a subscript written with an underscore: d_k, W_Q, n_k.
+const SUBSCRIPTED_NAME = /\b([A-Za-z])_([A-Za-z0-9]{1,2})\b/g;
+
+/** Text as a learner reads it, names such as d_k and W_Q with real subscripts (<sub>). */
+export function subscripted(text) {
+  if (typeof text !== 'string' || !text.includes('_')) return text;
+  const parts = text.split(SUBSCRIPTED_NAME); // [text, letter, subscript, text, …]
+  return parts.map((part, i) => (i % 3 === 0 ? part : i % 3 === 1 ? html`${part}<sub>${parts[i + 1]}</sub>` : nothing));
+}
+
+const UNICODE_SUBSCRIPTS = { k: 'ₖ', v: 'ᵥ', o: 'ₒ', n: 'ₙ', i: 'ᵢ', j: 'ⱼ', ...Object.fromEntries([...SUBSCRIPTS].map((s, d) => [d, s])) };
+
+/** The same for plain text (attributes, options): Unicode subscripts where they exist (d_k → dₖ), else W_Q → WQ. */
+export const plainSubscripted = (text) =>
+  text.replace(SUBSCRIPTED_NAME, (_, name, index) =>
+    [...index].every((c) => UNICODE_SUBSCRIPTS[c]) ? name + [...index].map((c) => UNICODE_SUBSCRIPTS[c]).join('') : name + index,
+  );

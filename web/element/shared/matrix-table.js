@@ -4,7 +4,7 @@
 import { html, nothing } from 'lit';
 
 import { finiteRange, levelClass, scaleLevel } from './colors.js';
-import { fmt } from './format.js';
+import { fmt, plainSubscripted, subscripted } from './format.js';
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
 export function cellOf(event) {
@@ -60,7 +60,7 @@ export function matrixTable(m) {
     const bad = m.edit.invalid.get(`${r},${c}`);
     return html`<input
         inputmode="decimal"
-        aria-label="${m.edit.label} row ${r + 1}, column ${c + 1}"
+        aria-label="${plainSubscripted(m.edit.label)} row ${r + 1}, column ${c + 1}"
         aria-invalid=${bad ? 'true' : 'false'}
         .value=${bad ? bad.text : String(v)}
         @input=${(e) => m.edit.onInput(r, c, e.target.value)}
@@ -75,7 +75,7 @@ export function matrixTable(m) {
       @focusin=${focus}
       @mouseleave=${() => m.onLeave?.()}
     >
-      <caption>${m.caption}</caption>
+      <caption>${subscripted(m.caption)}</caption>
       <thead>
         <tr>
           <td></td>

@@ -8,10 +8,11 @@ import { css, unsafeCSS } from 'lit';
 import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
 
 export const baseStyles = css`
-  /* Each colour is light-dark(light, dark): color-scheme picks one, so "auto" follows the
-     reader's system and the theme attribute pins either. */
+  /* Each colour is light-dark(light, dark): color-scheme picks one. "auto" follows the host
+     page's declared scheme, else the reader's system (shared/host-scheme.js sets
+     --attn-auto-scheme); the theme attribute pins either. */
   :host {
-    color-scheme: light dark;
+    color-scheme: var(--attn-auto-scheme, light dark);
     --attn-bg: light-dark(#ffffff, #15171b);
     --attn-fg: light-dark(#1b1d21, #e8eaee);
     --attn-muted: light-dark(#5b6170, #a3a9b6);
@@ -110,10 +111,57 @@ export const baseStyles = css`
     gap: 12px;
     align-items: flex-start;
   }
-  figure.matrix {
+  /* A flex item may shrink below its content, so a wide matrix scrolls inside its own box
+     (figure.matrix, or .scroll-x around another wide table) instead of widening the page. */
+  .matrices > * {
+    min-width: 0;
+    max-width: 100%;
+  }
+  figure.matrix,
+  .scroll-x {
     margin: 0;
     max-width: 100%;
     overflow-x: auto;
+    /* The scroll cue: the content fades out at an edge with more beyond it. The fades follow
+       the box's own scroll position (a scroll-driven animation); a box that does not scroll
+       has no timeline, so no fade. */
+    --attn-fade-start: 0px;
+    --attn-fade-end: 0px;
+    mask-image: linear-gradient(
+      to right,
+      transparent,
+      #000 var(--attn-fade-start),
+      #000 calc(100% - var(--attn-fade-end)),
+      transparent
+    );
+    animation: attn-scroll-cue linear both !important;
+    animation-timeline: scroll(self inline) !important; /* kept under reduced motion: it moves nothing */
+  }
+  @property --attn-fade-start {
+    syntax: '<length>';
+    inherits: false;
+    initial-value: 0px;
+  }
+  @property --attn-fade-end {
+    syntax: '<length>';
+    inherits: false;
+    initial-value: 0px;
+  }
+  @keyframes attn-scroll-cue {
+    from {
+      --attn-fade-start: 0px;
+      --attn-fade-end: 32px;
+    }
+    8% {
+      --attn-fade-start: 32px;
+    }
+    92% {
+      --attn-fade-end: 32px;
+    }
+    to {
+      --attn-fade-start: 32px;
+      --attn-fade-end: 0px;
+    }
   }
   table {
     border-collapse: collapse;

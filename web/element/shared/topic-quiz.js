@@ -5,6 +5,7 @@
 // made anywhere on the page (the `attnlab-progress` event).
 import { css, html, LitElement, nothing } from 'lit';
 
+import { subscripted } from './format.js';
 import { loadProgress, ProgressController, recordAnswer, resetProgress } from './progress.js';
 import { viewStyles } from './styles.js';
 import { QUESTIONS, quizScore, topicTitle } from './quiz-questions.js';
@@ -43,7 +44,7 @@ class TopicQuiz extends LitElement {
     const { answered, right } = quizScore(progress, this.topic);
     const headingId = `quiz-${this.topic}`;
     return html`<section class="quiz" data-role="topic-quiz" data-topic=${this.topic} aria-labelledby=${headingId}>
-      <h3 id=${headingId}>Check yourself: ${topicTitle(this.topic)}</h3>
+      <h3 id=${headingId}>Check yourself: ${subscripted(topicTitle(this.topic))}</h3>
       <p data-role="quiz-score" data-answered=${answered} data-right=${right} data-total=${questions.length} aria-live="polite">
         ${answered ? `${right} of ${questions.length} right (${answered} answered)` : `${questions.length} questions, none answered yet`}
       </p>
@@ -56,11 +57,11 @@ class TopicQuiz extends LitElement {
     const chosen = this._chosen[q.id];
     const state = result === true ? 'right' : result === false ? 'wrong' : 'unanswered';
     return html`<fieldset data-question=${q.id} data-result=${state}>
-      <legend>${index + 1}. ${q.prompt}</legend>
+      <legend>${index + 1}. ${subscripted(q.prompt)}</legend>
       ${q.options.map(
         (option, o) => html`<label class="option"
           ><input type="radio" name=${q.id} value=${o} data-option=${o} .checked=${chosen === o}
-            @change=${() => (this._chosen = { ...this._chosen, [q.id]: o })} />${option}</label
+            @change=${() => (this._chosen = { ...this._chosen, [q.id]: o })} />${subscripted(option)}</label
         >`,
       )}
       <button data-action="check" ?disabled=${chosen === undefined} @click=${() => this._check(q)}>Check</button>
@@ -70,9 +71,9 @@ class TopicQuiz extends LitElement {
 
   // From the recorded result, so it shows again after a reload (when the choice is gone).
   _renderFeedback(q, right) {
-    const verdict = right ? 'Right.' : `Not quite: the answer is “${q.options[q.answer]}”.`;
+    const verdict = right ? 'Right.' : html`Not quite: the answer is “${subscripted(q.options[q.answer])}”.`;
     return html`<p data-role="feedback" data-correct=${right ? 'true' : 'false'} role="status">
-      <span class=${right ? 'correct' : 'wrong'}>${verdict}</span> <span data-role="quiz-explanation">${q.explanation}</span>
+      <span class=${right ? 'correct' : 'wrong'}>${verdict}</span> <span data-role="quiz-explanation">${subscripted(q.explanation)}</span>
     </p>`;
   }
 }

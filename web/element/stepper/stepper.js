@@ -3,7 +3,7 @@
 // keeps the state and the last good trace (`host.good`), the stepper shows them.
 import { html, nothing } from 'lit';
 
-import { shape } from '../shared/format.js';
+import { shape, subscripted } from '../shared/format.js';
 import { formula } from '../shared/formula.js';
 import { matrixTable } from '../shared/matrix-table.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
@@ -124,7 +124,7 @@ export class Stepper {
         return html`<div class="panel">
           ${panel.head !== undefined ? html`<h3>Head ${panel.head + 1}</h3>` : nothing}
           <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
-          <p class="shapes">${[...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · ')}</p>
+          <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands">
               ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: heatScale(o.name, panels.map((p) => p.operands[i]?.values ?? [])), highlight: explanation?.highlight[i] }))}

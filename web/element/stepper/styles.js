@@ -50,6 +50,15 @@ export const stepperStyles = css`
     margin-top: 8px;
     padding-top: 6px;
   }
+  /* While a result cell is explained, its explanation stays on screen (at the bottom edge
+     when the step is taller than the screen, as with two heads), not a screen away below. */
+  section.step:has(td.hl-cell) > .explanation {
+    position: sticky;
+    bottom: 0;
+    z-index: 1;
+    border: 1px solid var(--attn-accent);
+    box-shadow: 0 -3px 10px color-mix(in srgb, var(--attn-fg) 18%, transparent);
+  }
   /* Predict, then reveal (stepper/predict.js). */
   form.predict {
     background: var(--attn-panel);

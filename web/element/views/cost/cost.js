@@ -173,21 +173,47 @@ class CostView extends ViewBase {
         })}
       </div>
       ${this._renderTable(sizes)}
-      <p class="explanation">
-        The naive kernel's memory follows the 4n² line, a few times over: it keeps the scores, their exponentials and the
-        weights, each n × n. The flash kernel's memory is the inputs and the output, n × d each, plus small tiles that do not
-        depend on n. Each time n doubles, the naive kernel needs four times the memory; both kernels need about four times
-        the time, because both do all n² comparisons.
-      </p>`;
+      ${this._renderConclusion(sizes)}`;
+  }
+
+  // What the measurements say, in their own numbers: the largest n both kernels reached, and
+  // how each figure grew over the last doubling of n (an n×n matrix grows ×4).
+  _renderConclusion(sizes) {
+    const run = (n, kernel) => this._run(n, kernel);
+    const both = sizes.filter((n) => run(n, 'naive') && run(n, 'flash'));
+    if (!both.length) return nothing;
+    const n = both.at(-1);
+    const [naive, flash] = [run(n, 'naive'), run(n, 'flash')];
+    const figures = (r) =>
+      html`<span data-kernel=${r.kernel} data-ms=${r.ms} data-bytes=${r.peakBytes}>${fmt(r.ms)} ms and held ${bytes(r.peakBytes)}</span>`;
+    const half = both.includes(n / 2) ? n / 2 : null;
+    const growth = (kernel, field) => {
+      const before = run(half, kernel)[field];
+      return before > 0 ? html`<span data-kernel=${kernel} data-growth=${field}>×${(run(n, kernel)[field] / before).toFixed(1)}</span>` : 'from 0';
+    };
+    return html`<p class="explanation" data-role="cost-conclusion" data-n=${n}>
+      At n = ${n}, the naive kernel took ${figures(naive)}; the flash kernel took ${figures(flash)}.
+      ${half
+        ? html`From n = ${half} to n = ${n}, the naive kernel's memory grew ${growth('naive', 'peakBytes')} and its time
+            ${growth('naive', 'ms')}; the flash kernel's memory grew ${growth('flash', 'peakBytes')} and its time ${growth('flash', 'ms')}.
+            Doubling n makes an n × n matrix four times as large.`
+        : nothing}
+      The naive kernel keeps the scores, their exponentials and the weights, each n × n; the flash kernel keeps the
+      inputs and the output, n × d each, and small tiles whose size does not depend on n.
+    </p>`;
+  }
+
+  _run(n, kernel) {
+    return this._runs.find((r) => r.n === n && r.kernel === kernel);
   }
 
   _renderTable(sizes) {
-    const run = (n, kernel) => this._runs.find((r) => r.n === n && r.kernel === kernel);
+    const run = (n, kernel) => this._run(n, kernel);
     const cells = (r) =>
       r
         ? html`<td data-kernel=${r.kernel} data-ms=${r.ms}>${fmt(r.ms)}</td><td data-kernel=${r.kernel} data-bytes=${r.peakBytes}>${bytes(r.peakBytes)}</td>`
         : html`<td></td><td></td>`;
-    return html`<table data-role="cost-runs">
+    return html`<div class="scroll-x"><table data-role="cost-runs">
       <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
       <thead>
         <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
@@ -196,7 +222,7 @@ class CostView extends ViewBase {
       <tbody>
         ${sizes.map((n) => html`<tr data-n=${n}><th scope="row">${n}</th>${cells(run(n, 'naive'))}${cells(run(n, 'flash'))}<td>${bytes(FLOAT_BYTES * n * n)}</td></tr>`)}
       </tbody>
-    </table>`;
+    </table></div>`;
   }
 
   _renderFarSizes() {

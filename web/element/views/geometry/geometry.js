@@ -136,7 +136,7 @@ class GeometryView extends ViewBase {
     return html`<div class="controls">
       <label
         ><input type="checkbox" data-control="scaled" .checked=${scaled} @change=${(e) => this.changeView({ scaled: e.target.checked })} />
-        divide the scores by √d_k = √2</label
+        divide the scores by √d<sub>k</sub> = √2</label
       >
       <label
         >temperature

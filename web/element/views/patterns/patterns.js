@@ -3,7 +3,7 @@
 // exercise whose inputs come from a seed and whose weights come from the core.
 import { html, nothing } from 'lit';
 
-import { sub } from '../../shared/format.js';
+import { sub, subscripted } from '../../shared/format.js';
 import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
@@ -121,7 +121,7 @@ class PatternsView extends ViewBase {
         colLabels: tokens,
         scale: WEIGHT_SCALE,
       })}
-      <p>${ABOUT[id].inputs}</p>
+      <p>${subscripted(ABOUT[id].inputs)}</p>
       <button data-control="open-preset" data-preset=${id} @click=${() => this.openPreset(id)}>Open "${ABOUT[id].name}" in the stepper</button>
     </li>`;
   }

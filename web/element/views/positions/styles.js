@@ -6,17 +6,20 @@ import { viewStyles } from '../../shared/styles.js';
 export const positionsStyles = [
   viewStyles,
   css`
+    /* Cells big enough to see and point at, labels at a reading size: a wide encoding
+       scrolls inside its own box (figure.matrix) rather than shrinking. */
     table.encoding td {
       min-width: 0;
-      width: 12px;
-      height: 12px;
+      width: 20px;
+      height: 20px;
       padding: 0;
       border: 0;
     }
     table.encoding th {
-      min-width: 0;
-      padding: 0 2px;
-      font-size: 0.65em;
+      min-width: 20px;
+      padding: 0 3px;
+      font-size: 0.8em;
+      line-height: 20px;
       border: 0;
       background: none;
       color: var(--attn-muted);

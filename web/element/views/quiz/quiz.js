@@ -2,6 +2,7 @@
 // kept on this device, progress.js), a reset for all of it, and every topic's quiz.
 import { html, nothing } from 'lit';
 
+import { subscripted } from '../../shared/format.js';
 import { isPrediction, loadProgress, PREDICT_TOPIC, ProgressController, resetProgress, topicScore } from '../../shared/progress.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { QUESTIONS, quizScore, TOPICS } from '../../shared/quiz-questions.js';
@@ -23,7 +24,7 @@ class QuizView extends ViewBase {
     const predictions = topicScore(progress, PREDICT_TOPIC, isPrediction);
     const row = (attributes, title, questions, { answered, right }) =>
       html`<tr data-topic=${attributes.topic ?? nothing} data-role=${attributes.role ?? nothing} data-answered=${answered} data-right=${right}>
-        <th scope="row">${title}</th>
+        <th scope="row">${subscripted(title)}</th>
         <td>${questions}</td>
         <td>${answered}</td>
         <td>${right}</td>

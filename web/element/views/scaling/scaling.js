@@ -22,7 +22,7 @@ const FIELDS = {
   seed: SEED_FIELD,
 };
 
-const D_K_AXIS = { label: 'd_k (log scale)', domain: [1, MAX_DK], type: 'log', format: (v) => String(v) };
+const D_K_AXIS = { label: 'dₖ (log scale)', domain: [1, MAX_DK], type: 'log', format: (v) => String(v) };
 const series = (id, label, points, key, extra = {}) => ({ id, label, points: points.map((p) => [p.dk, p[key]]), ...extra });
 
 const HEADING = html`Why divide by √d<sub>k</sub>`;
@@ -73,33 +73,33 @@ class ScalingView extends ViewBase {
       <div class="figures">
         <figure data-role="spread-chart">
           ${lineChart({
-            title: 'Spread of the raw scores q·k against d_k, with the √d_k curve',
+            title: 'Spread of the raw scores q·k against dₖ, with the √dₖ curve',
             x: D_K_AXIS,
             y: { label: 'standard deviation of q·k', domain: [0, Math.max(...study.points.map((p) => Math.max(p.scoreStd, p.sqrtDk))) * 1.05] },
             series: [
               series('score-std', 'measured spread of q·k', study.points, 'scoreStd'),
-              series('sqrt-dk', '√d_k', study.points, 'sqrtDk', { dashed: true }),
+              series('sqrt-dk', '√dₖ', study.points, 'sqrtDk', { dashed: true }),
             ],
           })}
         </figure>
         <figure data-role="max-weight-chart">
           ${lineChart({
-            title: 'Average largest softmax weight against d_k, scaled and unscaled',
+            title: 'Average largest softmax weight against dₖ, scaled and unscaled',
             x: D_K_AXIS,
             y: { label: 'largest weight in a row', domain: [0, 1] },
             series: [
-              series('max-weight-scaled', 'softmax(q·k / √d_k)', study.points, 'maxWeightScaled'),
+              series('max-weight-scaled', 'softmax(q·k / √dₖ)', study.points, 'maxWeightScaled'),
               series('max-weight-unscaled', 'softmax(q·k), unscaled', study.points, 'maxWeightUnscaled'),
             ],
           })}
         </figure>
         <figure data-role="entropy-chart">
           ${lineChart({
-            title: 'Average entropy of the softmax rows against d_k, scaled and unscaled, with its maximum ln(keys)',
+            title: 'Average entropy of the softmax rows against dₖ, scaled and unscaled, with its maximum ln(keys)',
             x: D_K_AXIS,
             y: { label: 'entropy (nats)', domain: [0, study.maxEntropy * 1.05] },
             series: [
-              series('entropy-scaled', 'softmax(q·k / √d_k)', study.points, 'entropyScaled'),
+              series('entropy-scaled', 'softmax(q·k / √dₖ)', study.points, 'entropyScaled'),
               series('entropy-unscaled', 'softmax(q·k), unscaled', study.points, 'entropyUnscaled'),
               { id: 'max-entropy', label: `ln ${study.keys}: all weights equal`, points: [[1, study.maxEntropy], [MAX_DK, study.maxEntropy]], dashed: true },
             ],
@@ -107,10 +107,10 @@ class ScalingView extends ViewBase {
         </figure>
         <figure data-role="example-chart">
           ${barChart({
-            title: `One query's weights over ${study.keys} keys at d_k = ${point.dk}, scaled and unscaled`,
+            title: `One query's weights over ${study.keys} keys at dₖ = ${point.dk}, scaled and unscaled`,
             labels: point.exampleScores.map((_, i) => `k${sub(i)}`),
             series: [
-              { id: 'scaled', label: 'softmax(q·k / √d_k)', values: point.exampleWeightsScaled },
+              { id: 'scaled', label: 'softmax(q·k / √dₖ)', values: point.exampleWeightsScaled },
               { id: 'unscaled', label: 'softmax(q·k), unscaled', values: point.exampleWeightsUnscaled },
             ],
           })}
@@ -118,9 +118,9 @@ class ScalingView extends ViewBase {
       </div>
       ${matrixTable({
         name: 'example',
-        caption: `One query against ${study.keys} keys at d_k = ${point.dk}`,
+        caption: `One query against ${study.keys} keys at dₖ = ${point.dk}`,
         values: [point.exampleScores, point.exampleWeightsScaled, point.exampleWeightsUnscaled],
-        rowLabels: ['q·k', 'weight, ÷√d_k', 'weight, unscaled'],
+        rowLabels: ['q·k', 'weight, ÷√dₖ', 'weight, unscaled'],
         colLabels: point.exampleScores.map((_, i) => `k${sub(i)}`),
       })}
       <p class="lead">
@@ -140,11 +140,11 @@ class ScalingView extends ViewBase {
     return html`<div class="controls">
       <label>d<sub>k</sub> (powers of two)
         <input data-control="dk-power" type="range" min="0" max=${POWERS.length - 1} step="1" .value=${String(power)}
-          aria-valuetext=${`d_k = ${POWERS[power]}`} @input=${(e) => this.changeView({ dk: POWERS[Number(e.target.value)] })} />
+          aria-valuetext=${`dₖ = ${POWERS[power]}`} @input=${(e) => this.changeView({ dk: POWERS[Number(e.target.value)] })} />
       </label>
       <label>d<sub>k</sub>
         <input data-control="dk" type="number" min="1" max=${MAX_DK} step="1" .value=${this.fieldText('dk')}
-          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this.typeWhole('dk', e.target.value, [1, MAX_DK], 'd_k')} />
+          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this.typeWhole('dk', e.target.value, [1, MAX_DK], 'dₖ')} />
       </label>
       ${this.seedInput()}
       <button data-action="new-seed" @click=${() => this.changeView({ seed: nextSeed(seed) })}>New random draw</button>
@@ -166,4 +166,4 @@ class ScalingView extends ViewBase {
   }
 }
 
-export const scalingView = defineView({ id: 'scaling', title: 'Why 1/√d_k', element: ScalingView, fields: FIELDS });
+export const scalingView = defineView({ id: 'scaling', title: 'Why 1/√dₖ', element: ScalingView, fields: FIELDS });
