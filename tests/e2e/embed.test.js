@@ -67,11 +67,10 @@ for (const [device, viewport] of [
 }
 
 test('inputs="shown|collapsed|hidden" and controls="full|minimal|none" show what they say', async (t) => {
-  const { page } = await embed(t, { preset: 'tiny', step: 'softmax' });
-  // Given a step, inputs start collapsed and the controls minimal (the step navigation only).
+  const { page } = await embed(t, { preset: 'tiny', step: 'softmax', inputs: 'collapsed', controls: 'minimal' });
   assert.equal(await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('details[data-role="inputs-toggle"]')?.open), false);
-  assert.equal(await shadow(page, '[data-control="preset"]'), null, 'no options bar');
-  assert.ok(await shadow(page, '[data-action="next"]'), 'the step navigation');
+  assert.equal(await shadow(page, '[data-control="preset"]'), null, 'minimal: no options bar');
+  assert.ok(await shadow(page, '[data-action="next"]'), 'minimal: the step navigation');
 
   const count = (selector) => page.evaluate((s) => document.querySelector('attn-lab').shadowRoot.querySelectorAll(s).length, selector);
   const set = async (name, value) => {
@@ -94,7 +93,16 @@ test('inputs="shown|collapsed|hidden" and controls="full|minimal|none" show what
   assert.match(message, /controls="sideways" is not one of full, minimal, none/);
 });
 
-test('without a step the stepper keeps its full layout; no-predict hides the predict switch', async (t) => {
+test('by default an embed shows its controls and inputs (below a given step); no-predict hides the predict switch', async (t) => {
+  const led = await embed(t, { preset: 'tiny', step: 'softmax' });
+  const before = (selector) => led.page.evaluate((s) => {
+    const root = document.querySelector('attn-lab').shadowRoot;
+    const [a, b] = [root.querySelector('[data-role="step"]'), root.querySelector(s)];
+    return Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  }, selector);
+  assert.equal(await before('[data-control="preset"]'), true, 'the options follow the step');
+  assert.equal(await before('[data-role="inputs"] table[data-matrix="Q"]'), true, 'the inputs follow the step');
+
   const { page } = await embed(t, { preset: 'tiny' });
   const count = (selector) => page.evaluate((s) => document.querySelector('attn-lab').shadowRoot.querySelectorAll(s).length, selector);
   assert.equal(await count('[data-control="predict"]'), 1);

@@ -222,15 +222,14 @@ export class AttnLabElement extends LitElement {
 
   /**
    * How much of the stepper an embed shows: { inputs: 'shown'|'collapsed'|'hidden',
-   * controls: 'full'|'minimal'|'none' }. Given a `step`, an embed leads with that step's
-   * result: its inputs start collapsed and its controls minimal unless the author says.
+   * controls: 'full'|'minimal'|'none', resultFirst }. Given a `step`, an embed leads with
+   * that step (its result first), the controls and inputs below it.
    */
   get layout() {
-    const leads = this.hasAttribute('step');
     return {
-      inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : leads ? 'collapsed' : 'shown',
-      controls: LAYOUT.controls.includes(this.controls) ? this.controls : leads ? 'minimal' : 'full',
-      resultFirst: leads,
+      inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : 'shown',
+      controls: LAYOUT.controls.includes(this.controls) ? this.controls : 'full',
+      resultFirst: this.hasAttribute('step'),
     };
   }
 

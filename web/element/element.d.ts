@@ -51,9 +51,9 @@ export interface StateChangeDetail {
 }
 
 export declare class AttnLabElement extends HTMLElement {
-  /** The input editors: shown, collapsed or hidden (default: collapsed when `step` is given). */
+  /** The input editors: shown (the default), collapsed or hidden. */
   inputs?: 'shown' | 'collapsed' | 'hidden';
-  /** The controls: full, minimal (step navigation only) or none (default: minimal when `step` is given). */
+  /** The controls: full (the default), minimal (step navigation only) or none. */
   controls?: 'full' | 'minimal' | 'none';
   /** Leaves out the "Predict, then reveal" switch (attribute `no-predict`). */
   noPredict: boolean;

@@ -41,6 +41,8 @@ export function legend(scaleOrRange) {
  * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
  * @param {(row: number, col: number) => void} [m.onFocusCell]
  * @param {() => void} [m.onLeave]
+ * @param {number[][]} [m.previous]  the values before the last change, same shape: a cell
+ *   whose shown value moved says what it was, fading (what an edit changed)
  * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
  */
 export function matrixTable(m) {
@@ -55,8 +57,12 @@ export function matrixTable(m) {
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
     return [scale ? levelClass(scaleLevel(scale, v, r, c)) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
+  const was = (v, r, c) => {
+    const before = m.previous?.[r]?.[c];
+    return before === undefined || fmt(before) === fmt(v) ? nothing : html`<span class="was" data-was=${String(before)}>was ${fmt(before)}</span>`;
+  };
   const content = (v, r, c) => {
-    if (!m.edit) return m.format ? m.format(v, r, c) : fmt(v);
+    if (!m.edit) return html`${m.format ? m.format(v, r, c) : fmt(v)}${was(v, r, c)}`;
     const bad = m.edit.invalid.get(`${r},${c}`);
     return html`<input
         inputmode="decimal"

@@ -201,6 +201,28 @@ export const baseStyles = css`
     color: var(--attn-muted);
     font-style: italic;
   }
+  /* What a cell was before the last change: small, in the cell's own text colour, fading. */
+  .was {
+    display: block;
+    font-size: 0.72em;
+    opacity: 0;
+    animation: attn-was 4s ease-out;
+  }
+  @keyframes attn-was {
+    0%,
+    60% {
+      opacity: 0.85;
+    }
+    100% {
+      opacity: 0;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    .was {
+      animation: none;
+      opacity: 1;
+    }
+  }
   table.editor td {
     padding: 0;
   }

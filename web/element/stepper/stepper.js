@@ -29,6 +29,18 @@ export class Stepper {
     this.stopPlaying();
   }
 
+  // Keeps the trace before the last change, so the results can show what moved.
+  hostUpdate() {
+    const trace = this.host.good?.trace;
+    if (trace && trace !== this._trace) [this._before, this._trace] = [this._trace, trace];
+  }
+
+  // Step `id`, head `head` of the trace before the last change, if it had the same shape.
+  _previousValues(step) {
+    const before = this._before?.steps.find((s) => s.id === step.id && s.head === step.head);
+    return before && before.shape.every((n, i) => n === step.shape[i]) ? before.values : undefined;
+  }
+
   _update(change) {
     Object.assign(this, change);
     this.host.requestUpdate();
@@ -153,6 +165,7 @@ export class Stepper {
       head: panel.head,
       caption: `${stepEntry(id).caption}${panel.head !== undefined ? `, head ${panel.head + 1}` : ''} (${shape(...panel.step.shape)})`,
       values: panel.step.values,
+      previous: this._previousValues(panel.step),
       rowLabels: panel.rowLabels,
       colLabels: panel.colLabels,
       scale: heatScale(id, panels.map((p) => p.step.values)),

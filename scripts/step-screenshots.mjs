@@ -1,0 +1,41 @@
+// Saves a screenshot of every stepper step, at 1280 and 390 px wide, light and dark, into
+// docs/steps/STEP-WIDTH-THEME.jpg: node scripts/step-screenshots.mjs, after `npm run build`.
+// The state has every step: two heads with W_O, sinusoidal positions, a causal mask.
+import { mkdir } from 'node:fs/promises';
+
+import { launchChromium } from './chromium.mjs';
+import { serveStatic } from './serve.mjs';
+
+const OUT = 'docs/steps';
+const WIDTHS = [1280, 390];
+const THEMES = ['light', 'dark'];
+
+await mkdir(OUT, { recursive: true });
+const server = await serveStatic('web/dist');
+const browser = await launchChromium();
+for (const width of WIDTHS) {
+  for (const theme of THEMES) {
+    const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: theme });
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step);
+    const steps = await page.evaluate(async () => {
+      const lab = document.querySelector('attn-lab');
+      lab.applyPreset('two-heads');
+      lab.setState({ positional: 'sinusoidal', causal: true });
+      await lab.updateComplete;
+      return [...lab.shadowRoot.querySelectorAll('[data-goto]')].map((button) => button.dataset.goto);
+    });
+    for (const step of steps) {
+      await page.evaluate((step) => document.querySelector('attn-lab').goToStep(step), step);
+      await page.evaluate(() => document.querySelector('attn-lab').updateComplete);
+      const section = page.locator('attn-lab [data-role="step"]');
+      await section.scrollIntoViewIfNeeded();
+      const path = `${OUT}/${step}-${width}-${theme}.jpg`;
+      await section.screenshot({ path, type: 'jpeg', quality: 60 });
+      console.log(path);
+    }
+    await page.close();
+  }
+}
+await browser.close();
+await server.close();
