@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { encodeHash, PRESET_IDS, presetState, stepIds, expectedTrace } from './support/expected.js';
+import { audit } from './support/axe.js';
 import { assertClean, settle, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
@@ -66,6 +67,7 @@ test('390 px: the causal preset\'s 6 × 6 matrices scroll inside their boxes, wi
   assert.ok(atStart.start === 0 && atStart.end > 0, `scrolled to the start: a fade on the right only (${JSON.stringify(atStart)})`);
   const atEnd = await fades('end');
   assert.ok(atEnd.start > 0 && atEnd.end === 0, `scrolled to the end: a fade on the left only (${JSON.stringify(atEnd)})`);
+  assert.deepEqual(await audit(page), [], 'axe at 390 px');
   assertClean(problems);
 });
 
@@ -95,5 +97,6 @@ test('390 px: the cost view\'s table of measurements scrolls in its box, the pag
   await page.locator('attn-lab attn-cost-view [data-role="cost-runs"] tr[data-n="256"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
   await settle(page);
   assert.ok((await pageWidth(page)) <= 390, `the page is ${await pageWidth(page)} px wide`);
+  assert.deepEqual(await audit(page), [], 'axe at 390 px: the scrolling table can be reached by keyboard');
   assertClean(problems);
 });

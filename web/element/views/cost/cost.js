@@ -213,7 +213,8 @@ class CostView extends ViewBase {
       r
         ? html`<td data-kernel=${r.kernel} data-ms=${r.ms}>${fmt(r.ms)}</td><td data-kernel=${r.kernel} data-bytes=${r.peakBytes}>${bytes(r.peakBytes)}</td>`
         : html`<td></td><td></td>`;
-    return html`<div class="scroll-x"><table data-role="cost-runs">
+    // Scrollable on a phone: focusable and named, so a keyboard can scroll it too.
+    return html`<div class="scroll-x" tabindex="0" role="region" aria-label="Measured runs (scrolls sideways on a narrow screen)"><table data-role="cost-runs">
       <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
       <thead>
         <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
