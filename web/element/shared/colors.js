@@ -51,15 +51,11 @@ export function heatLevel(value, [min, max]) {
 // exports' colours both use it, so they agree.
 const levelOf = (t) => Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1));
 
-// The class of a heat value t in [0, 1]; none for null (masked).
-const levelClass = (t) => (t === null ? '' : `heat-${levelOf(t)}`);
+/** The class of a heat value t in [0, 1]; none for null (masked). */
+export const levelClass = (t) => (t === null ? '' : `heat-${levelOf(t)}`);
 
-/**
- * The class of a value on a scale (below) or in a [min, max] range; none for masked
- * entries. `row` and `col` are for scales whose `level` depends on the cell.
- */
-export const heatClass = (value, scale, row, col) =>
-  levelClass(Array.isArray(scale) ? heatLevel(value, scale) : scaleLevel(scale, value, row, col));
+/** The class of a value in [min, max]; none for masked (infinite) entries. */
+export const heatClass = (value, range) => levelClass(heatLevel(value, range));
 
 /** CSS rules for the heat classes. */
 export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {

@@ -3,7 +3,7 @@
 // heatmap) and, with `edit`, for the learner's input matrices.
 import { html, nothing } from 'lit';
 
-import { finiteRange, heatClass } from './colors.js';
+import { finiteRange, levelClass, scaleLevel } from './colors.js';
 import { fmt } from './format.js';
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
@@ -53,7 +53,7 @@ export function matrixTable(m) {
   const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    return [scale ? heatClass(v, scale, r, c) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    return [scale ? levelClass(scaleLevel(scale, v, r, c)) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const content = (v, r, c) => {
     if (!m.edit) return m.format ? m.format(v, r, c) : fmt(v);

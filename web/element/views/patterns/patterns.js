@@ -4,8 +4,8 @@
 import { html, nothing } from 'lit';
 
 import { sub } from '../../shared/format.js';
-import { matrixTable } from '../../shared/matrix-table.js';
 import { WEIGHT_SCALE } from '../../shared/colors.js';
+import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
 import { recordAnswer } from '../../shared/progress.js';
 import { traceRequest } from '../../state.js';
