@@ -47,8 +47,12 @@ export function heatLevel(value, [min, max]) {
   return max > min ? (value - min) / (max - min) : 0.5;
 }
 
+// The level (0 … HEAT_LEVELS − 1) of a heat value t in [0, 1]: the screen's classes and the
+// exports' colours both use it, so they agree.
+const levelOf = (t) => Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1));
+
 /** The class of a heat value t in [0, 1]; none for null (masked). */
-export const levelClass = (t) => (t === null ? '' : `heat-${Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1))}`);
+export const levelClass = (t) => (t === null ? '' : `heat-${levelOf(t)}`);
 
 /** The class of a value in [min, max]; none for masked (infinite) entries. */
 export const heatClass = (value, range) => levelClass(heatLevel(value, range));
@@ -65,7 +69,7 @@ export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
  */
 export function heatColors(t) {
   if (t === null) return { background: '#e6e6e6', text: '#444' };
-  const rgb = viridis(Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1)) / (HEAT_LEVELS - 1));
+  const rgb = viridis(levelOf(t) / (HEAT_LEVELS - 1));
   return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
 }
 

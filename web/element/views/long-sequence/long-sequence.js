@@ -89,7 +89,7 @@ class LongSequenceView extends ViewBase {
     this._busy = false;
     this._runs = []; // { backend, ms, gflops } of the last run
     this._agreement = null;
-    this._sample = null; // { n, rows, cols, weights }
+    this._sample = null; // { n, causal, rows, cols, weights }
     this._gpuNote = GPU_NOTES.before;
     this._gpuReady = null; // the WebGPU probe, started by the first run
     this._message = null;
@@ -140,11 +140,11 @@ class LongSequenceView extends ViewBase {
   }
 
   async _run(compare) {
-    this._gpuReady ??= this._findGpu();
-    const gpu = await this._gpuReady;
     const { n, causal } = this.viewState;
     this._busy = true;
     this._message = null;
+    this._gpuReady ??= this._findGpu();
+    const gpu = await this._gpuReady;
     await new Promise((done) => requestAnimationFrame(done)); // show "busy" before the work
     try {
       const request = { ...randomQKV(this.lab, this.viewState), causal };
