@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const OUT = 'docs/steps';
+const OUT = process.env.OUT ?? 'docs/steps'; // OUT=… with EXT=png for pictures to look at
 const WIDTHS = [1280, 390];
 const THEMES = ['light', 'dark'];
 
@@ -30,8 +30,9 @@ for (const width of WIDTHS) {
       await page.evaluate(() => document.querySelector('attn-lab').updateComplete);
       const section = page.locator('attn-lab [data-role="step"]');
       await section.scrollIntoViewIfNeeded();
-      const path = `${OUT}/${step}-${width}-${theme}.jpg`;
-      await section.screenshot({ path, type: 'jpeg', quality: 60 });
+      const ext = process.env.EXT ?? 'jpg';
+      const path = `${OUT}/${step}-${width}-${theme}.${ext}`;
+      await section.screenshot({ path, ...(ext === 'jpg' ? { type: 'jpeg', quality: 60 } : { type: 'png' }) });
       console.log(path);
     }
     await page.close();
