@@ -5,7 +5,7 @@
 //
 // Oracles: the numbers come from the built core in Node (expectedTrace); the colours are
 // checked against the rules, not against the element's code: viridis' ends and middle
-// (#440154-ish dark purple, rgb(33, 144, 141) teal at 0.5, rgb(253, 231, 37) yellow), its
+// (rgb(68, 1, 84) purple at 0, rgb(33, 144, 141) teal at 0.5, rgb(253, 231, 37) yellow at 1), its
 // luminance rising with the value, and WCAG's contrast formula.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { encodeHash, expectedTrace, presetState } from './support/expected.js';
 import { assertClean, goToStep, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
+import { contrast, luminance } from './support/wcag.js';
 
 const session = browserSession('web/dist');
 
@@ -58,20 +59,6 @@ const near = (list, value, tolerance = 5e-5) => {
   const found = list.find((c) => Math.abs(c.value - value) <= tolerance);
   assert.ok(found, `no cell holds ${value}: ${list.map((c) => c.value).join(', ')}`);
   return found;
-};
-
-// WCAG relative luminance and contrast, written from the WCAG 2 definitions.
-const channels = (css) => css.match(/[\d.]+/g).slice(0, 3).map(Number);
-function luminance(css) {
-  const [r, g, b] = channels(css).map((c) => {
-    const s = c / 255;
-    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-const contrast = (a, b) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
 };
 
 const tiny = (extra) => ({ ...presetState('tiny'), ...extra });

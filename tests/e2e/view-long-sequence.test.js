@@ -9,6 +9,8 @@ import { launchChromium, WEBGPU_ARGS } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { maxAbsDiff } from '../support/compare.js';
+import { audit } from './support/axe.js';
+import { luminance } from './support/wcag.js';
 import { normalQKV } from '../support/normal-qkv.js';
 
 const lab = await createAttnLab();
@@ -204,15 +206,6 @@ test('the hover text stays current: after a rerun with another seed it reads the
   assert.deepEqual(errors, []);
 });
 
-// Relative luminance (WCAG) of a computed CSS colour.
-function luminance(css) {
-  const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map((c) => {
-    const s = Number(c) / 255;
-    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-
 test('the sample\'s colours show structure around the even share 1/n, with a note saying what 1/n means', async (t) => {
   const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
   await page.locator(`${VIEW} [data-control="causal"]`).uncheck();
@@ -229,5 +222,6 @@ test('the sample\'s colours show structure around the even share 1/n, with a not
   assert.ok(cells.some((c) => c.ratio > 1.25) && cells.some((c) => c.ratio < 0.8), 'the sample has weights on both sides of 1/n');
   assert.ok(new Set(shown.backgrounds).size >= 8, `only ${new Set(shown.backgrounds).size} colours in 144 cells`);
   assert.match(await page.locator(`${VIEW} [data-role="legend"]`).textContent(), /compared with the even share, log scale/);
+  assert.deepEqual(await audit(page), [], 'the coloured sample keeps its text readable (axe)');
   assert.deepEqual(errors, []);
 });

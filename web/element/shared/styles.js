@@ -193,9 +193,10 @@ export const baseStyles = css`
       inset 0 0 0 4px var(--attn-ring-light);
   }
   td.hl-cell {
-    outline: 3px solid var(--attn-ring-dark);
-    outline-offset: -3px;
-    box-shadow: inset 0 0 0 6px var(--attn-ring-light);
+    /* the dark ring just outside the cell, the light one just inside: the text keeps its room */
+    outline: 2px solid var(--attn-ring-dark);
+    outline-offset: 0;
+    box-shadow: inset 0 0 0 2px var(--attn-ring-light);
   }
   td.total {
     color: var(--attn-muted);
