@@ -48,7 +48,12 @@ test('every step has a why paragraph quoting its live numbers', async (t) => {
       'project-v': () => [first.values[0][0]],
       scores: () => first.values[0].filter(Number.isFinite),
       scale: () => [1 / first.scale, first.temperature],
-      softmax: () => [first.rowMax[0], first.rowSum[0], ...first.values[0]],
+      softmax: () => {
+        // The row with the most unmasked keys (the first of equals): the causal mask leaves row 1 one key.
+        const open = first.operands[0].values.map((row) => row.filter(Number.isFinite).length);
+        const r = open.indexOf(Math.max(...open));
+        return [first.rowMax[r], first.rowSum[r], ...first.values[r]];
+      },
       aggregate: () => [first.values[0][0]],
       'output-projection': () => [first.values[0][0]],
     }[id]?.();

@@ -92,13 +92,19 @@ export const maskWhy = ({ panel }) => {
   };
 };
 
+// The row with the most keys it may attend to (the first of equals): under a causal mask the
+// first row has one key and its weights say little.
+const openRow = (logits) =>
+  logits.reduce((best, row, i) => (row.filter(Number.isFinite).length > logits[best].filter(Number.isFinite).length ? i : best), 0);
+
 export const softmaxWhy = ({ panel, labels }) => {
   const { values, rowMax, rowSum } = panel.step;
   const masked = rowSum.findIndex((sum) => sum === 0);
+  const r = openRow(panel.operands[0].values);
   return {
     idea: 'Softmax turns each row of scores into weights: positive and adding up to 1. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
     live:
-      `Row ${q(labels.queries[0])}: m = ${fmt(rowMax[0])}, Σ = ${fmt(rowSum[0])}, weights ${list(values[0])}.` +
+      `Row ${q(labels.queries[r])}: m = ${fmt(rowMax[r])}, Σ = ${fmt(rowSum[r])}, weights ${list(values[r])}.` +
       (masked >= 0 ? ` Row ${q(labels.queries[masked])} has every key masked: attnlab defines its weights as zeros (a sum of 0, not 1).` : ''),
   };
 };
