@@ -6,8 +6,9 @@
 import { css, unsafeCSS } from 'lit';
 
 import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
+import { formStyles } from './form-styles.js';
 
-export const baseStyles = css`
+const hostStyles = css`
   /* Each colour is light-dark(light, dark): color-scheme picks one. "auto" follows the host
      page's declared scheme, else the reader's system (shared/host-scheme.js sets
      --attn-auto-scheme); the theme attribute pins either. */
@@ -365,47 +366,10 @@ export const baseStyles = css`
     font-weight: 600;
   }
   ${unsafeCSS(HEAT_RULES)}
-  /* Quizzes (shared/topic-quiz.js) and predict, then reveal (stepper/predict.js) use these. */
-  fieldset {
-    border: 1px solid var(--attn-border);
-    border-radius: 6px;
-    margin: 8px 0;
-    padding: 6px 10px;
-  }
-  legend {
-    padding: 0 4px;
-    max-width: 70ch;
-  }
-  label.option {
-    display: block;
-    padding: 2px 0;
-    cursor: pointer;
-  }
-  label.option input {
-    margin-right: 6px;
-  }
-  section.quiz {
-    border-top: 1px solid var(--attn-border);
-    margin-top: 16px;
-    padding-top: 8px;
-    max-width: 80ch;
-  }
-  section.quiz button:disabled {
-    cursor: not-allowed;
-    opacity: 0.55;
-  }
-  /* Bar charts (shared/bars.js) and a chart's figure. */
-  svg.bars .series-0 rect {
-    fill: var(--attn-accent);
-  }
-  svg.bars .series-1 rect {
-    fill: var(--attn-series-1);
-  }
-  figure[data-role$='-chart'] {
-    margin: 0;
-    width: min(100%, 440px);
-  }
 `;
+
+/** Every part's styles: the host's, and the question forms' and charts' (form-styles.js). */
+export const baseStyles = [hostStyles, formStyles];
 
 /** For a view nested inside <attn-lab>: the host draws the frame already. */
 export const viewStyles = [
