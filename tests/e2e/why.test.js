@@ -54,7 +54,11 @@ test('every step has a why paragraph quoting its live numbers', async (t) => {
         const r = open.indexOf(Math.max(...open));
         return [first.rowMax[r], first.rowSum[r], ...first.values[r]];
       },
-      aggregate: () => [first.values[0][0]],
+      aggregate: () => {
+        // The row that mixes the most values (the most nonzero weights; the first of equals).
+        const mixes = first.operands[0].values.map((row) => row.filter((w) => w !== 0).length);
+        return first.values[mixes.indexOf(Math.max(...mixes))].slice(0, 2);
+      },
       'output-projection': () => [first.values[0][0]],
     }[id]?.();
     for (const value of quoted ?? []) assert.ok(live.includes(shown(value)), `${id}: "${live}" quotes ${shown(value)}`);
@@ -65,7 +69,7 @@ test('the mask step counts the cells each rule blocks, as the rules say', async 
   const { page } = await session.open(t, encodeHash({ ...state, step: 'mask' }));
   const { live } = await whyText(page);
   // 4 tokens: causal blocks the 6 cells above the diagonal; padding key 4 blocks its column (4 cells).
-  assert.match(live, /^7 of the 16 cells are blocked: 6 by causal[^;]*; 4 by padding/, live);
+  assert.match(live, /^Head 1: 7 of the 16 cells are blocked, 6 by the causal mask[^;]*; 4 by padding/, live);
 });
 
 test('the live numbers follow an edit of the temperature', async (t) => {

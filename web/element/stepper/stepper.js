@@ -192,7 +192,7 @@ export class Stepper {
     const { idea, live } = stepEntry(id).why({ panel, labels });
     return html`<div class="why" data-role="why">
       <p>${idea}</p>
-      ${hidden || !live ? nothing : html`<p data-role="why-live">${live}</p>`}
+      ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
     </div>`;
   }
 

@@ -82,13 +82,13 @@ export const maskWhy = ({ panel }) => {
   const blocked = panel.step.blockedBy.flat();
   const count = (flag) => blocked.filter((flags) => flags & flag).length;
   const reasons = [
-    [1, 'causal: a query may not look at later keys'],
-    [2, 'padding: keys that are not real tokens'],
+    [1, 'the causal mask (a query may not look at later keys)'],
+    [2, 'padding (keys that are not real tokens)'],
     [4, 'the mask given'],
   ].flatMap(([flag, why]) => (count(flag) ? [`${count(flag)} by ${why}`] : []));
   return {
     idea: 'A masked score becomes −∞, so after softmax its weight is exactly 0 and the key contributes nothing.',
-    live: `${blocked.filter(Boolean).length} of the ${blocked.length} cells are blocked: ${reasons.join('; ')}.`,
+    live: `${blocked.filter(Boolean).length} of the ${blocked.length} cells are blocked, ${reasons.join('; ')}.`,
   };
 };
 
@@ -110,7 +110,10 @@ export const softmaxWhy = ({ panel, labels }) => {
 };
 
 export const aggregateWhy = ({ panel, labels }) => {
-  const weights = panel.operands[0].values[0];
+  // The row that mixes the most values (the first of equals), so the average shows.
+  const mixes = panel.operands[0].values.map((row) => row.filter((w) => w !== 0).length);
+  const r = mixes.indexOf(Math.max(...mixes));
+  const weights = panel.operands[0].values[r];
   const terms = weights
     .map((w, j) => [w, j])
     .filter(([w]) => w !== 0)
@@ -118,7 +121,7 @@ export const aggregateWhy = ({ panel, labels }) => {
     .map(([w, j]) => `${fmt(w)}·v${sub(j)}`);
   return {
     idea: 'O = AV: each output row is a weighted average of the value rows, weighted by that query’s attention weights. A token’s output is mostly the values of the keys it attends to.',
-    live: `${q(labels.queries[0])}: o${sub(0)} = ${terms.join(' + ') || '0 (every key masked)'} = ${row(panel.step.values[0])}.`,
+    live: `${q(labels.queries[r])}: o${sub(r)} = ${terms.join(' + ') || '0 (every key masked)'} = ${row(panel.step.values[r])}, where vⱼ is the value row of token j.`,
   };
 };
 
