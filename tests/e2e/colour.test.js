@@ -202,3 +202,24 @@ test('the hover highlight stands out on every colour of the scale, light and dar
     assertClean(problems);
   }
 });
+
+test('a step draws its input and result scores on one scale: the mask keeps the survivors\' colours, the scale step shows the shrink', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash({ ...presetState('two-heads'), causal: true, step: 'mask' }));
+  const inputs = await cells(page, 'operands', 'scale');
+  const results = await cells(page, 'result', 'mask');
+  const kept = results.filter((c) => Number.isFinite(c.value));
+  assert.ok(kept.length > 0 && kept.length < results.length, 'some cells are masked, some kept');
+  for (const c of kept) {
+    const input = inputs.find((i) => i.head === c.head && i.row === c.row && i.col === c.col);
+    assert.equal(c.background, input.background, `head ${c.head + 1} (${c.row}, ${c.col}) = ${c.value}: same colour before and after the mask`);
+  }
+  // Scaling divides every score by √d_k > 1: the largest scaled score is no longer the top colour.
+  await goToStep(page, 'scale');
+  const [before] = await legends(page, 'operands', 'scores');
+  const [after] = await legends(page, 'result', 'scale');
+  assert.equal(after, before, 'one legend for the step');
+  const scaled = await cells(page, 'result', 'scale');
+  const largest = scaled.reduce((a, b) => (b.value > a.value ? b : a));
+  assert.notEqual(largest.background, TOP, `the largest scaled score ${largest.value} sits below the top of the scores' scale`);
+  assertClean(problems);
+});

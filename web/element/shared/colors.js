@@ -100,20 +100,21 @@ export const WEIGHT_SCALE = Object.freeze({ kind: 'weights', range: [0, 1], labe
 
 /**
  * Scores (and scaled or masked scores, the logits): symmetric around 0, so 0 is the middle
- * colour, out to the largest |value| of all the matrices given (every head of a step).
+ * colour, out to the largest |value| of all the matrices given (what one step shows, in
+ * every one of its `heads`).
  */
-export function scoreScale(matrices) {
+export function scoreScale(matrices, heads = matrices.length) {
   let bound = 0;
   for (const values of matrices) for (const row of values) for (const v of row) if (Number.isFinite(v)) bound = Math.max(bound, Math.abs(v));
   if (!(bound > 0)) bound = 1; // all zeros (or all masked): 0 still sits in the middle
-  const shared = matrices.length > 1 ? `, shared by the ${matrices.length} heads` : '';
+  const shared = heads > 1 ? `, shared by the ${heads} heads` : '';
   return { kind: 'scores', range: [-bound, bound], label: `scores, symmetric around 0${shared}` };
 }
 
-/** The scale of kind 'weights' or 'scores' for these matrices (the heads of one step); null otherwise. */
-export function scaleOf(kind, matrices) {
+/** The scale of kind 'weights' or 'scores' for these matrices (of one step's `heads`); null otherwise. */
+export function scaleOf(kind, matrices, heads) {
   if (kind === 'weights') return WEIGHT_SCALE;
-  if (kind === 'scores') return scoreScale(matrices);
+  if (kind === 'scores') return scoreScale(matrices, heads);
   return null;
 }
 

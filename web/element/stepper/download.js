@@ -1,6 +1,6 @@
 // The element's export buttons: each turns the step on view into a file and downloads it.
 import { exportColors, numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
-import { heatScale } from './registry.js';
+import { stepScales } from './registry.js';
 
 export const EXPORT_KINDS = [
   ['csv', 'CSV'],
@@ -58,7 +58,7 @@ function pngOf(values, rowLabels, colLabels, scale) {
 export async function downloadStep(kind, { state, id, panels }) {
   // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
   // Pictures use the screen's colour scale, shared by the heads.
-  const scale = heatScale(id, panels.map((p) => p.step.values));
+  const scale = stepScales(id, panels)(id); // the screen's scale
   for (const { step, head, rowLabels, colLabels } of panels) {
     const name = (suffix) => `attnlab-${id}${head === undefined ? '' : `-head${head + 1}`}.${suffix}`;
     if (kind === 'csv') save(name('csv'), text(toCsv(step.values, rowLabels, colLabels), 'text/csv'));

@@ -127,7 +127,7 @@ export function pytorchCode(state) {
 }
 
 /**
- * The colours of each cell of a result, on `scale` (registry.js heatScale: the screen's
+ * The colours of each cell of a result, on `scale` (registry.js stepScales: the screen's
  * scale for the step, shared by its heads), or on the matrix's own range for a step the
  * screen does not colour; and what the picture should say the colours are.
  */

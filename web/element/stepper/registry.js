@@ -30,11 +30,18 @@ const INPUT_AXES = {
 /** The axes of a named matrix: a step's result, or one of the inputs. */
 export const axesOf = (name) => stepEntry(name) ?? INPUT_AXES[name];
 
-/** Whether the matrix named `name` (a step id or an input) is drawn as a heatmap. */
-export const isHeat = (name) => Boolean(stepEntry(name)?.heat);
-
 /**
- * The colour scale of the matrix named `name`, given its values in every head of the step
- * (scores share one symmetric scale across the heads); null when it is not a heatmap.
+ * The colour scales of what step `id` shows in `panels` (panels.js): a function from a
+ * matrix's name to its scale, or null when it is not a heatmap. Weights sit on the fixed
+ * 0–1 scale; every scores-like matrix of the step (its input and its result, in every
+ * head) shares one symmetric scale, so the scale step's shrinking and the mask's surviving
+ * cells keep their true size and colour. `withResult: false` leaves the result out (while a
+ * prediction hides it, the legends must not give its range away).
  */
-export const heatScale = (name, matrices) => scaleOf(stepEntry(name)?.heat, matrices);
+export function stepScales(id, panels, { withResult = true } = {}) {
+  const kind = (name) => stepEntry(name)?.heat;
+  const result = (p) => (withResult && kind(id) === 'scores' ? [p.step.values] : []);
+  const scores = panels.flatMap((p) => [...p.operands.filter((o) => kind(o.name) === 'scores').map((o) => o.values), ...result(p)]);
+  const shared = scores.length ? scaleOf('scores', scores, panels.length) : null;
+  return (name) => (kind(name) === 'scores' ? shared : scaleOf(kind(name), []));
+}

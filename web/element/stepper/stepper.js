@@ -10,7 +10,7 @@ import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
 import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
 import { PredictController } from './predict.js';
-import { heatScale, stepEntry } from './registry.js';
+import { stepEntry, stepScales } from './registry.js';
 
 const PLAY_INTERVAL_MS = 1400;
 const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
@@ -127,6 +127,7 @@ export class Stepper {
     const panels = stepPanels(trace, id, labels);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
+    const scaleOf = stepScales(id, panels, { withResult: !prediction.hidden });
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" aria-live="polite">
       <h2>${stepTitle(trace, id)}</h2>
@@ -139,10 +140,10 @@ export class Stepper {
           <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: heatScale(o.name, panels.map((p) => p.operands[i]?.values ?? [])), highlight: explanation?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: explanation?.highlight[i] }))}
             </div>
             <div class="matrices" data-role="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
-              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, panels)}
+              ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}
             </div>
           </div>
           ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
@@ -159,7 +160,7 @@ export class Stepper {
     </section>`;
   }
 
-  _renderResult(id, panel, active, panels) {
+  _renderResult(id, panel, active, scaleOf) {
     return matrixTable({
       name: id,
       head: panel.head,
@@ -168,7 +169,7 @@ export class Stepper {
       previous: this._previousValues(panel.step),
       rowLabels: panel.rowLabels,
       colLabels: panel.colLabels,
-      scale: heatScale(id, panels.map((p) => p.step.values)),
+      scale: scaleOf(id),
       totals: id === 'softmax' ? panel.step.rowTotals : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
