@@ -143,7 +143,7 @@ test('an operand that is a step result is that step\'s very values array', () =>
       references++;
     }
   }
-  assert.equal(references, 3 + 2 * 4 + 2 + 1); // projections; scale, mask, softmax, A per head; concat; W_O's C
+  assert.equal(references, 1 + 3 + 2 * 4 + 2 + 1); // positional's PE; projections; scale, mask, softmax, A per head; concat; W_O's C
   // With one head the scores' Q is the projection itself, shared rather than copied.
   const one = lab.trace(tokensRequest(1));
   assert.equal(one.steps.find((s) => s.id === 'scores').operands[0].values, one.steps.find((s) => s.id === 'project-q').values);
