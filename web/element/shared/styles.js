@@ -23,7 +23,6 @@ const hostStyles = css`
     --attn-error: light-dark(#b3261e, #ff8a80);
     --attn-correct: light-dark(#1e7b34, #7ee08f);
     --attn-series-1: light-dark(#c0392b, #ff8a80); /* a chart's second series, beside the accent */
-    --attn-highlight: light-dark(#ffcf40, #ffd54f);
     --attn-ring-dark: #000; /* the highlight's two rings: the same on both themes */
     --attn-ring-light: #fff;
     display: block;
