@@ -81,13 +81,15 @@ Problem check_output_projection(const TraceInput& input, const Matrix& values,
 // let a symbol take its own sub- or superscript, as in {K^{(2)}}^\top or {A^{(2)}}_{ij}.
 struct Symbols {
   std::string head;  // "(2)", or empty with a single head
-  std::string of(const char* base) const {
-    return head.empty() ? base : "{" + std::string(base) + "^{" + head + "}}";
+  std::string of(const std::string& base) const {
+    return head.empty() ? base : "{" + base + "^{" + head + "}}";
   }
+  // The tilde over the letter alone: \tilde{S}^{(1)}, not a tilde stretched over S^{(1)}.
+  std::string tilde(const std::string& base) const { return of("\\tilde{" + base + "}"); }
 };
 
 std::string scale_formula(const Symbols& s, const AttentionOptions& options, std::size_t d_k) {
-  const std::string scaled = "\\tilde{" + s.of("S") + "}";
+  const std::string scaled = s.tilde("S");
   std::string factor = options.scale ? tex_number(1.0 / *options.scale) : "\\sqrt{d_k}";
   if (options.temperature != 1.0f) factor += " \\cdot " + tex_number(options.temperature);
   std::string formula = scaled + " = \\frac{" + s.of("S") + "}{" + factor + "}";
@@ -103,7 +105,7 @@ std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
   if (options.causal) add("j > i");
   if (!options.key_padding.empty()) add("\\text{key } j \\text{ is padding}");
   if (options.mask) add("M_{ij} = 0");
-  return "\\tilde{" + s.of("S") + "}_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
+  return s.tilde("S") + "_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
 }
 
 // C = [O^{(1)} | O^{(2)}], or with many heads [O^{(1)} | ... | O^{(h)}].
@@ -192,15 +194,15 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
                       mask_formula(s, options), r.logits, {step_result(t, logits, "S̃")});
     t.steps.back().mask = mask_cells(options, r.logits.rows, r.logits.cols);
   }
-  const std::size_t softmax = add_step(
-      t, step::softmax, head,
-      r.fully_masked_rows.empty()
-          ? "Softmax: each row becomes weights that sum to 1"
-          : "Softmax: each row becomes weights that sum to 1; a row with every key masked "
-            "is defined as zeros",
-      s.of("A") + "_{ij} = \\frac{e^{\\tilde{" + s.of("S") + "}_{ij} - m_i}}{\\sum_k e^{\\tilde{" +
-          s.of("S") + "}_{ik} - m_i}}, \\quad m_i = \\max_k \\tilde{" + s.of("S") + "}_{ik}",
-      r.softmax.weights, {step_result(t, logits, "S̃")});
+  const std::size_t softmax =
+      add_step(t, step::softmax, head,
+               r.fully_masked_rows.empty()
+                   ? "Softmax: each row becomes weights that sum to 1"
+                   : "Softmax: each row becomes weights that sum to 1; a row with every key masked "
+                     "is defined as zeros",
+               s.of("A") + "_{ij} = \\frac{e^{" + s.tilde("S") + "_{ij} - m_i}}{\\sum_k e^{" +
+                   s.tilde("S") + "_{ik} - m_i}}, \\quad m_i = \\max_k " + s.tilde("S") + "_{ik}",
+               r.softmax.weights, {step_result(t, logits, "S̃")});
   t.steps.back().softmax =
       SoftmaxParts{r.softmax.row_max, r.softmax.row_sum, r.softmax.exponentials};
   return add_step(t, step::aggregate, head, "Aggregate: weighted sum of the values",
@@ -224,13 +226,13 @@ Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
     for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] += pe.data[i];
     const std::size_t encoding =
         add_step(t, step::encoding, std::nullopt, "The sinusoidal encoding PE",
-                 "PE_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
-                 "PE_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}, \\quad d = " +
+                 "\\mathrm{PE}_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
+                 "\\mathrm{PE}_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}, \\quad d = " +
                      std::to_string(x.cols),
                  std::move(pe), {});
     const std::size_t index =
         add_step(t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
-                 "X \\leftarrow X + PE", x, {std::move(seen_x), step_result(t, encoding, "PE")});
+                 "X \\leftarrow X + \\mathrm{PE}", x, {std::move(seen_x), step_result(t, encoding, "PE")});
     seen_x = step_result(t, index, "X + PE");
   }
   Qkv qkv{

@@ -4,9 +4,11 @@
 // that stands out on every colour of the scale.
 //
 // Oracles: the numbers come from the built core in Node (expectedTrace); the colours are
-// checked against the rules, not against the element's code: viridis' ends and middle
-// (rgb(68, 1, 84) purple at 0, rgb(33, 144, 141) teal at 0.5, rgb(253, 231, 37) yellow at 1), its
-// luminance rising with the value, and WCAG's contrast formula.
+// checked against the published palettes, not against the element's code: for weights,
+// viridis' ends and middle (rgb(68, 1, 84) purple at 0, rgb(33, 144, 141) teal at 0.5,
+// rgb(253, 231, 37) yellow at 1) and its luminance rising with the value; for scores,
+// ColorBrewer RdBu's ends and middle (rgb(33, 102, 172) blue at the negative end,
+// rgb(247, 247, 247) at 0, rgb(178, 24, 43) red at the positive end); WCAG's contrast formula.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
@@ -18,10 +20,14 @@ import { contrast, luminance } from './support/wcag.js';
 
 const session = browserSession('web/dist');
 
-// The scale's bottom, middle and top colours (the viridis stops at 0, 0.5 and 1).
+// The weights scale's bottom, middle and top colours (the viridis stops at 0, 0.5 and 1).
 const BOTTOM = 'rgb(68, 1, 84)';
 const MIDDLE = 'rgb(33, 144, 141)';
 const TOP = 'rgb(253, 231, 37)';
+// The scores scale's ends and zero (RdBu's blue end, middle and red end).
+const SCORE_BOTTOM = 'rgb(33, 102, 172)';
+const SCORE_ZERO = 'rgb(247, 247, 247)';
+const SCORE_TOP = 'rgb(178, 24, 43)';
 
 /** Every cell of the tables named `matrix` in `role` ("result" or "operands"): [{ head, row, col, value, background }]. */
 function cells(page, role, matrix) {
@@ -112,8 +118,8 @@ test('equal values get equal colours across the two heads, scores and weights al
     assert.equal(colours.size, 1, `score ${value}: ${[...colours].join(', ')}`);
   }
   // Symmetric around 0 out to max |score| = 2, shared: 0 is the middle, 2 the top, in both heads.
-  assert.equal(shownScores.find((c) => c.value === 0 && c.head === 0).background, MIDDLE);
-  assert.equal(shownScores.find((c) => c.value === 2).background, TOP);
+  assert.equal(shownScores.find((c) => c.value === 0 && c.head === 0).background, SCORE_ZERO);
+  assert.equal(shownScores.find((c) => c.value === 2).background, SCORE_TOP);
   assert.deepEqual(await legends(page, 'result', 'scores'), Array(2).fill('scores, symmetric around 0, shared by the 2 heads: −2 2'));
 
   await goToStep(page, 'softmax');
@@ -135,7 +141,7 @@ test('a score of 0 sits at the middle of the scores scale, and each legend names
   const scores = await cells(page, 'result', 'scores');
   assert.deepEqual(
     scores.map((c) => [c.value, c.background]),
-    [[1, TOP], [1, TOP], [0, MIDDLE], [0, MIDDLE], [1, TOP], [1, TOP]],
+    [[1, SCORE_TOP], [1, SCORE_TOP], [0, SCORE_ZERO], [0, SCORE_ZERO], [1, SCORE_TOP], [1, SCORE_TOP]],
   );
   assert.deepEqual(await legends(page, 'result', 'scores'), ['scores, symmetric around 0: −1 1']);
   await goToStep(page, 'softmax');
@@ -171,7 +177,7 @@ test('the SVG export colours each cell as the screen does', async (t) => {
   const fills = [...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="rgb\(([^)]*)\)"/g)].map(([, rgb]) => `rgb(${rgb.split(',').join(', ')})`);
   // The first file is head 1: its six cells, on the scale shared with head 2 (1 is not the top).
   assert.deepEqual(fills, shown.filter((c) => c.head === 0).map((c) => c.background));
-  assert.notEqual(fills[0], TOP);
+  assert.notEqual(fills[0], SCORE_TOP);
   assert.match(svg, /Colour: scores, symmetric around 0, shared by the 2 heads/);
 });
 
@@ -181,8 +187,8 @@ test('the hover highlight stands out on every colour of the scale, light and dar
   for (const colorScheme of ['light', 'dark']) {
     const { page, problems } = await session.open(t, encodeHash(state), { colorScheme });
     const shown = await cells(page, 'result', 'scores');
-    assert.equal(shown[0].background, BOTTOM);
-    assert.equal(shown.at(-1).background, TOP);
+    assert.equal(shown[0].background, SCORE_BOTTOM);
+    assert.equal(shown.at(-1).background, SCORE_TOP);
     for (const { col } of shown) {
       const cell = page.locator(`attn-lab [data-role="result"] td[data-row="0"][data-col="${col}"]`);
       await cell.hover();
@@ -220,6 +226,6 @@ test('a step draws its input and result scores on one scale: the mask keeps the 
   assert.equal(after, before, 'one legend for the step');
   const scaled = await cells(page, 'result', 'scale');
   const largest = scaled.reduce((a, b) => (b.value > a.value ? b : a));
-  assert.notEqual(largest.background, TOP, `the largest scaled score ${largest.value} sits below the top of the scores' scale`);
+  assert.notEqual(largest.background, SCORE_TOP, `the largest scaled score ${largest.value} sits below the top of the scores' scale`);
   assertClean(problems);
 });

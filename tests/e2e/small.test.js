@@ -120,6 +120,23 @@ test('the stepper writes W_Q and d_k with <sub>, and the scaling tab with a subs
   assertClean(problems);
 });
 
+test('an error message from the core writes W_Q and d_k with <sub> too', async (t) => {
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash(presetState('self'))}`);
+  const shown = await page.evaluate(async () => {
+    const lab = document.querySelector('attn-lab');
+    const state = lab.getState();
+    // X has 6 columns; a W_Q with 3 rows cannot multiply it, so the core's message names W_Q.
+    lab.setState({ ...state, Wq: [[1, 0], [0, 1], [1, 1]] });
+    await lab.updateComplete;
+    const message = lab.shadowRoot.querySelector('[data-role="message"]');
+    return { text: message.textContent, subs: [...message.querySelectorAll('sub')].map((s) => s.textContent) };
+  });
+  assert.match(shown.text, /WQ/, shown.text);
+  assert.doesNotMatch(shown.text, /[A-Za-z]_[A-Za-z0-9]/, shown.text);
+  assert.ok(shown.subs.includes('Q'), JSON.stringify(shown.subs));
+  assertClean(problems);
+});
+
 // ---- (c) the positions heatmap ----
 
 test('positions: the heatmap\'s cells and labels are at a legible size', async (t) => {

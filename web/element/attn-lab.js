@@ -10,6 +10,7 @@ import { DEFAULT_PRESET, PRESETS, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
 import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
+import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
 import { baseStyles } from './shared/styles.js';
 import { stepperStyles } from './stepper/styles.js';
@@ -294,7 +295,7 @@ export class AttnLabElement extends LitElement {
 
   render() {
     const error = this.message?.error;
-    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" role=${error ? 'alert' : 'status'}>${this.message?.text ?? ''}</p>`;
+    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
     return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper })}`;

@@ -1,22 +1,39 @@
-// A colour-blind-safe sequential scale: viridis, sampled at nine evenly spaced stops.
-const VIRIDIS = [
-  [68, 1, 84],
-  [71, 44, 122],
-  [59, 81, 139],
-  [44, 113, 142],
-  [33, 144, 141],
-  [39, 173, 129],
-  [92, 200, 99],
-  [170, 220, 50],
-  [253, 231, 37],
-];
+// Two colour-blind-safe palettes, each sampled at nine evenly spaced stops:
+// - sequential (viridis): magnitudes from 0 up, such as attention weights;
+// - diverging (ColorBrewer RdBu, blue for negative, near-white at 0, red for positive):
+//   signed values such as scores, where the sign matters as much as the size.
+const PALETTES = {
+  sequential: [
+    [68, 1, 84],
+    [71, 44, 122],
+    [59, 81, 139],
+    [44, 113, 142],
+    [33, 144, 141],
+    [39, 173, 129],
+    [92, 200, 99],
+    [170, 220, 50],
+    [253, 231, 37],
+  ],
+  diverging: [
+    [33, 102, 172],
+    [67, 147, 195],
+    [146, 197, 222],
+    [209, 229, 240],
+    [247, 247, 247],
+    [253, 219, 199],
+    [244, 165, 130],
+    [214, 96, 77],
+    [178, 24, 43],
+  ],
+};
 
-/** [r, g, b] for t in [0, 1], linearly between the stops. */
-function viridis(t) {
-  const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
-  const i = Math.min(Math.floor(x), VIRIDIS.length - 2);
+/** [r, g, b] for t in [0, 1] on `palette`, linearly between its stops. */
+function paletteColor(palette, t) {
+  const stops = PALETTES[palette];
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.min(Math.floor(x), stops.length - 2);
   const f = x - i;
-  return VIRIDIS[i].map((c, k) => Math.round(c + (VIRIDIS[i + 1][k] - c) * f));
+  return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
 // WCAG relative luminance of an sRGB colour.
@@ -36,9 +53,10 @@ function textOn(rgb) {
   return onWhite >= onBlack ? '#fff' : '#000';
 }
 
-// Heatmap cells take one of HEAT_LEVELS classes (heat-0 … heat-32) rather than an inline
-// style: a class change is cheap to re-render, and a strict CSP has no inline styles to allow.
-// An odd count puts a level exactly at the middle (heat-16): a score of 0 on a symmetric scale.
+// Heatmap cells take one of HEAT_LEVELS classes per palette (heat-0 … heat-32, and div-0 …
+// div-32 for the diverging one) rather than an inline style: a class change is cheap to
+// re-render, and a strict CSP has no inline styles to allow. An odd count puts a level
+// exactly at the middle (16): a score of 0 on a symmetric scale.
 const HEAT_LEVELS = 33;
 
 /** Where a value sits in [min, max], from 0 to 1; null for masked (infinite) entries. */
@@ -51,29 +69,38 @@ export function heatLevel(value, [min, max]) {
 // exports' colours both use it, so they agree.
 const levelOf = (t) => Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1));
 
-/** The class of a heat value t in [0, 1]; none for null (masked). */
-export const levelClass = (t) => (t === null ? '' : `heat-${levelOf(t)}`);
+const CLASS_PREFIX = { sequential: 'heat', diverging: 'div' };
 
-/** The class of a value in [min, max]; none for masked (infinite) entries. */
-export const heatClass = (value, range) => levelClass(heatLevel(value, range));
+/** The class of a heat value t in [0, 1] on `palette`; none for null (masked). */
+export const levelClass = (t, palette = 'sequential') => (t === null ? '' : `${CLASS_PREFIX[palette]}-${levelOf(t)}`);
 
-/** CSS rules for the heat classes. */
-export const HEAT_RULES = Array.from({ length: HEAT_LEVELS }, (_, level) => {
-  const rgb = viridis(level / (HEAT_LEVELS - 1));
-  return `td.heat-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
-}).join('\n');
+/** The class of a value in [min, max] on `palette`; none for masked (infinite) entries. */
+export const heatClass = (value, range, palette) => levelClass(heatLevel(value, range), palette);
+
+/** CSS rules for the heat classes of both palettes. */
+export const HEAT_RULES = Object.keys(PALETTES)
+  .flatMap((palette) =>
+    Array.from({ length: HEAT_LEVELS }, (_, level) => {
+      const rgb = paletteColor(palette, level / (HEAT_LEVELS - 1));
+      return `td.${CLASS_PREFIX[palette]}-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
+    }),
+  )
+  .join('\n');
 
 /**
- * Background and text colours of a heat value t in [0, 1], by the same levels as the
- * screen's classes (so an export matches the screen); null (masked) is grey.
+ * Background and text colours of a heat value t in [0, 1] on `palette`, by the same levels
+ * as the screen's classes (so an export matches the screen); null (masked) is grey.
  */
-export function heatColors(t) {
+export function heatColors(t, palette = 'sequential') {
   if (t === null) return { background: '#e6e6e6', text: '#444' };
-  const rgb = viridis(levelOf(t) / (HEAT_LEVELS - 1));
+  const rgb = paletteColor(palette, levelOf(t) / (HEAT_LEVELS - 1));
   return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
 }
 
-export const VIRIDIS_GRADIENT = `linear-gradient(to right, ${VIRIDIS.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
+/** The legend's ramp for each palette, as a CSS gradient. */
+export const PALETTE_GRADIENTS = Object.fromEntries(
+  Object.entries(PALETTES).map(([palette, stops]) => [palette, `linear-gradient(to right, ${stops.map((c) => `rgb(${c.join(' ')})`).join(', ')})`]),
+);
 
 /** The [min, max] of a matrix's finite values, for normalising the heatmap. */
 export function finiteRange(values) {
@@ -92,8 +119,8 @@ export function finiteRange(values) {
 
 // ---- Colour scales ----
 // A scale says how values become colours, and the legend names it, so colours mean the same
-// everywhere: { kind, range: [lo, hi] (the legend's ends), label, level?(value, row, col) }.
-// Without `level`, a value sits linearly in `range`.
+// everywhere: { kind, range: [lo, hi] (the legend's ends), label, palette?, level?(value, row,
+// col) }. Without `level`, a value sits linearly in `range`; without `palette`, sequential.
 
 /** Attention weights (softmax results): always 0 to 1, so 0.3 looks the same in every matrix. */
 export const WEIGHT_SCALE = Object.freeze({ kind: 'weights', range: [0, 1], label: 'weights, fixed 0 to 1' });
@@ -108,7 +135,7 @@ export function scoreScale(matrices, heads = matrices.length) {
   for (const values of matrices) for (const row of values) for (const v of row) if (Number.isFinite(v)) bound = Math.max(bound, Math.abs(v));
   if (!(bound > 0)) bound = 1; // all zeros (or all masked): 0 still sits in the middle
   const shared = heads > 1 ? `, shared by the ${heads} heads` : '';
-  return { kind: 'scores', range: [-bound, bound], label: `scores, symmetric around 0${shared}` };
+  return { kind: 'scores', palette: 'diverging', range: [-bound, bound], label: `scores, symmetric around 0${shared}` };
 }
 
 /** The scale of kind 'weights' or 'scores' for these matrices (of one step's `heads`); null otherwise. */
@@ -120,3 +147,9 @@ export function scaleOf(kind, matrices, heads) {
 
 /** Where a value sits on a scale, 0 to 1; null for masked entries. */
 export const scaleLevel = (scale, value, row, col) => (scale.level ? scale.level(value, row, col) : heatLevel(value, scale.range));
+
+/** The class of a value at (row, col) on a scale. */
+export const scaleClass = (scale, value, row, col) => levelClass(scaleLevel(scale, value, row, col), scale.palette);
+
+/** The colours of a value at (row, col) on a scale, as heatColors gives them. */
+export const scaleColors = (scale, value, row, col) => heatColors(scaleLevel(scale, value, row, col), scale.palette);

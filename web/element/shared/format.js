@@ -27,11 +27,16 @@ export function fmtWide(value, digits = 3) {
   return fmt(value);
 }
 
+const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/** A 0-based head shown as the formulas write it, a 1-based superscript: 0 → "⁽¹⁾". */
+export const headMark = (head) => `⁽${String(head + 1).replace(/\d/g, (d) => SUPERSCRIPTS[d])}⁾`;
+
 /** A shape as "2×3". */
 export const shape = (rows, cols) => `${rows}×${cols}`;
 
-// A one-letter name with a subscript written with an underscore: d_k, W_Q, n_k.
-const SUBSCRIPTED_NAME = /\b([A-Za-z])_([A-Za-z0-9]{1,2})\b/g;
+// A one-letter name with a subscript written with an underscore: d_k, W_Q, n_k, d_model.
+const SUBSCRIPTED_NAME = /\b([A-Za-z])_([A-Za-z0-9]{1,5})\b/g;
 
 /** Text as a learner reads it, names such as d_k and W_Q with real subscripts (<sub>). */
 export function subscripted(text) {

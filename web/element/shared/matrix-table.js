@@ -3,7 +3,7 @@
 // heatmap) and, with `edit`, for the learner's input matrices.
 import { html, nothing } from 'lit';
 
-import { finiteRange, levelClass, scaleLevel } from './colors.js';
+import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
@@ -16,10 +16,10 @@ export function cellOf(event) {
  * The colour ramp under a heatmap, labelled with its ends, and, given a scale (colors.js),
  * named: "weights, fixed 0 to 1". A scale's `ends` may replace the numbers at the ends.
  */
-export function legend(scaleOrRange) {
-  const scale = Array.isArray(scaleOrRange) ? { range: scaleOrRange } : scaleOrRange;
+export function legend(scaleOrRange, palette) {
+  const scale = Array.isArray(scaleOrRange) ? { range: scaleOrRange, palette } : scaleOrRange;
   const [low, high] = scale.ends ?? scale.range.map(fmt);
-  return html`<div class="legend" data-role="legend" data-scale=${scale.kind ?? nothing}>
+  return html`<div class="legend" data-role="legend" data-scale=${scale.kind ?? nothing} data-palette=${scale.palette ?? 'sequential'}>
     ${scale.label ? html`<span class="scale-name">${scale.label}:</span>` : nothing}
     <span aria-hidden="true">${low}</span><span class="ramp" aria-hidden="true"></span><span aria-hidden="true">${high}</span>
   </div>`;
@@ -55,7 +55,8 @@ export function matrixTable(m) {
   const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    return [scale ? levelClass(scaleLevel(scale, v, r, c)) : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    const masked = scale && v === -Infinity; // no colour on the scale: shown apart from a score near 0
+    return [scale ? scaleClass(scale, v, r, c) : '', masked ? 'masked' : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const was = (v, r, c) => {
     const before = m.previous?.[r]?.[c];
@@ -70,7 +71,7 @@ export function matrixTable(m) {
         aria-invalid=${bad ? 'true' : 'false'}
         .value=${bad ? bad.text : String(v)}
         @input=${(e) => m.edit.onInput(r, c, e.target.value)}
-      />${bad ? html`<span class="cell-error" role="alert">${bad.message}</span>` : nothing}`;
+      />${bad ? html`<span class="cell-error" role="alert">${subscripted(bad.message)}</span>` : nothing}`;
   };
   return html`<figure class="matrix">
     <table

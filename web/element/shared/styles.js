@@ -1,12 +1,13 @@
 // The styles every part of <attn-lab> shares: the host's colours (custom properties, so
-// themes and host pages can change them), controls, matrices, heatmaps, charts, messages and
-// quizzes. Each part adds its own beside it: the stepper's in stepper/styles.js, each
-// teaching view's in its folder (views/ID/styles.js). Everything sits in a shadow root, so
-// nothing leaks into the host page.
-import { css, unsafeCSS } from 'lit';
+// themes and host pages can change them), controls, messages and quizzes; matrices and
+// heatmaps are in matrix-styles.js, question forms and charts in form-styles.js. Each part
+// adds its own beside it: the stepper's in stepper/styles.js, each teaching view's in its
+// folder (views/ID/styles.js). Everything sits in a shadow root, so nothing leaks into the
+// host page.
+import { css } from 'lit';
 
-import { HEAT_RULES, VIRIDIS_GRADIENT } from './colors.js';
 import { formStyles } from './form-styles.js';
+import { matrixStyles } from './matrix-styles.js';
 
 const hostStyles = css`
   /* Each colour is light-dark(light, dark): color-scheme picks one. "auto" follows the host
@@ -105,171 +106,6 @@ const hostStyles = css`
     color: var(--attn-error);
     font-weight: 600;
   }
-  .matrices {
-    display: flex;
-    flex-wrap: wrap;
-    gap: 12px;
-    align-items: flex-start;
-  }
-  /* A flex item may shrink below its content, so a wide matrix scrolls inside its own box
-     (figure.matrix, or .scroll-x around another wide table) instead of widening the page. */
-  .matrices > * {
-    min-width: 0;
-    max-width: 100%;
-  }
-  figure.matrix,
-  .scroll-x {
-    margin: 0;
-    max-width: 100%;
-    overflow-x: auto;
-    /* The scroll cue: the content fades out at an edge with more beyond it. The fades follow
-       the box's own scroll position (a scroll-driven animation); a box that does not scroll
-       has no timeline, so no fade. */
-    --attn-fade-start: 0px;
-    --attn-fade-end: 0px;
-    mask-image: linear-gradient(
-      to right,
-      transparent,
-      #000 var(--attn-fade-start),
-      #000 calc(100% - var(--attn-fade-end)),
-      transparent
-    );
-    animation: attn-scroll-cue linear both !important;
-    animation-timeline: scroll(self inline) !important; /* kept under reduced motion: it moves nothing */
-  }
-  @property --attn-fade-start {
-    syntax: '<length>';
-    inherits: false;
-    initial-value: 0px;
-  }
-  @property --attn-fade-end {
-    syntax: '<length>';
-    inherits: false;
-    initial-value: 0px;
-  }
-  @keyframes attn-scroll-cue {
-    from {
-      --attn-fade-start: 0px;
-      --attn-fade-end: 32px;
-    }
-    8% {
-      --attn-fade-start: 32px;
-    }
-    92% {
-      --attn-fade-end: 32px;
-    }
-    to {
-      --attn-fade-start: 32px;
-      --attn-fade-end: 0px;
-    }
-  }
-  table {
-    border-collapse: collapse;
-    font-variant-numeric: tabular-nums;
-  }
-  caption {
-    text-align: left;
-    color: var(--attn-muted);
-    font-size: 0.9em;
-    padding-bottom: 2px;
-  }
-  th,
-  td {
-    border: 1px solid var(--attn-border);
-    padding: 2px 6px;
-    text-align: right;
-    min-width: 2.6em;
-  }
-  th {
-    background: var(--attn-panel);
-    font-weight: 500;
-  }
-  /* Highlights: a dark ring and a light ring together, so one of them stands out on every
-     colour of the heat scale (dark purple to bright yellow) and on either theme. */
-  td.hl,
-  th.hl {
-    box-shadow:
-      inset 0 0 0 2px var(--attn-ring-dark),
-      inset 0 0 0 4px var(--attn-ring-light);
-  }
-  td.hl-cell {
-    /* the dark ring just outside the cell, the light one just inside: the text keeps its room */
-    outline: 2px solid var(--attn-ring-dark);
-    outline-offset: 0;
-    box-shadow: inset 0 0 0 2px var(--attn-ring-light);
-  }
-  td.total {
-    color: var(--attn-muted);
-    font-style: italic;
-  }
-  /* What a cell was before the last change: small, in the cell's own text colour, fading. */
-  .was {
-    display: block;
-    font-size: 0.72em;
-    opacity: 0;
-    animation: attn-was 4s ease-out;
-  }
-  @keyframes attn-was {
-    0%,
-    60% {
-      opacity: 0.85;
-    }
-    100% {
-      opacity: 0;
-    }
-  }
-  @media (prefers-reduced-motion: reduce) {
-    .was {
-      animation: none;
-      opacity: 1;
-    }
-  }
-  table.editor td {
-    padding: 0;
-  }
-  table.editor input {
-    width: 4.2em;
-    border: 0;
-    background: transparent;
-    text-align: right;
-    padding: 2px 4px;
-  }
-  td[data-invalid] input {
-    outline: 2px solid var(--attn-error);
-    background: color-mix(in srgb, var(--attn-error) 15%, transparent);
-  }
-  .cell-error {
-    display: block;
-    color: var(--attn-error);
-    font-size: 0.75em;
-    max-width: 9em;
-    text-align: left;
-    padding: 0 4px;
-  }
-  .legend {
-    display: flex;
-    gap: 6px;
-    align-items: center;
-    font-size: 0.8em;
-    color: var(--attn-muted);
-  }
-  .legend .scale-name {
-    margin-right: 2px;
-  }
-  .legend .ramp {
-    background: ${unsafeCSS(VIRIDIS_GRADIENT)};
-    width: 90px;
-    height: 8px;
-    border-radius: 4px;
-  }
-  .resize {
-    display: flex;
-    gap: 4px;
-    font-size: 0.8em;
-  }
-  .resize button {
-    padding: 0 6px;
-  }
   .formula {
     overflow-x: auto;
     font-size: 1.1em;
@@ -364,11 +200,10 @@ const hostStyles = css`
     color: var(--attn-error);
     font-weight: 600;
   }
-  ${unsafeCSS(HEAT_RULES)}
 `;
 
-/** Every part's styles: the host's, and the question forms' and charts' (form-styles.js). */
-export const baseStyles = [hostStyles, formStyles];
+/** Every part's styles: the host's, the matrices' (matrix-styles.js), and the question forms' and charts' (form-styles.js). */
+export const baseStyles = [hostStyles, matrixStyles, formStyles];
 
 /** For a view nested inside <attn-lab>: the host draws the frame already. */
 export const viewStyles = [

@@ -6,6 +6,7 @@
 import { LitElement } from 'lit';
 import { html, unsafeStatic } from 'lit/static-html.js';
 
+import { subscripted } from './format.js';
 import { viewStyles } from './styles.js';
 import { normalizeViewState, parseWhole, SEED_RANGE } from './view-state.js';
 
@@ -75,7 +76,15 @@ export class ViewBase extends LitElement {
 
   /** What every view shows before its first result: its heading, and "Loading…" or why not. */
   placeholder(heading, error) {
-    return html`<h2>${heading}</h2><p class="message error" data-role="view-message" role="alert">${error ?? 'Loading…'}</p>`;
+    return html`<h2>${heading}</h2>${this.messageLine(error ?? 'Loading…')}`;
+  }
+
+  /**
+   * The view's message line: a problem (announced as an alert) or, with `error` false, a
+   * status; empty when there is nothing to say. Names such as d_k get real subscripts.
+   */
+  messageLine(text, { role = 'view-message', error = Boolean(text) } = {}) {
+    return html`<p class="message ${error ? 'error' : ''}" data-role=${role} role=${error ? 'alert' : 'status'}>${subscripted(text ?? '')}</p>`;
   }
 
   /** Asks the host to load preset `id` into the stepper. */

@@ -1,7 +1,7 @@
 // Exports of the step on view: its matrices as CSV and JSON, its formula as LaTeX, code that
 // reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
 // what the trace holds; none computes attention.
-import { finiteRange, heatColors, scaleLevel } from '../shared/colors.js';
+import { finiteRange, scaleColors } from '../shared/colors.js';
 import { stepEntry } from './registry.js';
 
 const csvCell = (text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
@@ -133,10 +133,10 @@ export function pytorchCode(state) {
  */
 export function exportColors(values, scale) {
   const used = scale ?? { range: finiteRange(values), label: `colour from the lowest to the highest value of this matrix` };
-  return { cells: values.map((row, r) => row.map((v, c) => heatColors(scaleLevel(used, v, r, c)))), label: used.label };
+  return { cells: values.map((row, r) => row.map((v, c) => scaleColors(used, v, r, c))), label: used.label };
 }
 
-/** The result matrix as a standalone SVG heatmap (viridis, values written in the cells). */
+/** The result matrix as a standalone SVG heatmap (the screen's colours, values written in the cells). */
 export function toSvg(values, rowLabels, colLabels, scale) {
   const { cells: colors, label } = exportColors(values, scale);
   const size = 44;

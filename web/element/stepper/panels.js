@@ -1,7 +1,7 @@
 // What the stepper shows of a step: one panel per trace entry (one per head for per-head
 // steps), each with its result and the operands that fed it, as the core's trace groups
 // them. This file only labels them (token names, subscripts); it computes nothing.
-import { sub } from '../shared/format.js';
+import { headMark, sub } from '../shared/format.js';
 import { axesOf, stepEntry } from './registry.js';
 
 const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
@@ -37,7 +37,7 @@ function operandOf(o, labels) {
   return {
     name: o.name,
     head: o.head,
-    caption: o.head === undefined ? o.symbol : `${o.symbol}${sub(o.head)}`,
+    caption: o.head === undefined ? o.symbol : `${o.symbol}${headMark(o.head)}`,
     values: o.values,
     ...labelled(o.name, o.values, labels),
   };
@@ -46,10 +46,9 @@ function operandOf(o, labels) {
 // An operand drawn as its formula writes it, transposed (Kᵀ under S = QKᵀ): its rows become
 // columns. Only the layout changes; every number is the core's.
 function transposed(o) {
-  const [symbol, ...head] = o.caption;
   return {
     ...o,
-    caption: `${symbol}ᵀ${head.join('')}`,
+    caption: `${o.caption}ᵀ`,
     values: (o.values[0] ?? []).map((_, c) => o.values.map((row) => row[c])),
     rowLabels: o.colLabels,
     colLabels: o.rowLabels,

@@ -3,7 +3,7 @@
 // keeps the state and the last good trace (`host.good`), the stepper shows them.
 import { html, nothing } from 'lit';
 
-import { shape, subscripted } from '../shared/format.js';
+import { headMark, shape, subscripted } from '../shared/format.js';
 import { formula } from '../shared/formula.js';
 import { matrixTable } from '../shared/matrix-table.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
@@ -14,6 +14,9 @@ import { stepEntry, stepScales } from './registry.js';
 
 const PLAY_INTERVAL_MS = 1400;
 const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
+
+// A caption "S̃, the scaled scores" for head 0 as the formula writes it: "S̃⁽¹⁾, the scaled scores".
+const withHead = (caption, head) => (head === undefined ? caption : caption.replace(/^[^,]+/, (symbol) => symbol + headMark(head)));
 
 export class Stepper {
   constructor(host) {
@@ -150,7 +153,7 @@ export class Stepper {
         </div>`;
       })}
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
-      <div class="controls" role="group" aria-label="Export this step">
+      <div class="controls export" role="group" aria-label="Export this step">
         <span>Export:</span>
         ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels })}>${label}</button>`)}
       </div>
@@ -164,7 +167,7 @@ export class Stepper {
     return matrixTable({
       name: id,
       head: panel.head,
-      caption: `${stepEntry(id).caption}${panel.head !== undefined ? `, head ${panel.head + 1}` : ''} (${shape(...panel.step.shape)})`,
+      caption: `${withHead(stepEntry(id).caption, panel.head)} (${shape(...panel.step.shape)})`,
       values: panel.step.values,
       previous: this._previousValues(panel.step),
       rowLabels: panel.rowLabels,

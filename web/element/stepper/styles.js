@@ -81,4 +81,9 @@ export const stepperStyles = css`
     border-radius: 6px;
     padding: 12px;
   }
+  /* The export buttons sit apart from the last matrix above them. */
+  .controls.export {
+    margin-top: 14px;
+    gap: 8px;
+  }
 `;

@@ -129,12 +129,17 @@ class CostView extends ViewBase {
         <button data-action="measure" ?disabled=${this._busy} @click=${() => this._measure()}>Measure</button>
         <button data-action="stop" ?disabled=${!this._busy} @click=${() => (this._stop = true)}>Stop</button>
       </div>
-      <p class="message ${this.draftProblem ?? this._message ? 'error' : ''}" data-role="cost-status" role="status">
-        ${this.draftProblem ?? this._message ?? (this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.')}
-      </p>
+      ${this._renderStatus(maxN)}
       ${this._runs.length ? this._renderFigures() : nothing} ${this._renderFarSizes()}
       <attn-topic-quiz topic="cost"></attn-topic-quiz>
     `;
+  }
+
+  // A problem, else the progress of a measurement, else what to do.
+  _renderStatus(maxN) {
+    const problem = this.draftProblem ?? this._message;
+    const progress = this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.';
+    return this.messageLine(problem ?? progress, { role: 'cost-status', error: Boolean(problem) });
   }
 
   _series(kernel, field) {

@@ -114,9 +114,7 @@ class GeometryView extends ViewBase {
         weights and the output below come from the attention core and follow every move.
       </p>
       ${this._renderControls()}
-      <p class="message ${this._error ? 'error' : ''}" data-role="view-message" role=${this._error ? 'alert' : 'status'}>
-        ${this._error ? `${this._error} (the last good result is shown)` : ''}
-      </p>
+      ${this.messageLine(this._error && `${this._error} (the last good result is shown)`)}
       <div class="figures">
         <figure class="plot-figure">
           ${planeFigure(this.viewState, this._result, this._handlers)}

@@ -188,9 +188,7 @@ class LongSequenceView extends ViewBase {
         <button data-action="run" ?disabled=${this._busy} @click=${() => this._run(false)}>Run</button>
         <button data-action="compare" ?disabled=${this._busy} @click=${() => this._run(true)}>Run on both and compare</button>
       </div>
-      <p class="message ${problem ? 'error' : ''}" data-role="message" role="status">
-        ${this._busy ? `Working out attention for ${n} tokens…` : (problem ?? '')}
-      </p>
+      ${this.messageLine(this._busy ? `Working out attention for ${n} tokens…` : problem, { role: 'message', error: !this._busy && Boolean(problem) })}
       ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
       ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explain() ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
   }

@@ -136,9 +136,7 @@ class PatternsView extends ViewBase {
         These weights come from new inputs (${n} tokens, built from exercise number ${seed}). Only the weights are
         shown. Which of the five patterns is it?
       </p>
-      <p class="message ${this._error ? 'error' : ''}" data-role="view-message" role=${this._error ? 'alert' : 'status'}>
-        ${this._error ?? ''}
-      </p>
+      ${this.messageLine(this._error)}
       ${matrixTable({
         name: 'weights',
         caption: `weights (${n}×${n}), one row per query`,

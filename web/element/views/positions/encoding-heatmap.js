@@ -60,7 +60,7 @@ export function encodingHeatmap({ values, cell, onCell, onKey }) {
                 data-row=${r}
                 data-col=${c}
                 data-value=${String(v)}
-                class="${heatClass(v, ENCODING_RANGE)} ${r === cell.row && c === cell.col ? 'hl-cell' : ''}"
+                class="${heatClass(v, ENCODING_RANGE, 'diverging')} ${r === cell.row && c === cell.col ? 'hl-cell' : ''}"
                 tabindex=${r === cell.row && c === cell.col ? '0' : '-1'}
                 aria-label="position ${r}, dimension ${c}"
               ></td>`,
@@ -69,6 +69,6 @@ export function encodingHeatmap({ values, cell, onCell, onKey }) {
         )}
       </tbody>
     </table>
-    ${legend(ENCODING_RANGE)}
+    ${legend(ENCODING_RANGE, 'diverging')}
   </figure>`;
 }

@@ -100,9 +100,7 @@ class PositionsView extends ViewBase {
         says which token came first. Left alone, it treats a sentence as a bag of words. Transformers fix this by adding
         a position signal to each token's embedding before the projections: X ← X + PE.
       </p>
-      <p class="message ${this._error || this.draftProblem ? 'error' : ''}" data-role="view-message" role=${this._error || this.draftProblem ? 'alert' : 'status'}>
-        ${this.draftProblem ?? (this._error ? `${this._error} (the last good result is shown)` : '')}
-      </p>
+      ${this.messageLine(this.draftProblem ?? (this._error && `${this._error} (the last good result is shown)`))}
       ${this._renderEncoding()} ${this._renderPermutation()}
       <attn-topic-quiz topic="positions"></attn-topic-quiz>`;
   }

@@ -68,7 +68,7 @@ class ScalingView extends ViewBase {
         of ±20 or more are normal.
       </p>
       ${this._renderControls()}
-      <p class="message ${message ? 'error' : ''}" data-role="message" role=${message ? 'alert' : 'status'}>${message ?? ''}</p>
+      ${this.messageLine(message, { role: 'message' })}
       ${this._renderSummary(study, point)}
       <div class="figures">
         <figure data-role="spread-chart">

@@ -120,7 +120,7 @@ class SoftmaxView extends ViewBase {
         weights out, below 1 it sharpens them towards the largest score.
       </p>
       ${this._renderControls()}
-      <p class="message ${message ? 'error' : ''}" data-role="message" role=${message ? 'alert' : 'status'}>${message ?? ''}</p>
+      ${this.messageLine(message, { role: 'message' })}
       <div class="formula" data-role="formula"
         ${formula('\\operatorname{softmax}(s)_i = \\frac{e^{z_i - m}}{\\sum_j e^{z_j - m}},\\qquad z_i = \\frac{s_i}{T},\\quad m = \\max_j z_j')}></div>
       <div class="figures">
