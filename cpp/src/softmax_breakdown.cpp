@@ -59,8 +59,8 @@ Result<SoftmaxBreakdown> softmax_breakdown(std::span<const float> scores, float 
   Matrix scaled(1, scores.size(), std::vector<float>(scores.begin(), scores.end()));  // (1, n)
   kernels::scale(scaled, factor);
   if (auto p = validate::finite("scores / temperature", scaled)) {
-    p->message +=
-        ": dividing by the temperature " + std::to_string(temperature) + " overflows float32";
+    p->message += ": dividing by the temperature " + validate::number_text(temperature) +
+                  " overflows float32";
     return *p;
   }
 

@@ -1,6 +1,8 @@
 #include "validate.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace attnlab::validate {
 namespace {
@@ -70,8 +72,23 @@ Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::
 Problem positive_finite(std::string_view name, float value) {
   if (std::isfinite(value) && value > 0) return std::nullopt;
   return Error{ErrorCode::invalid_argument,
-               std::string(name) + " must be a finite number above 0, got " +
-                   (std::isfinite(value) ? std::to_string(value) : describe_value(value))};
+               std::string(name) + " must be a finite number above 0, got " + number_text(value)};
+}
+
+std::string number_text(float value) {
+  if (!std::isfinite(value)) return describe_value(value);
+  char buffer[32];
+  for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits always round-trip
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, static_cast<double>(value));
+    if (std::strtof(buffer, nullptr) == value) break;
+  }
+  // An exponent as JavaScript writes it: 1e-7, not printf's 1e-07.
+  std::string text = buffer;
+  if (const auto e = text.find('e'); e != std::string::npos) {
+    const auto digits = e + 2;  // past the exponent's sign
+    while (text.size() > digits + 1 && text[digits] == '0') text.erase(digits, 1);
+  }
+  return text;
 }
 
 Problem count_within(std::string_view name, std::size_t value, std::size_t lo, std::size_t hi,

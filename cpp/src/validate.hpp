@@ -27,6 +27,10 @@ Problem same_extent(std::string_view a_name, const Matrix& a, bool a_rows, std::
                     const Matrix& b, bool b_rows, std::string_view reason);
 Problem positive_finite(std::string_view name, float value);
 
+// A float as a message quotes it: the shortest decimal that reads back as the same float,
+// so 0.1 is "0.1" (as the caller wrote it) and not "0.100000"; NaN and Infinity by name.
+std::string number_text(float value);
+
 // A whole number from lo to hi: "<name> must be a whole number from lo to hi, got value".
 // Below lo is invalid_argument; above hi is `above` (too_large for a size, invalid_argument
 // for a choice such as the number of heads).

@@ -366,6 +366,22 @@ TEST_CASE("invalid-argument: scale and temperature must be finite and above 0", 
       "invalid-argument");
 }
 
+TEST_CASE("messages quote a number as it was written, not as %f prints it", "[errors]") {
+  // The float nearest each literal, and the text the caller wrote.
+  const auto [value, written] = GENERATE(table<float, const char*>({{0.0f, "0"},
+                                                                    {-0.1f, "-0.1"},
+                                                                    {-2.5f, "-2.5"},
+                                                                    {-1e-7f, "-1e-7"},
+                                                                    {-3e+30f, "-3e+30"},
+                                                                    {-123456.7f, "-123456.7"}}));
+  CAPTURE(written);
+  AttentionOptions options;
+  options.temperature = value;
+  const auto error = attention_error(q_ok, k_ok, v_ok, options);
+  REQUIRE(error);
+  CHECK_THAT(error->message, Catch::Matchers::EndsWith(std::string("got ") + written));
+}
+
 TEST_CASE("invalid-argument: a scale / temperature ratio beyond float32", "[errors]") {
   AttentionOptions options;
   options.scale = 1e30f;
