@@ -265,7 +265,7 @@ export class AttnLabElement extends LitElement {
     return {
       inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : 'shown',
       controls: LAYOUT.controls.includes(this.controls) ? this.controls : 'full',
-      resultFirst: this.hasAttribute('step'),
+      resultFirst: Boolean(this.step), // the property: React 19 sets it, not the attribute
     };
   }
 
