@@ -4,7 +4,7 @@
 // The site expects the package and the element in dist/ first (scripts/build.sh package).
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defaultServerConditions, defineConfig } from 'vite';
 
 const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -13,9 +13,18 @@ const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
 // long-sequence view loads 'attnlab/webgpu' → ./webgpu.js when it is shown), so
 // dist/element.js and dist/webgpu.js work from a plain <script type="module"> and share one
 // wasm instance with `import 'attnlab'`.
+//
+// The library build takes lit's server builds ('node' condition): they are its browser builds
+// plus a fallback wherever a DOM global is missing, so importing dist/element.js in Node (an
+// SSR build of a docs site or an app) never throws. Their one DOM shim import is replaced by
+// a stand-in that leaves Node's globals alone.
 function elementConfig() {
   return {
     publicDir: false,
+    resolve: {
+      conditions: defaultServerConditions,
+      alias: { '@lit-labs/ssr-dom-shim': fromRoot('web/element/dom-stand-in.js') },
+    },
     build: {
       outDir: fromRoot('dist'),
       emptyOutDir: false, // dist/ already holds the package
@@ -39,6 +48,7 @@ function elementConfig() {
     plugins: [
       emitFile('element.d.ts', fromRoot('web/element/element.d.ts')),
       emitFile('webgpu.d.ts', fromRoot('web/webgpu/webgpu.d.ts')),
+      emitFile('react.d.ts', fromRoot('web/element/react.d.ts')),
     ],
   };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite, in dependency order: the core natively, under sanitizers and as wasm
 # under Node; then the npm package, packed and installed the way a user gets it; then the
-# element, the page and the tutorial in headless Chromium.
+# element, the page and the tutorial in headless Chromium; then the examples that use the
+# packed package from a VitePress docs site and a React 19 app.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,3 +43,6 @@ section "<attn-lab>, the page and the tutorial in headless Chromium (Playwright)
 # `package` above bundled the element into dist/; the site is built from it and the package.
 scripts/build.sh site
 node --test --test-reporter=spec tests/e2e/
+
+section "Examples from the packed package: a VitePress docs site (SSR) and a React 19 app, in Chromium"
+ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/examples/

@@ -24,6 +24,42 @@ const LAYOUT = { inputs: ['shown', 'collapsed', 'hidden'], controls: ['full', 'm
 // "false" turns editing off; the attribute's absence leaves it on.
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
 
+// This JSDoc is the source of custom-elements.json (scripts/custom-elements-manifest.config.mjs);
+// the attributes come from `static properties`, their types and meanings from the @prop tags.
+/**
+ * Scaled dot-product attention, computed by a WebAssembly core, for a learner to step through
+ * and touch: the stepper, or one teaching view on its own.
+ *
+ * @summary Steps through softmax(QKᵀ/√d_k)·V with every number computed by the core and editable.
+ *
+ * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'long-sequence' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
+ * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
+ * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection'} step - The step on view; an embed given one leads with its result.
+ * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'long-sequence' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
+ * @prop {boolean} tabs - A tab bar to switch between the stepper and every view.
+ * @prop {boolean} editable - The attribute "false" shows the inputs read-only; editable otherwise.
+ * @prop {'light' | 'dark' | 'auto'} theme - The colour scheme; "auto" (the default) follows the host page's declared scheme, else the reader's system.
+ * @prop {boolean} urlState - Read the state from location.hash and keep it there (off by default: an embed never touches the host's URL).
+ * @prop {'shown' | 'collapsed' | 'hidden'} inputs - The stepper's input editors: shown (the default), behind an "Inputs" disclosure, or hidden.
+ * @prop {'full' | 'minimal' | 'none'} controls - The stepper's controls: options and step navigation (the default), step navigation only, or none.
+ * @prop {boolean} noPredict - No "Predict, then reveal" switch (a state may still turn predict on).
+ * @prop {boolean} noQuiz - The teaching views leave out their self-check quiz.
+ *
+ * @fires {CustomEvent<{ step: string }>} step-change - The step on view changed; bubbles out of the shadow root.
+ * @fires {CustomEvent<{ state: object }>} state-change - The core accepted a new state (a copy in detail.state); bubbles out of the shadow root.
+ *
+ * @cssprop --attn-bg - Background.
+ * @cssprop --attn-fg - Text.
+ * @cssprop --attn-muted - Secondary text: labels, captions, axes.
+ * @cssprop --attn-border - Borders of the element, its tables and controls.
+ * @cssprop --attn-panel - Background of panels and table headers.
+ * @cssprop --attn-accent - Focus rings, the selected tab and a chart's first series.
+ * @cssprop --attn-error - Error messages and cells that are not numbers.
+ * @cssprop --attn-correct - Right answers in the quizzes and predictions.
+ * @cssprop --attn-series-1 - A chart's second series.
+ * @cssprop --attn-ring-dark - The dark one of a highlighted cell's two rings.
+ * @cssprop --attn-ring-light - The light one of a highlighted cell's two rings.
+ */
 export class AttnLabElement extends LitElement {
   static styles = [baseStyles, stepperStyles];
 
@@ -163,7 +199,7 @@ export class AttnLabElement extends LitElement {
 
   /**
    * Asks the core for the trace of `state`. On success it becomes the shown state; on an
-   * error the message names the problem and the last good trace stays on screen.
+   * error the message names the problem and the last good trace stays on screen. @internal
    */
   apply(state) {
     this.draft = state;
@@ -195,7 +231,7 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
-  /** Loads preset `id` (presets.js). The learner's way of working, predicting, stays on. */
+  /** Loads preset `id` (presets.js). The learner's way of working, predicting, stays on. @internal */
   applyPreset(id) {
     this.invalid = new Map();
     if (this.apply({ ...presetState(id), predict: this.draft?.predict ?? false })) {
@@ -206,7 +242,7 @@ export class AttnLabElement extends LitElement {
 
   /**
    * Back to the preset the learner last chose, else to the state the element started from
-   * (URL, or preset and state attributes). The view and predict stay; the URL follows.
+   * (URL, or preset and state attributes). The view and predict stay; the URL follows. @internal
    */
   reset() {
     this.invalid = new Map();
@@ -216,7 +252,7 @@ export class AttnLabElement extends LitElement {
     if (this.apply({ ...this._resetPoint.state, view, viewState, predict })) this.presetId = this._resetPoint.presetId;
   }
 
-  /** Shows an error message; the last good state stays. */
+  /** Shows an error message; the last good state stays. @internal */
   showMessage(text) {
     this.message = { text, error: true };
   }
@@ -224,13 +260,13 @@ export class AttnLabElement extends LitElement {
   /**
    * How much of the stepper an embed shows: { inputs: 'shown'|'collapsed'|'hidden',
    * controls: 'full'|'minimal'|'none', resultFirst }. Given a `step`, an embed leads with
-   * that step (its result first), the controls and inputs below it.
+   * that step (its result first), the controls and inputs below it. @internal
    */
   get layout() {
     return {
       inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : 'shown',
       controls: LAYOUT.controls.includes(this.controls) ? this.controls : 'full',
-      resultFirst: this.hasAttribute('step'),
+      resultFirst: Boolean(this.step), // the property: React 19 sets it, not the attribute
     };
   }
 
@@ -321,5 +357,6 @@ function checkedViewState({ view, viewState }) {
   return found.normalize ? found.normalize(viewState) : {};
 }
 
-customElements.get('attn-lab') ?? customElements.define('attn-lab', AttnLabElement);
+// Only where there is a registry: a server-side render in Node imports this module too.
+if (globalThis.customElements && !customElements.get('attn-lab')) customElements.define('attn-lab', AttnLabElement);
 

@@ -1,4 +1,5 @@
-// Types of attnlab/element (dist/element.js): importing it registers <attn-lab>.
+// Types of attnlab/element (dist/element.js): importing it registers <attn-lab> in a browser
+// (in Node, for server-side rendering, it imports cleanly and registers nothing).
 // Hand-written to match web/element/README.md; the state's schema is in web/element/state.js.
 // Copied into dist/ by the element build, beside attnlab.d.ts (hence './attnlab.js').
 import type { Matrix, StepId } from './attnlab.js';
@@ -42,6 +43,9 @@ export interface AttnLabState {
 
 export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'positions' | 'cost' | 'long-sequence' | 'quiz';
 
+/** A stepper preset, or a teaching view's id: that view on its own. */
+export type PresetId = 'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | Exclude<ViewId, 'stepper'>;
+
 export interface StepChangeDetail {
   step: StepId;
 }
@@ -51,6 +55,22 @@ export interface StateChangeDetail {
 }
 
 export declare class AttnLabElement extends HTMLElement {
+  /** The preset the element starts from (attribute `preset`). */
+  preset?: PresetId;
+  /** A JSON state (AttnLabState, partial) merged over the preset (attribute `state`). */
+  state?: string;
+  /** The step on view (attribute `step`); an embed given one leads with its result. */
+  step?: StepId;
+  /** The stepper (the default) or a teaching view (attribute `view`). */
+  view?: ViewId;
+  /** A tab bar to switch between the stepper and every view (attribute `tabs`). */
+  tabs?: boolean;
+  /** false: the inputs are read-only (attribute `editable="false"`). */
+  editable: boolean;
+  /** auto (the default) follows the host page's colour scheme (attribute `theme`). */
+  theme: 'light' | 'dark' | 'auto';
+  /** Reads and writes the state in location.hash (attribute `url-state`). */
+  urlState?: boolean;
   /** The input editors: shown (the default), collapsed or hidden. */
   inputs?: 'shown' | 'collapsed' | 'hidden';
   /** The controls: full (the default), minimal (step navigation only) or none. */

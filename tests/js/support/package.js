@@ -8,10 +8,13 @@ import { pathToFileURL } from 'node:url';
 export const consumerDir = resolve(process.env.ATTNLAB_CONSUMER ?? 'build/js-consumer');
 export const packageDir = join(consumerDir, 'node_modules', 'attnlab');
 
-/** Imports `specifier` ('attnlab', 'attnlab/webgpu') as the scratch project would. */
-export function importFromConsumer(specifier) {
+/**
+ * Imports `specifier` ('attnlab', 'attnlab/webgpu') as the scratch project would; a `query`
+ * ('?again') gives a fresh instance of the module itself.
+ */
+export function importFromConsumer(specifier, query = '') {
   const entry = createRequire(join(consumerDir, 'package.json')).resolve(specifier);
-  return import(pathToFileURL(entry).href);
+  return import(pathToFileURL(entry).href + query);
 }
 
 export const attnlab = await importFromConsumer('attnlab');

@@ -78,7 +78,7 @@ class TopicQuiz extends LitElement {
   }
 }
 
-customElements.get('attn-topic-quiz') ?? customElements.define('attn-topic-quiz', TopicQuiz);
+if (globalThis.customElements && !customElements.get('attn-topic-quiz')) customElements.define('attn-topic-quiz', TopicQuiz); // none in Node
 
 /** The quiz of `topic`, for a view that renders several. */
 export const topicQuiz = (topic) => html`<attn-topic-quiz topic=${topic}></attn-topic-quiz>`;

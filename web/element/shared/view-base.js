@@ -100,7 +100,7 @@ export class ViewBase extends LitElement {
  */
 export function defineView({ id, title, element, fields = {} }) {
   const tag = `attn-${id}-view`;
-  customElements.get(tag) ?? customElements.define(tag, element);
+  if (globalThis.customElements && !customElements.get(tag)) customElements.define(tag, element); // none in Node
   const literal = unsafeStatic(tag); // a fixed tag name, never user text
   return {
     id,
