@@ -12,7 +12,7 @@ import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
-import { baseStyles } from './shared/styles.js';
+import { elementStyles } from './shared/styles.js';
 import { stepperStyles } from './stepper/styles.js';
 import { VIEWS, viewById } from './views/index.js';
 
@@ -59,9 +59,30 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  * @cssprop --attn-series-1 - A chart's second series.
  * @cssprop --attn-ring-dark - The dark one of a highlighted cell's two rings.
  * @cssprop --attn-ring-light - The light one of a highlighted cell's two rings.
+ * @cssprop --attn-font - The font family (the size is the host's 15px; set font-size on the element to change it).
+ * @cssprop --attn-heat-low - With --attn-heat-high: the weights' colour scale runs from this colour at 0 (default viridis).
+ * @cssprop --attn-heat-high - With --attn-heat-low: the weights' colour at 1.
+ * @cssprop --attn-score-low - With --attn-score-high: the scores' colour at the negative end (default ColorBrewer RdBu).
+ * @cssprop --attn-score-zero - The scores' colour at 0 when the host sets their ends (default near-white).
+ * @cssprop --attn-score-high - With --attn-score-low: the scores' colour at the positive end.
+ *
+ * @csspart tabs - The tab bar (with the tabs attribute).
+ * @csspart message - The status and error line.
+ * @csspart controls - The stepper's options: preset, scaling, mask, heads, predict.
+ * @csspart inputs - The stepper's input editors.
+ * @csspart nav - The step navigation: first, previous, play, next, last and the list of steps.
+ * @csspart step - The step on view: its title, why, formulas, matrices and explanation.
+ * @csspart why - The step's paragraph on what it does and why, with live numbers.
+ * @csspart formula - Each formula of the step (one per head).
+ * @csspart operands - The matrices the step starts from.
+ * @csspart result - The matrix the step computes.
+ * @csspart matrix - Every matrix of the stepper, with its caption and legend.
+ * @csspart explanation - The line explaining the hovered or focused cell.
+ * @csspart export - The export buttons.
+ * @csspart view - A teaching view (geometry, scaling, …) when one is on view.
  */
 export class AttnLabElement extends LitElement {
-  static styles = [baseStyles, stepperStyles];
+  static styles = [elementStyles, stepperStyles];
 
   static properties = {
     preset: { type: String },
@@ -331,7 +352,7 @@ export class AttnLabElement extends LitElement {
 
   render() {
     const error = this.message?.error;
-    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
+    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
     return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper })}`;
@@ -340,7 +361,7 @@ export class AttnLabElement extends LitElement {
   _renderTabs() {
     if (!this.tabs) return nothing;
     const current = this.good.state.view;
-    return html`<div role="tablist" aria-label="Views">
+    return html`<div role="tablist" aria-label="Views" part="tabs">
       ${VIEWS.map(
         ({ id, title }) =>
           html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} @click=${() => this.showView(id)}>${title}</button>`,

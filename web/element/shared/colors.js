@@ -36,6 +36,9 @@ function paletteColor(palette, t) {
   return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
+// A palette as a left-to-right CSS gradient, for a legend.
+const gradient = (palette) => `linear-gradient(to right, ${PALETTES[palette].map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
+
 // WCAG relative luminance of an sRGB colour.
 function luminance(rgb) {
   const [r, g, b] = rgb.map((c) => {
@@ -77,15 +80,39 @@ export const levelClass = (t, palette = 'sequential') => (t === null ? '' : `${C
 /** The class of a value in [min, max] on `palette`; none for masked (infinite) entries. */
 export const heatClass = (value, range, palette) => levelClass(heatLevel(value, range), palette);
 
+// A host page may replace each palette by its ends (README, "Styling"): the weights' scale by
+// --attn-heat-low and --attn-heat-high, the scores' by --attn-score-low and --attn-score-high
+// through --attn-score-zero (default near-white). A level is then mixed from the ends in
+// OKLab, and its text is white or black by the mix's lightness. Until both ends are set the
+// mix is invalid, so var() falls back to the built-in palette.
+const HOST_ENDS = {
+  sequential: (t) => `color-mix(in oklab, var(--attn-heat-high) ${pct(t)}, var(--attn-heat-low))`,
+  diverging: (t) =>
+    t < 0.5
+      ? `color-mix(in oklab, var(--attn-score-zero, rgb(247 247 247)) ${pct(2 * t)}, var(--attn-score-low))`
+      : `color-mix(in oklab, var(--attn-score-high) ${pct(2 * t - 1)}, var(--attn-score-zero, rgb(247 247 247)))`,
+};
+const pct = (t) => `${Math.round(t * 1000) / 10}%`;
+// White text below OKLab lightness 0.57 (where white and black contrast equally), else black.
+const TEXT_ON_MIX = 'oklch(from var(--_mix) clamp(0, (0.57 - l) * 1000, 1) 0 0)';
+
 /** CSS rules for the heat classes of both palettes. */
 export const HEAT_RULES = Object.keys(PALETTES)
   .flatMap((palette) =>
     Array.from({ length: HEAT_LEVELS }, (_, level) => {
-      const rgb = paletteColor(palette, level / (HEAT_LEVELS - 1));
-      return `td.${CLASS_PREFIX[palette]}-${level} { background: rgb(${rgb.join(' ')}); color: ${textOn(rgb)}; }`;
+      const t = level / (HEAT_LEVELS - 1);
+      const rgb = paletteColor(palette, t);
+      return `td.${CLASS_PREFIX[palette]}-${level} { --_mix: ${HOST_ENDS[palette](t)}; background: var(--_mix, rgb(${rgb.join(' ')})); color: var(--_text, ${textOn(rgb)}); }`;
     }),
   )
+  .concat(`td[class*='heat-'], td[class*='div-'] { --_text: ${TEXT_ON_MIX}; }`)
   .join('\n');
+
+/** The legend's ramp for each palette: the host's ends where it sets them (HOST_ENDS). */
+export const RAMP_RULES = [
+  `.legend .ramp { --_ramp: linear-gradient(to right, var(--attn-heat-low), var(--attn-heat-high)); background: var(--_ramp, ${gradient('sequential')}); }`,
+  `.legend[data-palette='diverging'] .ramp { --_ramp: linear-gradient(to right, var(--attn-score-low), var(--attn-score-zero, rgb(247 247 247)), var(--attn-score-high)); background: var(--_ramp, ${gradient('diverging')}); }`,
+].join('\n');
 
 /**
  * Background and text colours of a heat value t in [0, 1] on `palette`, by the same levels
@@ -97,10 +124,6 @@ export function heatColors(t, palette = 'sequential') {
   return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
 }
 
-/** The legend's ramp for each palette, as a CSS gradient. */
-export const PALETTE_GRADIENTS = Object.fromEntries(
-  Object.entries(PALETTES).map(([palette, stops]) => [palette, `linear-gradient(to right, ${stops.map((c) => `rgb(${c.join(' ')})`).join(', ')})`]),
-);
 
 /** The [min, max] of a matrix's finite values, for normalising the heatmap. */
 export function finiteRange(values) {

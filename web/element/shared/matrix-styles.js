@@ -3,7 +3,7 @@
 // after a change, editable cells and the legend under a heatmap.
 import { css, unsafeCSS } from 'lit';
 
-import { HEAT_RULES, PALETTE_GRADIENTS } from './colors.js';
+import { HEAT_RULES, RAMP_RULES } from './colors.js';
 
 export const matrixStyles = css`
   .matrices {
@@ -172,11 +172,7 @@ export const matrixStyles = css`
   .legend .scale-name {
     margin-right: 2px;
   }
-  .legend[data-palette='diverging'] .ramp {
-    background: ${unsafeCSS(PALETTE_GRADIENTS.diverging)};
-  }
   .legend .ramp {
-    background: ${unsafeCSS(PALETTE_GRADIENTS.sequential)};
     width: 90px;
     height: 8px;
     border-radius: 4px;
@@ -190,4 +186,5 @@ export const matrixStyles = css`
     padding: 0 6px;
   }
   ${unsafeCSS(HEAT_RULES)}
+  ${unsafeCSS(RAMP_RULES)}
 `;

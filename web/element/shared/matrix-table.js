@@ -73,7 +73,7 @@ export function matrixTable(m) {
         @input=${(e) => m.edit.onInput(r, c, e.target.value)}
       />${bad ? html`<span class="cell-error" role="alert">${subscripted(bad.message)}</span>` : nothing}`;
   };
-  return html`<figure class="matrix">
+  return html`<figure class="matrix" part="matrix">
     <table
       data-matrix=${m.name}
       data-head=${m.head ?? nothing}

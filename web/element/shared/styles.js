@@ -9,12 +9,12 @@ import { css } from 'lit';
 import { formStyles } from './form-styles.js';
 import { matrixStyles } from './matrix-styles.js';
 
-const hostStyles = css`
-  /* Each colour is light-dark(light, dark): color-scheme picks one. "auto" follows the host
-     page's declared scheme, else the reader's system (shared/host-scheme.js sets
-     --attn-auto-scheme); the theme attribute pins either. */
+// The theme: every custom property a host page may set (README, "Styling"), with its
+// default. Declared on <attn-lab> only: the views and quizzes nested in its shadow root
+// inherit them, so a host page's values reach every part. Each colour is
+// light-dark(light, dark): color-scheme picks one.
+const themeStyles = css`
   :host {
-    color-scheme: var(--attn-auto-scheme, light dark);
     --attn-bg: light-dark(#ffffff, #15171b);
     --attn-fg: light-dark(#1b1d21, #e8eaee);
     --attn-muted: light-dark(#5b6170, #a3a9b6);
@@ -26,10 +26,26 @@ const hostStyles = css`
     --attn-series-1: light-dark(#c0392b, #ff8a80); /* a chart's second series, beside the accent */
     --attn-ring-dark: #000; /* the highlight's two rings: the same on both themes */
     --attn-ring-light: #fff;
+    --attn-font: system-ui, sans-serif;
+    /* The heat scales' ends: unset (initial), so the built-in palettes apply until a host
+       page sets both ends of a scale (colors.js, HOST_ENDS). */
+    --attn-heat-low: initial;
+    --attn-heat-high: initial;
+    --attn-score-low: initial;
+    --attn-score-zero: initial;
+    --attn-score-high: initial;
+  }
+`;
+
+const hostStyles = css`
+  /* "auto" follows the host page's declared colour scheme, else the reader's system
+     (shared/host-scheme.js sets --attn-auto-scheme); the theme attribute pins either. */
+  :host {
+    color-scheme: var(--attn-auto-scheme, light dark);
     display: block;
     color: var(--attn-fg);
     background: var(--attn-bg);
-    font: 15px/1.45 system-ui, sans-serif;
+    font: 15px/1.45 var(--attn-font);
     border: 1px solid var(--attn-border);
     border-radius: 8px;
     padding: 12px;
@@ -203,7 +219,10 @@ const hostStyles = css`
 `;
 
 /** Every part's styles: the host's, the matrices' (matrix-styles.js), and the question forms' and charts' (form-styles.js). */
-export const baseStyles = [hostStyles, matrixStyles, formStyles];
+const baseStyles = [hostStyles, matrixStyles, formStyles];
+
+/** <attn-lab>'s own: the theme's defaults, then every part's styles. */
+export const elementStyles = [themeStyles, baseStyles];
 
 /** For a view nested inside <attn-lab>: the host draws the frame already. */
 export const viewStyles = [

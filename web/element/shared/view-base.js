@@ -107,6 +107,6 @@ export function defineView({ id, title, element, fields = {} }) {
     title,
     normalize: (partial) => normalizeViewState(id, fields, partial),
     render: ({ lab, viewState, message }) =>
-      html`${message}<section data-role="view" data-view=${id}><${literal} .lab=${lab} .viewState=${viewState}></${literal}></section>`,
+      html`${message}<section data-role="view" data-view=${id} part="view"><${literal} .lab=${lab} .viewState=${viewState}></${literal}></section>`,
   };
 }

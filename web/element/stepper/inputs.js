@@ -97,7 +97,7 @@ export class InputEditor {
 
   renderControls() {
     const { draft: s, editable, presetId } = this.host;
-    return html`<div class="controls" role="group" aria-label="Options">
+    return html`<div class="controls" role="group" aria-label="Options" part="controls">
       <label
         >Preset
         <select data-control="preset" @change=${(e) => this.host.applyPreset(e.target.value)}>
@@ -145,7 +145,7 @@ export class InputEditor {
     const s = this.host.draft;
     const { queries, keys } = tokenLabels(s);
     const rowLabels = (name) => (name === 'K' || name === 'V' ? keys : name === 'X' || name === 'Q' ? queries : null);
-    return html`<section data-role="inputs" aria-label="Inputs">
+    return html`<section data-role="inputs" aria-label="Inputs" part="inputs">
       <h2>Inputs</h2>
       ${this._renderTokens(keys)}
       <div class="matrices">${inputNames(s).map((name) => this._renderEditor(name, rowLabels(name)))}</div>

@@ -103,7 +103,7 @@ export class Stepper {
     const ids = stepIds(trace);
     const current = ids.indexOf(state.step);
     const last = ids.length - 1;
-    return html`<nav aria-label="Steps">
+    return html`<nav aria-label="Steps" part="nav">
       <div class="nav">
         <button data-action="first" @click=${() => this.moveStep('first')} ?disabled=${current === 0}>« First</button>
         <button data-action="prev" @click=${() => this.moveStep('prev')} ?disabled=${current === 0}>◀ Prev</button>
@@ -132,20 +132,20 @@ export class Stepper {
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
     const scaleOf = stepScales(id, panels, { withResult: !prediction.hidden });
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
-    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" aria-live="polite">
+    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${stepTitle(trace, id)}</h2>
       ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
       ${panels.map((panel) => {
         const explanation = explanationOf(panel);
         return html`<div class="panel">
           ${panel.head !== undefined ? html`<h3>Head ${panel.head + 1}</h3>` : nothing}
-          <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
+          <div class="formula" data-role="formula" part="formula" ${formula(panel.step.formula)}></div>
           <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
-            <div class="matrices" data-role="operands">
+            <div class="matrices" data-role="operands" part="operands">
               ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: explanation?.highlight[i] }))}
             </div>
-            <div class="matrices" data-role="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
+            <div class="matrices" data-role="result" part="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
               ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}
             </div>
           </div>
@@ -153,11 +153,11 @@ export class Stepper {
         </div>`;
       })}
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
-      <div class="controls export" role="group" aria-label="Export this step">
+      <div class="controls export" role="group" aria-label="Export this step" part="export">
         <span>Export:</span>
         ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels })}>${label}</button>`)}
       </div>
-      <p class="explanation" data-role="explanation" aria-live="polite">
+      <p class="explanation" data-role="explanation" part="explanation" aria-live="polite">
         ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}
       </p>
     </section>`;
@@ -194,7 +194,7 @@ export class Stepper {
   _renderWhy(id, panel, labels, hidden) {
     if (!panel) return nothing;
     const { idea, live } = stepEntry(id).why({ panel, labels });
-    return html`<div class="why" data-role="why">
+    return html`<div class="why" data-role="why" part="why">
       <p>${idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
     </div>`;
