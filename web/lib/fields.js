@@ -23,7 +23,7 @@ function editDistance(a, b) {
 }
 
 /** The known name closest to `name` (case aside) when it is near enough to be a typo of it. */
-export function closestName(name, known) {
+function closestName(name, known) {
   let best;
   let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
   for (const candidate of known) {
