@@ -107,6 +107,7 @@ function tutorialInSite() {
       const script = '../../dist/element.js';
       if (!tutorial.includes(script)) throw new Error(`web/examples/tutorial.html no longer loads ${script}`);
       this.emitFile({ type: 'asset', fileName: 'examples/tutorial.html', source: tutorial.replace(script, '../pkg/element.js') });
+      this.emitFile({ type: 'asset', fileName: 'examples/tutorial.css', source: await readFile(fromRoot('web/examples/tutorial.css')) });
     },
   };
 }

@@ -43,8 +43,12 @@ test('buffers and pipelines are reused: a second call gives the same bytes', asy
   assert.deepEqual(second.output.data, first.output.data);
 });
 
-test('bad input is rejected by the core with its error codes', async () => {
+test('bad input is rejected with the package\'s error codes, as lab.flashAttention rejects it', async () => {
   const Q = { rows: 4, cols: 8, data: new Float32Array(32) };
+  await assert.rejects(gpu.attention({ Q, K: Q, V: Q, casual: true }), { code: 'invalid-argument', message: /^casual: did you mean causal\?/ });
+  const lying = new Float32Array(40);
+  Object.defineProperty(lying, 'length', { value: 32 });
+  await assert.rejects(gpu.attention({ Q, K: { ...Q, data: lying }, V: Q }), { code: 'invalid-argument', message: /^K\.data\.length says 32/ });
   await assert.rejects(gpu.attention({ Q, K: { rows: 4, cols: 6, data: new Float32Array(24) }, V: Q }), { code: 'shape-mismatch' });
   await assert.rejects(gpu.attention({ Q, K: Q, V: Q, heads: 3 }), { code: 'invalid-argument' });
   await assert.rejects(gpu.attention({ Q: { ...Q, data: new Float32Array(32).fill(NaN) }, K: Q, V: Q }), { code: 'non-finite' });

@@ -6,7 +6,7 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
-import { DEFAULT_PRESET, PRESETS, presetState } from './presets.js';
+import { DEFAULT_PRESET, hasPreset, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
 import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
@@ -177,14 +177,21 @@ export class AttnLabElement extends LitElement {
   // ---- public API ----
 
   /**
-   * Merges a partial state (the URL schema) and recomputes. Throws StateError for values of
-   * the wrong type; a state the core rejects shows its error and leaves the last good state.
+   * Merges a partial state (the URL schema) and recomputes. A partial that is not plain data
+   * or has values of the wrong type shows its message and throws StateError; a view state
+   * its view refuses, or a state the core rejects, shows its error. Either way the last good
+   * state stays, and the next edit starts from it.
    */
   setState(partial) {
     this.invalid = new Map();
-    if (!this.apply(mergeState(this.draft ?? presetState(DEFAULT_PRESET), partial)) && this.good) {
-      this.draft = this.good.state;
+    let state;
+    try {
+      state = mergeState(this.draft ?? presetState(DEFAULT_PRESET), partial);
+    } catch (error) {
+      if (error instanceof StateError) this.showMessage(`This state could not be applied (${error.message}); the last good one stays.`);
+      throw error;
     }
+    if (!this.apply(state) && this.good) this.draft = this.good.state;
   }
 
   /** A copy of the current state, step included. */
@@ -255,6 +262,10 @@ export class AttnLabElement extends LitElement {
   /** Loads preset `id` (presets.js). The learner's way of working, predicting, stays on. @internal */
   applyPreset(id) {
     this.invalid = new Map();
+    if (!hasPreset(id)) {
+      this.showMessage(`There is no preset "${String(id)}".`);
+      return;
+    }
     if (this.apply({ ...presetState(id), predict: this.draft?.predict ?? false })) {
       this.presetId = id;
       this._resetPoint = { state: this.good.state, presetId: id }; // what Reset returns to
@@ -312,7 +323,7 @@ export class AttnLabElement extends LitElement {
         state = mergeState(state, fromUrl);
         fromPreset = null;
       } else {
-        if (PRESETS[this.preset]) [state, fromPreset] = [presetState(this.preset), this.preset];
+        if (hasPreset(this.preset)) [state, fromPreset] = [presetState(this.preset), this.preset];
         else if (this.preset) problem = `There is no preset "${this.preset}", so the default example is shown.`;
         if (this.state) [state, fromPreset] = [mergeState(state, JSON.parse(this.state)), null];
       }

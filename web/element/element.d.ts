@@ -4,7 +4,12 @@
 // Copied into dist/ by the element build, beside attnlab.d.ts (hence './attnlab.js').
 import type { Matrix, StepId } from './attnlab.js';
 
-/** Thrown by setState() for a malformed state. */
+/**
+ * Thrown by setState() for a malformed state: a field of the wrong type, an unknown field (a
+ * key named like an Object.prototype property, "constructor" or "__proto__", is just that),
+ * or a value that is not plain data (a function, a symbol, a Proxy, a getter, a cycle, a class
+ * instance, a sparse array). The element shows its message and keeps the last good state.
+ */
 export declare class StateError extends Error {
   readonly name: 'StateError';
 }

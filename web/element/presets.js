@@ -155,10 +155,13 @@ const BASE_STATE = {
   viewState: {},
 };
 
-/** The full state of a preset (a fresh copy). */
+/** Whether `id` names a preset: an own key of PRESETS, so "constructor" or "toString" does not. */
+export const hasPreset = (id) => typeof id === 'string' && Object.hasOwn(PRESETS, id);
+
+/** The full state of a preset (a fresh copy), or null when there is no such preset. */
 export function presetState(id) {
+  if (!hasPreset(id)) return null;
   const preset = PRESETS[id];
-  if (!preset) return null;
   const state = { ...structuredClone(BASE_STATE), ...structuredClone(preset.state) };
   const keys = state.mode === 'x' ? state.X.length : state.K.length;
   state.keyPadding = Array(keys).fill(false);

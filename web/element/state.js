@@ -22,18 +22,18 @@
 //               view (views/*.js, FIELDS); missing fields take the view's defaults
 // Values are checked for type here; whether they fit together is the core's to say.
 
-export class StateError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'StateError';
-  }
-}
+import { plainData } from './plain-data.js';
+import { StateError } from './state-error.js';
+
+export { StateError };
 
 const isMatrix = (m) =>
   Array.isArray(m) && m.length > 0 && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'number'));
 const isBoolMatrix = (m) => Array.isArray(m) && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'boolean'));
 
-const fieldChecks = {
+// A Map, so that a key named like an Object.prototype property ("constructor", "__proto__")
+// is simply not a field.
+const FIELD_CHECKS = new Map(Object.entries({
   mode: [(v) => v === 'x' || v === 'qkv', "'x' or 'qkv'"],
   X: [isMatrix, 'a matrix of numbers'],
   Wq: [isMatrix, 'a matrix of numbers'],
@@ -55,19 +55,23 @@ const fieldChecks = {
   predict: [(v) => typeof v === 'boolean', 'true or false'],
   view: [(v) => typeof v === 'string', 'a view id'],
   viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
-};
+}));
 
-/** Fills `partial` from `base`, checking every given field's type. Throws StateError. */
+/**
+ * Fills `partial` from `base`, checking that `partial` is plain data (plain-data.js) and every
+ * given field's type. Throws StateError.
+ */
 export function mergeState(base, partial) {
-  if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
+  const data = plainData(partial);
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new StateError('the state must be a JSON object');
   }
   const state = structuredClone(base);
-  for (const [key, value] of Object.entries(partial)) {
-    const check = fieldChecks[key];
+  for (const [key, value] of Object.entries(data)) {
+    const check = FIELD_CHECKS.get(key);
     if (!check) throw new StateError(`unknown field "${key}"`);
     if (!check[0](value)) throw new StateError(`"${key}" must be ${check[1]}`);
-    state[key] = structuredClone(value);
+    state[key] = value; // plainData's own copy
   }
   return state;
 }

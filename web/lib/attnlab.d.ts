@@ -323,7 +323,11 @@ export interface NormalMatrixRequest {
 /**
  * Every entry takes one request object and returns plain values (nothing to .delete()):
  * matrices as number[][], except the flat FlatMatrix of flashAttention, naiveAttention and
- * normalMatrix. Bad input throws AttnLabError.
+ * normalMatrix. Bad input throws AttnLabError. A request is read as data: its own fields only,
+ * each read once. A field the entry does not take (the message suggests the closest known
+ * one: "casual: did you mean causal?"), a hole in an array, a typed array whose `length` is not
+ * what it holds, a symbol key, or a getter or Proxy that throws is 'invalid-argument', naming
+ * the field; a refused call leaves the core's memory as it was.
  */
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */

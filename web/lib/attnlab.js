@@ -24,7 +24,6 @@ import {
   softmaxRequest,
   tilePlanRequest,
   traceRequest,
-  wholeNumbers,
 } from './requests.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
@@ -133,7 +132,7 @@ class AttnLab {
    * fullyMaskedRows, tokens? } (see Trace in attnlab.d.ts).
    */
   trace(request) {
-    const { coreRequest, tokens } = traceRequest('trace', request);
+    const { coreRequest, tokens } = traceRequest(request);
     const out = traceFromCore(unwrap(this.#core.trace(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
@@ -146,12 +145,11 @@ class AttnLab {
    * reorderedOnly, order, tokens? }. The older form permutationCheck(request, order) works too.
    */
   permutationCheck(request, order) {
-    const [traceInput, tokenOrder] = permutationRequest(request, order);
-    const { coreRequest, tokens } = traceRequest('permutationCheck', traceInput);
-    // Entries must reach the core's size_t unchanged; whether they form a permutation of the
-    // tokens (length, range, repeats), and that there are tokens X to reorder, is the core's check.
-    const r = unwrap(this.#core.permutationCheck(coreRequest, wholeNumbers('order', tokenOrder)));
-    const out = { ...fromCore(r), order: [...tokenOrder] };
+    const { coreRequest, tokens, order: tokenOrder } = permutationRequest(request, order);
+    // Whether order is a permutation of the tokens (length, range, repeats), and that there
+    // are tokens X to reorder, is the core's check.
+    const r = unwrap(this.#core.permutationCheck(coreRequest, tokenOrder));
+    const out = { ...fromCore(r), order: tokenOrder };
     if (tokens) out.tokens = tokens;
     return out;
   }

@@ -1,18 +1,12 @@
 // Request checking: what the package's entry points take, checked for type and turned into
 // the core's request objects (matrices as { rows, cols, data }). Ranges and sizes are the
 // core's to judge; what is checked here is only what must survive the trip to C++ unchanged.
+// Each entry's fields are declared once, in REQUESTS, each with its reader: a request is read
+// through that table (own fields only, each read once), so a field it lacks is refused with
+// the closest known name, never ignored.
 import { AttnLabError } from './errors.js';
-import { describe, toCoreFlags, toCoreMask, toCoreMatrix, toCoreRow } from './matrices.js';
-
-function fail(message) {
-  throw new AttnLabError('invalid-argument', message);
-}
-
-function optionalNumber(name, value) {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
-  return value; // range checks (finite, > 0) are the core's
-}
+import { fail, ownFields } from './fields.js';
+import { describe, readList, toCoreFlags, toCoreMask, toCoreMatrix, toCoreRow } from './matrices.js';
 
 // The largest values that reach the core unchanged: a 32-bit size_t and a 32-bit int.
 const SIZE_MAX = 0xffffffff;
@@ -27,157 +21,190 @@ function wholeNumber(name, value, max = SIZE_MAX) {
   return value;
 }
 
-export function wholeNumbers(name, list, max = SIZE_MAX) {
-  if (!Array.isArray(list)) fail(`${name} must be an array of whole numbers, got ${describe(list)}`);
-  return list.map((value, i) => wholeNumber(`${name}[${i}]`, value, max));
+// ---- Readers: (value, name) → the value for the core; called for fields that are present ----
+
+// null is "no matrix" (Wo: null, mask: null), as if the field were absent.
+const matrix = (value, name) => (value === null ? undefined : toCoreMatrix(name, value));
+const mask = (value, name) => (value === null ? undefined : toCoreMask(name, value));
+const flags = (value, name) => (value === null ? undefined : toCoreFlags(name, value));
+const row = (value, name) => toCoreRow(name, value);
+const whole = (value, name) => wholeNumber(name, value);
+// The range (heads 1..64 dividing the widths, head below heads) is checked by the core.
+const count = (value, name) => wholeNumber(name, value, INT_MAX);
+const indices = (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell), 'an array of whole numbers');
+
+function boolean(value, name) {
+  if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
+  return value;
 }
 
-function requireObject(name, request) {
-  if (request === null || typeof request !== 'object') fail(`${name}() takes an object, got ${describe(request)}`);
+function number(value, name) {
+  if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
+  return value; // range checks (finite, > 0) are the core's
 }
 
-// The options every entry shares, checked for type; values are the core's to judge.
-function causal(request) {
-  if (request.causal !== undefined && typeof request.causal !== 'boolean') {
-    fail(`causal must be true or false, got ${describe(request.causal)}`);
-  }
-  return request.causal === true;
-}
-
-function coreOptions(request) {
-  const options = { causal: causal(request) };
-  if (request.keyPadding != null) options.keyPadding = toCoreFlags('keyPadding', request.keyPadding);
-  if (request.mask != null) options.mask = toCoreMask('mask', request.mask);
-  const scale = optionalNumber('scale', request.scale);
-  if (scale !== undefined) options.scale = scale;
-  const temperature = optionalNumber('temperature', request.temperature);
-  if (temperature !== undefined) options.temperature = temperature;
-  return options;
-}
-
-function inputs(request, names) {
-  const out = {};
-  for (const name of names) {
-    if (request[name] == null) fail(`${name} is missing`);
-    out[name] = toCoreMatrix(name, request[name]);
-  }
-  return out;
-}
-
-// The range (1..64, dividing the widths) is checked by the core.
-function heads(value) {
-  return value === undefined ? 1 : wholeNumber('heads', value, INT_MAX);
-}
-
-function positional(value = 'none') {
+function positional(value, name) {
   if (value !== 'none' && value !== 'sinusoidal') {
-    fail(`positional must be 'none' or 'sinusoidal', got ${JSON.stringify(value)}`);
+    fail(`${name} must be 'none' or 'sinusoidal', got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
   }
   return value;
 }
 
-function tokenLabels(tokens, count) {
-  if (tokens === undefined) return undefined;
-  if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) {
-    fail('tokens must be an array of strings');
+function labels(value, name) {
+  const text = (cell, where, i) => (typeof cell === 'string' ? cell : fail(`${where}[${i}] is ${describe(cell)}, not a string`));
+  return readList(name, value, text, 'an array of strings');
+}
+
+// ---- Every entry's fields, declared once ----
+
+const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number };
+const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: count, scale: number };
+const TRACE = {
+  X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix,
+  heads: count, positional, tokens: labels, ...OPTIONS,
+};
+
+const REQUESTS = {
+  attention: { Q: matrix, K: matrix, V: matrix, ...OPTIONS },
+  trace: TRACE,
+  permutationCheck: { ...TRACE, order: indices },
+  flashAttention: LONG,
+  naiveAttention: LONG,
+  checkFlashAttention: LONG,
+  sampledWeights: { Q: matrix, K: matrix, causal: boolean, heads: count, scale: number, head: count, rows: indices, cols: indices },
+  sinusoidalEncoding: { tokens: whole, width: whole },
+  softmaxBreakdown: { scores: row, temperature: number },
+  tilePlan: { headWidth: whole },
+  scalingStudy: { dims: indices, keys: whole, samples: whole, seed: whole },
+  normalMatrix: { rows: whole, cols: whole, seed: whole },
+};
+
+// The request's fields through the readers of `fields`: { name: value } for those present.
+function read(entry, request, fields = REQUESTS[entry]) {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+    fail(`${entry}() takes an object, got ${describe(request)}`);
   }
-  if (tokens.length !== count) {
-    throw new AttnLabError('shape-mismatch', `tokens has ${tokens.length} labels but there are ${count} tokens`);
+  const names = Object.keys(fields);
+  const given = ownFields(request, names, { owner: `${entry}()` });
+  const out = Object.create(null); // `out.causal` must not find a polluted Object.prototype.causal
+  for (const name of names) {
+    if (given[name] === undefined) continue;
+    try {
+      const value = fields[name](given[name], name);
+      if (value !== undefined) out[name] = value;
+    } catch (error) {
+      if (error instanceof AttnLabError) throw error;
+      fail(`${name} could not be read (${error.message})`); // a Proxy's trap, a getter inside
+    }
   }
-  return [...tokens];
+  return out;
+}
+
+// A required field: its value, or the reader's own complaint about `undefined`.
+const need = (r, name, reader) => r[name] ?? reader(undefined, name);
+
+function present(r, names) {
+  for (const name of names) if (r[name] === undefined) fail(`${name} is missing`);
+}
+
+// Builders throw only AttnLabError: whatever a hostile request throws on the way (a revoked
+// Proxy passed where a list belongs) becomes 'invalid-argument'.
+function guarded(entry, build) {
+  return (...args) => {
+    try {
+      return build(...args);
+    } catch (error) {
+      if (error instanceof AttnLabError) throw error;
+      return fail(`${entry}(): the request could not be read (${error.message})`);
+    }
+  };
 }
 
 /** attention(): { Q, K, V, ...options } for the core. */
-export function attentionRequest(request) {
-  requireObject('attention', request);
-  return { ...inputs(request, ['Q', 'K', 'V']), ...coreOptions(request) };
-}
+export const attentionRequest = guarded('attention', (request) => {
+  const r = read('attention', request);
+  present(r, ['Q', 'K', 'V']);
+  return { ...r, causal: r.causal ?? false };
+});
 
-/** The checked core request of trace() and permutationCheck(), and the token labels. */
-export function traceRequest(name, request) {
-  requireObject(name, request);
-  const projected = request.X != null;
-  const source = inputs(request, projected ? ['X', 'Wq', 'Wk', 'Wv'] : ['Q', 'K', 'V']);
-  const tokens = tokenLabels(request.tokens, projected ? source.X.rows : source.Q.rows);
-  const coreRequest = {
-    ...source,
-    ...coreOptions(request),
-    heads: heads(request.heads),
-    positional: positional(request.positional),
-  };
-  if (request.Wo != null) coreRequest.Wo = toCoreMatrix('Wo', request.Wo);
+const SOURCES = { projected: ['X', 'Wq', 'Wk', 'Wv'], direct: ['Q', 'K', 'V'] };
+
+// The core request of trace() and permutationCheck() from read fields, and the token labels.
+function traceParts(entry, r) {
+  const [used, other] = r.X !== undefined ? [SOURCES.projected, SOURCES.direct] : [SOURCES.direct, SOURCES.projected];
+  const stray = other.find((name) => r[name] !== undefined);
+  if (stray) fail(`${stray}: ${entry}() takes X, Wq, Wk, Wv or Q, K, V, not a mix (got ${used[0]} and ${stray})`);
+  present(r, used);
+  const { tokens, order, ...core } = r;
+  const tokenCount = r[used[0]].rows;
+  if (tokens && tokens.length !== tokenCount) {
+    throw new AttnLabError('shape-mismatch', `tokens has ${tokens.length} labels but there are ${tokenCount} tokens`);
+  }
+  const coreRequest = { ...core, causal: r.causal ?? false, heads: r.heads ?? 1, positional: r.positional ?? 'none' };
   return { coreRequest, tokens };
 }
 
-/** A long-sequence request (flashAttention, naiveAttention, checkFlashAttention, sampledWeights). */
-export function longRequest(name, request, matrices = ['Q', 'K', 'V']) {
-  requireObject(name, request);
-  return {
-    ...inputs(request, matrices),
-    causal: causal(request),
-    heads: heads(request.heads),
-    scale: optionalNumber('scale', request.scale),
-  };
+/** trace(): the checked core request and the token labels. */
+export const traceRequest = guarded('trace', (request) => traceParts('trace', read('trace', request)));
+
+/**
+ * permutationCheck(): { ...traceRequest, order }, or the older (traceRequest, order).
+ * Returns { coreRequest, tokens, order }.
+ */
+export const permutationRequest = guarded('permutationCheck', (request, order) => {
+  const older = order !== undefined;
+  const r = read('permutationCheck', request, older ? TRACE : REQUESTS.permutationCheck);
+  return { ...traceParts('permutationCheck', r), order: older ? indices(order, 'order') : need(r, 'order', indices) };
+});
+
+/** A long-sequence request (flashAttention, naiveAttention, checkFlashAttention). */
+export function longRequest(entry, request) {
+  return guarded(entry, () => {
+    const r = read(entry, request);
+    present(r, ['Q', 'K', 'V']);
+    return { ...r, causal: r.causal ?? false, heads: r.heads ?? 1 };
+  })();
 }
 
-/** sampledWeights(): the long request (Q, K only) with the head and the chosen rows and columns. */
-export function sampledWeightsRequest(request) {
-  return {
-    ...longRequest('sampledWeights', request, ['Q', 'K']), // no V needed
-    head: wholeNumber('head', request.head ?? 0, INT_MAX),
-    rows: wholeNumbers('rows', request.rows),
-    cols: wholeNumbers('cols', request.cols),
-  };
-}
+/** sampledWeights(): Q, K, the long options, the head and the chosen rows and columns. */
+export const sampledWeightsRequest = guarded('sampledWeights', (request) => {
+  const r = read('sampledWeights', request);
+  present(r, ['Q', 'K']); // no V needed
+  return { ...r, causal: r.causal ?? false, heads: r.heads ?? 1, head: r.head ?? 0, rows: need(r, 'rows', indices), cols: need(r, 'cols', indices) };
+});
 
 // ---- One argument style: request objects, with the older positional forms normalised ----
 
+/** { tokens, width }, or the older (tokens, width). */
+export const sinusoidalRequest = guarded('sinusoidalEncoding', (request, width) => {
+  const older = typeof request === 'number' || width !== undefined;
+  const r = read('sinusoidalEncoding', older ? { tokens: request, width } : request);
+  return { tokens: need(r, 'tokens', whole), width: need(r, 'width', whole) };
+});
+
 const isRow = (value) => Array.isArray(value) || ArrayBuffer.isView(value);
 
-/** { tokens, width }, or the older (tokens, width). */
-export function sinusoidalRequest(request, width) {
-  const r = typeof request === 'number' || width !== undefined ? { tokens: request, width } : request;
-  requireObject('sinusoidalEncoding', r);
-  return { tokens: wholeNumber('tokens', r.tokens), width: wholeNumber('width', r.width) };
-}
-
 /** { scores, temperature = 1 }, or the older (scores, temperature = 1). */
-export function softmaxRequest(request, temperature) {
+export const softmaxRequest = guarded('softmaxBreakdown', (request, temperature) => {
   const isRequest = request !== null && typeof request === 'object' && !isRow(request);
-  const r = isRequest ? request : { scores: request, temperature };
-  const t = r.temperature === undefined ? 1 : r.temperature;
-  return { scores: toCoreRow('scores', r.scores), temperature: optionalNumber('temperature', t) };
-}
-
-/** { ...traceRequest, order }, or the older (traceRequest, order): [trace request, order]. */
-export function permutationRequest(request, order) {
-  if (order !== undefined || request === null || typeof request !== 'object') return [request, order];
-  const { order: own, ...rest } = request;
-  return [rest, own];
-}
+  const r = read('softmaxBreakdown', isRequest ? request : { scores: request, temperature });
+  return { scores: need(r, 'scores', row), temperature: r.temperature ?? 1 };
+});
 
 /** { headWidth }, or the older (headWidth). */
-export function tilePlanRequest(request) {
-  const r = typeof request === 'number' ? { headWidth: request } : request;
-  requireObject('tilePlan', r);
-  return wholeNumber('headWidth', r.headWidth);
-}
+export const tilePlanRequest = guarded('tilePlan', (request) => {
+  const r = read('tilePlan', typeof request === 'number' ? { headWidth: request } : request);
+  return need(r, 'headWidth', whole);
+});
 
 /** scalingStudy(): { dims, keys = 16, samples = 256, seed = 1 } checked for type. */
-export function scalingStudyRequest(request) {
-  requireObject('scalingStudy', request);
-  const { dims, keys = 16, samples = 256, seed = 1 } = request;
-  return {
-    dims: wholeNumbers('dims', dims),
-    keys: wholeNumber('keys', keys),
-    samples: wholeNumber('samples', samples),
-    seed: wholeNumber('seed', seed),
-  };
-}
+export const scalingStudyRequest = guarded('scalingStudy', (request) => {
+  const r = read('scalingStudy', request);
+  return { dims: need(r, 'dims', indices), keys: r.keys ?? 16, samples: r.samples ?? 256, seed: r.seed ?? 1 };
+});
 
 /** normalMatrix(): { rows, cols, seed = 1 } checked for type. */
-export function normalMatrixRequest(request) {
-  requireObject('normalMatrix', request);
-  const { rows, cols, seed = 1 } = request;
-  return { rows: wholeNumber('rows', rows), cols: wholeNumber('cols', cols), seed: wholeNumber('seed', seed) };
-}
+export const normalMatrixRequest = guarded('normalMatrix', (request) => {
+  const r = read('normalMatrix', request);
+  return { rows: need(r, 'rows', whole), cols: need(r, 'cols', whole), seed: r.seed ?? 1 };
+});

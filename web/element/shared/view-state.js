@@ -14,7 +14,7 @@ export function normalizeViewState(viewId, fields, partial = {}) {
   const out = {};
   for (const [name, [fallback]] of Object.entries(fields)) out[name] = structuredClone(fallback);
   for (const [name, value] of Object.entries(partial)) {
-    const field = fields[name];
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined; // "constructor" is no field
     if (!field) throw new StateError(`the ${viewId} view has no field "${name}"`);
     if (!field[1](value)) throw new StateError(`the ${viewId} view's "${name}" must be ${field[2]}`);
     out[name] = structuredClone(value);

@@ -4,13 +4,17 @@
 import { finiteRange, scaleColors } from '../shared/colors.js';
 import { stepEntry } from './registry.js';
 
-const csvCell = (text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+// A label (text from the learner or a shared link) as a CSV field. A spreadsheet runs a cell
+// that starts with = + - @, a tab or a CR as a formula, so such text gets a leading ' (OWASP's
+// advice for CSV injection); every label is quoted, its quotes doubled. Number cells stay
+// bare: -0.25 is a number, not a formula.
+const textCell = (text) => `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replaceAll('"', '""')}"`;
 const number = (v) => (v === -Infinity ? '-inf' : String(v));
 
 /** A matrix as CSV with a header row of column labels and a first column of row labels. */
 export function toCsv(values, rowLabels, colLabels) {
-  const header = ['', ...colLabels].map(csvCell).join(',');
-  return [header, ...values.map((row, r) => [csvCell(rowLabels[r]), ...row.map(number)].join(','))].join('\n') + '\n';
+  const header = ['', ...colLabels].map(textCell).join(',');
+  return [header, ...values.map((row, r) => [textCell(rowLabels[r]), ...row.map(number)].join(','))].join('\n') + '\n';
 }
 
 /** The trace steps with this id (one per head) as JSON; -Infinity (masked) becomes null. */

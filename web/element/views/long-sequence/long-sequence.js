@@ -155,7 +155,8 @@ class LongSequenceView extends ViewBase {
       this._runs = runs.map(({ output, ...figures }) => figures);
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
-      this._sample = { n, causal, rows, cols, weights: this.lab.sampledWeights({ ...request, rows, cols }) };
+      const { V, ...queriesAndKeys } = request; // the weights need no values
+      this._sample = { n, causal, rows, cols, weights: this.lab.sampledWeights({ ...queriesAndKeys, rows, cols }) };
       if (compare && !gpu) this._message = 'Without a graphics card there is only the processor\'s run to show.';
     } catch (error) {
       this._message = error.message;
