@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 namespace attnlab::validate {
 namespace {
@@ -77,16 +76,22 @@ Problem positive_finite(std::string_view name, float value) {
 
 std::string number_text(float value) {
   if (!std::isfinite(value)) return describe_value(value);
-  char buffer[32];
-  for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits always round-trip
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, static_cast<double>(value));
-    if (std::strtof(buffer, nullptr) == value) break;
+  // The fewest significant digits whose rounding reads back as the same float; rounding in
+  // double arithmetic keeps the C library's decimal parser (kilobytes of wasm) out.
+  const double v = value;
+  const int magnitude = v == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  int digits = 1;
+  for (; digits < 9; ++digits) {  // 9 significant digits always round-trip a float
+    const double unit = std::pow(10.0, magnitude + 1 - digits);
+    if (static_cast<float>(std::nearbyint(v / unit) * unit) == value) break;
   }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
   // An exponent as JavaScript writes it: 1e-7, not printf's 1e-07.
   std::string text = buffer;
   if (const auto e = text.find('e'); e != std::string::npos) {
-    const auto digits = e + 2;  // past the exponent's sign
-    while (text.size() > digits + 1 && text[digits] == '0') text.erase(digits, 1);
+    const auto first = e + 2;  // past the exponent's sign
+    while (text.size() > first + 1 && text[first] == '0') text.erase(first, 1);
   }
   return text;
 }

@@ -373,7 +373,10 @@ TEST_CASE("messages quote a number as it was written, not as %f prints it", "[er
                                                                     {-2.5f, "-2.5"},
                                                                     {-1e-7f, "-1e-7"},
                                                                     {-3e+30f, "-3e+30"},
-                                                                    {-123456.7f, "-123456.7"}}));
+                                                                    {-123456.7f, "-123456.7"},
+                                                                    {-0.3f, "-0.3"},
+                                                                    {-1.0f / 3, "-0.33333334"},
+                                                                    {-16777216.0f, "-16777216"}}));
   CAPTURE(written);
   AttentionOptions options;
   options.temperature = value;
