@@ -2,13 +2,12 @@
 // how many bytes the first load costs. Prints figures; asserts nothing about timing.
 //   npm run bench:page        (builds first)   node scripts/bench-page.mjs   (uses web/dist as is)
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { stateLink } from '../tests/support/state-link.js';
 import { launchChromium } from './chromium.mjs';
+import { firstLoadFiles } from './first-load.mjs';
 import { serveStatic } from './serve.mjs';
 
 const SITE = 'web/dist';
@@ -69,28 +68,6 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const LOADED_KINDS = { '.js': 'JS', '.mjs': 'JS', '.css': 'CSS', '.wasm': 'wasm' };
-
-/** The JS, CSS and wasm files a first load of the page fetched (fonts and HTML left out). */
-async function firstLoadFiles(browser, url) {
-  const page = await browser.newPage();
-  const paths = new Set();
-  page.on('response', (response) => {
-    const path = new URL(response.url()).pathname;
-    if (response.ok() && LOADED_KINDS[extname(path)]) paths.add(path);
-  });
-  await page.goto(`${url}/`);
-  await page.waitForFunction(() => document.querySelector('attn-lab')?.shadowRoot?.querySelector('[data-role="result"] td[data-value]'));
-  await page.waitForLoadState('networkidle');
-  await page.close();
-  const files = [];
-  for (const path of [...paths].sort()) {
-    const bytes = await readFile(join(SITE, decodeURIComponent(path)));
-    files.push({ path, kind: LOADED_KINDS[extname(path)], raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
-  }
-  return files;
-}
-
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const ms = (value) => `${value.toFixed(2)} ms`;
 
@@ -104,7 +81,7 @@ const browser = await launchChromium();
 try {
   console.log(`attnlab page benchmark: ${SITE} in headless Chromium ${browser.version()}\n`);
 
-  const files = await firstLoadFiles(browser, server.url);
+  const files = await firstLoadFiles(browser, server.url, SITE);
   const byKind = {};
   for (const file of files) byKind[file.kind] = (byKind[file.kind] ?? 0) + file.gzip;
   const total = files.reduce((sum, file) => sum + file.gzip, 0);

@@ -1,0 +1,32 @@
+// The page's first load stays within its budget (issue 18): what Chromium downloads on a
+// first visit to the built page, until the stepper shows its first result, is at most
+// 300 KB gzipped (JS, CSS and wasm; fonts and HTML left out). bench-page.mjs prints the same
+// figures file by file.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { launchChromium } from '../../scripts/chromium.mjs';
+import { firstLoadFiles } from '../../scripts/first-load.mjs';
+import { serveStatic } from '../../scripts/serve.mjs';
+
+const SITE = 'web/dist';
+const BUDGET = 300 * 1024;
+
+let server;
+let browser;
+before(async () => {
+  server = await serveStatic(SITE);
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the page\'s first load is at most 300 KB gzipped', async () => {
+  const files = await firstLoadFiles(browser, server.url, SITE);
+  const total = files.reduce((sum, file) => sum + file.gzip, 0);
+  console.log(`first load: ${files.map((f) => `${f.path} ${f.gzip} B`).join(', ')}; total ${total} B gzipped`);
+  assert.ok(files.some((f) => f.kind === 'wasm') && files.some((f) => f.kind === 'JS'), 'the load fetched the wasm core and the JS');
+  assert.ok(total <= BUDGET, `${total} B gzipped is over the ${BUDGET} B budget`);
+});

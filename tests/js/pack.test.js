@@ -1,0 +1,44 @@
+// The npm package is complete (issue 18): `npm pack --dry-run` lists exactly what a user
+// needs (the built entries, their types, the wasm, the manifest, the LICENSE and every file
+// the README links to) and nothing from the sources, tests or builds; and every relative
+// link or image in the packed README points at a file inside the package.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+const files = new Set(pack.files.map((f) => f.path));
+
+test('the tarball holds the entries, their types, the wasm, the manifest and the LICENSE', () => {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+  const required = ['package.json', 'README.md', 'LICENSE', 'custom-elements.json', 'dist/attnlab-core.wasm', 'dist/attnlab-core.js'];
+  // Every file an export condition names.
+  for (const conditions of Object.values(manifest.exports)) {
+    for (const target of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) required.push(target.replace(/^\.\//, ''));
+  }
+  for (const path of required) assert.ok(files.has(path), `${path} is missing from the tarball`);
+  assert.match(readFileSync('LICENSE', 'utf8'), new RegExp(`^${manifest.license} License`));
+});
+
+test('nothing from the sources, tests, builds or tooling is packed', () => {
+  const allowed = /^(package\.json|README\.md|LICENSE|custom-elements\.json|dist\/[^/]+\.(js|d\.ts|wasm)|docs\/screenshot\.png|docs\/views\/[a-z-]+\.jpg|web\/element\/README\.md|web\/examples\/tutorial\.(html|css)|web\/examples\/react\/(index\.html|package\.json|tsconfig\.json|src\/[A-Za-z]+\.tsx)|web\/examples\/vitepress\/(index\.md|package\.json|\.vitepress\/config\.mjs))$/;
+  const stray = [...files].filter((path) => !allowed.test(path));
+  assert.deepEqual(stray, []);
+  assert.ok(![...files].some((path) => path.endsWith('.map')), 'no source maps');
+});
+
+test('every relative link and image in the packed README is a file in the package', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const targets = [...readme.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]).filter((href) => !/^(https?:|#|mailto:)/.test(href));
+  assert.ok(targets.length > 0, 'the README links to files');
+  // A link to a folder (ending in /) needs a file inside it.
+  const packed = (path) => (path.endsWith('/') ? [...files].some((file) => file.startsWith(path)) : files.has(path));
+  const missing = targets.map((href) => href.split('#')[0].replace(/^\.\//, '')).filter((path) => !packed(path));
+  assert.deepEqual(missing, []);
+});
+
+test('the package stays small: under 3 MB unpacked (the README\'s screenshots are most of it)', () => {
+  console.log(`npm pack: ${pack.files.length} files, ${pack.size} B packed, ${pack.unpackedSize} B unpacked`);
+  assert.ok(pack.unpackedSize < 3 * 1024 * 1024, `${pack.unpackedSize} B unpacked`);
+});
