@@ -282,6 +282,8 @@ MemoryStats memory_stats() {
 
 std::string simd_arch() { return kernels::simd_arch(); }
 
+attnlab::limits::Table limits_table() { return {}; }
+
 // The core's lists, for the package's STEP_IDS and ERROR_CODES (a test compares them).
 val step_ids() {
   return to_js(std::vector<std::string>(attnlab::step_ids.begin(), attnlab::step_ids.end()));
@@ -294,6 +296,24 @@ val error_codes() {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
+  using attnlab::limits::Table;
+  result<Table>("Limits")
+      .field<&Table::trace_tokens>("traceTokens")
+      .field<&Table::trace_features>("traceFeatures")
+      .field<&Table::max_heads>("maxHeads")
+      .field<&Table::attention_tokens>("attentionTokens")
+      .field<&Table::attention_features>("attentionFeatures")
+      .field<&Table::flash_tokens>("flashTokens")
+      .field<&Table::flash_features>("flashFeatures")
+      .field<&Table::max_head_width>("maxHeadWidth")
+      .field<&Table::softmax_row>("softmaxRow")
+      .field<&Table::scaling_dims>("scalingDims")
+      .field<&Table::scaling_max_dk>("scalingMaxDk")
+      .field<&Table::scaling_min_keys>("scalingMinKeys")
+      .field<&Table::scaling_max_keys>("scalingMaxKeys")
+      .field<&Table::scaling_max_samples>("scalingMaxSamples")
+      .field<&Table::sinusoidal_max>("sinusoidalMax")
+      .field<&Table::normal_values>("normalValues");
   result<Matrix>("Matrix")
       .field<&Matrix::rows>("rows")
       .field<&Matrix::cols>("cols")
@@ -426,6 +446,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);
+  emscripten::function("limits", &limits_table);
   emscripten::function("stepIds", &step_ids);
   emscripten::function("errorCodes", &error_codes);
 }

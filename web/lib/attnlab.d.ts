@@ -32,6 +32,26 @@ export type StepId =
   | 'output-projection';
 export declare const STEP_IDS: readonly StepId[];
 
+/** The core's documented limits (attnlab::limits), as lab.limits() returns them. */
+export interface Limits {
+  traceTokens: number;
+  traceFeatures: number;
+  maxHeads: number;
+  attentionTokens: number;
+  attentionFeatures: number;
+  flashTokens: number;
+  flashFeatures: number;
+  maxHeadWidth: number;
+  softmaxRow: number;
+  scalingDims: number;
+  scalingMaxDk: number;
+  scalingMinKeys: number;
+  scalingMaxKeys: number;
+  scalingMaxSamples: number;
+  sinusoidalMax: number;
+  normalValues: number;
+}
+
 export interface AttentionOptions {
   /** Query i may not attend to key j > i. */
   causal?: boolean;
@@ -332,6 +352,8 @@ export interface NormalMatrixRequest {
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
   readonly simdArch: string;
+  /** The core's documented limits, one table (README, "Limits"). */
+  limits(): Limits;
   /** The core's step ids in trace order (STEP_IDS mirrors them). */
   stepIds(): StepId[];
   /** The core's error codes (ERROR_CODES mirrors them). */

@@ -24,6 +24,7 @@ import {
   softmaxRequest,
   tilePlanRequest,
   traceRequest,
+  useLimits,
 } from './requests.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
@@ -62,7 +63,10 @@ async function instantiate() {
 
 let modulePromise;
 function loadModule() {
-  modulePromise ??= instantiate().catch((error) => {
+  modulePromise ??= instantiate().then((core) => {
+    useLimits(core.limits()); // the checks of requests.js quote the core's ranges
+    return core;
+  }).catch((error) => {
     modulePromise = undefined; // let a later call try again
     throw error;
   });
@@ -104,6 +108,16 @@ class AttnLab {
   /** The SIMD instruction set the core was compiled for (e.g. "sse4.1" = wasm SIMD128). */
   get simdArch() {
     return this.#core.simdArch();
+  }
+
+  /**
+   * The core's documented limits, one table (README, "Limits"): { traceTokens,
+   * traceFeatures, maxHeads, attentionTokens, attentionFeatures, flashTokens, flashFeatures,
+   * maxHeadWidth, softmaxRow, scalingDims, scalingMaxDk, scalingMinKeys, scalingMaxKeys,
+   * scalingMaxSamples, sinusoidalMax, normalValues }.
+   */
+  limits() {
+    return this.#core.limits();
   }
 
   /** The core's step ids, in trace order (what STEP_IDS mirrors). */

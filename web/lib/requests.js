@@ -12,13 +12,24 @@ import { describe, readList, toCoreFlags, toCoreMask, toCoreMatrix, toCoreRow } 
 const SIZE_MAX = 0xffffffff;
 const INT_MAX = 2 ** 31 - 1;
 
-// A whole number from 0 to max, so it survives the trip to the core's type unchanged; the
-// range that makes sense (a count's limits, an index's bounds) is the core's to check.
-function wholeNumber(name, value, max = SIZE_MAX) {
-  if (!Number.isInteger(value) || value < 0 || value > max) {
-    fail(`${name} must be a whole number from 0 to ${max}, got ${typeof value === 'number' ? value : describe(value)}`);
-  }
-  return value;
+// The core's limits (lab.limits()), set when the core has loaded, so a message quotes the
+// real range of a field rather than the range of its C++ type.
+let limits = null;
+export function useLimits(table) {
+  limits = table;
+}
+
+// A whole number that survives the trip to the core's type (0 … max) unchanged. `range`,
+// given the core's limits, is the field's documented [lo, hi]: the core checks it, and a
+// value that could not even make the trip is refused here in the core's words. Without a
+// range (an index, a seed), the bounds are the core's to check against the request.
+function wholeNumber(name, value, { max = SIZE_MAX, range } = {}) {
+  if (Number.isInteger(value) && value >= 0 && value <= max) return value;
+  const got = typeof value === 'number' ? String(value) : describe(value);
+  const [lo, hi] = (limits && range?.(limits)) ?? [];
+  if (hi !== undefined) fail(`${name} must be a whole number from ${lo} to ${hi}, got ${got}`);
+  if (Number.isInteger(value) && value > max) fail(`${name} must be at most ${max}, got ${got}`);
+  fail(`${name} must be a whole number of at least 0, got ${got}`);
 }
 
 // ---- Readers: (value, name) → the value for the core; called for fields that are present ----
@@ -29,9 +40,16 @@ const mask = (value, name) => (value === null ? undefined : toCoreMask(name, val
 const flags = (value, name) => (value === null ? undefined : toCoreFlags(name, value));
 const row = (value, name) => toCoreRow(name, value);
 const whole = (value, name) => wholeNumber(name, value);
-// The range (heads 1..64 dividing the widths, head below heads) is checked by the core.
-const count = (value, name) => wholeNumber(name, value, INT_MAX);
-const indices = (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell), 'an array of whole numbers');
+// A whole number in a documented range (limits.hpp, through lab.limits()).
+const within = (range, max = SIZE_MAX) => (value, name) => wholeNumber(name, value, { range, max });
+const wholes = (range) => (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell, { range }), 'an array of whole numbers');
+const indices = wholes();
+// The number of heads: 1 … limits.maxHeads in a trace; in the long-sequence kernels any
+// count that divides the widths (the core checks it).
+const traceHeads = within((l) => [1, l.maxHeads], INT_MAX);
+const kernelHeads = within(undefined, INT_MAX);
+const tokenCount = within((l) => [1, l.sinusoidalMax]);
+const normalSide = within((l) => [1, l.normalValues]);
 
 function boolean(value, name) {
   if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
@@ -58,10 +76,10 @@ function labels(value, name) {
 // ---- Every entry's fields, declared once ----
 
 const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number };
-const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: count, scale: number };
+const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: kernelHeads, scale: number };
 const TRACE = {
   X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix,
-  heads: count, positional, tokens: labels, ...OPTIONS,
+  heads: traceHeads, positional, tokens: labels, ...OPTIONS,
 };
 
 const REQUESTS = {
@@ -71,12 +89,17 @@ const REQUESTS = {
   flashAttention: LONG,
   naiveAttention: LONG,
   checkFlashAttention: LONG,
-  sampledWeights: { Q: matrix, K: matrix, causal: boolean, heads: count, scale: number, head: count, rows: indices, cols: indices },
-  sinusoidalEncoding: { tokens: whole, width: whole },
+  sampledWeights: { Q: matrix, K: matrix, causal: boolean, heads: kernelHeads, scale: number, head: within(undefined, INT_MAX), rows: indices, cols: indices },
+  sinusoidalEncoding: { tokens: tokenCount, width: tokenCount },
   softmaxBreakdown: { scores: row, temperature: number },
-  tilePlan: { headWidth: whole },
-  scalingStudy: { dims: indices, keys: whole, samples: whole, seed: whole },
-  normalMatrix: { rows: whole, cols: whole, seed: whole },
+  tilePlan: { headWidth: within((l) => [1, l.maxHeadWidth]) },
+  scalingStudy: {
+    dims: wholes((l) => [1, l.scalingMaxDk]),
+    keys: within((l) => [l.scalingMinKeys, l.scalingMaxKeys]),
+    samples: within((l) => [1, l.scalingMaxSamples]),
+    seed: whole,
+  },
+  normalMatrix: { rows: normalSide, cols: normalSide, seed: whole },
 };
 
 // The request's fields through the readers of `fields`: { name: value } for those present.
@@ -179,7 +202,7 @@ export const sampledWeightsRequest = guarded('sampledWeights', (request) => {
 export const sinusoidalRequest = guarded('sinusoidalEncoding', (request, width) => {
   const older = typeof request === 'number' || width !== undefined;
   const r = read('sinusoidalEncoding', older ? { tokens: request, width } : request);
-  return { tokens: need(r, 'tokens', whole), width: need(r, 'width', whole) };
+  return { tokens: need(r, 'tokens', tokenCount), width: need(r, 'width', tokenCount) };
 });
 
 const isRow = (value) => Array.isArray(value) || ArrayBuffer.isView(value);
@@ -194,17 +217,17 @@ export const softmaxRequest = guarded('softmaxBreakdown', (request, temperature)
 /** { headWidth }, or the older (headWidth). */
 export const tilePlanRequest = guarded('tilePlan', (request) => {
   const r = read('tilePlan', typeof request === 'number' ? { headWidth: request } : request);
-  return need(r, 'headWidth', whole);
+  return need(r, 'headWidth', REQUESTS.tilePlan.headWidth);
 });
 
 /** scalingStudy(): { dims, keys = 16, samples = 256, seed = 1 } checked for type. */
 export const scalingStudyRequest = guarded('scalingStudy', (request) => {
   const r = read('scalingStudy', request);
-  return { dims: need(r, 'dims', indices), keys: r.keys ?? 16, samples: r.samples ?? 256, seed: r.seed ?? 1 };
+  return { dims: need(r, 'dims', REQUESTS.scalingStudy.dims), keys: r.keys ?? 16, samples: r.samples ?? 256, seed: r.seed ?? 1 };
 });
 
 /** normalMatrix(): { rows, cols, seed = 1 } checked for type. */
 export const normalMatrixRequest = guarded('normalMatrix', (request) => {
   const r = read('normalMatrix', request);
-  return { rows: need(r, 'rows', whole), cols: need(r, 'cols', whole), seed: r.seed ?? 1 };
+  return { rows: need(r, 'rows', normalSide), cols: need(r, 'cols', normalSide), seed: r.seed ?? 1 };
 });

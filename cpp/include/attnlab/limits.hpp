@@ -33,4 +33,27 @@ inline constexpr std::size_t sinusoidal_max = 4096;
 // normal_matrix (random.hpp): rows·cols values, 64 MiB of float32 (65,536 x 256).
 inline constexpr std::size_t normal_values = std::size_t{1} << 24;
 
+// The flash kernel's head width d (tiling.hpp): 1 … this, so Bc ≥ 2 keeps tiles useful.
+inline constexpr std::size_t max_head_width = 512;
+
+// The limits as one value, for callers that quote them (the JS layer's messages, the docs).
+struct Table {
+  std::size_t trace_tokens = limits::trace_tokens;
+  std::size_t trace_features = limits::trace_features;
+  int max_heads = limits::max_heads;
+  std::size_t attention_tokens = limits::attention_tokens;
+  std::size_t attention_features = limits::attention_features;
+  std::size_t flash_tokens = limits::flash_tokens;
+  std::size_t flash_features = limits::flash_features;
+  std::size_t max_head_width = limits::max_head_width;
+  std::size_t softmax_row = limits::softmax_row;
+  std::size_t scaling_dims = limits::scaling_dims;
+  std::size_t scaling_max_dk = limits::scaling_max_dk;
+  std::size_t scaling_min_keys = limits::scaling_min_keys;
+  std::size_t scaling_max_keys = limits::scaling_max_keys;
+  std::size_t scaling_max_samples = limits::scaling_max_samples;
+  std::size_t sinusoidal_max = limits::sinusoidal_max;
+  std::size_t normal_values = limits::normal_values;
+};
+
 }  // namespace attnlab::limits

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <optional>
 
+#include "attnlab/limits.hpp"
+
 namespace attnlab::tiling {
 
 // WebGPU's default limits (https://www.w3.org/TR/webgpu/#limits).
@@ -23,7 +25,8 @@ inline constexpr std::size_t max_workgroup_storage_bytes = 16384;
 inline constexpr std::size_t max_invocations_per_workgroup = 256;
 inline constexpr std::size_t max_workgroup_size_x = 256;
 
-inline constexpr std::size_t max_head_width = 512;  // d; Bc ≥ 2 keeps tiles useful
+inline constexpr std::size_t max_head_width =
+    limits::max_head_width;  // d; Bc ≥ 2 keeps tiles useful
 
 struct TilePlan {
   std::size_t query_rows;     // Br: queries per workgroup (one invocation each)

@@ -1,0 +1,57 @@
+// Messages state the real ranges and quote numbers as the caller wrote them (issue 18,
+// item 5). Oracles: the README's "Limits" table (the documented values) and the literal
+// the test passes; never the package's own formatting.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { attnlab } from './support/package.js';
+
+const lab = await attnlab.createAttnLab();
+
+function messageOf(call) {
+  try {
+    call();
+  } catch (error) {
+    assert.equal(error.name, 'AttnLabError', error.stack);
+    return error.message;
+  }
+  assert.fail('no error');
+}
+
+// The README's limits table: { field: value }.
+const README_LIMITS = Object.fromEntries(
+  [...readFileSync('README.md', 'utf8').matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map(([, name, value]) => [name, Number(value)]),
+);
+
+test('lab.limits() is the README\'s table, field by field', () => {
+  assert.ok(Object.keys(README_LIMITS).length >= 10, 'the README has a limits table');
+  assert.deepEqual({ ...lab.limits() }, README_LIMITS);
+});
+
+const Q = [[1, 0, 0, 1]];
+const KV = { K: [[1, 0, 0, 1]], V: [[1, 0, 0, 1]] };
+const { maxHeads, sinusoidalMax, normalValues, scalingMaxDk, scalingMinKeys, scalingMaxKeys } = README_LIMITS;
+
+const CASES = [
+  // [what, call, message]: the range is the README's; the number is the literal passed.
+  ['heads 2.5 in a trace', () => lab.trace({ Q, ...KV, heads: 2.5 }), `heads must be a whole number from 1 to ${maxHeads}, got 2.5`],
+  ['heads -1 in a trace', () => lab.trace({ Q, ...KV, heads: -1 }), `heads must be a whole number from 1 to ${maxHeads}, got -1`],
+  ['heads 1e10 in a trace', () => lab.trace({ Q, ...KV, heads: 1e10 }), `heads must be a whole number from 1 to ${maxHeads}, got 10000000000`],
+  ['heads 0 in a trace', () => lab.trace({ Q, ...KV, heads: 0 }), `heads must be a whole number from 1 to ${maxHeads}, got 0`],
+  ['tokens 2.5', () => lab.sinusoidalEncoding({ tokens: 2.5, width: 4 }), `tokens must be a whole number from 1 to ${sinusoidalMax}, got 2.5`],
+  ['rows -3', () => lab.normalMatrix({ rows: -3, cols: 2 }), `rows must be a whole number from 1 to ${normalValues}, got -3`],
+  ['dims [0.5]', () => lab.scalingStudy({ dims: [0.5] }), `dims[0] must be a whole number from 1 to ${scalingMaxDk}, got 0.5`],
+  ['keys 1.5', () => lab.scalingStudy({ dims: [4], keys: 1.5 }), `keys must be a whole number from ${scalingMinKeys} to ${scalingMaxKeys}, got 1.5`],
+  ['temperature -0.1', () => lab.attention({ Q, ...KV, temperature: -0.1 }), 'temperature must be a finite number above 0, got -0.1'],
+  ['temperature 0', () => lab.attention({ Q, ...KV, temperature: 0 }), 'temperature must be a finite number above 0, got 0'],
+  ['scale -2.5e-8', () => lab.attention({ Q, ...KV, scale: -2.5e-8 }), 'scale must be a finite number above 0, got -2.5e-8'],
+];
+
+for (const [what, call, expected] of CASES) {
+  test(`message for ${what}: "${expected}"`, () => {
+    const message = messageOf(call);
+    assert.ok(message.startsWith(expected), message);
+    assert.doesNotMatch(message, /\d\.\d{6}\b|2147483647|4294967295/, 'no %f padding, no C++ type range');
+  });
+}
