@@ -24,7 +24,7 @@ for (const n of SIZES) {
     const row = JSON.parse(line);
     rows.push(row);
     console.log(
-      `${row.kernel.padEnd(6)} n=${String(row.n).padStart(5)} causal=${String(row.causal).padEnd(5)} ${row.ms_median.toFixed(1).padStart(9)} ms ${row.gflops.toFixed(1).padStart(7)} GFLOP/s ${row.pct_peak.toFixed(1).padStart(5)}% of peak  err ${row.max_abs_err.toExponential(1)}  RSS ${row.peak_rss_mb.toFixed(0)} MB`,
+      `${row.kernel.padEnd(6)} ${row.simd.padEnd(9)} n=${String(row.n).padStart(5)} causal=${String(row.causal).padEnd(5)} ${row.ms_median.toFixed(1).padStart(9)} ms ${row.gflops.toFixed(1).padStart(7)} GFLOP/s ${row.pct_peak.toFixed(1).padStart(5)}% of peak  err ${row.max_abs_err.toExponential(1)}  RSS ${row.peak_rss_mb.toFixed(0)} MB`,
     );
   }
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every test suite, in dependency order: the core natively, under sanitizers and as wasm
-# under Node; then the npm package, packed and installed the way a user gets it; then the
-# element, the page and the tutorial in headless Chromium; then the examples that use the
-# packed package from a VitePress docs site and a React 19 app.
+# Every test suite, in dependency order: the core natively (and installed as a CMake
+# package), under sanitizers and as wasm under Node; then the npm package, packed and
+# installed the way a user gets it; then the element, the page and the tutorial in headless
+# Chromium; then the examples that use the packed package from a VitePress docs site and a
+# React 19 app.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,9 @@ section() { printf '\n== %s ==\n' "$*"; }
 section "C++ core, native (Catch2)"
 scripts/build.sh native
 ctest --preset native
+
+section "C++ package: cmake --install, then find_package(attnlab) from a separate project"
+scripts/cmake-consumer.sh build/cmake-consumer
 
 section "C++ core, native with ASan + UBSan (Catch2)"
 scripts/build.sh native-asan

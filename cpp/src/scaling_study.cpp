@@ -8,7 +8,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
-#include "simd_spans.hpp"
+#include "simd_kernels.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
@@ -67,9 +67,10 @@ ScalingPoint study_one(std::size_t dk, const ScalingStudyOptions& o) {
   NormalStream key_stream(seeds.keys);  // streamed: all keys at once could be 262 MB
   Matrix scores(o.samples, o.keys);     // (samples, keys) raw q·k
   Matrix keys(o.keys, dk);              // this sample's keys, refilled in place
+  const simd::Kernels& kernels = simd::active();
   for (std::size_t s = 0; s < o.samples; ++s) {
     for (float& x : keys.data) x = key_stream.next();
-    for (std::size_t k = 0; k < o.keys; ++k) scores(s, k) = simd::dot(q.row(s), keys.row(k), dk);
+    kernels.dots(q.row(s), keys.data.data(), dk, o.keys, dk, scores.row(s));
   }
 
   Matrix scaled = scores;

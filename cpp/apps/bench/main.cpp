@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "attnlab/flash.hpp"
+#include "attnlab/kernels.hpp"
 #include "blas_attention.hpp"
 #include "peak.hpp"
 #include "sampled_error.hpp"
@@ -160,11 +161,13 @@ void measure(const Config& c, const Run& r) {
   const double rss_mb = double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
   if (c.json)
     std::printf(
-        "{\"kernel\":\"%s\",\"n\":%zu,\"d\":%zu,\"heads\":%d,\"causal\":%s,\"threads\":%zu,"
+        "{\"kernel\":\"%s\",\"simd\":\"%s\",\"n\":%zu,\"d\":%zu,\"heads\":%d,\"causal\":%s,"
+        "\"threads\":%zu,"
         "\"ms_median\":%.3f,\"gflops\":%.2f,\"peak_gflops\":%.2f,\"pct_peak\":%.1f,"
         "\"max_abs_err\":%.3g,\"peak_rss_mb\":%.1f}\n",
-        r.kernel.c_str(), r.n, c.d, c.heads, r.causal ? "true" : "false", c.threads, median, gflops,
-        peak_gflops, 100.0 * gflops / peak_gflops, error, rss_mb);
+        r.kernel.c_str(), attnlab::kernels::simd_arch(), r.n, c.d, c.heads,
+        r.causal ? "true" : "false", c.threads, median, gflops, peak_gflops,
+        100.0 * gflops / peak_gflops, error, rss_mb);
   else
     std::printf("%-6s %7zu %4zu %5d %6s %7zu %11.2f %8.2f %8.1f %6.1f%% %11.2e %9.1f\n",
                 r.kernel.c_str(), r.n, c.d, c.heads, r.causal ? "yes" : "no", c.threads, median,
@@ -181,10 +184,14 @@ int main(int argc, char** argv) {
     for (int causal : c.causal)
       for (std::size_t n : c.n) runs.push_back({kernel, n, causal != 0});
 
-  if (!c.json)
+  // The instruction set attnlab's kernels run with (ATTNLAB_SIMD_ARCH can choose another);
+  // JSON rows carry it as "simd".
+  if (!c.json) {
+    std::printf("attnlab SIMD: %s\n", attnlab::kernels::simd_arch());
     std::printf("%-6s %7s %4s %5s %6s %7s %11s %8s %8s %7s %11s %9s\n", "kernel", "n", "d", "heads",
                 "causal", "threads", "ms(median)", "GFLOP/s", "peak", "%peak", "max|err|",
                 "RSS(MB)");
+  }
   std::fflush(stdout);
   int failures = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -2,8 +2,12 @@
 // and the tests compare the two with an explicit tolerance.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "attnlab/error.hpp"
 #include "attnlab/matrix.hpp"
 
 namespace attnlab::kernels {
@@ -30,7 +34,22 @@ struct Softmax {
 };
 Softmax softmax_rows(const Matrix& logits);
 
-// Name of the instruction set xsimd compiled the kernels for, e.g. "avx512bw".
+// The instruction sets the library has kernels for, by xsimd's names, best first. Natively on
+// x86-64: "avx512bw" (AVX-512 F, CD, DQ and BW), "fma3+avx2", "sse4.2" and "sse2", picked at run
+// time; in wasm only "sse4.1" (SSE4.1 intrinsics that Emscripten maps onto SIMD128).
+struct SimdArch {
+  std::string name;
+  bool available;  // this CPU runs it
+};
+std::vector<SimdArch> simd_arches();
+
+// The instruction set the kernels run with: the best this CPU runs, unless the environment
+// variable ATTNLAB_SIMD_ARCH (read at the first kernel call) or force_simd_arch named another.
 const char* simd_arch();
+
+// Runs the kernels with the named instruction set from now on, e.g. to compare them; each
+// kernel call takes the set once, at its start. An invalid-argument error, and no change,
+// for a name not in simd_arches() or one this CPU lacks.
+std::optional<Error> force_simd_arch(std::string_view name);
 
 }  // namespace attnlab::kernels

@@ -1,0 +1,43 @@
+// The kernel table for one instruction set: the build compiles this file once per set, each
+// time with that set's flags, and xsimd::default_arch is then the set those flags enable.
+//
+// Everything defined here is templated on the architecture or local to this file. An inline
+// function shared with the rest of the library (a std::vector member, a Matrix constructor)
+// would be compiled here with this file's instructions, and the linker may keep this copy for
+// the whole program: an AVX-512 instruction would then run on every CPU. So the tables work on
+// raw spans and their callers allocate; the core.simd-isolation test checks the objects.
+#include <xsimd/xsimd.hpp>
+
+#include "flash_block.hpp"
+#include "simd_kernels.hpp"
+#include "simd_spans.hpp"
+
+namespace attnlab::simd {
+namespace {
+
+template <class Arch>
+void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
+            std::size_t n) {
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < k; ++l) Spans<Arch>::axpy(a[i * k + l], b + l * n, out + i * n, n);
+}
+
+template <class Arch>
+void dots(const float* q, const float* k, std::size_t ld_k, std::size_t keys, std::size_t d,
+          float* out) {
+  for (std::size_t j = 0; j < keys; ++j) out[j] = Spans<Arch>::dot(q, k + j * ld_k, d);
+}
+
+}  // namespace
+
+template <class Arch>
+Kernels kernels_for(Arch) {
+  using S = Spans<Arch>;
+  using F = FlashBlock<Arch>;
+  return {Arch::name(), F::row_group, F::col_group, &matmul<Arch>,   &dots<Arch>,
+          &S::sum,      &S::scale,    &S::max_of,   &S::exp_shifted, &F::query_block};
+}
+
+template Kernels kernels_for(xsimd::default_arch);
+
+}  // namespace attnlab::simd

@@ -1,0 +1,89 @@
+// The kernels that depend on the instruction set, as one table per xsimd architecture
+// (internal). simd_arch.cpp writes them once against xsimd::batch<float, Arch>; the build
+// compiles it once per instruction set (on x86-64: SSE2, SSE4.2, AVX2 + FMA and AVX-512, see
+// cpp/CMakeLists.txt) or once for the target (wasm), and simd_dispatch.cpp picks the table
+// at run time. The tables take raw spans: the callers own every allocation (see simd_arch.cpp
+// for why).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "attnlab/tiling.hpp"
+
+namespace attnlab::simd {
+
+inline constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+
+constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+// One head of one sequence of a flash call: a (batch, head) pair, as strided views into
+// Q, K, V and the output.
+struct HeadTask {
+  const float* q;         // (n_q, d), row stride ld_q
+  const float* k;         // (n_k, d), row stride ld_k
+  const float* v;         // (n_k, d_v), row stride ld_v
+  float* out;             // (n_q, d_v), row stride ld_out
+  std::size_t first_row;  // of this sequence in the output, for fully_masked_rows
+  std::size_t ld_q, ld_k, ld_v, ld_out;
+  std::size_t n_q, n_k, d, d_v;
+  float scale;
+  bool causal;
+};
+
+// K and V of one head task, laid out once for the flash micro-kernels and padded with zero
+// keys to whole column groups. K is transposed into panels of col_group keys, (d, col_group)
+// each and contiguous, so scores vectorise over keys and a panel stays in L1 while every
+// query row group of a block passes over it. V keeps its rows, padded to width_v.
+struct PackedHead {
+  const float* kt;      // (keys / col_group, d, col_group)
+  const float* v;       // (keys, width_v)
+  std::size_t width_v;  // d_v rounded up to a whole number of column groups
+};
+
+// A worker's buffers for one query block against one key macro block, padded so the
+// micro-kernels run on whole batches and need no scalar tails.
+struct BlockBuffers {
+  float* q;             // (rows, d): the query block, pre-multiplied by the scale
+  float* s;             // (rows, keys): scores, then unnormalised probabilities
+  float* acc;           // (rows, width_v): the output accumulator
+  float* m;             // (rows): the running max of each row
+  float* l;             // (rows): the running sum of each row
+  std::size_t rows;     // the plan's query rows rounded up to whole row groups
+  std::size_t keys;     // the plan's CPU key rows rounded up to whole column groups
+  std::size_t width_v;  // as in PackedHead
+};
+
+struct Kernels {
+  const char* name;       // xsimd's name of the instruction set, e.g. "fma3+avx2"
+  std::size_t row_group;  // query rows per flash micro-kernel pass
+  std::size_t col_group;  // keys (and output columns) per flash micro-kernel pass
+
+  // out: (m, n) += a: (m, k) · b: (k, n), all row-major and contiguous
+  void (*matmul)(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
+                 std::size_t n);
+  // out[j] = q · k_j for the first `keys` rows of k (row stride ld_k), each of width d
+  void (*dots)(const float* q, const float* k, std::size_t ld_k, std::size_t keys, std::size_t d,
+               float* out);
+  float (*sum)(const float* x, std::size_t n);
+  void (*scale)(float* x, std::size_t n, float factor);  // x *= factor
+  float (*max_of)(const float* x, std::size_t n);
+  // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
+  float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
+  // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
+  // keys, written to task.out; flags the rows that saw no key in masked_rows when given.
+  void (*query_block)(const HeadTask& task, const PackedHead& kv, const tiling::TilePlan& plan,
+                      std::size_t first, const BlockBuffers& w, std::uint8_t* masked_rows);
+};
+
+// The table for one architecture: defined in simd_arch.cpp, in the object compiled for it.
+template <class Arch>
+Kernels kernels_for(Arch);
+
+// The table the kernels run with now (simd_dispatch.cpp): the best this CPU runs, unless
+// ATTNLAB_SIMD_ARCH or kernels::force_simd_arch chose another. Take it once per call, so a
+// call never mixes two tables.
+const Kernels& active();
+
+}  // namespace attnlab::simd

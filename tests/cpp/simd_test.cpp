@@ -1,0 +1,202 @@
+// The kernels under every instruction set this CPU runs (kernels::force_simd_arch), each
+// against the float64 reference and against the others; the sets the CPU lacks are
+// reported as skipped. Natively, which sets the CPU runs is checked against /proc/cpuinfo.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/flash.hpp"
+#include "attnlab/kernels.hpp"
+#include "reference_attention.hpp"
+#include "test_support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+
+namespace {
+
+// Restores the instruction set that was active when it was made.
+class ArchGuard {
+ public:
+  ArchGuard() : saved_(kernels::simd_arch()) {}
+  ~ArchGuard() { (void)kernels::force_simd_arch(saved_); }
+  ArchGuard(const ArchGuard&) = delete;
+  ArchGuard& operator=(const ArchGuard&) = delete;
+
+ private:
+  std::string saved_;
+};
+
+// What one instruction set computes on the inputs below (T = float), or their float64
+// reference (T = double), at sizes that leave scalar tails for every batch width (d = 19, and
+// 24 per head) and take several flash query and key blocks.
+template <class T>
+struct Outputs {
+  BasicMatrix<T> row_sums;  // (rows, 1): of `summed`
+  BasicMatrix<T> weights, output;
+  BasicMatrix<T> flash, naive;  // causal, two heads
+  BasicMatrix<T> sampled;       // head 1's weights at a few cells
+};
+
+const Matrix summed = random_matrix(5, 53, 7, 0.1f);  // sums of magnitude 1, like weights
+const Matrix q = random_matrix(37, 19, 1), k = random_matrix(53, 19, 2),
+             v = random_matrix(53, 11, 3);
+const Matrix long_q = random_matrix(300, 48, 4), long_k = random_matrix(300, 48, 5),
+             long_v = random_matrix(300, 14, 6);
+const std::vector<std::size_t> sampled_rows{0, 63, 64, 299}, sampled_cols{0, 1, 64, 298, 299};
+
+FlashOptions causal_two_heads() {
+  FlashOptions o;
+  o.causal = true;
+  o.heads = 2;
+  o.threads = 2;
+  return o;
+}
+
+Outputs<float> compute() {
+  Outputs<float> r;
+  r.row_sums = Matrix(summed.rows, 1, kernels::row_sums(summed));
+  const auto plain = attention(q, k, v);
+  const auto flash = flash_attention(long_q, long_k, long_v, causal_two_heads());
+  const auto naive = naive_attention(long_q, long_k, long_v, causal_two_heads());
+  const auto sampled =
+      sampled_weights(long_q, long_k, sampled_rows, sampled_cols, 1, causal_two_heads());
+  REQUIRE(plain);
+  REQUIRE(flash);
+  REQUIRE(naive);
+  REQUIRE(sampled);
+  r.weights = plain.value().weights();
+  r.output = plain.value().output;
+  r.flash = flash.value().output;
+  r.naive = naive.value().output;
+  r.sampled = sampled.value();
+  return r;
+}
+
+Outputs<double> float64_outputs() {
+  Outputs<double> r;
+  r.row_sums = MatrixD(summed.rows, 1);
+  for (std::size_t i = 0; i < summed.rows; ++i) r.row_sums(i, 0) = row_sum(summed, i);
+  const ReferenceAttention plain = reference_attention(q, k, v);
+  r.weights = plain.weights;
+  r.output = plain.output;
+  AttentionOptions causal;
+  causal.causal = true;
+  r.flash = reference_multi_head(long_q.cast<double>(), long_k.cast<double>(),
+                                 long_v.cast<double>(), 2, causal);
+  r.naive = r.flash;
+  const MatrixD head_q = reference_columns(long_q.cast<double>(), 24, 24);
+  const MatrixD head_k = reference_columns(long_k.cast<double>(), 24, 24);
+  const MatrixD head_weights = reference_attention(head_q, head_k, head_k, causal).weights;
+  r.sampled = MatrixD(sampled_rows.size(), sampled_cols.size());
+  for (std::size_t i = 0; i < sampled_rows.size(); ++i)
+    for (std::size_t j = 0; j < sampled_cols.size(); ++j)
+      r.sampled(i, j) = head_weights(sampled_rows[i], sampled_cols[j]);
+  return r;
+}
+
+// max |a - b| over every output.
+template <class A, class B>
+double max_diff(const Outputs<A>& a, const Outputs<B>& b) {
+  return std::max({max_abs_diff(a.row_sums, b.row_sums), max_abs_diff(a.weights, b.weights),
+                   max_abs_diff(a.output, b.output), max_abs_diff(a.flash, b.flash),
+                   max_abs_diff(a.naive, b.naive), max_abs_diff(a.sampled, b.sampled)});
+}
+
+// The flags of the first CPU in /proc/cpuinfo; empty where there is none (wasm).
+std::set<std::string> cpu_flags() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::set<std::string> flags;
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      for (std::string flag; words >> flag;) flags.insert(flag);
+      break;
+    }
+  return flags;
+}
+
+}  // namespace
+
+TEST_CASE("every instruction set the CPU runs matches float64 and the others", "[simd]") {
+  const ArchGuard guard;
+  const Outputs<double> expected = float64_outputs();
+  std::vector<std::pair<std::string, Outputs<float>>> tested;
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) {
+      WARN("skipped " << arch.name << ": this CPU lacks it");
+      continue;
+    }
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    REQUIRE(kernels::simd_arch() == arch.name);
+    const Outputs<float> got = compute();
+    INFO(arch.name);
+    // float32 rounding over d ≤ 24 products and 300 keys, as in the flash and attention tests.
+    CHECK(max_diff(got, expected) <= 1e-5);
+    for (const auto& [name, other] : tested) {
+      INFO("against " << name);
+      // Sets differ in batch width (summation order) and FMA: a few float32 ulps.
+      CHECK(max_diff(got, other) <= 2e-6);
+    }
+    tested.emplace_back(arch.name, got);
+  }
+  CHECK_FALSE(tested.empty());
+}
+
+TEST_CASE("the kernels run with the best instruction set the CPU has", "[simd]") {
+  const std::vector<kernels::SimdArch> arches = kernels::simd_arches();
+  REQUIRE_FALSE(arches.empty());
+  const std::set<std::string> flags = cpu_flags();
+  if (arches.size() > 1) {  // the x86-64 build, which dispatches
+    REQUIRE_FALSE(flags.empty());
+    // Each set's CPUID features, as Linux names them.
+    const auto has = [&](std::initializer_list<const char*> names) {
+      for (const char* name : names)
+        if (!flags.count(name)) return false;
+      return true;
+    };
+    for (const kernels::SimdArch& arch : arches) {
+      INFO(arch.name);
+      if (arch.name == "avx512bw")
+        CHECK(arch.available == has({"avx512f", "avx512cd", "avx512dq", "avx512bw"}));
+      else if (arch.name == "fma3+avx2")
+        CHECK(arch.available == has({"avx2", "fma"}));
+      else if (arch.name == "sse4.2")
+        CHECK(arch.available == has({"sse4_2"}));
+      else
+        CHECK((arch.name == "sse2" && arch.available == has({"sse2"})));
+    }
+  }
+  const char* forced = std::getenv("ATTNLAB_SIMD_ARCH");
+  if (forced && *forced) {
+    WARN("default not checked: ATTNLAB_SIMD_ARCH=" << forced);
+    return;
+  }
+  std::string best;
+  for (const kernels::SimdArch& arch : arches)
+    if (arch.available && best.empty()) best = arch.name;
+  CHECK(kernels::simd_arch() == best);
+}
+
+TEST_CASE("forcing an unknown or missing instruction set fails and changes nothing", "[simd]") {
+  const ArchGuard guard;
+  const std::string before = kernels::simd_arch();
+  const auto unknown = kernels::force_simd_arch("avx1024");
+  REQUIRE(unknown);
+  CHECK(to_string(unknown->code) == "invalid-argument");
+  CHECK_THAT(unknown->message, Catch::Contains("avx1024") && Catch::Contains(before));
+  CHECK(kernels::simd_arch() == before);
+  for (const kernels::SimdArch& arch : kernels::simd_arches())
+    if (!arch.available) {
+      const auto missing = kernels::force_simd_arch(arch.name);
+      REQUIRE(missing);
+      CHECK(to_string(missing->code) == "invalid-argument");
+      CHECK_THAT(missing->message, Catch::Contains("this CPU lacks " + arch.name));
+      CHECK(kernels::simd_arch() == before);
+    }
+}
