@@ -46,6 +46,7 @@ val typed_array(const std::vector<T>& values) {
 }
 
 val to_js(const std::vector<float>& values) { return typed_array(values); }
+val to_js(const std::vector<double>& values) { return typed_array(values); }
 val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
 val to_js(const val& value) { return value; }
 val to_js(ErrorCode code) { return val(std::string(to_string(code))); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <tuple>
 
 #include "attnlab/kernels.hpp"
@@ -75,11 +76,24 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   return list;
 }
 
-std::vector<std::size_t> flagged(const std::vector<std::uint8_t>& flags) {
-  std::vector<std::size_t> rows;
-  for (std::size_t i = 0; i < flags.size(); ++i)
-    if (flags[i]) rows.push_back(i);
-  return rows;
+// These kernels mask no whole row (a causal query always sees key 0), so a row that ends with
+// no weight (`no_weight`, one flag per head and row), or an output beyond float32, means that
+// a score or the weighted sum of V overflowed: attention()'s non-finite error, never NaN,
+// Infinity or a row reported as fully masked.
+std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
+                              const Matrix& v, const Matrix& out,
+                              const std::vector<std::uint8_t>& no_weight) {
+  std::optional<std::size_t> row;
+  for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
+    if (no_weight[i]) row = i % q.rows;
+  for (std::size_t i = 0; i < out.data.size() && !row; ++i)
+    if (!std::isfinite(out.data[i])) row = i / out.cols;
+  if (!row) return std::nullopt;
+  return Error{ErrorCode::non_finite, std::string(kernel) + " overflows float32 at row " +
+                                          std::to_string(*row) + ": the scores of Q (" +
+                                          shape_string(q) + ") and K (" + shape_string(k) +
+                                          ") or the weighted sum of V (" + shape_string(v) +
+                                          ") are beyond ±3.4e38; use smaller values"};
 }
 
 }  // namespace
@@ -118,7 +132,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
   const std::size_t threads = resolve_threads(options.threads);
   const simd::Kernels& kernels = simd::active();
-  std::vector<std::uint8_t> masked(q.rows, 0);
+  const auto heads = static_cast<std::size_t>(options.heads);
+  std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
   std::vector<Packed> packed(list.size());
   parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
@@ -131,13 +146,11 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
     const std::size_t block = blocks - 1 - item % blocks;
     const std::size_t task = item / blocks;
-    // Fully masked rows are the same in every head: head 0's blocks record them.
-    const bool records = task % static_cast<std::size_t>(options.heads) == 0;
     kernels.query_block(list[task], packed[task].view(), plan, block * plan.query_rows,
-                        scratch[worker].view(), records ? masked.data() : nullptr);
+                        scratch[worker].view(), no_weight.data() + task % heads * q.rows);
   });
-  result.fully_masked_rows = flagged(masked);
-  return result;
+  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight)) return *e;
+  return result;  // fully_masked_rows stays empty: no row here is masked whole
 }
 
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
@@ -170,7 +183,13 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     kernels.dots(q.row(i) + offset, k.row(0) + offset, k.cols, keys, d, scores.data());
     kernels.scale(scores.data(), keys, scale);
     const float max = kernels.max_of(scores.data(), keys);
-    const float sum = kernels.exp_shifted(scores.data(), max, scores.data(), keys);
+    const float sum =
+        std::isfinite(max) ? kernels.exp_shifted(scores.data(), max, scores.data(), keys) : 0.0f;
+    if (!(sum > 0.0f) || !std::isfinite(sum))  // a score beyond float32 (see overflow())
+      return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
+                                              std::to_string(i) + ": the scores of Q (" +
+                                              shape_string(q) + ") and K (" + shape_string(k) +
+                                              ") are beyond ±3.4e38; use smaller values"};
     for (std::size_t c = 0; c < cols.size(); ++c)
       weights(r, c) = cols[c] < keys ? scores[cols[c]] / sum : 0.0f;
   }
@@ -182,7 +201,8 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
   const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
-  std::vector<std::uint8_t> masked(q.rows, 0);
+  const auto heads = static_cast<std::size_t>(options.heads);
+  std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows), as in flash
   const auto slice = [](const float* data, std::size_t ld, std::size_t rows, std::size_t cols) {
     Matrix m(rows, cols);
     for (std::size_t r = 0; r < rows; ++r) std::copy_n(data + r * ld, cols, m.row(r));
@@ -200,12 +220,11 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
     const Matrix out = kernels::matmul(softmax.weights, slice(p.v, p.ld_v, p.n_k, p.d_v));
     for (std::size_t i = 0; i < p.n_q; ++i) {
       std::copy_n(out.row(i), p.d_v, p.out + i * p.ld_out);
-      if (item % static_cast<std::size_t>(options.heads) == 0 && softmax.row_sum[i] == 0.0f)
-        masked[p.first_row + i] = 1;
+      if (!(softmax.row_sum[i] > 0.0f)) no_weight[item % heads * q.rows + p.first_row + i] = 1;
     }
   });
-  result.fully_masked_rows = flagged(masked);
-  return result;
+  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight)) return *e;
+  return result;  // fully_masked_rows stays empty, as in flash_attention
 }
 
 }  // namespace attnlab

@@ -98,7 +98,7 @@ struct FlashBlock {
 
   // Kernels::query_block for this architecture.
   static void query_block(const HeadTask& p, const PackedHead& kv, const tiling::TilePlan& plan,
-                          std::size_t first, const BlockBuffers& w, std::uint8_t* masked_rows) {
+                          std::size_t first, const BlockBuffers& w, std::uint8_t* no_weight) {
     const std::size_t rows = std::min(plan.query_rows, p.n_q - first);
     const std::size_t rows_padded = round_up(rows, row_group);
     std::fill_n(w.q, w.rows * p.d, 0.0f);
@@ -132,7 +132,7 @@ struct FlashBlock {
       const float* acc = w.acc + r * w.width_v;
       const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
       for (std::size_t c = 0; c < p.d_v; ++c) out[c] = acc[c] * inverse;
-      if (masked_rows && w.l[r] == 0.0f) masked_rows[p.first_row + first + r] = 1;
+      if (no_weight && !(w.l[r] > 0.0f)) no_weight[p.first_row + first + r] = 1;
     }
   }
 };

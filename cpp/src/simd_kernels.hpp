@@ -25,7 +25,7 @@ struct HeadTask {
   const float* k;         // (n_k, d), row stride ld_k
   const float* v;         // (n_k, d_v), row stride ld_v
   float* out;             // (n_q, d_v), row stride ld_out
-  std::size_t first_row;  // of this sequence in the output, for fully_masked_rows
+  std::size_t first_row;  // of this sequence in the output, for the no-weight flags
   std::size_t ld_q, ld_k, ld_v, ld_out;
   std::size_t n_q, n_k, d, d_v;
   float scale;
@@ -72,9 +72,10 @@ struct Kernels {
   // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
-  // keys, written to task.out; flags the rows that saw no key in masked_rows when given.
+  // keys, written to task.out; flags in no_weight (when given) the rows whose weights summed
+  // to 0 or NaN: an overflow, since these kernels mask no whole row.
   void (*query_block)(const HeadTask& task, const PackedHead& kv, const tiling::TilePlan& plan,
-                      std::size_t first, const BlockBuffers& w, std::uint8_t* masked_rows);
+                      std::size_t first, const BlockBuffers& w, std::uint8_t* no_weight);
 };
 
 // The table for one architecture: defined in simd_arch.cpp, in the object compiled for it.

@@ -125,7 +125,9 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
   s.head = head;
   s.title = std::move(title);
   s.formula = std::move(formula);
-  s.row_totals = kernels::row_sums(values);
+  s.row_totals.assign(values.rows, 0.0);
+  for (std::size_t r = 0; r < values.rows; ++r)
+    for (std::size_t c = 0; c < values.cols; ++c) s.row_totals[r] += values(r, c);
   s.values = std::move(values);
   s.operands = std::move(operands);
   t.steps.push_back(std::move(s));
@@ -230,9 +232,9 @@ Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
                  "\\mathrm{PE}_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}, \\quad d = " +
                      std::to_string(x.cols),
                  std::move(pe), {});
-    const std::size_t index =
-        add_step(t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
-                 "X \\leftarrow X + \\mathrm{PE}", x, {std::move(seen_x), step_result(t, encoding, "PE")});
+    const std::size_t index = add_step(
+        t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
+        "X \\leftarrow X + \\mathrm{PE}", x, {std::move(seen_x), step_result(t, encoding, "PE")});
     seen_x = step_result(t, index, "X + PE");
   }
   Qkv qkv{

@@ -1,6 +1,7 @@
 // Every error code, each from a real bad input, through attention() and trace(). The code must
 // have its stable spelling and the message must name the offending input and its shape.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/flash.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/trace.hpp"
 #include "test_support.hpp"
@@ -21,6 +23,7 @@ using attnlab::AttentionOptions;
 using attnlab::BoolMatrix;
 using attnlab::DirectQKV;
 using attnlab::Error;
+using attnlab::FlashOptions;
 using attnlab::Matrix;
 using attnlab::Projections;
 using attnlab::TraceInput;
@@ -247,6 +250,62 @@ TEST_CASE("non-finite: finite inputs whose products overflow float32", "[errors]
            {"output projection", "2x2"}},
       },
       "non-finite");
+}
+
+TEST_CASE("non-finite: the long-sequence kernels report overflow as attention() does", "[errors]") {
+  // Scores of 2e40 (+), of -2e40 for every key (a row that looks masked), and values whose
+  // weighted sum exceeds float32 (3e38 + 3e38 over two equal weights, in float accumulation).
+  const Matrix huge_q = filled(2, 2, 1e20f), huge_k = filled(3, 2, 1e20f);
+  const Matrix negative_k = filled(3, 2, -1e20f);
+  const Matrix near_max_v = filled(3, 2, 3e38f);
+  for (const bool causal : {false, true}) {
+    CAPTURE(causal);
+    FlashOptions options;
+    options.causal = causal;
+    options.threads = 1;
+    const auto flash = [&](const Matrix& q, const Matrix& k, const Matrix& v) {
+      return error_of(attnlab::flash_attention(q, k, v, options));
+    };
+    const auto naive = [&](const Matrix& q, const Matrix& k, const Matrix& v) {
+      return error_of(attnlab::naive_attention(q, k, v, options));
+    };
+    const auto sampled = [&](const Matrix& q, const Matrix& k) {
+      return error_of(attnlab::sampled_weights(q, k, {0, 1}, {0, 1, 2}, 0, options));
+    };
+    check_cases(
+        {
+            {"flash: scores +2e40",
+             flash(huge_q, huge_k, v_ok),
+             {"flash kernel", "float32", "Q (2x2)", "K (3x2)"}},
+            {"flash: every score -2e40",
+             flash(huge_q, negative_k, v_ok),
+             {"flash kernel", "row 0"}},
+            {"flash: values summing past float32", flash(q_ok, k_ok, near_max_v), {"V (3x2)"}},
+            {"naive: scores +2e40", naive(huge_q, huge_k, v_ok), {"naive kernel", "float32"}},
+            {"naive: every score -2e40",
+             naive(huge_q, negative_k, v_ok),
+             {"naive kernel", "row 0"}},
+            {"sampled weights: scores +2e40",
+             sampled(huge_q, huge_k),
+             {"sampled weights", "float32"}},
+            {"sampled weights: every score -2e40",
+             sampled(huge_q, negative_k),
+             {"sampled weights", "row 0"}},
+        },
+        "non-finite");
+  }
+}
+
+TEST_CASE("row totals of a trace stay finite where float32 values sum past its limit", "[errors]") {
+  // V rows of 3e38: the output rows are 3e38 each (weights ½, ½), their totals 6e38.
+  const auto trace =
+      attnlab::trace(direct(filled(1, 2, 0.0f), filled(2, 2, 0.0f), filled(2, 2, 3e38f)));
+  REQUIRE(trace);
+  for (const auto& step : trace.value().steps)
+    for (const double total : step.row_totals) {
+      CAPTURE(step.id);
+      CHECK(std::isfinite(total));
+    }
 }
 
 TEST_CASE("empty: a matrix with no rows or no columns", "[errors]") {

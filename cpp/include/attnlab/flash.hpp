@@ -21,8 +21,10 @@ struct FlashOptions {
 };
 
 struct FlashResult {
-  Matrix output;                               // (batch·n_q, heads·d_v)
-  std::vector<std::size_t> fully_masked_rows;  // rows of output whose queries saw no key
+  Matrix output;  // (batch·n_q, heads·d_v)
+  // Always empty: every query of these kernels sees a key (a causal one sees key 0), and a row
+  // left with no weight is an overflow error. Kept beside attention()'s field of that name.
+  std::vector<std::size_t> fully_masked_rows;
 };
 
 // q: (batch·n_q, heads·d), k: (batch·n_k, heads·d), v: (batch·n_k, heads·d_v).

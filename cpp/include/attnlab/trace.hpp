@@ -93,13 +93,15 @@ struct MaskCells {
 };
 
 struct TraceStep {
-  std::string id;                 // one of attnlab::step
-  std::optional<int> head;        // set on per-head steps when there is more than one head
-  std::string title;              // short, plain-language name (the head is not in it)
-  std::string formula;            // TeX, with this trace's numbers where they help (e.g. √2)
-  Matrix values;                  // the step's result; shape = values.rows x values.cols
-  std::vector<float> row_totals;  // sum of each row of values (a weight row sums to 1)
-  std::vector<Operand> operands;  // what feeds this step, in order
+  std::string id;           // one of attnlab::step
+  std::optional<int> head;  // set on per-head steps when there is more than one head
+  std::string title;        // short, plain-language name (the head is not in it)
+  std::string formula;      // TeX, with this trace's numbers where they help (e.g. √2)
+  Matrix values;            // the step's result; shape = values.rows x values.cols
+  // The sum of each row of values (a weight row sums to 1), in double: float32 values near
+  // its limit can sum beyond it, and a total is never shown as Infinity.
+  std::vector<double> row_totals;
+  std::vector<Operand> operands;        // what feeds this step, in order
   std::optional<SoftmaxParts> softmax;  // softmax steps only
   std::optional<ScaleFactors> scaling;  // scale steps only
   std::optional<MaskCells> mask;        // mask steps only
