@@ -8,6 +8,8 @@ import { launchChromium, WEBGPU_ARGS } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { GPU_CASES, GPU_TOLERANCE } from '../support/webgpu-cases.js';
 
+const IN_FLIGHT = 10;
+
 let server;
 let browser;
 before(async () => {
@@ -45,6 +47,37 @@ test('the WGSL kernel matches the wasm flash kernel within 1e-4 (Chromium, Swift
   assert.equal(results.length, GPU_CASES.length);
   for (const { name, diff } of results) assert.ok(diff <= GPU_TOLERANCE, `${name}: max abs diff ${diff}`);
   assert.deepEqual(errors, []);
+});
+
+test(`${IN_FLIGHT} calls in flight each match wasm; after device.destroy() every call rejects with device-lost (Chromium)`, async (t) => {
+  const { page, errors } = await blankPage(t);
+  const warnings = [];
+  page.on('console', (message) => message.type() !== 'log' && warnings.push(message.text()));
+  const { results, settled } = await page.evaluate(async (count) => {
+    const { createAttnLab } = await import('/dist/attnlab.js');
+    const { createGpuAttention } = await import('/dist/webgpu.js');
+    const { compareConcurrently } = await import('/tests/support/webgpu-cases.js');
+    const device = await (await navigator.gpu.requestAdapter()).requestDevice();
+    const gpu = await createGpuAttention({ device });
+    const results = await compareConcurrently(await createAttnLab(), gpu, count);
+    const one = (i) => ({ rows: 100, cols: 32, data: Float32Array.from({ length: 3200 }, (_, j) => Math.cos(i + j)) });
+    const pending = Array.from({ length: count }, (_, i) => gpu.attention({ Q: one(i), K: one(i + 1), V: one(i + 2) }));
+    device.destroy();
+    await device.lost;
+    const later = gpu.attention({ Q: one(0), K: one(1), V: one(2) });
+    const settled = await Promise.allSettled([...pending, later]);
+    return { results, settled: settled.map((s) => (s.status === 'fulfilled' ? { status: 'resolved' } : { name: s.reason.name, code: s.reason.code, message: s.reason.message })) };
+  }, IN_FLIGHT);
+  assert.equal(results.length, IN_FLIGHT);
+  for (const { name, diff } of results) assert.ok(diff <= GPU_TOLERANCE, `${name}: max abs diff ${diff}`);
+  assert.equal(settled.length, IN_FLIGHT + 1);
+  for (const s of settled) {
+    assert.deepEqual([s.name, s.code], ['AttnLabError', 'device-lost'], JSON.stringify(s));
+    assert.match(s.message, /^attention\(\) call \d+( \(Q 100x32, K 100x32, 1 head\))?: the GPU device was lost .+/);
+  }
+  assert.match(settled.at(-1).message, /^attention\(\) call \d+: the GPU device was lost \(destroyed/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(warnings.filter((w) => /WebGPU|GPU/.test(w)), []);
 });
 
 test('where WebGPU is missing, createGpuAttention rejects with a clear error', async (t) => {

@@ -6,11 +6,11 @@ import { after, before, test } from 'node:test';
 
 import { create, globals } from 'webgpu';
 
-import { compareWithWasm, GPU_CASES, GPU_TOLERANCE } from '../support/webgpu-cases.js';
+import { compareConcurrently, compareWithWasm, GPU_CASES, GPU_TOLERANCE } from '../support/webgpu-cases.js';
 import { attnlab, importFromConsumer } from './support/package.js';
 
 Object.assign(globalThis, globals);
-const { createGpuAttention } = await importFromConsumer('attnlab/webgpu');
+const { createGpuAttention, GPU_ERROR_CODES } = await importFromConsumer('attnlab/webgpu');
 const lab = await attnlab.createAttnLab();
 
 // Dawn's instance lives as long as this object: keep it for the whole file.
@@ -36,11 +36,136 @@ test('the WGSL kernel matches the wasm flash kernel within 1e-4 (Node, Dawn)', a
   }
 });
 
-test('buffers and pipelines are reused: a second call gives the same bytes', async () => {
+test('the pipeline is reused: a second call gives the same bytes', async () => {
   const Q = { rows: 70, cols: 32, data: Float32Array.from({ length: 70 * 32 }, (_, i) => Math.sin(i)) };
   const first = await gpu.attention({ Q, K: Q, V: Q, causal: true });
   const second = await gpu.attention({ Q, K: Q, V: Q, causal: true });
   assert.deepEqual(second.output.data, first.output.data);
+});
+
+for (const count of [10, 32]) {
+  test(`${count} calls in flight at once each match the wasm flash kernel within 1e-4`, async () => {
+    const results = await compareConcurrently(lab, gpu, count);
+    assert.equal(results.length, count);
+    for (const { name, diff } of results) assert.ok(diff <= GPU_TOLERANCE, `${name}: max abs diff ${diff}`);
+  });
+}
+
+const small = (seed, rows = 4, cols = 8) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(seed + i)) });
+
+/** `gpu` computes attention(Q, Q, Q) as the wasm flash kernel does, within GPU_TOLERANCE. */
+async function assertRunsRight(gpu, Q) {
+  const { output } = await gpu.attention({ Q, K: Q, V: Q });
+  const expected = lab.flashAttention({ Q, K: Q, V: Q }).output.data;
+  assert.equal(output.data.length, expected.length);
+  assert.ok(output.data.every((x, i) => Math.abs(x - expected[i]) <= GPU_TOLERANCE));
+}
+
+/** Counts the buffers `device` creates and still holds, by wrapping createBuffer; t.after undoes it. */
+function countBuffers(t, device, { breakReadback = () => false } = {}) {
+  const counts = { created: 0, live: 0, peak: 0 };
+  const createBuffer = device.createBuffer;
+  device.createBuffer = function (descriptor) {
+    // A mappable buffer may not also be storage: a validation error, on purpose.
+    const broken = descriptor.usage & GPUBufferUsage.MAP_READ && breakReadback();
+    const buffer = createBuffer.call(this, broken ? { ...descriptor, usage: descriptor.usage | GPUBufferUsage.STORAGE } : descriptor);
+    const destroy = buffer.destroy;
+    let destroyed = false;
+    buffer.destroy = function () {
+      if (!destroyed) counts.live--;
+      destroyed = true;
+      return destroy.call(this);
+    };
+    counts.created++;
+    counts.peak = Math.max(counts.peak, ++counts.live);
+    return buffer;
+  };
+  t.after(() => delete device.createBuffer);
+  return counts;
+}
+
+test('a GPU validation error rejects with gpu-error, naming the call and its sizes; the next call works', async (t) => {
+  let breakNext = true;
+  countBuffers(t, device, { breakReadback: () => breakNext });
+  const Q = small(1);
+  const error = await gpu.attention({ Q, K: Q, V: Q }).catch((e) => e);
+  assert.ok(error instanceof attnlab.AttnLabError, String(error));
+  assert.equal(error.code, 'gpu-error');
+  assert.match(error.message, /^attention\(\) call \d+ \(Q 4x8, K 4x8, 1 head\): the GPU refused the work \(GPUValidationError: .*MapRead/s);
+  breakNext = false;
+  await assertRunsRight(gpu, Q);
+});
+
+test('every buffer a call creates is destroyed: 100 calls, ten at a time, some refused by the GPU', async (t) => {
+  let calls = 0;
+  const counts = countBuffers(t, device, { breakReadback: () => ++calls % 7 === 0 });
+  const codes = [];
+  for (let batch = 0; batch < 10; batch++) {
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => {
+      const Q = small(batch * 10 + i, 5 + i, 8);
+      return gpu.attention({ Q, K: Q, V: Q, causal: i % 2 === 0 });
+    }));
+    codes.push(...settled.map((s) => (s.status === 'fulfilled' ? 'ok' : s.reason.code)));
+    assert.equal(counts.live, 0, `after batch ${batch + 1}, ${counts.live} buffers are still held`);
+  }
+  assert.equal(codes.filter((c) => c === 'ok').length, 86);
+  assert.equal(codes.filter((c) => c === 'gpu-error').length, 14);
+  assert.equal(counts.created, 100 * 6); // params, Q, K, V, output, read-back
+  assert.equal(counts.peak, 10 * 6); // ten calls' buffers at once, then none
+});
+
+/** A second device on its own adapter, so that losing it leaves the file's device alone. */
+async function freshDevice() {
+  return (await dawn.requestAdapter()).requestDevice();
+}
+
+function assertAllLost(settled, pattern) {
+  for (const s of settled) {
+    assert.equal(s.status, 'rejected', 'a call resolved on a lost device');
+    assert.ok(s.reason instanceof attnlab.AttnLabError, String(s.reason));
+    assert.equal(s.reason.code, 'device-lost');
+    assert.match(s.reason.message, pattern);
+  }
+}
+
+test("after the caller's device.destroy(), pending and later calls reject with device-lost", async () => {
+  const lost = await freshDevice();
+  const doomed = await createGpuAttention({ device: lost });
+  const pending = Array.from({ length: 10 }, (_, i) => doomed.attention({ Q: small(i, 300, 32), K: small(i + 1, 300, 32), V: small(i + 2, 300, 32) }));
+  lost.destroy();
+  assertAllLost(await Promise.allSettled(pending), /^attention\(\) call \d+ \(Q 300x32, K 300x32, 1 head\): the GPU device was lost .+/);
+  assert.equal((await lost.lost).reason, 'destroyed');
+  assertAllLost(await Promise.allSettled([doomed.attention({ Q: small(0), K: small(1), V: small(2) })]), /^attention\(\) call 11: the GPU device was lost \(destroyed/);
+});
+
+test('destroy() rejects pending and later calls; it destroys a device it requested, never the caller\'s', async (t) => {
+  // A module-owned device: navigator.gpu is Dawn, and the device it hands out is kept here.
+  let owned;
+  const saved = globalThis.navigator;
+  const requestAdapter = async () => {
+    const adapter = await dawn.requestAdapter();
+    return { features: adapter.features, requestDevice: async (d) => (owned = await adapter.requestDevice(d)) };
+  };
+  Object.defineProperty(globalThis, 'navigator', { value: { gpu: { requestAdapter } }, configurable: true });
+  t.after(() => Object.defineProperty(globalThis, 'navigator', { value: saved, configurable: true }));
+
+  for (const mine of [true, false]) {
+    const target = mine ? await createGpuAttention() : await createGpuAttention({ device });
+    const pending = Array.from({ length: 5 }, (_, i) => target.attention({ Q: small(i, 200, 32), K: small(i, 200, 32), V: small(i, 200, 32) }));
+    target.destroy();
+    const later = target.attention({ Q: small(0), K: small(0), V: small(0) });
+    assertAllLost(await Promise.allSettled([...pending, later]), /: destroy\(\) was called on this GpuAttention/);
+  }
+  assert.equal((await owned.lost).reason, 'destroyed');
+  await assertRunsRight(gpu, small(3)); // the caller's device still works
+});
+
+test('createGpuAttention refuses an option it does not take, naming the closest one', async () => {
+  await assert.rejects(createGpuAttention({ device, precison: 'f16' }), { name: 'AttnLabError', code: 'invalid-argument', message: 'precison: did you mean precision? (createGpuAttention() has no field "precison")' });
+  await assert.rejects(createGpuAttention({ devise: device }), { code: 'invalid-argument', message: /^devise: did you mean device\?/ });
+  await assert.rejects(createGpuAttention({ device: {} }), { code: 'invalid-argument', message: 'device must be a GPUDevice, got object' });
+  assert.deepEqual([...GPU_ERROR_CODES], ['device-lost', 'gpu-error']);
+  assert.ok(GPU_ERROR_CODES.every((code) => !attnlab.ERROR_CODES.includes(code)));
 });
 
 test('bad input is rejected with the package\'s error codes, as lab.flashAttention rejects it', async () => {

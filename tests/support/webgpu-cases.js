@@ -33,3 +33,23 @@ export async function compareWithWasm(lab, gpu, cases) {
   }
   return results;
 }
+
+/**
+ * `count` requests of different lengths, widths, head counts and seeds, all in flight at once
+ * through `gpu` (started before any settles); each result against lab.flashAttention on the
+ * same request. Returns [{ name, diff }] in request order.
+ */
+export async function compareConcurrently(lab, gpu, count) {
+  const requests = Array.from({ length: count }, (_, i) => {
+    const n = 1 + ((i * 97) % 700);
+    const heads = 1 + (i % 2);
+    const [Q, K, V] = normalQKV(lab, { n, d: (i % 3 === 2 ? 64 : 32) * heads, seed: 7000 + i });
+    return { Q, K, V, causal: i % 4 < 2, heads };
+  });
+  const results = await Promise.all(requests.map((request) => gpu.attention(request)));
+  return results.map(({ output }, i) => {
+    const { Q, causal, heads } = requests[i];
+    const name = `call ${i + 1} of ${count}: n ${Q.rows}, width ${Q.cols}, heads ${heads}, causal ${causal}`;
+    return { name, diff: maxAbsDiffFlat(output.data, lab.flashAttention(requests[i]).output.data) };
+  });
+}

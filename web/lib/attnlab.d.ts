@@ -8,13 +8,24 @@ export type Matrix = number[][];
 
 export type ErrorCode = 'shape-mismatch' | 'non-finite' | 'empty' | 'too-large' | 'invalid-argument';
 export declare const ERROR_CODES: readonly ErrorCode[];
+/** The codes only attnlab/webgpu throws (its GPU_ERROR_CODES): the device was lost, or the GPU refused the work. */
+export type GpuErrorCode = 'device-lost' | 'gpu-error';
 
 export declare class AttnLabError extends Error {
   readonly name: 'AttnLabError';
-  /** The core's error code. */
-  readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string);
+  /** The core's error code, or one of attnlab/webgpu's. */
+  readonly code: ErrorCode | GpuErrorCode;
+  constructor(code: ErrorCode | GpuErrorCode, message: string);
 }
+
+/**
+ * The package's reader of request objects, for wrappers that take options the same way: the
+ * own fields of `object` among `known`, each read once, in a null-prototype object. Throws
+ * AttnLabError ('invalid-argument') for a key `known` lacks (suggesting the closest known one),
+ * a symbol key, or a read that throws. `owner` names the object in messages; `prefix` goes
+ * before a field's name.
+ */
+export declare function ownFields<K extends string>(object: object, known: readonly K[], options: { owner: string; prefix?: string }): Partial<Record<K, unknown>>;
 
 /** Step ids in trace order; the core's list (AttnLab.stepIds()), known before the wasm loads. */
 export type StepId =

@@ -28,6 +28,9 @@ import {
 } from './requests.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
+// The package's reader of request objects, public so that attnlab/webgpu (which imports only
+// this entry) reads its options the same way and throws the same AttnLabError class.
+export { ownFields } from './fields.js';
 
 /**
  * Step ids in trace order; per-head steps repeat for each head. The core's list

@@ -1,4 +1,5 @@
-// The error type of the package. Its codes are the C++ core's codes, unchanged.
+// The error type of the package. ERROR_CODES are the C++ core's codes, unchanged;
+// attnlab/webgpu throws two more of its own (its GPU_ERROR_CODES).
 
 export const ERROR_CODES = Object.freeze([
   'shape-mismatch',
@@ -10,7 +11,7 @@ export const ERROR_CODES = Object.freeze([
 
 export class AttnLabError extends Error {
   /**
-   * @param {string} code one of ERROR_CODES
+   * @param {string} code one of ERROR_CODES, or of attnlab/webgpu's GPU_ERROR_CODES
    * @param {string} message names the offending matrices and their shapes
    */
   constructor(code, message) {

@@ -6,13 +6,22 @@
 //   gpu.destroy();
 //
 // The wasm core checks every request (same errors as lab.flashAttention) and owns the tile
-// plan; this module uploads, dispatches and reads back. Pipelines and buffers are kept and
-// reused across calls.
-import { AttnLabError, createAttnLab } from 'attnlab';
+// plan; this module uploads, dispatches and reads back. Pipelines are kept across calls;
+// each call has buffers of its own, destroyed when it settles, so any number of calls can be
+// in flight. Once the device is lost (or destroyed) or destroy() is called, every pending and
+// later call rejects with 'device-lost': a lost device's read-back is never returned.
+import { AttnLabError, createAttnLab, ownFields } from 'attnlab';
 
 import { flashShader } from './flash-shader.js';
 
 const PARAMS_BYTES = 32; // n_q, n_k, heads, causal (u32) and scale (f32), padded to 16-byte units
+
+/**
+ * The codes this module adds to the core's ERROR_CODES. 'device-lost': the GPU device was
+ * lost or destroyed, or destroy() was called. 'gpu-error': the GPU refused the work (a
+ * validation or internal error). Running out of GPU memory is 'too-large'.
+ */
+export const GPU_ERROR_CODES = Object.freeze(['device-lost', 'gpu-error']);
 
 /** No WebGPU, no adapter, or no device: an Error that says which. */
 export class GpuUnavailableError extends Error {
@@ -34,10 +43,15 @@ async function requestDevice(precision) {
 /**
  * @param {{ device?: GPUDevice, precision?: 'f32' | 'f16' }} [options] precision 'f16' stages
  *   the K and V tiles as f16 where the device has 'shader-f16', and stays f32 elsewhere.
+ *   Options are read like the package's requests: an unknown one is refused, never ignored.
  */
-export async function createGpuAttention({ device, precision = 'f32' } = {}) {
+export async function createGpuAttention(options = {}) {
+  const { device, precision = 'f32' } = ownFields(options, ['device', 'precision'], { owner: 'createGpuAttention()' });
   if (precision !== 'f32' && precision !== 'f16') {
     throw new AttnLabError('invalid-argument', `precision must be 'f32' or 'f16', got ${JSON.stringify(precision)}`);
+  }
+  if (device !== undefined && typeof device?.createBuffer !== 'function') {
+    throw new AttnLabError('invalid-argument', `device must be a GPUDevice, got ${device === null ? 'null' : typeof device}`);
   }
   const lab = await createAttnLab();
   const owned = !device;
@@ -45,21 +59,27 @@ export async function createGpuAttention({ device, precision = 'f32' } = {}) {
   return new GpuAttention(gpuDevice, lab, { owned, f16: precision === 'f16' && gpuDevice.features.has('shader-f16') });
 }
 
+// GPUError subclasses carry no name; a DOMException's name ('AbortError') says more than its class.
+const describe = (error) => `${error?.name ?? error?.constructor?.name ?? 'Error'}: ${error?.message || 'no message'}`;
+
 class GpuAttention {
   #device;
   #lab;
   #owned;
   #f16;
   #pipelines = new Map(); // head width → compute pipeline
-  #buffers = new Map(); // role → GPUBuffer, grown as needed
-  #params;
+  #calls = 0; // numbers the calls, so a message says which one failed
+  #inFlight = new Set(); // each pending call's buffers, for destroy() to free
+  #gone = null; // why no call can run any more: the device's loss or destroy()
 
   constructor(device, lab, { owned, f16 }) {
     this.#device = device;
     this.#lab = lab;
     this.#owned = owned;
     this.#f16 = f16;
-    this.#params = device.createBuffer({ size: PARAMS_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    device.lost.then((info) => {
+      this.#gone ??= `the GPU device was lost (${info.reason}${info.message ? `: ${info.message}` : ''}); create another GpuAttention on a new device`;
+    });
   }
 
   /** 'f16' when the K and V tiles are staged as f16, else 'f32'. */
@@ -69,8 +89,10 @@ class GpuAttention {
 
   /** The same request and result as lab.flashAttention, computed on the GPU. */
   async attention(request) {
+    const call = `attention() call ${++this.#calls}`;
+    this.#throwIfGone(call);
     const { Q, K, V, causal, heads, scale } = this.#lab.checkFlashAttention(request);
-    const headWidth = Q.cols / heads;
+    const what = `${call} (Q ${Q.rows}x${Q.cols}, K ${K.rows}x${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== Q.cols) {
       throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as Q (V is ${V.rows}x${V.cols}, Q ${Q.rows}x${Q.cols})`);
     }
@@ -80,49 +102,93 @@ class GpuAttention {
         throw new AttnLabError('too-large', `${name} (${m.rows}x${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
       }
     }
-    const plan = this.#lab.tilePlan(headWidth);
-    const pipeline = this.#pipeline(plan);
+    const plan = this.#lab.tilePlan(Q.cols / heads);
     const outBytes = Q.rows * Q.cols * 4;
-    const buffer = (role, bytes, usage) => this.#buffer(role, bytes, usage);
-    const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-    const inputs = [buffer('q', Q.data.byteLength, storage), buffer('k', K.data.byteLength, storage), buffer('v', V.data.byteLength, storage)];
-    const out = buffer('out', outBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
-    const readback = buffer('readback', outBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
-
-    const queue = this.#device.queue;
-    [Q, K, V].forEach((m, i) => queue.writeBuffer(inputs[i], 0, m.data));
-    const params = new ArrayBuffer(PARAMS_BYTES);
-    new Uint32Array(params, 0, 4).set([Q.rows, K.rows, heads, causal ? 1 : 0]);
-    new Float32Array(params, 16, 1)[0] = scale ?? 1 / Math.sqrt(headWidth);
-    queue.writeBuffer(this.#params, 0, params);
-
-    const bindGroup = this.#device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [this.#params, ...inputs, out].map((b, binding) => ({ binding, resource: { buffer: b } })),
-    });
-    const encoder = this.#device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(Math.ceil(Q.rows / plan.queryRows), heads);
-    pass.end();
-    encoder.copyBufferToBuffer(out, 0, readback, 0, outBytes);
-    queue.submit([encoder.finish()]);
-
-    await readback.mapAsync(GPUMapMode.READ, 0, outBytes);
-    const data = new Float32Array(readback.getMappedRange(0, outBytes).slice(0));
-    readback.unmap();
-    // Causal or not, every query sees at least key 0, so no row is ever fully masked.
-    return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows: [] };
+    const buffers = [];
+    this.#inFlight.add(buffers);
+    try {
+      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { Q, K, V, causal, heads, scale, outBytes });
+      const [scoped, mapped] = await Promise.allSettled([scopeError, mapping]);
+      this.#throwIfGone(what); // whatever a lost device mapped is not this call's output
+      if (scoped.value) throw refused(what, scoped.value);
+      if (mapped.status === 'rejected') throw unreadable(what, mapped.reason);
+      const data = new Float32Array(readback.getMappedRange(0, outBytes).slice(0));
+      // Causal or not, every query sees at least key 0, so no row is ever fully masked.
+      return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows: [] };
+    } catch (error) {
+      if (error instanceof AttnLabError) throw error;
+      throw new AttnLabError('gpu-error', `${what} failed on the GPU (${describe(error)})`);
+    } finally {
+      this.#inFlight.delete(buffers);
+      for (const b of buffers) b.destroy();
+    }
   }
 
-  /** Frees the buffers, and the device when this module requested it. */
+  /**
+   * Frees the pending calls' buffers (those calls reject with 'device-lost'), and the device
+   * when this module requested it. Every later call rejects with 'device-lost'.
+   */
   destroy() {
-    for (const b of this.#buffers.values()) b.destroy();
-    this.#buffers.clear();
-    this.#params.destroy();
+    this.#gone ??= 'destroy() was called on this GpuAttention; create another with createGpuAttention()';
+    for (const buffers of this.#inFlight) for (const b of buffers) b.destroy();
     this.#pipelines.clear();
     if (this.#owned) this.#device.destroy();
+  }
+
+  #throwIfGone(what) {
+    if (this.#gone) throw new AttnLabError('device-lost', `${what}: ${this.#gone}`);
+  }
+
+  // Creates the call's buffers (into `buffers`), uploads, dispatches, copies the output to a
+  // mappable buffer and starts mapping it, all inside error scopes: GPU errors are reported,
+  // not thrown, and scopes pushed and popped with no await between them are this call's alone.
+  #submit(buffers, plan, { Q, K, V, causal, heads, scale, outBytes }) {
+    const device = this.#device;
+    const scopes = ['out-of-memory', 'validation', 'internal'];
+    for (const filter of scopes) device.pushErrorScope(filter);
+    try {
+      const buffer = (bytes, usage) => {
+        const created = device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
+        buffers.push(created);
+        return created;
+      };
+      const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+      const params = buffer(PARAMS_BYTES, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+      const inputs = [Q, K, V].map((m) => buffer(m.data.byteLength, storage));
+      const out = buffer(outBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
+      const readback = buffer(outBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
+
+      const pipeline = this.#pipeline(plan);
+      [Q, K, V].forEach((m, i) => device.queue.writeBuffer(inputs[i], 0, m.data));
+      const values = new ArrayBuffer(PARAMS_BYTES);
+      new Uint32Array(values, 0, 4).set([Q.rows, K.rows, heads, causal ? 1 : 0]);
+      new Float32Array(values, 16, 1)[0] = scale ?? 1 / Math.sqrt(plan.headWidth);
+      device.queue.writeBuffer(params, 0, values);
+
+      const bindGroup = device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [params, ...inputs, out].map((b, binding) => ({ binding, resource: { buffer: b } })),
+      });
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, bindGroup);
+      pass.dispatchWorkgroups(Math.ceil(Q.rows / plan.queryRows), heads);
+      pass.end();
+      encoder.copyBufferToBuffer(out, 0, readback, 0, outBytes);
+      device.queue.submit([encoder.finish()]);
+      const mapping = readback.mapAsync(GPUMapMode.READ, 0, outBytes);
+      return { readback, mapping, scopeError: this.#firstError(scopes) };
+    } catch (error) {
+      this.#firstError(scopes).catch(() => {}); // balance the scopes; the throw says what went wrong
+      throw error;
+    }
+  }
+
+  // Pops the scopes pushed for `filters` (innermost first); resolves to the first error caught.
+  async #firstError(filters) {
+    const popped = await Promise.allSettled(filters.map(() => this.#device.popErrorScope()));
+    return popped.map((p) => p.value).find(Boolean) ?? null;
   }
 
   #pipeline(plan) {
@@ -134,15 +200,21 @@ class GpuAttention {
     }
     return pipeline;
   }
+}
 
-  // The buffer for `role`, reallocated only when a request needs more bytes than it has.
-  #buffer(role, bytes, usage) {
-    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
-    const current = this.#buffers.get(role);
-    if (current && current.size >= size) return current;
-    current?.destroy();
-    const created = this.#device.createBuffer({ size, usage });
-    this.#buffers.set(role, created);
-    return created;
+// A GPU error caught by the call's scopes: out of memory is 'too-large', the rest 'gpu-error'.
+// By class name: GPUOutOfMemoryError is a global only where WebGPU is.
+function refused(what, error) {
+  if (error.constructor?.name === 'GPUOutOfMemoryError') {
+    return new AttnLabError('too-large', `${what}: the GPU ran out of memory (${describe(error)})`);
   }
+  return new AttnLabError('gpu-error', `${what}: the GPU refused the work (${describe(error)})`);
+}
+
+// mapAsync aborts when the device goes (its lost promise may settle later, as in Chromium).
+function unreadable(what, error) {
+  if (error?.name === 'AbortError') {
+    return new AttnLabError('device-lost', `${what}: the GPU device was lost before the output was read back (${describe(error)})`);
+  }
+  return new AttnLabError('gpu-error', `${what}: the output could not be read back (${describe(error)})`);
 }
