@@ -133,7 +133,11 @@ export class AttnLabElement extends LitElement {
     });
     this.addEventListener('open-preset', (event) => {
       event.stopPropagation();
-      this.applyPreset(event.detail.preset);
+      this.applyPreset(event.detail.preset, { view: event.detail.view });
+    });
+    this.addEventListener('open-step', (event) => {
+      event.stopPropagation();
+      if (this.showView('stepper')) this.goToStep(event.detail.step);
     });
   }
 
@@ -259,14 +263,18 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
-  /** Loads preset `id` (presets.js). The learner's way of working, predicting, stays on. @internal */
-  applyPreset(id) {
+  /**
+   * Loads preset `id` (presets.js), shown in its own view or in `view` when given. The
+   * learner's way of working, predicting, stays on. @internal
+   */
+  applyPreset(id, { view } = {}) {
     this.invalid = new Map();
     if (!hasPreset(id)) {
       this.showMessage(`There is no preset "${String(id)}".`);
       return;
     }
-    if (this.apply({ ...presetState(id), predict: this.draft?.predict ?? false })) {
+    const shown = view ? { view, viewState: this.draft?.view === view ? this.draft.viewState : {} } : {};
+    if (this.apply({ ...presetState(id), ...shown, predict: this.draft?.predict ?? false })) {
       this.presetId = id;
       this._resetPoint = { state: this.good.state, presetId: id }; // what Reset returns to
     }
@@ -366,7 +374,7 @@ export class AttnLabElement extends LitElement {
     const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
-    return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper })}`;
+    return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
   }
 
   _renderTabs() {

@@ -44,6 +44,27 @@ const TINY = {
   },
 };
 
+// Two heads of width 2 over four words, with an output projection: random numbers from a
+// fixed seed, so the two heads look at different words.
+const TWO_HEADS = (() => {
+  const random = seededRandom(7);
+  return {
+    name: 'Two heads with an output projection',
+    description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
+    state: {
+      mode: 'x',
+      tokens: ['I', 'like', 'green', 'tea'],
+      X: randomMatrix(4, 4, random),
+      Wq: randomMatrix(4, 4, random),
+      Wk: randomMatrix(4, 4, random),
+      Wv: randomMatrix(4, 4, random),
+      Wo: randomMatrix(4, 4, random),
+      heads: 2,
+      positional: 'none',
+    },
+  };
+})();
+
 const c = 3; // large enough that softmax turns a score gap into a clear preference
 
 export const PRESETS = Object.freeze({
@@ -86,26 +107,10 @@ export const PRESETS = Object.freeze({
     matrix(n, n, (i, j) => (Math.abs(i - j) <= 1 ? 1 : 0)),
     { causal: false },
   ),
-  'two-heads': (() => {
-    const random = seededRandom(7);
-    return {
-      name: 'Two heads with an output projection',
-      description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
-      state: {
-        mode: 'x',
-        tokens: ['I', 'like', 'green', 'tea'],
-        X: randomMatrix(4, 4, random),
-        Wq: randomMatrix(4, 4, random),
-        Wk: randomMatrix(4, 4, random),
-        Wv: randomMatrix(4, 4, random),
-        Wo: randomMatrix(4, 4, random),
-        heads: 2,
-        positional: 'none',
-      },
-    };
-  })(),
+  'two-heads': TWO_HEADS,
   ...viewPresets(),
 });
+
 
 // One preset per teaching view, so a tutorial embeds a single idea: <attn-lab preset="scaling">.
 // The stepper's state underneath is the tiny example.
@@ -115,13 +120,16 @@ function viewPresets() {
     scaling: ['Why divide by √dₖ', 'Raw dot products spread like √dₖ; without scaling, softmax turns one-hot.'],
     softmax: ['Softmax up close', 'Subtract the max, exponentiate, add up, divide, and what overflows without the max.'],
     patterns: ['Patterns: a gallery and a quiz', 'The classic weight patterns, the inputs that make them, and "which pattern is this?".'],
+    tokens: ['Tokens: who attends to whom', 'A sentence with lines from each token to the tokens it attends to, for every head.'],
     positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
     cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
     'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU and in WebAssembly, with a sampled block of the exact weights.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };
+  // The tokens view shows the stepper's own sentence: two heads of four words to begin with.
+  const under = (view) => (view === 'tokens' ? TWO_HEADS.state : TINY.state);
   return Object.fromEntries(
-    Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...TINY.state, view } }]),
+    Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...under(view), view } }]),
   );
 }
 

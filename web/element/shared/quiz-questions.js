@@ -9,6 +9,7 @@ export const TOPICS = [
   { id: 'scaling', title: 'Scaling by 1/√d_k' },
   { id: 'softmax', title: 'Softmax' },
   { id: 'patterns', title: 'Patterns' },
+  { id: 'tokens', title: 'Tokens' },
   { id: 'positions', title: 'Positions' },
   { id: 'cost', title: 'Cost' },
 ];
@@ -243,6 +244,38 @@ export const QUESTIONS = {
       explanation:
         'Columns are keys. A bright column means every query matches key j best, so every output row is pulled towards vⱼ ' +
         '(the preset where everyone looks at “cat”). A row says where one token looks; a column says who looks at one token.',
+    },
+  ],
+  tokens: [
+    {
+      id: 'line-sum',
+      prompt: 'In the head view, the lines from one token have thicknesses proportional to its weights. What do those weights add up to?',
+      options: ['The number of tokens', '1, for every token', 'It depends on the scores', 'The largest score'],
+      answer: 1,
+      explanation:
+        'The lines show one row of the softmax weights, and softmax makes every row positive and adding up to 1. ' +
+        'A token can spread its attention thinly or put it all on one word, but the total is always 1.',
+    },
+    {
+      id: 'heads-differ',
+      prompt: 'Why can two heads draw completely different lines for the same token?',
+      options: [
+        'Each head has its own slice of W_Q and W_K, so its own queries and keys',
+        'The heads use different softmax functions',
+        'One head sees the tokens in reverse order',
+        'They cannot: every head gives the same weights',
+      ],
+      answer: 0,
+      explanation:
+        'Each head projects the tokens with its own columns of W_Q, W_K and W_V, so it compares different features. ' +
+        'One head may follow the previous word while another links a verb to its subject.',
+    },
+    {
+      id: 'causal-lines',
+      prompt: 'With the causal mask, which tokens can the third token of a sentence draw lines to?',
+      options: ['Every token', 'Only itself', 'Tokens 1, 2 and 3', 'Tokens 3 onwards'],
+      answer: 2,
+      explanation: 'The mask sets every later key to −∞ before softmax, so its weight is exactly 0 and no line is drawn. Token 3 sees tokens 1 to 3.',
     },
   ],
   positions: [

@@ -87,15 +87,17 @@ export class ViewBase extends LitElement {
     return html`<p class="message ${error ? 'error' : ''}" data-role=${role} role=${error ? 'alert' : 'status'}>${subscripted(text ?? '')}</p>`;
   }
 
-  /** Asks the host to load preset `id` into the stepper. */
-  openPreset(id) {
-    this.dispatchEvent(new CustomEvent('open-preset', { detail: { preset: id }, bubbles: true, composed: true }));
+  /** Asks the host to load preset `id`, shown in the stepper or, given `view`, in that view. */
+  openPreset(id, { view } = {}) {
+    this.dispatchEvent(new CustomEvent('open-preset', { detail: { preset: id, view }, bubbles: true, composed: true }));
   }
 }
 
 /**
  * Registers a view's element as <attn-ID-view> and returns its entry for the registry
- * (views/index.js): { id, title, normalize(partialViewState), render({ lab, viewState, message }) }.
+ * (views/index.js): { id, title, normalize(partialViewState), render({ lab, viewState, message,
+ * trace, state }) }. A view that reads the host's own trace and state (the tokens view)
+ * declares `trace` and `state` properties; the others ignore them.
  * `fields` is the view state's table for normalizeViewState (view-state.js).
  */
 export function defineView({ id, title, element, fields = {} }) {
@@ -106,7 +108,7 @@ export function defineView({ id, title, element, fields = {} }) {
     id,
     title,
     normalize: (partial) => normalizeViewState(id, fields, partial),
-    render: ({ lab, viewState, message }) =>
-      html`${message}<section data-role="view" data-view=${id} part="view"><${literal} .lab=${lab} .viewState=${viewState}></${literal}></section>`,
+    render: ({ lab, viewState, message, trace, state }) =>
+      html`${message}<section data-role="view" data-view=${id} part="view"><${literal} .lab=${lab} .viewState=${viewState} .trace=${trace} .state=${state}></${literal}></section>`,
   };
 }

@@ -1,0 +1,134 @@
+// The tokens view: attention on words. The sentence of the element's own state (a preset,
+// or the learner's tokens and matrices from the stepper); hovering or focusing a token draws
+// a line from it to every token it attends to, as thick as the weight, for the chosen head;
+// beside it, every head's weights in small multiples, each opening that head's softmax step
+// in the stepper. Every weight is the core's (the host's trace, softmax step).
+import { html, nothing } from 'lit';
+
+import { WEIGHT_SCALE } from '../../shared/colors.js';
+import { fmt } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { wholeField } from '../../shared/view-state.js';
+import { tokenLabels } from '../../stepper/panels.js';
+import { tokensStyles } from './styles.js';
+import { tokenLines } from './token-lines.js';
+import '../../shared/topic-quiz.js';
+
+const MAX_TOKENS = 512; // the trace's own limit on tokens
+const FIELDS = {
+  head: wholeField(0, 0, 63), // 0-based; a head the trace lacks shows head 0
+  token: wholeField(0, 0, MAX_TOKENS - 1), // the query whose lines are drawn
+};
+
+const HEADING = 'Tokens: who attends to whom';
+
+class TokensView extends ViewBase {
+  static styles = tokensStyles;
+
+  static properties = {
+    ...ViewBase.properties,
+    trace: { attribute: false },
+    state: { attribute: false },
+  };
+
+  // The softmax weights of every head, with the labels: { heads: [(queries, keys)], queries, keys }.
+  _weights() {
+    const group = this.trace.groups.find((g) => g.id === 'softmax');
+    const { queries, keys } = tokenLabels(this.state);
+    return { heads: group.steps.map((step) => step.values), queries, keys };
+  }
+
+  _openHead(head) {
+    this.dispatchEvent(new CustomEvent('open-step', { detail: { step: 'softmax', head }, bubbles: true, composed: true }));
+  }
+
+  render() {
+    if (!this.trace || !this.state || !this.viewState) return this.placeholder(HEADING);
+    const { heads, queries, keys } = this._weights();
+    const head = this.viewState.head < heads.length ? this.viewState.head : 0;
+    const focus = Math.min(this.viewState.token, queries.length - 1);
+    const weights = heads[head];
+    return html`<h2>${HEADING}</h2>
+      <p class="lead">
+        Each token's query is compared with every token's key, and softmax turns the scores into weights that add up to 1.
+        Hover over or focus a token to see where its attention goes: each line is as thick as the weight. Every head has
+        its own weights, so each can look somewhere else.
+      </p>
+      ${this._renderControls(heads.length, head)}
+      <div class="sentence" role="group" aria-label="Tokens: hover or focus one to draw its attention">
+        ${queries.map(
+          (label, i) => html`<button data-control="token" data-token=${i} aria-pressed=${i === focus ? 'true' : 'false'}
+            @mouseenter=${() => this._focus(i)} @focus=${() => this._focus(i)}>${label}</button>`,
+        )}
+      </div>
+      <div class="figures">
+        <figure data-role="head-view">
+          ${tokenLines({ queries, keys, weights, focus, onFocus: (i) => this._focus(i) })}
+          <figcaption data-role="explanation">${this._explain(weights, queries, keys, focus, head, heads.length)}</figcaption>
+        </figure>
+        ${matrixTable({
+          name: 'focus-weights',
+          caption: `${queries[focus]}'s weights${heads.length > 1 ? `, head ${head + 1}` : ''}`,
+          values: [weights[focus]],
+          rowLabels: [queries[focus]],
+          colLabels: keys,
+          scale: WEIGHT_SCALE,
+        })}
+      </div>
+      ${heads.length > 1 ? this._renderHeads(heads, queries, keys, head) : nothing}
+      <attn-topic-quiz topic="tokens"></attn-topic-quiz>`;
+  }
+
+  _focus(token) {
+    if (token !== this.viewState.token) this.changeView({ token });
+  }
+
+  _renderControls(count, head) {
+    const presets = STEPPER_PRESET_IDS.filter((id) => PRESETS[id].state.tokens?.length);
+    return html`<div class="controls">
+      <label>Example
+        <select data-control="preset" @change=${(e) => this.openPreset(e.target.value, { view: 'tokens' })}>
+          <option value="" selected>The stepper's own sentence</option>
+          ${presets.map((id) => html`<option value=${id}>${PRESETS[id].name}</option>`)}
+        </select>
+      </label>
+      ${count > 1
+        ? html`<div role="group" aria-label="Head">
+            ${Array.from({ length: count }, (_, h) => html`<button data-control="head" data-head=${h} aria-pressed=${h === head ? 'true' : 'false'}
+              @click=${() => this.changeView({ head: h })}>Head ${h + 1}</button>`)}
+          </div>`
+        : nothing}
+      <span class="hint">Your own words: edit the tokens and matrices in the stepper, then come back.</span>
+    </div>`;
+  }
+
+  // The focused token's strongest keys (all of them when they tie), in words, with the weight.
+  _explain(weights, queries, keys, focus, head, count) {
+    const row = weights[focus];
+    const largest = Math.max(...row);
+    const top = keys.filter((_, j) => fmt(row[j]) === fmt(largest)).map((label) => `“${label}”`);
+    const where = count > 1 ? `In head ${head + 1}, ` : '';
+    const seen = row.filter((w) => w > 0).length;
+    const to = top.length > 1 ? `${top.slice(0, -1).join(', ')} and ${top.at(-1)} (${fmt(largest)} each)` : `${top[0]} (${fmt(largest)})`;
+    return `${where}“${queries[focus]}” gives the most attention to ${to}; it looks at ${seen} of the ${keys.length} tokens at all.`;
+  }
+
+  _renderHeads(heads, queries, keys, current) {
+    return html`<section data-role="heads">
+      <h3>Every head at once</h3>
+      <p>Each thumbnail is one head's weights (rows: queries, columns: keys). Open one to follow it step by step.</p>
+      <ul class="thumbnails">
+        ${heads.map(
+          (weights, h) => html`<li data-head=${h} class=${h === current ? 'current' : ''}>
+            ${matrixTable({ name: 'softmax', head: h, caption: `Head ${h + 1}`, values: weights, rowLabels: queries, colLabels: keys, scale: WEIGHT_SCALE })}
+            <button data-control="open-head" data-head=${h} @click=${() => this._openHead(h)}>Open head ${h + 1} in the stepper</button>
+          </li>`,
+        )}
+      </ul>
+    </section>`;
+  }
+}
+
+export const tokensView = defineView({ id: 'tokens', title: 'Tokens', element: TokensView, fields: FIELDS });
