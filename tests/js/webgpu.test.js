@@ -160,6 +160,21 @@ test('destroy() rejects pending and later calls; it destroys a device it request
   await assertRunsRight(gpu, small(3)); // the caller's device still works
 });
 
+test('inputs whose scores overflow float32 get the core\'s non-finite error, as lab.flashAttention gives it: never NaN, Infinity or zeros', async () => {
+  // Scores of ±2e40 (beyond float32): positive for one key, or negative for every key (a row
+  // with no weight left, which must not come back as zeros).
+  const huge = (sign) => ({ rows: 2, cols: 4, data: Float32Array.from({ length: 8 }, () => sign * 1e20) });
+  const cases = { 'scores +2e40': { Q: huge(1), K: huge(1), V: huge(1e-20) }, 'every score -2e40': { Q: huge(1), K: huge(-1), V: huge(1e-20) } };
+  for (const [name, request] of Object.entries(cases)) {
+    assert.throws(() => lab.flashAttention(request), { code: 'non-finite' }, `${name}: the wasm kernel refuses it`);
+    await assert.rejects(gpu.attention(request), (error) => {
+      assert.equal(error.code, 'non-finite', `${name}: ${error.message}`);
+      assert.match(error.message, /overflows float32 at row 0: the scores of Q \(2x4\)/);
+      return true;
+    });
+  }
+});
+
 test('createGpuAttention refuses an option it does not take, naming the closest one', async () => {
   await assert.rejects(createGpuAttention({ device, precison: 'f16' }), { name: 'AttnLabError', code: 'invalid-argument', message: 'precison: did you mean precision? (createGpuAttention() has no field "precison")' });
   await assert.rejects(createGpuAttention({ devise: device }), { code: 'invalid-argument', message: /^devise: did you mean device\?/ });

@@ -109,7 +109,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   }
 
   if (has_row) {
-    // A row that saw no key is defined as zeros, not NaN.
+    // A row that saw no key is defined as zeros, not NaN. (Every query sees key 0; scores
+    // that could overflow never reach the shader: the host sends them to the CPU kernel.)
     let inverse = select(0.0, 1.0 / l, l > 0.0);
     for (var c = 0u; c < D; c++) {
       out[row * width + head * D + c] = acc[c] * inverse;

@@ -59,6 +59,31 @@ export async function createGpuAttention(options = {}) {
   return new GpuAttention(gpuDevice, lab, { owned, f16: precision === 'f16' && gpuDevice.features.has('shader-f16') });
 }
 
+// Float32's largest value over 4: a score below it, and the difference of two such scores
+// (the shader's s − m), stay finite.
+const SAFE_SCORE = 3.4028234663852886e38 / 4;
+
+/**
+ * Whether some score q·k·scale of some head could leave float32: by Cauchy–Schwarz,
+ * |q·k| ≤ |q|·|k|, so the largest row norms of Q and K bound every score (and every partial
+ * sum of the dot product, before the scale is applied).
+ */
+function mayOverflow(Q, K, heads, scale) {
+  const d = Q.cols / heads;
+  const largestNorm = (m, head) => {
+    let largest = 0;
+    for (let r = 0; r < m.rows; r++) {
+      let sum = 0;
+      for (let c = head * d; c < (head + 1) * d; c++) sum += m.data[r * m.cols + c] ** 2;
+      largest = Math.max(largest, sum);
+    }
+    return Math.sqrt(largest);
+  };
+  const factor = Math.max(1, scale ?? 1 / Math.sqrt(d));
+  for (let head = 0; head < heads; head++) if (largestNorm(Q, head) * largestNorm(K, head) * factor > SAFE_SCORE) return true;
+  return false;
+}
+
 // GPUError subclasses carry no name; a DOMException's name ('AbortError') says more than its class.
 const describe = (error) => `${error?.name ?? error?.constructor?.name ?? 'Error'}: ${error?.message || 'no message'}`;
 
@@ -102,6 +127,9 @@ class GpuAttention {
         throw new AttnLabError('too-large', `${name} (${m.rows}x${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
       }
     }
+    // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
+    // inputs whose scores could overflow go to the CPU kernel, which reports it exactly.
+    if (mayOverflow(Q, K, heads, scale)) return this.#lab.flashAttention({ Q, K, V, causal, heads, scale });
     const plan = this.#lab.tilePlan(Q.cols / heads);
     const outBytes = Q.rows * Q.cols * 4;
     const buffers = [];
@@ -113,6 +141,15 @@ class GpuAttention {
       if (scoped.value) throw refused(what, scoped.value);
       if (mapped.status === 'rejected') throw unreadable(what, mapped.reason);
       const data = new Float32Array(readback.getMappedRange(0, outBytes).slice(0));
+      const bad = data.findIndex((v) => !Number.isFinite(v));
+      if (bad >= 0) {
+        // The weighted sum of V beyond float32 (the scores were checked above), said as the
+        // CPU kernels say it (flash.cpp).
+        throw new AttnLabError(
+          'non-finite',
+          `${what}: the WebGPU kernel overflows float32 at row ${Math.floor(bad / Q.cols)}: the scores of Q (${Q.rows}x${Q.cols}) and K (${K.rows}x${K.cols}) or the weighted sum of V (${V.rows}x${V.cols}) are beyond ±3.4e38; use smaller values`,
+        );
+      }
       // Causal or not, every query sees at least key 0, so no row is ever fully masked.
       return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows: [] };
     } catch (error) {
