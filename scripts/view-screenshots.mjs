@@ -1,11 +1,12 @@
 // Saves a screenshot of the stepper's teaching views into docs/views/ (for the README):
-// node scripts/view-screenshots.mjs, after `npm run build`.
+// node scripts/view-screenshots.mjs [ID …], after `npm run build` (every view without IDs).
 import { mkdir } from 'node:fs/promises';
 
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'quiz'];
+const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'long-sequence', 'quiz'];
+const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
 
 await mkdir('docs/views', { recursive: true });
 const server = await serveStatic('web/dist');
@@ -15,6 +16,11 @@ for (const view of VIEWS) {
   await page.goto(`${server.url}/index.html#view=${view}`);
   const lab = page.locator('attn-lab');
   await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
+  if (view === 'tokens') {
+    // The tokens preset's two heads, the lines of "like".
+    await page.evaluate(() => document.querySelector('attn-lab').applyPreset('tokens'));
+    await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
+  }
   if (view === 'cost') {
     await page.locator('attn-cost-view [data-action="measure"]').click();
     await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
