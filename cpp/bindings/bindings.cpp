@@ -50,6 +50,9 @@ val to_js(const std::vector<double>& values) { return typed_array(values); }
 val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
 val to_js(const val& value) { return value; }
 val to_js(ErrorCode code) { return val(std::string(to_string(code))); }
+val to_js(WalkEvent::Kind kind) {
+  return val(std::string(kind == WalkEvent::Kind::tile ? "tile" : "finish"));
+}
 
 // Registered result structs, strings and numbers: Embind converts them.
 template <class T>
@@ -189,6 +192,16 @@ FlashOptions flash_options_from_js(const val& request) {
   return options;
 }
 
+// { causal, scale?, queryRows, keyRows } of a tile-walk request.
+WalkOptions walk_options_from_js(const val& request) {
+  WalkOptions options;
+  options.causal = request["causal"].as<bool>();
+  if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
+  options.query_rows = request["queryRows"].as<std::size_t>();
+  options.key_rows = request["keyRows"].as<std::size_t>();
+  return options;
+}
+
 std::vector<std::size_t> indices_at(const val& request, const char* name) {
   return emscripten::vecFromJSArray<std::size_t>(request[name]);
 }
@@ -229,6 +242,12 @@ val check_flash_attention(const val& request) {
 }
 
 // { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
+// { Q, K, V, causal, scale?, queryRows, keyRows }
+val flash_walk(const val& request) {
+  return to_js(attnlab::flash_walk(matrix_at(request, "Q"), matrix_at(request, "K"),
+                                   matrix_at(request, "V"), walk_options_from_js(request)));
+}
+
 val sampled_weights(const val& request) {
   return to_js(attnlab::sampled_weights(matrix_at(request, "Q"), matrix_at(request, "K"),
                                         indices_at(request, "rows"), indices_at(request, "cols"),
@@ -314,7 +333,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&Table::scaling_max_keys>("scalingMaxKeys")
       .field<&Table::scaling_max_samples>("scalingMaxSamples")
       .field<&Table::sinusoidal_max>("sinusoidalMax")
-      .field<&Table::normal_values>("normalValues");
+      .field<&Table::normal_values>("normalValues")
+      .field<&Table::walk_tokens>("walkTokens")
+      .field<&Table::walk_features>("walkFeatures")
+      .field<&Table::walk_tile>("walkTile");
   result<Matrix>("Matrix")
       .field<&Matrix::rows>("rows")
       .field<&Matrix::cols>("cols")
@@ -382,6 +404,26 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&PermutationCheck::tolerance>("tolerance")
       .field<&PermutationCheck::reordered_only>("reorderedOnly");
 
+  result<WalkEvent>("WalkEvent")
+      .field<&WalkEvent::kind>("kind")
+      .field<&WalkEvent::query_block>("queryBlock")
+      .field<&WalkEvent::key_block>("keyBlock")
+      .field<&WalkEvent::first_query>("firstQuery")
+      .field<&WalkEvent::first_key>("firstKey")
+      .field<&WalkEvent::queries>("queries")
+      .field<&WalkEvent::keys>("keys")
+      .field<&WalkEvent::scores>("scores")
+      .field<&WalkEvent::old_max>("oldMax")
+      .field<&WalkEvent::new_max>("newMax")
+      .field<&WalkEvent::rescale>("rescale")
+      .field<&WalkEvent::sum>("sum")
+      .field<&WalkEvent::acc>("acc")
+      .field<&WalkEvent::output>("output");
+  result<FlashWalk>("FlashWalk")
+      .field<&FlashWalk::events>("events")
+      .field<&FlashWalk::output>("output")
+      .field<&FlashWalk::tile_floats>("tileFloats")
+      .field<&FlashWalk::matrix_floats>("matrixFloats");
   result<FlashResult>("FlashResult")
       .field<&FlashResult::output>("output")
       .field<&FlashResult::fully_masked_rows>("fullyMaskedRows");
@@ -440,6 +482,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("checkFlashAttention", &check_flash_attention);
   emscripten::function("tilePlan", &tile_plan);
   emscripten::function("sampledWeights", &sampled_weights);
+  emscripten::function("flashWalk", &flash_walk);
   emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
   emscripten::function("softmaxBreakdown", &softmax_breakdown);
   emscripten::function("scalingStudy", &scaling_study);

@@ -61,6 +61,51 @@ export interface Limits {
   scalingMaxSamples: number;
   sinusoidalMax: number;
   normalValues: number;
+  walkTokens: number;
+  walkFeatures: number;
+  walkTile: number;
+}
+
+/** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
+export interface WalkEvent {
+  kind: 'tile' | 'finish';
+  queryBlock: number;
+  keyBlock: number;
+  firstQuery: number;
+  firstKey: number;
+  queries: number;
+  keys: number;
+  /** (queries, keys): the tile's scaled scores, -Infinity where masked (tile events). */
+  scores: number[][];
+  oldMax: number[];
+  newMax: number[];
+  /** exp(oldMax − newMax): what the running sum and accumulator shrink by. */
+  rescale: number[];
+  sum: number[];
+  acc: number[][];
+  /** finish events: acc / sum, the block's rows of the output. */
+  output: number[][];
+}
+
+export interface FlashWalk {
+  events: WalkEvent[];
+  output: number[][];
+  /** Floats held at once: the Q, K, V and score tiles, and m, l and acc. */
+  tileFloats: number;
+  /** Floats of the n_q × n_k score matrix the walk never forms. */
+  matrixFloats: number;
+}
+
+export interface FlashWalkRequest {
+  Q: MatrixInput;
+  K: MatrixInput;
+  V: MatrixInput;
+  causal?: boolean;
+  scale?: number;
+  /** Br, queries per block: 1 … limits().walkTile (default 2). */
+  queryRows?: number;
+  /** Bc, keys per tile: 1 … limits().walkTile (default 2). */
+  keyRows?: number;
 }
 
 export interface AttentionOptions {
@@ -387,6 +432,8 @@ export interface AttnLab {
   checkFlashAttention(request: LongAttentionRequest): CheckedLongAttentionRequest;
   /** Exact weights of one head for chosen rows and columns, each row normalised over all keys. */
   sampledWeights(request: { Q: MatrixInput; K: MatrixInput; causal?: boolean; heads?: number; scale?: number; head?: number; rows: number[]; cols: number[] }): Matrix;
+  /** The FlashAttention tile walk of a small problem, one tile visit at a time (the flash view). */
+  flashWalk(request: FlashWalkRequest): FlashWalk;
   /** The tile plan for head width d (null beyond the supported widths). */
   tilePlan(request: { headWidth: number }): TilePlan | null;
   /** The older form: tilePlan(headWidth). */

@@ -15,6 +15,7 @@ import { AttnLabError } from './errors.js';
 import { fromCore } from './matrices.js';
 import {
   attentionRequest,
+  flashWalkRequest,
   longRequest,
   normalMatrixRequest,
   permutationRequest,
@@ -203,6 +204,17 @@ class AttnLab {
    */
   sampledWeights(request) {
     return fromCore(unwrap(this.#core.sampledWeights(sampledWeightsRequest(request))));
+  }
+
+  /**
+   * The FlashAttention tile walk of a small problem, one tile visit at a time: request
+   * { Q, K, V, causal?, scale?, queryRows? (Br, default 2), keyRows? (Bc, default 2) }.
+   * Returns { events, output, tileFloats, matrixFloats }; each event { kind: 'tile' |
+   * 'finish', queryBlock, keyBlock, firstQuery, firstKey, queries, keys, scores, oldMax,
+   * newMax, rescale, sum, acc, output? } (matrices as number[][]).
+   */
+  flashWalk(request) {
+    return fromCore(unwrap(this.#core.flashWalk(flashWalkRequest(request))));
   }
 
   /**

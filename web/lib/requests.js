@@ -50,6 +50,7 @@ const traceHeads = within((l) => [1, l.maxHeads], INT_MAX);
 const kernelHeads = within(undefined, INT_MAX);
 const tokenCount = within((l) => [1, l.sinusoidalMax]);
 const normalSide = within((l) => [1, l.normalValues]);
+const walkTile = within((l) => [1, l.walkTile]);
 
 function boolean(value, name) {
   if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
@@ -91,6 +92,7 @@ const REQUESTS = {
   checkFlashAttention: LONG,
   sampledWeights: { Q: matrix, K: matrix, causal: boolean, heads: kernelHeads, scale: number, head: within(undefined, INT_MAX), rows: indices, cols: indices },
   sinusoidalEncoding: { tokens: tokenCount, width: tokenCount },
+  flashWalk: { Q: matrix, K: matrix, V: matrix, causal: boolean, scale: number, queryRows: walkTile, keyRows: walkTile },
   softmaxBreakdown: { scores: row, temperature: number },
   tilePlan: { headWidth: within((l) => [1, l.maxHeadWidth]) },
   scalingStudy: {
@@ -194,6 +196,13 @@ export const sampledWeightsRequest = guarded('sampledWeights', (request) => {
   const r = read('sampledWeights', request);
   present(r, ['Q', 'K']); // no V needed
   return { ...r, causal: r.causal ?? false, heads: r.heads ?? 1, head: r.head ?? 0, rows: need(r, 'rows', indices), cols: need(r, 'cols', indices) };
+});
+
+/** flashWalk(): { Q, K, V, causal = false, scale?, queryRows = 2, keyRows = 2 } checked for type. */
+export const flashWalkRequest = guarded('flashWalk', (request) => {
+  const r = read('flashWalk', request);
+  present(r, ['Q', 'K', 'V']);
+  return { ...r, causal: r.causal ?? false, queryRows: r.queryRows ?? 2, keyRows: r.keyRows ?? 2 };
 });
 
 // ---- One argument style: request objects, with the older positional forms normalised ----

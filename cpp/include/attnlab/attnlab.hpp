@@ -4,6 +4,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/flash.hpp"
+#include "attnlab/flash_walk.hpp"
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/matrix.hpp"

@@ -36,6 +36,11 @@ inline constexpr std::size_t normal_values = std::size_t{1} << 24;
 // The flash kernel's head width d (tiling.hpp): 1 … this, so Bc ≥ 2 keeps tiles useful.
 inline constexpr std::size_t max_head_width = 512;
 
+// The FlashAttention tile walk (flash_walk.hpp): every tile visit is recorded for display.
+inline constexpr std::size_t walk_tokens = 64;    // rows of Q, K, V
+inline constexpr std::size_t walk_features = 64;  // columns of Q, K, V
+inline constexpr std::size_t walk_tile = 16;      // rows of a query block or a key tile
+
 // The limits as one value, for callers that quote them (the JS layer's messages, the docs).
 struct Table {
   std::size_t trace_tokens = limits::trace_tokens;
@@ -54,6 +59,9 @@ struct Table {
   std::size_t scaling_max_samples = limits::scaling_max_samples;
   std::size_t sinusoidal_max = limits::sinusoidal_max;
   std::size_t normal_values = limits::normal_values;
+  std::size_t walk_tokens = limits::walk_tokens;
+  std::size_t walk_features = limits::walk_features;
+  std::size_t walk_tile = limits::walk_tile;
 };
 
 }  // namespace attnlab::limits
