@@ -1,5 +1,6 @@
-// Two builds from one config, picked by --mode:
+// Three builds from one config, picked by --mode:
 //   vite build --mode element   <attn-lab> as a library: dist/element.js (+ element.d.ts)
+//   vite build --mode worker    the element's Worker: dist/attnlab-worker.js
 //   vite build                  the site: web/app → web/dist (also `vite` and `vite preview`)
 // The site expects the package and the element in dist/ first (scripts/build.sh package).
 import { readdir, readFile } from 'node:fs/promises';
@@ -25,31 +26,59 @@ function elementConfig() {
       conditions: defaultServerConditions,
       alias: { '@lit-labs/ssr-dom-shim': fromRoot('web/element/dom-stand-in.js') },
     },
-    build: {
-      outDir: fromRoot('dist'),
-      emptyOutDir: false, // dist/ already holds the package
-      lib: {
-        entry: { element: fromRoot('web/element/attn-lab.js'), webgpu: fromRoot('web/webgpu/gpu-attention.js') },
-        formats: ['es'],
-        fileName: (format, name) => `${name}.js`,
-      },
-      rolldownOptions: {
-        external: ['attnlab', 'attnlab/webgpu'],
-        output: {
-          paths: { attnlab: './attnlab.js', 'attnlab/webgpu': './webgpu.js' },
-          // Vite keeps whitespace and /* @__PURE__ */ in ES libraries for tree-shaking;
-          // this file is all side effect (it registers the element), so minify it fully
-          // and keep only the licence comments of lit and KaTeX.
-          minify: true,
-          comments: { legal: true, annotation: false, jsdoc: false },
-        },
-      },
-    },
+    build: libraryBuild({ element: fromRoot('web/element/attn-lab.js'), webgpu: fromRoot('web/webgpu/gpu-attention.js') }),
     plugins: [
+      workerBesideElement(),
       emitFile('element.d.ts', fromRoot('web/element/element.d.ts')),
       emitFile('webgpu.d.ts', fromRoot('web/webgpu/webgpu.d.ts')),
       emitFile('react.d.ts', fromRoot('web/element/react.d.ts')),
     ],
+  };
+}
+
+// The element's Worker is a build of its own, so that it shares no chunk with the element:
+// dist/attnlab-worker.js, which imports the package as ./attnlab.js.
+function workerConfig() {
+  return { publicDir: false, build: libraryBuild({ 'attnlab-worker': WORKER_SOURCE }) };
+}
+
+// An ES library build into dist/, next to the package; the package's bare names stay imports
+// of the sibling files.
+function libraryBuild(entry) {
+  return {
+    outDir: fromRoot('dist'),
+    emptyOutDir: false, // dist/ already holds the package
+    lib: { entry, formats: ['es'], fileName: (format, name) => `${name}.js` },
+    rolldownOptions: {
+      external: ['attnlab', 'attnlab/webgpu'],
+      output: {
+        paths: { attnlab: './attnlab.js', 'attnlab/webgpu': './webgpu.js' },
+        // Vite keeps whitespace and /* @__PURE__ */ in ES libraries for tree-shaking;
+        // these files are all side effect (the element registers itself, the worker
+        // listens), so minify them fully and keep only the licence comments of lit and KaTeX.
+        minify: true,
+        comments: { legal: true, annotation: false, jsdoc: false },
+      },
+    },
+  };
+}
+
+// core-worker.js starts the Worker with new Worker(new URL('./attnlab-worker.js', import.meta.url)).
+// dist/element.js keeps that line as written (Vite would bundle the worker into it): from a
+// plain <script type="module"> it finds dist/attnlab-worker.js beside it, and an app's bundler
+// recognises the line and bundles the worker itself. The site's build bundles it as usual.
+const WORKER_SOURCE = fromRoot('web/element/shared/attnlab-worker.js');
+const WORKER_URL = "new URL('./attnlab-worker.js', import.meta.url)";
+
+function workerBesideElement() {
+  return {
+    name: 'attnlab:worker-beside-element',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id !== fromRoot('web/element/shared/core-worker.js')) return null;
+      if (!code.includes(WORKER_URL)) throw new Error(`${id} no longer starts its worker with ${WORKER_URL}`);
+      return code.replace(WORKER_URL, "new URL(/* @vite-ignore */ './attnlab-worker.js', import.meta.url)");
+    },
   };
 }
 
@@ -71,6 +100,7 @@ function siteConfig() {
       ],
     },
     build: { outDir: fromRoot('web/dist'), emptyOutDir: true },
+    worker: { format: 'es' }, // the element's Worker is a module worker
     preview: { host: '127.0.0.1', port: 5173, strictPort: true },
     plugins: [tutorialInSite()],
   };
@@ -97,7 +127,7 @@ function tutorialInSite() {
     apply: 'build',
     async generateBundle() {
       const names = (await readdir(fromRoot('dist')).catch(() => [])).filter((name) => PACKAGE_FILE.test(name));
-      for (const needed of ['element.js', 'attnlab.js', 'attnlab-core.wasm']) {
+      for (const needed of ['element.js', 'attnlab-worker.js', 'attnlab.js', 'attnlab-core.wasm']) {
         if (!names.includes(needed)) throw new Error(`dist/${needed} is missing: build the package and the element first (scripts/build.sh package)`);
       }
       for (const name of names) {
@@ -112,4 +142,5 @@ function tutorialInSite() {
   };
 }
 
-export default defineConfig(({ mode }) => (mode === 'element' ? elementConfig() : siteConfig()));
+const CONFIGS = { element: elementConfig, worker: workerConfig };
+export default defineConfig(({ mode }) => (CONFIGS[mode] ?? siteConfig)());

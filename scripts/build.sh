@@ -2,8 +2,9 @@
 # Builds what is asked: native | native-asan | wasm | fuzz (each a CMake preset) | package |
 # element | site.
 # `package` builds the wasm core and assembles the npm package in dist/, <attn-lab> included.
-# `element` bundles web/element/ into dist/element.js, next to the package it imports, and
-# writes its Custom Elements Manifest, custom-elements.json, at the package root.
+# `element` bundles web/element/ into dist/element.js and its Worker into
+# dist/attnlab-worker.js, next to the package they import, and writes the element's Custom
+# Elements Manifest, custom-elements.json, at the package root.
 # `site` builds the page web/app/ into web/dist/ (it needs the package and the element).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +30,9 @@ vite() { node_modules/.bin/vite "$@"; }
 
 element() {
   vite build --mode element --logLevel warn
+  vite build --mode worker --logLevel warn
   node_modules/.bin/custom-elements-manifest analyze --quiet --config scripts/custom-elements-manifest.config.mjs
-  echo "build: element bundled into dist/element.js, its manifest in custom-elements.json"
+  echo "build: element bundled into dist/element.js, its worker into dist/attnlab-worker.js, its manifest in custom-elements.json"
 }
 
 site() {

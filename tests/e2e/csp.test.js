@@ -68,3 +68,20 @@ test('the tutorial works under the policy, its styles applied', async (t) => {
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assertClean(problems);
 });
+
+// The long-sequence view's work runs in a Worker (the page's bundled one, the tutorial's
+// pkg/attnlab-worker.js): the policy's script-src 'self' covers it, and 'wasm-unsafe-eval'
+// lets it compile the core. Without the worker the view would show its on-page note.
+for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutorial.html', 2]]) {
+  test(`the ${where}'s long-sequence view runs in its worker under the policy`, async (t) => {
+    const { page, problems } = await openUnderPolicy(t, path, labs);
+    await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'long-sequence', viewState: { n: 256 } }));
+    const view = 'attn-lab >> nth=0 >> attn-long-sequence-view';
+    await page.locator(`${view} [data-action="run"]`).click();
+    await page.locator(`${view} table[data-matrix="sampled-weights"] td[data-value]`).first().waitFor({ timeout: 60_000 });
+    assert.deepEqual(await page.locator(`${view} tr[data-backend]`).evaluateAll((rows) => rows.map((row) => row.dataset.backend)), ['wasm']);
+    assert.equal(await page.locator(`${view} [data-role="worker-note"]`).count(), 0, 'the work fell back to the page');
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assertClean(problems);
+  });
+}

@@ -1,15 +1,16 @@
 // The cost view: how time and memory grow with the sequence length n for the naive kernel
 // (which stores every n×n score matrix) and the flash one (which walks the keys a block at
 // a time), both measured live in this browser by the wasm core. Memory is what the core
-// itself held at its peak during the call (memoryStats().peakTrackedBytes).
+// itself held at its peak during the call (memoryStats().peakTrackedBytes). The kernels run
+// in a Worker with its own core (shared/worker-view.js), so the page stays responsive.
 import { html, nothing } from 'lit';
 
 import { fmt } from '../../shared/format.js';
 import { lineChart } from '../../shared/chart.js';
-import { randomQKV } from '../../shared/random-inputs.js';
 import '../../shared/topic-quiz.js';
-import { defineView, ViewBase } from '../../shared/view-base.js';
+import { defineView } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
+import { WorkerViewBase } from '../../shared/worker-view.js';
 
 const WIDTHS = [32, 64, 128];
 const LARGEST = [256, 512, 1024, 2048, 4096];
@@ -43,68 +44,46 @@ function bytes(value) {
   return `${Number(value.toPrecision(3))} ${units[unit]}`;
 }
 
-const yieldToBrowser = () => new Promise((done) => setTimeout(done, 0));
-
-class CostView extends ViewBase {
+class CostView extends WorkerViewBase {
   static properties = {
-    ...ViewBase.properties,
+    ...WorkerViewBase.properties,
     _runs: { state: true },
-    _busy: { state: true },
-    _message: { state: true },
   };
 
   constructor() {
     super();
     this._runs = []; // { n, kernel, ms, peakBytes }, in the order measured
-    this._busy = false;
-    this._message = null;
   }
 
-  willUpdate(changed) {
-    // Figures belong to the settings they were measured with.
-    const previous = changed.get('viewState');
-    if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) this._runs = [];
-  }
-
-  // Each size is timed on random inputs from the core, smaller sizes a few times (the fastest run
-  // counts: the others paid for a timer tick or the garbage collector). Between runs the
-  // browser gets to draw, so the figures appear as they come and Stop can be pressed.
-  async _measure() {
-    const { d, causal, maxN, seed } = this.viewState;
-    this._busy = true;
-    this._stop = false;
+  clearFigures() {
     this._runs = [];
-    this._message = null;
-    try {
-      for (const n of costSizes(maxN)) {
-        const request = { ...randomQKV(this.lab, { n, d, seed }), causal };
-        for (const [kernel, method] of KERNELS) {
-          await yieldToBrowser();
-          if (this._stop) return;
-          let best = Infinity;
-          this.lab.resetPeakMemory();
-          const before = this.lab.memoryStats().trackedBytes;
-          for (let repeat = 0; repeat < (n <= 256 ? 5 : n <= 1024 ? 2 : 1); repeat++) {
-            const start = performance.now();
-            this.lab[method](request);
-            best = Math.min(best, performance.now() - start);
+  }
+
+  // Each size is timed on random inputs from the core, smaller sizes a few times (the fastest
+  // run counts). The figures appear as they come; Stop ends the kernel under way.
+  _measure() {
+    const { d, causal, maxN, seed } = this.viewState;
+    this._runs = [];
+    return this.startRun(
+      async (current) => {
+        for (const n of costSizes(maxN)) {
+          for (const [kernel, method] of KERNELS) {
+            const repeats = n <= 256 ? 5 : n <= 1024 ? 2 : 1;
+            const figures = await this.tasks.run('measure', { method, n, d, causal, seed, repeats });
+            if (!current()) return;
+            this._runs = [...this._runs, { n, kernel, ...figures }];
           }
-          const peakBytes = this.lab.memoryStats().peakTrackedBytes - before;
-          this._runs = [...this._runs, { n, kernel, ms: best, peakBytes }];
         }
-      }
-    } catch (error) {
-      this._message = `The measurement stopped: ${error.message}`;
-    } finally {
-      this._busy = false;
-    }
+      },
+      (error) => `The measurement stopped: ${error.message}`,
+    );
   }
 
   render() {
     const { d, causal, maxN } = this.viewState;
     const select = (control, label, values, current, parse = Number) =>
       html`<label>${label}
-        <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
+        <select data-control=${control} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
           ${values.map((v) => html`<option value=${v} ?selected=${v === current}>${v}</option>`)}
         </select></label>`;
     return html`
@@ -121,24 +100,30 @@ class CostView extends ViewBase {
         the flash kernel alone to 16,384 tokens, on your GPU through WebGPU and in WebAssembly, with a sampled block of
         the exact weights.
       </p>
+      ${this.workerNote()}
       <div class="controls" role="group" aria-label="Cost options">
         ${select('d', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
-        <label><input data-control="causal" type="checkbox" .checked=${causal} ?disabled=${this._busy}
+        <label><input data-control="causal" type="checkbox" .checked=${causal}
           @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
-        ${this.seedInput({ disabled: this._busy })}
-        <button data-action="measure" ?disabled=${this._busy} @click=${() => this._measure()}>Measure</button>
-        <button data-action="stop" ?disabled=${!this._busy} @click=${() => (this._stop = true)}>Stop</button>
+        ${this.seedInput()}
+        <button data-action="measure" @click=${() => this._measure()}>Measure</button>
+        ${this.cancelButton({ action: 'stop', label: 'Stop', status: () => `Stopped after ${this._runs.length} of ${this._total()} runs.` })}
       </div>
-      ${this._renderStatus(maxN)}
+      ${this._renderStatus()}
       ${this._runs.length ? this._renderFigures() : nothing} ${this._renderFarSizes()}
       <attn-topic-quiz topic="cost"></attn-topic-quiz>
     `;
   }
 
-  // A problem, else the progress of a measurement, else what to do.
-  _renderStatus(maxN) {
+  // Runs in a measurement: each size, each kernel.
+  _total() {
+    return KERNELS.length * costSizes(this.viewState.maxN).length;
+  }
+
+  // A problem, else the progress of a measurement or how it ended, else what to do.
+  _renderStatus() {
     const problem = this.draftProblem ?? this._message;
-    const progress = this._busy ? `Measuring… ${this._runs.length} of ${2 * costSizes(maxN).length} runs done.` : this._runs.length ? '' : 'Press Measure: it takes a few seconds.';
+    const progress = this._busy ? `Measuring… ${this._runs.length} of ${this._total()} runs done.` : this._status ?? (this._runs.length ? '' : 'Press Measure: it takes a few seconds.');
     return this.messageLine(problem ?? progress, { role: 'cost-status', error: Boolean(problem) });
   }
 

@@ -7,12 +7,14 @@
 //
 // Inputs: Q, K and V are rows 1…n, n+1…2n and 2n+1…3n of
 // lab.normalMatrix({ rows: 3n, cols: d, seed }) (shared/random-inputs.js).
+// The wasm work (inputs, the kernel, the sample) runs in a Worker (shared/worker-view.js);
+// the WebGPU kernel runs from the page, whose thread only waits for the GPU.
 import { html, nothing } from 'lit';
 
 import { matrixTable } from '../../shared/matrix-table.js';
-import { randomQKV } from '../../shared/random-inputs.js';
-import { defineView, ViewBase } from '../../shared/view-base.js';
+import { defineView } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
+import { WorkerViewBase } from '../../shared/worker-view.js';
 
 const SIZES = [256, 1024, 4096, 16384];
 const WIDTHS = [32, 64, 128];
@@ -72,27 +74,23 @@ function maxDifference(a, b) {
   return max;
 }
 
-class LongSequenceView extends ViewBase {
+class LongSequenceView extends WorkerViewBase {
   static properties = {
-    ...ViewBase.properties,
-    _busy: { state: true },
+    ...WorkerViewBase.properties,
     _runs: { state: true },
     _agreement: { state: true },
     _sample: { state: true },
     _gpuNote: { state: true },
-    _message: { state: true },
     _focus: { state: true },
   };
 
   constructor() {
     super();
-    this._busy = false;
     this._runs = []; // { backend, ms, gflops } of the last run
     this._agreement = null;
     this._sample = null; // { n, causal, rows, cols, weights }
     this._gpuNote = GPU_NOTES.before;
     this._gpuReady = null; // the WebGPU probe, started by the first run
-    this._message = null;
     this._focus = null; // { row, col } of the sampled weight hovered or focused
   }
 
@@ -116,63 +114,57 @@ class LongSequenceView extends ViewBase {
     }
   }
 
-  willUpdate(changed) {
-    // Figures belong to the settings they were measured with.
-    const previous = changed.get('viewState');
-    if (previous && JSON.stringify(previous) !== JSON.stringify(this.viewState)) {
-      [this._runs, this._agreement, this._sample] = [[], null, null];
-    }
+  clearFigures() {
+    [this._runs, this._agreement, this._sample] = [[], null, null];
   }
 
-  async _time(gpu, backend, request) {
-    const { n, d, causal } = this.viewState;
+  // The WebGPU kernel on inputs from the worker: { ms, output }, or null once the run is cancelled.
+  async _timeGpu(gpu, current) {
+    const { n, d, causal, seed } = this.viewState;
+    const inputs = await this.tasks.run('inputs', { n, d, seed });
+    if (!current()) return null;
     // A one-token run first, so the timing leaves out compiling the shader for this d.
-    if (backend === 'webgpu') {
-      const one = this.lab.normalMatrix({ rows: 1, cols: d, seed: 0 });
-      await gpu.attention({ Q: one, K: one, V: one });
-    }
+    const one = this.lab.normalMatrix({ rows: 1, cols: d, seed: 0 });
+    await gpu.attention({ Q: one, K: one, V: one });
     const start = performance.now();
-    const result = backend === 'webgpu' ? await gpu.attention(request) : this.lab.flashAttention(request);
-    const ms = performance.now() - start;
-    // 4·n²·d floating-point operations, half of them when causal.
-    const flops = 4 * n * n * d * (causal ? 0.5 : 1);
-    return { backend, ms, gflops: flops / ms / 1e6, output: result.output.data };
+    const { output } = await gpu.attention({ ...inputs, causal });
+    return { ms: performance.now() - start, output: output.data };
   }
 
-  async _run(compare) {
-    const { n, causal } = this.viewState;
-    this._busy = true;
-    this._message = null;
-    this._gpuReady ??= this._findGpu();
-    const gpu = await this._gpuReady;
-    await new Promise((done) => requestAnimationFrame(done)); // show "busy" before the work
-    try {
-      const request = { ...randomQKV(this.lab, this.viewState), causal };
-      const backends = compare && gpu ? ['webgpu', 'wasm'] : [gpu ? 'webgpu' : 'wasm'];
-      const runs = [];
-      for (const backend of backends) runs.push(await this._time(gpu, backend, request));
-      this._agreement = runs.length === 2 ? maxDifference(runs[0].output, runs[1].output) : null;
-      this._runs = runs.map(({ output, ...figures }) => figures);
+  // On the GPU where there is one, in wasm where there is none or to compare; the sampled
+  // weights always come from the wasm core.
+  _run(compare) {
+    return this.startRun(async (current) => {
+      const { n, d, causal, seed } = this.viewState;
+      this._gpuReady ??= this._findGpu();
+      const gpu = await this._gpuReady;
+      if (!current()) return;
+      const onGpu = gpu ? await this._timeGpu(gpu, current) : null;
+      if (!current()) return;
+      const onWasm = !gpu || compare;
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
-      const { V, ...queriesAndKeys } = request; // the weights need no values
-      this._sample = { n, causal, rows, cols, weights: this.lab.sampledWeights({ ...queriesAndKeys, rows, cols }) };
+      const settings = { n, d, causal, seed, rows, cols, kernel: onWasm, keepOutput: Boolean(onGpu) && onWasm };
+      const { ms, output, weights } = await this.tasks.run('longSequence', settings);
+      if (!current()) return;
+      // 4·n²·d floating-point operations, half of them when causal.
+      const figures = (backend, time) => ({ backend, ms: time, gflops: (4 * n * n * d * (causal ? 0.5 : 1)) / time / 1e6 });
+      this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm ? [figures('wasm', ms)] : [])];
+      this._agreement = output ? maxDifference(onGpu.output, output) : null;
+      this._sample = { n, causal, rows, cols, weights };
       if (compare && !gpu) this._message = 'Without a graphics card there is only the processor\'s run to show.';
-    } catch (error) {
-      this._message = error.message;
-    } finally {
-      this._busy = false;
-    }
+    });
   }
 
   render() {
     const { n, d, causal } = this.viewState;
     const select = (control, label, values, current) =>
       html`<label>${label}
-        <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
+        <select data-control=${control} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
           ${values.map((v) => html`<option value=${v} ?selected=${v === current}>${v}</option>`)}
         </select></label>`;
     const problem = this.draftProblem ?? this._message;
+    const busy = `Working out attention for ${n} tokens… (Cancel stops it.)`;
     return html`<h2>Long sequences: the flash kernel on WebGPU and in WebAssembly</h2>
       <p class="lead">
         The flash kernel walks the keys a block at a time and keeps a running softmax, so it never stores the n×n weights:
@@ -181,15 +173,17 @@ class LongSequenceView extends ViewBase {
         writes down. (The Cost view is the other half: the naive and the flash kernel side by side, time and memory
         against n, in WebAssembly.) <span data-role="gpu-status">${this._gpuNote}</span>
       </p>
+      ${this.workerNote()}
       <div class="controls" role="group" aria-label="Long-sequence options">
         ${select('n', 'Tokens n', SIZES, n)} ${select('d', 'Head width d', WIDTHS, d)}
-        <label><input data-control="causal" type="checkbox" .checked=${causal} ?disabled=${this._busy}
+        <label><input data-control="causal" type="checkbox" .checked=${causal}
           @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
-        ${this.seedInput({ disabled: this._busy })}
-        <button data-action="run" ?disabled=${this._busy} @click=${() => this._run(false)}>Run</button>
-        <button data-action="compare" ?disabled=${this._busy} @click=${() => this._run(true)}>Run on both and compare</button>
+        ${this.seedInput()}
+        <button data-action="run" @click=${() => this._run(false)}>Run</button>
+        <button data-action="compare" @click=${() => this._run(true)}>Run on both and compare</button>
+        ${this.cancelButton()}
       </div>
-      ${this.messageLine(this._busy ? `Working out attention for ${n} tokens…` : problem, { role: 'message', error: !this._busy && Boolean(problem) })}
+      ${this.messageLine(this._busy ? busy : problem ?? this._status, { role: 'message', error: !this._busy && Boolean(problem) })}
       ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
       ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explain() ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
   }

@@ -1,0 +1,227 @@
+// Heavy work off the page's thread (issue 14): the long-sequence and cost views run the core
+// in a Worker, so no task of the page's thread lasts over 100 ms while a run goes on (Chromium's
+// 'longtask' entries); a run ends, its worker terminated and its CPU work stopped, when it is
+// cancelled, replaced, its settings change, another view is chosen or the element is removed;
+// where no Worker can start, the work runs on the page with a note. The numbers are compared
+// with the core's in Node.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { launchChromium } from '../../scripts/chromium.mjs';
+import { serveStatic } from '../../scripts/serve.mjs';
+import { createAttnLab } from '../../dist/attnlab.js';
+import { maxAbsDiff } from '../support/compare.js';
+import { normalQKV } from '../support/normal-qkv.js';
+import { encodeHash, presetState } from './support/expected.js';
+import { assertClean, labState, watch } from './support/lab-page.js';
+
+const lab = await createAttnLab();
+const LONG = 'attn-lab attn-long-sequence-view';
+const COST = 'attn-lab attn-cost-view';
+const README_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
+
+// Runs in the page before its scripts: records the duration of every long task of the page's
+// thread, and every Worker the page starts (its script URL, whether it was terminated).
+function instrument() {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+  window.__workers = [];
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(url, options) {
+      super(url, options);
+      window.__workers.push(this);
+      [this.url, this.terminated] = [String(url), false];
+    }
+
+    terminate() {
+      this.terminated = true;
+      super.terminate();
+    }
+  };
+}
+
+// Opens `path` of `root` in Chromium without WebGPU (so every run is the wasm kernel's);
+// `headers` go with every response, `setup(page)` runs before the page loads.
+async function open(t, { root = 'web/dist', path, headers, setup }) {
+  const server = await serveStatic(root, { headers });
+  const browser = await launchChromium({ extraArgs: ['--disable-webgpu'] });
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  const page = await browser.newPage();
+  const problems = watch(page);
+  await page.addInitScript(instrument);
+  await setup?.(page);
+  await page.goto(`${server.url}/${path}`);
+  const cdp = await browser.newBrowserCDPSession();
+  // CPU seconds the page's processes (the renderer, where its workers run) have used so far.
+  const cpuSeconds = async () => (await cdp.send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer').reduce((sum, p) => sum + p.cpuTime, 0);
+  return { page, problems, cpuSeconds };
+}
+
+const openView = (t, view, viewState, options) => open(t, { path: `index.html${encodeHash({ ...presetState('tiny'), view, viewState })}`, ...options });
+
+const shown = (page, view) => page.locator(`attn-lab attn-${view}-view`).first().waitFor();
+const longTasks = (page) => page.evaluate(() => window.__longTasks);
+const workers = (page) => page.evaluate(() => window.__workers.map((w) => ({ url: w.url, terminated: w.terminated })));
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// CPU seconds used over `ms` of wall time.
+async function cpuOver(cpuSeconds, ms) {
+  const start = await cpuSeconds();
+  await pause(ms);
+  return (await cpuSeconds()) - start;
+}
+
+// CPU seconds used over the second after the next 2.5 s: Chromium stops a terminated worker
+// that is inside a long call (wasm here) by force only after 2 s.
+async function cpuAfterStop(cpuSeconds) {
+  await pause(2500);
+  return cpuOver(cpuSeconds, 1000);
+}
+
+// The sampled weights the long-sequence view shows, with their 0-based query rows and key columns.
+const sampledWeights = (page) =>
+  page.locator(`${LONG} table[data-matrix="sampled-weights"]`).evaluate((table) => {
+    const labels = (selector) => [...table.querySelectorAll(selector)].map((th) => Number(th.textContent.slice(1)) - 1);
+    const weights = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value)));
+    return { rows: labels('tbody th'), cols: labels('thead th'), weights };
+  });
+
+// Asserts that the view shows the core's weights for its inputs (n tokens, d = 64, causal, seed 1).
+async function assertCoreWeights(page, n) {
+  const { rows, cols, weights } = await sampledWeights(page);
+  const [Q, K] = normalQKV(lab, { n, d: 64, seed: 1 });
+  assert.equal(weights.length, 12);
+  assert.ok(maxAbsDiff(weights, lab.sampledWeights({ Q, K, causal: true, rows, cols })) <= 1e-6, `n = ${n}: the weights differ from the core's`);
+}
+
+test('a long-sequence run at n = 16,384 and a cost measurement up to n = 2,048 leave no main-thread task over 100 ms, and show the core\'s numbers', async (t) => {
+  const { page, problems } = await openView(t, 'long-sequence', { n: 16384 });
+  await shown(page, 'long-sequence');
+  await page.evaluate(() => (window.__longTasks = [])); // loading the page is not the run
+  await page.locator(`${LONG} [data-action="run"]`).click();
+  await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 300_000 });
+  const ms = Number(await page.locator(`${LONG} tr[data-backend="wasm"] td[data-ms]`).getAttribute('data-ms'));
+  assert.ok(ms > 1000, `the run took ${ms} ms: long enough to block the page if it ran there`);
+  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), [], 'main-thread tasks over 100 ms during the long-sequence run');
+  assert.match((await workers(page))[0]?.url ?? '', /\/assets\/attnlab-worker-[\w-]+\.js$/, 'the run started the bundled worker');
+  await assertCoreWeights(page, 16384);
+
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'cost', viewState: { maxN: 2048 } }));
+  await shown(page, 'cost');
+  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true], 'the view that left ended its idle worker');
+  await page.evaluate(() => (window.__longTasks = []));
+  await page.locator(`${COST} [data-action="measure"]`).click();
+  await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="flash"][data-bytes]`).waitFor({ timeout: 120_000 });
+  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), [], 'main-thread tasks over 100 ms during the measurement');
+  const naiveMs = Number(await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="naive"][data-ms]`).getAttribute('data-ms'));
+  assert.ok(naiveMs > 100, `the naive kernel at n = 2048 took ${naiveMs} ms, over a long task's worth`);
+  const naiveBytes = Number(await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="naive"][data-bytes]`).getAttribute('data-bytes'));
+  assert.ok(naiveBytes >= 4 * 2048 * 2048, `the naive kernel held ${naiveBytes} B, at least one n×n matrix`);
+  assert.equal((await page.locator(`${COST} [data-role="worker-note"]`).count()) + (await page.locator(`${LONG} [data-role="worker-note"]`).count()), 0);
+  assertClean(problems);
+});
+
+test('embedded from dist/element.js, the view starts dist/attnlab-worker.js, which finds the wasm beside it', async (t) => {
+  const { page, problems } = await open(t, { root: '.', path: 'tests/e2e/fixtures/blank.html' });
+  await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
+  await page.evaluate(() => document.body.append(Object.assign(document.createElement('attn-lab'), { preset: 'long-sequence' })));
+  await page.locator(`${LONG} [data-control="n"]`).selectOption('4096');
+  await page.evaluate(() => (window.__longTasks = []));
+  await page.locator(`${LONG} [data-action="run"]`).click();
+  await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 120_000 });
+  assert.deepEqual((await workers(page)).map((w) => new URL(w.url).pathname), ['/dist/attnlab-worker.js']);
+  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), []);
+  assert.equal(await page.locator(`${LONG} [data-role="worker-note"]`).count(), 0);
+  await assertCoreWeights(page, 4096);
+  assertClean(problems);
+});
+
+test('Cancel, a new run and new settings each end the run under way: its worker is terminated and the CPU work stops', async (t) => {
+  const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 16384 });
+  await shown(page, 'long-sequence');
+  const run = page.locator(`${LONG} [data-action="run"]`);
+  const cancel = page.locator(`${LONG} [data-action="cancel"]`);
+  assert.equal(await cancel.isDisabled(), true, 'nothing to cancel before a run');
+  await run.click();
+  await page.waitForFunction(() => window.__workers.length === 1);
+  assert.ok((await cpuOver(cpuSeconds, 1500)) > 0.45, 'the run keeps a core busy');
+  await cancel.click();
+  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
+  assert.equal((await page.locator(`${LONG} [data-role="message"]`).textContent()).trim(), 'Cancelled.');
+  assert.equal(await cancel.isDisabled(), true);
+  assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, 'CPU work goes on after Cancel');
+  assert.equal(await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).count(), 0, 'a cancelled run shows no result');
+
+  // Run while a run goes on: the first worker ends and a second one starts.
+  await run.click();
+  await page.waitForFunction(() => window.__workers.length === 2);
+  await run.click();
+  await page.waitForFunction(() => window.__workers.length === 3);
+  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true, false]);
+  // New settings: the run for the old ones ends, and nothing it computed is shown.
+  await page.locator(`${LONG} [data-control="n"]`).selectOption('256');
+  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true, true]);
+  assert.equal((await labState(page)).viewState.n, 256);
+  assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, 'CPU work goes on after the settings changed');
+  assert.equal(await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).count(), 0);
+  // The view still works: a run with the new settings gives the core's numbers.
+  await run.click();
+  await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 60_000 });
+  await assertCoreWeights(page, 256);
+  assertClean(problems);
+});
+
+for (const [leave, how] of [
+  ['choosing another view', (page) => page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'stepper' }))],
+  ['removing the element', (page) => page.evaluate(() => document.querySelector('attn-lab').remove())],
+]) {
+  test(`${leave} during a run or a measurement terminates its worker and stops the CPU work`, async (t) => {
+    const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 16384 });
+    await shown(page, 'long-sequence');
+    await page.locator(`${LONG} [data-action="run"]`).click();
+    await page.waitForFunction(() => window.__workers.length === 1);
+    await pause(500);
+    await how(page);
+    assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
+    assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);
+
+    // The cost view, measuring up to n = 4096 with d = 128 (the naive kernel alone takes seconds there).
+    await page.evaluate(() => {
+      document.querySelector('attn-lab')?.remove();
+      document.body.append(Object.assign(document.createElement('attn-lab'), { state: JSON.stringify({ view: 'cost', viewState: { maxN: 4096, d: 128 } }) }));
+    });
+    await shown(page, 'cost');
+    await page.locator(`${COST} [data-action="measure"]`).click();
+    await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="flash"][data-ms]`).waitFor({ timeout: 60_000 });
+    assert.ok((await cpuOver(cpuSeconds, 1000)) > 0.3, 'the measurement keeps a core busy');
+    await how(page);
+    assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true]);
+    assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);
+    assertClean(problems);
+  });
+}
+
+test('where no worker can start (a policy forbids workers, or the worker\'s file is missing), the work runs on the page, with a note', async (t) => {
+  const ways = {
+    'worker-src \'none\'': { headers: { 'content-security-policy': `${README_POLICY}; worker-src 'none'` } },
+    'a missing worker file': { setup: (page) => page.route(/attnlab-worker-[\w-]+\.js$/, (route) => route.fulfill({ status: 404 })) },
+  };
+  for (const [way, options] of Object.entries(ways)) {
+    const { page, problems } = await openView(t, 'long-sequence', { n: 4096 }, options);
+    await shown(page, 'long-sequence');
+    assert.equal(await page.locator(`${LONG} [data-role="worker-note"]`).count(), 0, `${way}: no note before a worker was tried`);
+    await page.evaluate(() => (window.__longTasks = []));
+    await page.locator(`${LONG} [data-action="run"]`).click();
+    await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 120_000 });
+    assert.match(await page.locator(`${LONG} [data-role="worker-note"]`).textContent(), /could not start a background worker, so the work runs on the page itself/, way);
+    await assertCoreWeights(page, 4096);
+    // On the page the kernel is one long task: what the test above checks can fail.
+    assert.ok(Math.max(0, ...(await longTasks(page))) > 100, `${way}: the kernel ran on the page's thread`);
+    // Apart from the browser's report of the refused worker, nothing goes wrong.
+    assertClean({ ...problems, consoleErrors: problems.consoleErrors.filter((text) => !/worker|404/i.test(text)) });
+  }
+});

@@ -1,0 +1,50 @@
+// The heavy work of the views that time kernels (cost, long-sequence), as tasks
+// (lab, args) → { result, transfer }. core-worker.js runs them in a Worker, or on the page's
+// thread where no Worker can start. Each task draws its own inputs from the seed
+// (random-inputs.js), so only a few numbers cross to the worker, and big results cross as
+// transferred buffers, not copies.
+import { randomQKV } from './random-inputs.js';
+
+export const TASKS = {
+  /** Q, K and V of the seed, for a kernel that runs on the page (WebGPU). */
+  inputs(lab, args) {
+    const inputs = randomQKV(lab, args);
+    return { result: inputs, transfer: [inputs.Q.data.buffer] }; // the three share one buffer
+  },
+
+  /**
+   * The long-sequence view's run: with `kernel`, the flash kernel timed once (and its output
+   * with `keepOutput`, to compare with another backend); always the exact weights of the
+   * sampled `rows` and `cols`. Returns { ms?, output?, weights }.
+   */
+  longSequence(lab, { n, d, causal, seed, rows, cols, kernel, keepOutput }) {
+    const inputs = randomQKV(lab, { n, d, seed });
+    const result = {};
+    if (kernel) {
+      const start = performance.now();
+      const { output } = lab.flashAttention({ ...inputs, causal });
+      result.ms = performance.now() - start;
+      if (keepOutput) result.output = output.data;
+    }
+    result.weights = lab.sampledWeights({ Q: inputs.Q, K: inputs.K, causal, rows, cols });
+    return { result, transfer: result.output ? [result.output.buffer] : [] };
+  },
+
+  /**
+   * The cost view's figure for one kernel ('naiveAttention' or 'flashAttention') at size n:
+   * the fastest of `repeats` runs (the others paid for a timer tick or the garbage
+   * collector) and the bytes the core held at its peak beyond what it held before.
+   */
+  measure(lab, { method, n, d, causal, seed, repeats }) {
+    const request = { ...randomQKV(lab, { n, d, seed }), causal };
+    let ms = Infinity;
+    lab.resetPeakMemory();
+    const before = lab.memoryStats().trackedBytes;
+    for (let repeat = 0; repeat < repeats; repeat++) {
+      const start = performance.now();
+      lab[method](request);
+      ms = Math.min(ms, performance.now() - start);
+    }
+    return { result: { ms, peakBytes: lab.memoryStats().peakTrackedBytes - before }, transfer: [] };
+  },
+};
