@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'long-sequence', 'quiz'];
+const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'long-sequence', 'quiz'];
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
 
 await mkdir('docs/views', { recursive: true });
@@ -21,6 +21,7 @@ for (const view of VIEWS) {
     await page.evaluate(() => document.querySelector('attn-lab').applyPreset('tokens'));
     await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
   }
+  if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
   if (view === 'cost') {
     await page.locator('attn-cost-view [data-action="measure"]').click();
     await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });

@@ -123,6 +123,7 @@ function viewPresets() {
     tokens: ['Tokens: who attends to whom', 'A sentence with lines from each token to the tokens it attends to, for every head.'],
     positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
     cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
+    flash: ['FlashAttention: the tile walk', 'Step through the tiles: the running max, the rescale, the running sum, and no n×n matrix.'],
     'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU and in WebAssembly, with a sampled block of the exact weights.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };

@@ -1,0 +1,181 @@
+// The flash view: the FlashAttention tile walk, one event at a time. A query block visits
+// the key tiles one by one: the tile's scores, the running max m, the rescale factor
+// exp(m_old − m_new), the running sum l and the accumulator; at the end of the block its
+// output rows are acc / l. The n×n score matrix is drawn only as a grid of tiles, since
+// the walk never forms it. Every number is the core's (lab.flashWalk, lab.tilePlan).
+import { html, nothing } from 'lit';
+
+import { fmt, sub } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { defineView, ViewBase } from '../../shared/view-base.js';
+import { SEED_FIELD, wholeField } from '../../shared/view-state.js';
+import { flashStyles } from './styles.js';
+import '../../shared/topic-quiz.js';
+
+const WIDTH = 2; // d and d_v: two numbers per row keep every tile readable
+const FIELDS = {
+  n: wholeField(8, 4, 16),
+  queryRows: wholeField(2, 1, 4),
+  keyRows: wholeField(2, 1, 4),
+  causal: [false, (v) => typeof v === 'boolean', 'true or false'],
+  seed: SEED_FIELD,
+  event: wholeField(0, 0, 1000), // which step of the walk is on view
+};
+
+const HEADING = 'FlashAttention: the tile walk';
+const nested = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
+
+class FlashView extends ViewBase {
+  static styles = flashStyles;
+
+  willUpdate(changed) {
+    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
+    const { n, queryRows, keyRows, causal, seed } = this.viewState;
+    const key = JSON.stringify([n, queryRows, keyRows, causal, seed]);
+    if (key === this._key) return; // only the event changed: the walk stands
+    try {
+      const [Q, K, V] = [0, 1, 2].map((i) => nested(this.lab.normalMatrix({ rows: n, cols: WIDTH, seed: seed * 3 + i })));
+      this._walk = this.lab.flashWalk({ Q, K, V, causal, queryRows, keyRows });
+      this._inputs = { Q, K, V };
+      this._plan = this.lab.tilePlan({ headWidth: 64 });
+      this._key = key;
+      this._error = null;
+    } catch (error) {
+      this._error = this.coreProblem(error); // the last good walk stays
+    }
+  }
+
+  render() {
+    if (!this._walk) return this.placeholder(HEADING, this._error);
+    const events = this._walk.events;
+    const index = Math.min(this.viewState.event, events.length - 1);
+    const event = events[index];
+    return html`<h2>${HEADING}</h2>
+      <p class="lead">
+        Plain attention forms the whole n×n matrix of scores. FlashAttention never does: it takes a block of queries,
+        brings in one tile of keys and values at a time, and keeps per query only a running max m, a running sum l and an
+        unnormalised output. When a new tile raises the max, what was summed so far is rescaled by exp(m<sub>old</sub> −
+        m<sub>new</sub>), so the result is exactly softmax(QKᵀ/√d)·V.
+      </p>
+      ${this._renderControls(index, events.length)} ${this.messageLine(this.draftProblem ?? this._error)}
+      <div class="walk">
+        ${this._renderGrid(event, index)}
+        <div class="event" data-role="event" data-kind=${event.kind} aria-live="polite">${event.kind === 'tile' ? this._renderTile(event) : this._renderFinish(event, index === events.length - 1)}</div>
+      </div>
+      ${this._renderMemory()}
+      <attn-topic-quiz topic="flash"></attn-topic-quiz>`;
+  }
+
+  _renderControls(index, count) {
+    const { n, queryRows, keyRows, causal } = this.viewState;
+    const go = (event) => this.changeView({ event: Math.max(0, Math.min(count - 1, event)) });
+    const select = (field, label, values, value) => html`<label>${label}
+      <select data-control=${field} @change=${(e) => this.changeView({ [field]: Number(e.target.value), event: 0 })}>
+        ${values.map((v) => html`<option value=${v} ?selected=${v === value}>${v}</option>`)}
+      </select></label>`;
+    return html`<div class="controls">
+        ${select('n', 'Tokens n', [4, 6, 8, 12, 16], n)} ${select('queryRows', 'Query block Br', [1, 2, 3, 4], queryRows)}
+        ${select('keyRows', 'Key tile Bc', [1, 2, 3, 4], keyRows)}
+        <label><input data-control="causal" type="checkbox" .checked=${causal} @change=${(e) => this.changeView({ causal: e.target.checked, event: 0 })} />Causal</label>
+        ${this.seedInput({ use: (seed) => this.changeView({ seed, event: 0 }) })}
+      </div>
+      <div class="controls" role="group" aria-label="Walk">
+        <button data-action="first" ?disabled=${index === 0} @click=${() => go(0)}>« First</button>
+        <button data-action="prev" ?disabled=${index === 0} @click=${() => go(index - 1)}>◀ Prev</button>
+        <button data-action="next" ?disabled=${index === count - 1} @click=${() => go(index + 1)}>Next ▶</button>
+        <button data-action="last" ?disabled=${index === count - 1} @click=${() => go(count - 1)}>Last »</button>
+        <span data-role="position">Event ${index + 1} of ${count}</span>
+      </div>`;
+  }
+
+  // The score matrix as tiles: the one on view, those already visited, and those a causal
+  // block skips. Only positions are drawn: the walk holds one tile of numbers at a time.
+  _renderGrid(event, index) {
+    const { n, queryRows, keyRows } = this.viewState;
+    const visited = new Set(this._walk.events.slice(0, index + 1).filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
+    const all = new Set(this._walk.events.filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
+    const blocks = Math.ceil(n / queryRows);
+    const tiles = Math.ceil(n / keyRows);
+    const state = (b, t) => {
+      const id = `${b},${t}`;
+      if (event.kind === 'tile' && event.queryBlock === b && event.keyBlock === t) return 'current';
+      if (!all.has(id)) return 'skipped';
+      return visited.has(id) ? 'visited' : 'ahead';
+    };
+    return html`<figure class="grid" data-role="tile-grid">
+      <table aria-label="The n×n scores as tiles">
+        <tr><th></th>${Array.from({ length: tiles }, (_, t) => html`<th scope="col">K${sub(t)}</th>`)}</tr>
+        ${Array.from({ length: blocks }, (_, b) => html`<tr><th scope="row" class=${event.queryBlock === b ? 'active' : ''}>Q${sub(b)}</th>
+          ${Array.from({ length: tiles }, (_, t) => html`<td data-block=${b} data-tile=${t} data-state=${state(b, t)}></td>`)}</tr>`)}
+      </table>
+      <figcaption>Blocks of ${queryRows} queries (rows) against tiles of ${keyRows} keys (columns). Dark: on view; tinted: visited; striped: skipped by the causal mask.</figcaption>
+    </figure>`;
+  }
+
+  _rowLabels(event) {
+    return Array.from({ length: event.queries }, (_, r) => `q${sub(event.firstQuery + r)}`);
+  }
+
+  _renderTile(event) {
+    const rows = this._rowLabels(event);
+    const keys = Array.from({ length: event.keys }, (_, c) => `k${sub(event.firstKey + c)}`);
+    const perRow = (name, caption, label, values) => matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label] });
+    const raised = event.newMax.filter((m, r) => m > event.oldMax[r]).length;
+    return html`<h3>Block Q${sub(event.queryBlock)} visits tile K${sub(event.keyBlock)}</h3>
+      <p data-role="why">
+        The tile's scores are computed, ÷√d, and ${event.keys} keys' worth of K and V sit in fast memory. ${raised
+          ? html`The max rose in ${raised} of ${event.queries} rows, so their sum and accumulator shrink by
+              exp(m<sub>old</sub> − m<sub>new</sub>) before this tile's exponentials are added.`
+          : 'No row found a larger score, so nothing is rescaled: this tile\'s exponentials are simply added.'}
+      </p>
+      <div class="matrices">
+        ${matrixTable({ name: 'tile-scores', caption: `scores of the tile (${event.queries}×${event.keys})`, values: event.scores, rowLabels: rows, colLabels: keys })}
+        ${perRow('old-max', 'm before', 'm', event.oldMax)} ${perRow('new-max', 'm after', 'm', event.newMax)}
+        ${perRow('rescale', 'exp(m_old − m_new)', 'factor', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
+        ${matrixTable({ name: 'acc', caption: `acc after (${event.queries}×${WIDTH})`, values: event.acc, rowLabels: rows, colLabels: ['1', '2'] })}
+      </div>`;
+  }
+
+  _renderFinish(event, last) {
+    const rows = this._rowLabels(event);
+    return html`<h3>Block Q${sub(event.queryBlock)} is done</h3>
+      <p data-role="why">Every key has been seen, so each row's output is its accumulator divided by its sum l: O = acc / l.</p>
+      <div class="matrices">
+        ${matrixTable({ name: 'sum', caption: 'l', values: event.sum.map((v) => [v]), rowLabels: rows, colLabels: ['l'] })}
+        ${matrixTable({ name: 'block-output', caption: `O, these rows (${event.queries}×${WIDTH})`, values: event.output, rowLabels: rows, colLabels: ['1', '2'] })}
+      </div>
+      ${last ? this._renderOutput() : nothing}`;
+  }
+
+  // The whole output, beside the stepper's O for the same inputs (lab.attention).
+  _renderOutput() {
+    const { Q, K, V } = this._inputs;
+    const stepper = this.lab.attention({ Q, K, V, causal: this.viewState.causal }).output;
+    const labels = Q.map((_, i) => `q${sub(i)}`);
+    return html`<div class="matrices" data-role="outputs">
+      ${matrixTable({ name: 'walk-output', caption: `O from the tiles (${Q.length}×${WIDTH})`, values: this._walk.output, rowLabels: labels, colLabels: ['1', '2'] })}
+      ${matrixTable({ name: 'attention-output', caption: `O from attention(), the stepper's (${Q.length}×${WIDTH})`, values: stepper, rowLabels: labels, colLabels: ['1', '2'] })}
+    </div>`;
+  }
+
+  _renderMemory() {
+    const { tileFloats, matrixFloats } = this._walk;
+    const plan = this._plan;
+    return html`<section data-role="memory">
+      <h3>What fast memory holds</h3>
+      <p>
+        At any moment the walk holds <span data-value=${String(tileFloats)}>${tileFloats}</span> floats: the Q block, one K and V
+        tile, the tile's scores, and m, l and the accumulator of each query. The score matrix it never forms would hold
+        <span data-value=${String(matrixFloats)}>${matrixFloats}</span>, and that grows with n², the tiles only with the block sizes.
+      </p>
+      <p data-role="gpu-mapping">
+        On a GPU the same walk runs with bigger tiles. For a head width of d = ${plan.headWidth}, the WebGPU shader gives each
+        workgroup a block of Br = ${plan.queryRows} queries, one invocation per query row, and stages K and V tiles of
+        Bc = ${plan.keyRows} keys in ${fmt(plan.workgroupStorageBytes / 1024)} KB of workgroup memory; each invocation keeps its
+        own m, l and accumulator in registers.
+      </p>
+    </section>`;
+  }
+}
+
+export const flashView = defineView({ id: 'flash', title: 'Flash tiles', element: FlashView, fields: FIELDS });
