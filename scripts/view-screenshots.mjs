@@ -1,5 +1,6 @@
 // Saves a screenshot of the stepper's teaching views into docs/views/ (for the README):
-// node scripts/view-screenshots.mjs [ID …], after `npm run build` (every view without IDs).
+// node scripts/view-screenshots.mjs [ID …], after `npm run build` (every view without IDs;
+// `stepper` is the README's first picture, docs/screenshot.png).
 import { mkdir } from 'node:fs/promises';
 
 import { launchChromium } from './chromium.mjs';
@@ -7,12 +8,13 @@ import { serveStatic } from './serve.mjs';
 
 const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'long-sequence', 'quiz'];
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
+const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
 await mkdir('docs/views', { recursive: true });
 const server = await serveStatic('web/dist');
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1100, height: 800 }, colorScheme: 'light' });
-for (const view of VIEWS) {
+for (const view of TEACHING) {
   await page.goto(`${server.url}/index.html#view=${view}`);
   const lab = page.locator('attn-lab');
   await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
@@ -30,6 +32,20 @@ for (const view of VIEWS) {
   const box = await lab.boundingBox();
   await page.screenshot({ path: `docs/views/${view}.jpg`, type: 'jpeg', quality: 80, fullPage: true, clip: { ...box, height: Math.min(box.height, 900) } });
   console.log(`docs/views/${view}.jpg`);
+}
+// The README's first picture: the stepper at the softmax step of the two-head preset.
+if (VIEWS === ALL || VIEWS.includes('stepper')) {
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step);
+  await page.evaluate(async () => {
+    const lab = document.querySelector('attn-lab');
+    lab.applyPreset('two-heads');
+    lab.goToStep('softmax');
+    await lab.updateComplete;
+  });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('attn-lab [data-role="step"]').screenshot({ path: 'docs/screenshot.png' });
+  console.log('docs/screenshot.png');
 }
 await browser.close();
 await server.close();
