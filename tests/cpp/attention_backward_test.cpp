@@ -1,7 +1,8 @@
 // attention_backward() against central finite differences of the float64 loss
 // L = Σ dO ⊙ O, with O from reference_attention (float64, written apart from the core):
 // plain, causal, key padding, an explicit mask, temperature ≠ 1, an explicit scale, all of
-// them at once, fully masked rows; and its errors.
+// them at once, fully masked rows; and its errors. flash_attention_backward() against the
+// same finite differences, and against attention_backward() across tiles, heads and sequences.
 #include "attnlab/attention_backward.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "attnlab/limits.hpp"
@@ -74,11 +76,15 @@ attnlab::AttentionGradients backward(const Problem& p, const AttentionOptions& o
   return g.value();
 }
 
-void check_against_finite_differences(const Problem& p, const AttentionOptions& options) {
-  const auto g = backward(p, options);
+void check_gradients(const Problem& p, const AttentionOptions& options,
+                     const attnlab::AttentionGradients& g) {
   CHECK(relative_error(g.dq, finite_differences(p, &Problem::q, options)) <= 1e-4);
   CHECK(relative_error(g.dk, finite_differences(p, &Problem::k, options)) <= 1e-4);
   CHECK(relative_error(g.dv, finite_differences(p, &Problem::v, options)) <= 1e-4);
+}
+
+void check_against_finite_differences(const Problem& p, const AttentionOptions& options) {
+  check_gradients(p, options, backward(p, options));
 }
 
 // Query i may attend to key j when (i + 2j) % 3 != 0, or j = i so no row is fully masked.
@@ -192,4 +198,82 @@ TEST_CASE("backward errors name the offending input", "[backward]") {
   e = error_of(qkv.q, qkv.k, Matrix(4, 5, 1e30f), Matrix(3, 5, 1e30f));
   CHECK(e.code == ErrorCode::non_finite);
   CHECK_THAT(e.message, Catch::Contains("too large for float32"));
+}
+
+namespace {
+
+// Rows [row, row + rows) and columns [col, col + cols) of m: one (sequence, head) slice.
+Matrix block(const Matrix& m, std::size_t row, std::size_t rows, std::size_t col,
+             std::size_t cols) {
+  Matrix out(rows, cols);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) out(r, c) = m(row + r, col + c);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the flash backward matches finite differences of L = sum dO * O", "[backward][flash]") {
+  const Problem p = random_problem(5, 6, 4, 3, 61);
+  attnlab::FlashOptions flash;
+  flash.causal = GENERATE(false, true);
+  flash.scale = GENERATE(std::optional<float>{}, std::optional<float>{0.8f});
+  AttentionOptions options;
+  options.causal = flash.causal;
+  options.scale = flash.scale;
+  const auto g = attnlab::flash_attention_backward(p.q.cast<float>(), p.k.cast<float>(),
+                                                   p.v.cast<float>(), p.d_out.cast<float>(), flash);
+  REQUIRE(g);
+  check_gradients(p, options, g.value());
+}
+
+TEST_CASE("the flash backward is the direct backward across tiles, heads and sequences",
+          "[backward][flash]") {
+  // 150 queries and 130 keys cross the tiles at uneven places: Br x Bc is 64 x 64 for d = 8
+  // and 64 x 16 for d = 128 (tiling.hpp), so some tiles straddle the causal diagonal.
+  const std::size_t d = GENERATE(8, 128);
+  const std::size_t n_q = 150, n_k = 130, d_v = 4;
+  attnlab::FlashOptions flash;
+  flash.causal = GENERATE(false, true);
+  flash.heads = GENERATE(1, 2);
+  flash.batch = GENERATE(1, 2);
+  CAPTURE(d, flash.causal, flash.heads, flash.batch);
+  const auto heads = static_cast<std::size_t>(flash.heads);
+  const auto qkv =
+      attnlab::test::random_qkv(flash.batch * n_q, flash.batch * n_k, heads * d, heads * d_v, 71);
+  const Matrix d_out = attnlab::test::random_matrix(flash.batch * n_q, heads * d_v, 74);
+  const auto g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, d_out, flash);
+  REQUIRE(g);
+
+  AttentionOptions options;
+  options.causal = flash.causal;
+  for (std::size_t b = 0; b < flash.batch; ++b)
+    for (std::size_t h = 0; h < heads; ++h) {
+      const auto direct = attnlab::attention_backward(
+          block(qkv.q, b * n_q, n_q, h * d, d), block(qkv.k, b * n_k, n_k, h * d, d),
+          block(qkv.v, b * n_k, n_k, h * d_v, d_v), block(d_out, b * n_q, n_q, h * d_v, d_v),
+          options);
+      REQUIRE(direct);
+      CAPTURE(b, h);
+      CHECK(relative_error(block(g.value().dq, b * n_q, n_q, h * d, d),
+                           direct.value().dq.cast<double>()) <= 1e-5);
+      CHECK(relative_error(block(g.value().dk, b * n_k, n_k, h * d, d),
+                           direct.value().dk.cast<double>()) <= 1e-5);
+      CHECK(relative_error(block(g.value().dv, b * n_k, n_k, h * d_v, d_v),
+                           direct.value().dv.cast<double>()) <= 1e-5);
+    }
+}
+
+TEST_CASE("flash backward errors name the offending input", "[backward][flash]") {
+  const auto qkv = attnlab::test::random_qkv(4, 4, 4, 2, 81);
+  auto g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, Matrix(4, 3, 0.0f));
+  REQUIRE_FALSE(g);
+  CHECK(g.error().code == ErrorCode::shape_mismatch);
+  CHECK_THAT(g.error().message, Catch::Contains("dO (4x3)") && Catch::Contains("V (4x2)"));
+
+  attnlab::FlashOptions three_heads;
+  three_heads.heads = 3;
+  g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, Matrix(4, 2, 0.0f), three_heads);
+  REQUIRE_FALSE(g);
+  CHECK(g.error().code == ErrorCode::invalid_argument);
 }
