@@ -213,7 +213,7 @@ Matrix block(const Matrix& m, std::size_t row, std::size_t rows, std::size_t col
 
 }  // namespace
 
-TEST_CASE("the flash backward matches finite differences of L = sum dO * O", "[backward][flash]") {
+TEST_CASE("the flash backward matches finite differences of L = sum dO * O", "[backward]") {
   const Problem p = random_problem(5, 6, 4, 3, 61);
   attnlab::FlashOptions flash;
   flash.causal = GENERATE(false, true);
@@ -228,7 +228,7 @@ TEST_CASE("the flash backward matches finite differences of L = sum dO * O", "[b
 }
 
 TEST_CASE("the flash backward is the direct backward across tiles, heads and sequences",
-          "[backward][flash]") {
+          "[backward]") {
   // 150 queries and 130 keys cross the tiles at uneven places: Br x Bc is 64 x 64 for d = 8
   // and 64 x 16 for d = 128 (tiling.hpp), so some tiles straddle the causal diagonal.
   const std::size_t d = GENERATE(8, 128);
@@ -264,7 +264,7 @@ TEST_CASE("the flash backward is the direct backward across tiles, heads and seq
     }
 }
 
-TEST_CASE("flash backward errors name the offending input", "[backward][flash]") {
+TEST_CASE("flash backward errors name the offending input", "[backward]") {
   const auto qkv = attnlab::test::random_qkv(4, 4, 4, 2, 81);
   auto g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, Matrix(4, 3, 0.0f));
   REQUIRE_FALSE(g);
