@@ -214,6 +214,13 @@ val attention(const val& request) {
                                   matrix_at(request, "V"), options_from_js(request)));
 }
 
+// { Q, K, V, dO, ...options }
+val attention_backward(const val& request) {
+  return to_js(attnlab::attention_backward(matrix_at(request, "Q"), matrix_at(request, "K"),
+                                           matrix_at(request, "V"), matrix_at(request, "dO"),
+                                           options_from_js(request)));
+}
+
 val trace(const val& request) { return to_js(attnlab::trace(trace_input_from_js(request))); }
 
 // request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
@@ -419,6 +426,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&WalkEvent::sum>("sum")
       .field<&WalkEvent::acc>("acc")
       .field<&WalkEvent::output>("output");
+  result<AttentionGradients>("AttentionGradients")
+      .field<&AttentionGradients::dq>("dQ")
+      .field<&AttentionGradients::dk>("dK")
+      .field<&AttentionGradients::dv>("dV");
   result<FlashWalk>("FlashWalk")
       .field<&FlashWalk::events>("events")
       .field<&FlashWalk::output>("output")
@@ -475,6 +486,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&MemoryStats::peak_tracked_bytes>("peakTrackedBytes");
 
   emscripten::function("attention", &attention);
+  emscripten::function("attentionBackward", &attention_backward);
   emscripten::function("trace", &trace);
   emscripten::function("permutationCheck", &permutation_check);  // the positions view
   emscripten::function("flashAttention", &long_sequence<&attnlab::flash_attention>);

@@ -41,6 +41,7 @@ const flat = (rows, cols, data) => ({ rows, cols, data });
 // [what, entry, request, a fragment the message must contain]
 const HOLES = [
   ['a hole in a row', 'attention', valid('attention', { Q: [hole([1, 0], 1), [0, 1]] }), 'Q[0][1] is a hole'],
+  ['a hole in dO', 'attentionBackward', valid('attentionBackward', { dO: [[1, -1], hole([0.5, 2], 1)] }), 'dO[1][1] is a hole'],
   ['a missing row', 'trace', valid('trace', { X: hole([[1, 0], [0, 1], [1, 1]], 1) }), 'X[1] is a hole'],
   ['a hole in the key padding', 'attention', valid('attention', { keyPadding: hole([true, false, false], 1) }), 'keyPadding[1] is a hole'],
   ['a hole in the mask', 'attention', valid('attention', { mask: [[true, true, true], hole([true, true, true], 2)] }), 'mask[1][2] is a hole'],

@@ -28,6 +28,7 @@ const TYPOS = [
   ['attention', 'casual', true, 'causal'],
   ['attention', 'temprature', 2, 'temperature'],
   ['attention', 'keypadding', [true, false, false], 'keyPadding'],
+  ['attentionBackward', 'do', [[1, 0], [0, 1]], 'dO'],
   ['trace', 'haeds', 2, 'heads'],
   ['trace', 'wo', [[1, 0], [0, 1]], 'Wo'],
   ['permutationCheck', 'oder', [0, 1, 2], 'order'],

@@ -142,6 +142,18 @@ export interface AttentionResult {
   fullyMaskedRows: number[];
 }
 
+export interface AttentionBackwardRequest extends AttentionRequest {
+  /** ∂L/∂O, the loss's gradient with respect to the output: (n_q, d_v). */
+  dO: MatrixInput;
+}
+
+/** The gradients of a loss L through attention(); masked cells pass none. */
+export interface AttentionGradients {
+  dQ: Matrix; // ∂L/∂Q: (n_q, d_k)
+  dK: Matrix; // ∂L/∂K: (n_k, d_k)
+  dV: Matrix; // ∂L/∂V: (n_k, d_v)
+}
+
 interface TraceCommon extends AttentionOptions {
   /** (heads·d_v, d_out), applied to the concatenated heads. */
   Wo?: MatrixInput;
@@ -415,6 +427,8 @@ export interface AttnLab {
   /** The core's error codes (ERROR_CODES mirrors them). */
   errorCodes(): ErrorCode[];
   attention(request: AttentionRequest): AttentionResult;
+  /** The backward pass of attention(): dQ, dK, dV given dO = ∂L/∂O (same options and limits). */
+  attentionBackward(request: AttentionBackwardRequest): AttentionGradients;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
   /**
    * Traces X as given and with its rows reordered (new row i = token order[i], a permutation

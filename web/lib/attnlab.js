@@ -14,6 +14,7 @@ import createAttnLabModule from './attnlab-core.js';
 import { AttnLabError } from './errors.js';
 import { fromCore } from './matrices.js';
 import {
+  attentionBackwardRequest,
   attentionRequest,
   flashWalkRequest,
   longRequest,
@@ -142,6 +143,15 @@ class AttnLab {
    */
   attention(request) {
     return fromCore(unwrap(this.#core.attention(attentionRequest(request))));
+  }
+
+  /**
+   * The gradients of attention(): request { Q, K, V, dO, ...options }, where dO = ∂L/∂O is
+   * (n_q, d_v). Returns { dQ, dK, dV } = ∂L/∂Q, ∂L/∂K, ∂L/∂V as number[][]; masked cells
+   * and fully masked rows pass no gradient.
+   */
+  attentionBackward(request) {
+    return fromCore(unwrap(this.#core.attentionBackward(attentionBackwardRequest(request))));
   }
 
   /**

@@ -85,6 +85,7 @@ const TRACE = {
 
 const REQUESTS = {
   attention: { Q: matrix, K: matrix, V: matrix, ...OPTIONS },
+  attentionBackward: { Q: matrix, K: matrix, V: matrix, dO: matrix, ...OPTIONS },
   trace: TRACE,
   permutationCheck: { ...TRACE, order: indices },
   flashAttention: LONG,
@@ -149,6 +150,13 @@ function guarded(entry, build) {
 export const attentionRequest = guarded('attention', (request) => {
   const r = read('attention', request);
   present(r, ['Q', 'K', 'V']);
+  return { ...r, causal: r.causal ?? false };
+});
+
+/** attentionBackward(): { Q, K, V, dO, ...options } for the core. */
+export const attentionBackwardRequest = guarded('attentionBackward', (request) => {
+  const r = read('attentionBackward', request);
+  present(r, ['Q', 'K', 'V', 'dO']);
   return { ...r, causal: r.causal ?? false };
 });
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "attnlab/attention.hpp"
+#include "attnlab/attention_backward.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/flash.hpp"
 #include "attnlab/flash_walk.hpp"

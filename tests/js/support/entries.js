@@ -9,6 +9,7 @@ const W = [[1, 0], [0, 1]];
 /** entry → () => a fresh valid request (nested arrays, so a test may change them). */
 export const VALID_REQUESTS = {
   attention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), keyPadding: [false, false, false] }),
+  attentionBackward: () => ({ Q, K, V, dO: [[1, -1], [0.5, 2]], causal: true }),
   trace: () => ({ X: structuredClone(X), Wq: W, Wk: W, Wv: W, tokens: ['a', 'b', 'c'] }),
   permutationCheck: () => ({ X: structuredClone(X), Wq: W, Wk: W, Wv: W, order: [2, 0, 1] }),
   flashAttention: () => ({ Q, K, V, causal: true }),

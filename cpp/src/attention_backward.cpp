@@ -1,0 +1,173 @@
+#include "attnlab/attention_backward.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "attnlab/kernels.hpp"
+#include "attnlab/tiling.hpp"
+#include "validate.hpp"
+
+namespace attnlab {
+namespace {
+
+using validate::Problem;
+
+// out: (cols, rows) = m: (rows, cols)ᵀ. The kernels take b·ᵀ only on the right, and the
+// backward needs Aᵀ and dSᵀ on the left.
+Matrix transposed(const Matrix& m) {
+  Matrix out(m.cols, m.rows);
+  for (std::size_t r = 0; r < m.rows; ++r)
+    for (std::size_t c = 0; c < m.cols; ++c) out(c, r) = m(r, c);
+  return out;
+}
+
+Problem check_d_out(const Matrix& q, const Matrix& v, const Matrix& d_out) {
+  if (auto p = validate::same_extent("dO", d_out, true, "Q", q, true,
+                                     "dO is the gradient of the output, one row per query"))
+    return p;
+  if (auto p =
+          validate::same_extent("dO", d_out, false, "V", v, false,
+                                "dO is the gradient of the output, one column per column of V"))
+    return p;
+  return validate::finite("dO", d_out);
+}
+
+// Finite inputs can still overflow float32 in a product; say so instead of returning NaN.
+Problem overflowed(std::string_view gradient, const Matrix& m) {
+  auto p = validate::finite(gradient, m);
+  if (p) p->message += ": the values are too large for float32; use smaller inputs";
+  return p;
+}
+
+float dot(const float* a, const float* b, std::size_t n) {
+  float sum = 0.0f;
+  for (std::size_t t = 0; t < n; ++t) sum += a[t] * b[t];
+  return sum;
+}
+
+// out[0 … n) += factor · x[0 … n)
+void add_scaled(float* out, float factor, const float* x, std::size_t n) {
+  for (std::size_t t = 0; t < n; ++t) out[t] += factor * x[t];
+}
+
+// NaN or Infinity in any gradient, from finite inputs.
+Problem overflowed(const AttentionGradients& g) {
+  if (auto p = overflowed("dQ", g.dq)) return p;
+  if (auto p = overflowed("dK", g.dk)) return p;
+  return overflowed("dV", g.dv);
+}
+
+}  // namespace
+
+Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, const Matrix& v,
+                                              const Matrix& d_out,
+                                              const AttentionOptions& options) {
+  // The forward checks Q, K, V and the options, and gives the weights A: (n_q, n_k).
+  auto forward = attention(q, k, v, options);
+  if (!forward) return forward.error();
+  if (auto p = check_d_out(q, v, d_out)) return *p;
+  const Matrix& a = forward.value().weights();
+
+  AttentionGradients g;
+  g.dv = kernels::matmul(transposed(a), d_out);      // Aᵀ·dO: (n_k, d_v)
+  Matrix ds = kernels::matmul_transposed(d_out, v);  // dA = dO·Vᵀ: (n_q, n_k)
+  // Per row, the softmax Jacobian diag(a) − aaᵀ: dS = A ⊙ (dA − rowsum(dA ⊙ A)). Masked cells
+  // and fully masked rows have A = 0, so they get dS = 0.
+  for (std::size_t i = 0; i < ds.rows; ++i) {
+    float dot = 0.0f;
+    for (std::size_t j = 0; j < ds.cols; ++j) dot += ds(i, j) * a(i, j);
+    for (std::size_t j = 0; j < ds.cols; ++j) ds(i, j) = a(i, j) * (ds(i, j) - dot);
+  }
+  // The logits are scores · f, with f = scale / temperature.
+  kernels::scale(ds, forward.value().factor);
+  g.dq = kernels::matmul(ds, k);              // dS·K: (n_q, d_k)
+  g.dk = kernels::matmul(transposed(ds), q);  // dSᵀ·Q: (n_k, d_k)
+
+  if (auto p = overflowed(g)) return *p;
+  return g;
+}
+
+Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matrix& k,
+                                                    const Matrix& v, const Matrix& d_out,
+                                                    const FlashOptions& options) {
+  // The forward checks the inputs and options, and gives O: (batch·n_q, heads·d_v).
+  auto forward = flash_attention(q, k, v, options);
+  if (!forward) return forward.error();
+  if (auto p = check_d_out(q, v, d_out)) return *p;
+  const Matrix& o = forward.value().output;
+
+  const auto heads = static_cast<std::size_t>(options.heads);
+  const std::size_t d = q.cols / heads, d_v = v.cols / heads;
+  const std::size_t n_q = q.rows / options.batch, n_k = k.rows / options.batch;
+  const float f = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
+  const tiling::TilePlan plan = *tiling::plan_for(d);
+  const std::size_t br = plan.query_rows, bc = plan.key_rows;
+
+  AttentionGradients g{Matrix(q.rows, q.cols), Matrix(k.rows, k.cols), Matrix(v.rows, v.cols)};
+  std::vector<float> lse(n_q), delta(n_q);  // per query of one (sequence, head)
+  std::vector<float> tile(br * bc);         // P, then dS: (Br, Bc)
+  for (std::size_t b = 0; b < options.batch; ++b)
+    for (std::size_t h = 0; h < heads; ++h) {
+      // Row r of this (sequence, head)'s slice of Q, K, V, dO, O, dQ, dK, dV.
+      const auto at = [&](auto& m, std::size_t first_row, std::size_t width, std::size_t r) {
+        return m.row(first_row + r) + h * width;
+      };
+      const std::size_t qr = b * n_q, kr = b * n_k;
+      const auto score = [&](std::size_t i, std::size_t j) {
+        return f * dot(at(q, qr, d, i), at(k, kr, d, j), d);
+      };
+      const auto sees = [&](std::size_t i, std::size_t j) { return !options.causal || j <= i; };
+
+      // L_i = log Σ_j exp(s_ij), online over the keys so no row of scores is kept, and
+      // D_i = dO_i · O_i (= rowsum(dP ⊙ P), the softmax Jacobian's correction term).
+      for (std::size_t i = 0; i < n_q; ++i) {
+        float m = -std::numeric_limits<float>::infinity(), l = 0.0f;
+        for (std::size_t j = 0; j < n_k && sees(i, j); ++j) {
+          const float s = score(i, j);
+          l = s > m ? l * std::exp(m - s) + 1.0f : l + std::exp(s - m);
+          m = std::max(m, s);
+        }
+        lse[i] = m + std::log(l);
+        delta[i] = dot(at(d_out, qr, d_v, i), at(o, qr, d_v, i), d_v);
+      }
+
+      // Key tile by key tile (FlashAttention-2's outer loop): dK_j and dV_j gather from every
+      // query tile that sees them; dQ_i gathers from every key tile.
+      for (std::size_t j0 = 0; j0 < n_k; j0 += bc) {
+        const std::size_t nj = std::min(bc, n_k - j0);
+        for (std::size_t i0 = 0; i0 < n_q; i0 += br) {
+          const std::size_t ni = std::min(br, n_q - i0);
+          if (!sees(i0 + ni - 1, j0)) continue;  // the tile lies above the causal diagonal
+          for (std::size_t r = 0; r < ni; ++r)
+            for (std::size_t c = 0; c < nj; ++c)
+              tile[r * bc + c] =
+                  sees(i0 + r, j0 + c) ? std::exp(score(i0 + r, j0 + c) - lse[i0 + r]) : 0.0f;
+          // dV_j += Pᵀ·dO_i
+          for (std::size_t r = 0; r < ni; ++r)
+            for (std::size_t c = 0; c < nj; ++c)
+              add_scaled(at(g.dv, kr, d_v, j0 + c), tile[r * bc + c], at(d_out, qr, d_v, i0 + r),
+                         d_v);
+          // dS = P ⊙ (dO_i·V_jᵀ − D_i), times f for the scores' factor.
+          for (std::size_t r = 0; r < ni; ++r)
+            for (std::size_t c = 0; c < nj; ++c) {
+              const float dp = dot(at(d_out, qr, d_v, i0 + r), at(v, kr, d_v, j0 + c), d_v);
+              tile[r * bc + c] *= f * (dp - delta[i0 + r]);
+            }
+          // dQ_i += dS·K_j, dK_j += dSᵀ·Q_i
+          for (std::size_t r = 0; r < ni; ++r)
+            for (std::size_t c = 0; c < nj; ++c) {
+              add_scaled(at(g.dq, qr, d, i0 + r), tile[r * bc + c], at(k, kr, d, j0 + c), d);
+              add_scaled(at(g.dk, kr, d, j0 + c), tile[r * bc + c], at(q, qr, d, i0 + r), d);
+            }
+        }
+      }
+    }
+  if (auto p = overflowed(g)) return *p;
+  return g;
+}
+
+}  // namespace attnlab
