@@ -37,10 +37,10 @@ export function productTolerance(magnitude, k) {
   return magnitude.map((row) => row.map((m) => 2 * (k + 2) * U * m + (k + 1) * SUBNORMAL + TINY));
 }
 
-/** a · b in float64 with the tolerance of a float32 product. */
-export function product(a, b) {
+/** Asserts got ≈ a · b within the tolerance of a float32 product. */
+export function nearProduct(what, got, a, b) {
   const { value, magnitude } = matmul(a, b);
-  return { value, tol: productTolerance(magnitude, a[0]?.length ?? 0) };
+  near(what, got, value, productTolerance(magnitude, a[0].length));
 }
 
 /**
