@@ -8,8 +8,9 @@
 //  - sampled_weights gives check_flash_attention's error, 'invalid-argument' for a bad batch,
 //    head or index, or weights that are finite, 0 where masked and near the reference.
 // The layout (make_seeds.py writes seeds in it): flags, heads + 1, [batch], n_q, n_k (two
-// bytes with flag 16), d (509 + byte % 5 with flag 32), d_v, [skew], [scale], [head + 1, row
-// count, rows…, column count, columns…], then Q, K and V as raw float32 bytes.
+// bytes, summed, with flag 16 and not 32), d (509 + byte % 5 with flag 32), d_v, [skew],
+// [scale], [head + 1, row count, rows…, column count, columns…], then Q, K and V as raw
+// float32 bytes.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
