@@ -20,16 +20,20 @@ section "C++ core, native with ASan + UBSan (Catch2)"
 scripts/build.sh native-asan
 ctest --preset native-asan
 
-section "libFuzzer on the parse-and-trace entry, 60 s from the seed corpus (clang, ASan + UBSan)"
+section "libFuzzer on trace() and on the long-sequence kernels, 30 s each from their seed corpora (clang, ASan + UBSan)"
 scripts/build.sh fuzz
 rm -rf build/fuzz/corpus && cp -r tests/fuzz/corpus build/fuzz/corpus # new inputs stay out of the repo
-if ! build/fuzz/tests/fuzz/attnlab-trace-fuzzer -max_total_time=60 -print_final_stats=1 \
-  -artifact_prefix=build/fuzz/ build/fuzz/corpus >build/fuzz/fuzz.log 2>&1; then
-  tail -n 60 build/fuzz/fuzz.log
-  echo "fuzz: the fuzzer found a failing input (saved under build/fuzz/)" >&2
-  exit 1
-fi
-grep -E '^(stat::|Done|INFO: seed corpus)' build/fuzz/fuzz.log
+for target in trace long; do
+  log=build/fuzz/$target.log
+  if ! build/fuzz/tests/fuzz/attnlab-$target-fuzzer -max_total_time=30 -print_final_stats=1 \
+    -artifact_prefix=build/fuzz/$target- build/fuzz/corpus/$target >"$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "fuzz: attnlab-$target-fuzzer found a failing input (saved under build/fuzz/)" >&2
+    exit 1
+  fi
+  echo "attnlab-$target-fuzzer:"
+  grep -E '^(stat::|Done|INFO: seed corpus)' "$log"
+done
 
 section "C++ core compiled to wasm, under Node (Catch2)"
 scripts/build.sh wasm

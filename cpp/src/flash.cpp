@@ -19,6 +19,8 @@ using simd::HeadTask;
 using simd::minus_infinity;
 using simd::round_up;
 
+bool finite(float x) { return std::isfinite(x); }
+
 // A worker's buffers (see simd::BlockBuffers), sized for the instruction set's micro-kernels.
 struct Scratch {
   std::size_t rows, keys, width_v;
@@ -76,10 +78,11 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   return list;
 }
 
-// These kernels mask no whole row (a causal query always sees key 0), so a row that ends with
-// no weight (`no_weight`, one flag per head and row), or an output beyond float32, means that
-// a score or the weighted sum of V overflowed: attention()'s non-finite error, never NaN,
-// Infinity or a row reported as fully masked.
+// These kernels mask no whole row (a causal query always sees key 0) and no key with -Infinity,
+// so a row with a score beyond float32 or no weight left (`no_weight`, one flag per head and
+// row), or an output beyond float32, means that a score or the weighted sum of V overflowed:
+// attention()'s non-finite error, never NaN, Infinity, a row reported as fully masked or a key
+// silently left out.
 std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
                               const Matrix& v, const Matrix& out,
                               const std::vector<std::uint8_t>& no_weight) {
@@ -182,14 +185,13 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     const std::size_t keys = options.causal ? std::min(i + 1, k.rows) : k.rows;
     kernels.dots(q.row(i) + offset, k.row(0) + offset, k.cols, keys, d, scores.data());
     kernels.scale(scores.data(), keys, scale);
-    const float max = kernels.max_of(scores.data(), keys);
-    const float sum =
-        std::isfinite(max) ? kernels.exp_shifted(scores.data(), max, scores.data(), keys) : 0.0f;
-    if (!(sum > 0.0f) || !std::isfinite(sum))  // a score beyond float32 (see overflow())
+    if (!std::all_of(scores.begin(), scores.begin() + keys, finite))  // see overflow()
       return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
                                               std::to_string(i) + ": the scores of Q (" +
                                               shape_string(q) + ") and K (" + shape_string(k) +
                                               ") are beyond ±3.4e38; use smaller values"};
+    const float max = kernels.max_of(scores.data(), keys);
+    const float sum = kernels.exp_shifted(scores.data(), max, scores.data(), keys);  // ≥ 1
     for (std::size_t c = 0; c < cols.size(); ++c)
       weights(r, c) = cols[c] < keys ? scores[cols[c]] / sum : 0.0f;
   }
@@ -213,9 +215,12 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
     Matrix scores = kernels::matmul_transposed(slice(p.q, p.ld_q, p.n_q, p.d),
                                                slice(p.k, p.ld_k, p.n_k, p.d));  // (n_q, n_k)
     kernels::scale(scores, p.scale);
-    if (p.causal)
-      for (std::size_t i = 0; i < p.n_q; ++i)
-        std::fill(scores.row(i) + std::min(i + 1, p.n_k), scores.row(i) + p.n_k, minus_infinity);
+    for (std::size_t i = 0; i < p.n_q; ++i) {
+      const std::size_t keys = p.causal ? std::min(i + 1, p.n_k) : p.n_k;
+      if (!std::all_of(scores.row(i), scores.row(i) + keys, finite))  // see overflow()
+        no_weight[item % heads * q.rows + p.first_row + i] = 1;
+      std::fill(scores.row(i) + keys, scores.row(i) + p.n_k, minus_infinity);
+    }
     const kernels::Softmax softmax = kernels::softmax_rows(scores);
     const Matrix out = kernels::matmul(softmax.weights, slice(p.v, p.ld_v, p.n_k, p.d_v));
     for (std::size_t i = 0; i < p.n_q; ++i) {

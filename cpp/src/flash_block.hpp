@@ -121,8 +121,12 @@ struct FlashBlock {
         // Causal: keys j0 … query are allowed, a prefix of the block (the diagonal tile).
         std::size_t allowed = r < rows ? keys : 0;
         if (p.causal && r < rows) allowed = query < j0 ? 0 : std::min(keys, query - j0 + 1);
-        online_softmax_row(w.s + r * w.keys, allowed, cols, w.m[r], w.l[r], w.acc + r * w.width_v,
-                           w.width_v);
+        float* scores = w.s + r * w.keys;
+        // No key is masked with -Infinity here, so one is a score that overflowed (a partial
+        // sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged below.
+        if (no_weight && allowed > 0 && S::any_minus_infinity(scores, allowed))
+          no_weight[p.first_row + query] = 1;
+        online_softmax_row(scores, allowed, cols, w.m[r], w.l[r], w.acc + r * w.width_v, w.width_v);
       }
       block_aggregate(w.s, kv.v + j0 * kv.width_v, w.acc, rows_padded, keys, w.width_v, w.keys);
     }

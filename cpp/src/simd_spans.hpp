@@ -67,6 +67,15 @@ struct Spans {
     return max;
   }
 
+  // Whether some x[i] is -Infinity, for i < n.
+  static bool any_minus_infinity(const float* x, std::size_t n) {
+    const Batch low(minus_infinity);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      if (xsimd::any(Batch::load_unaligned(x + i) == low)) return true;
+    return std::find(x + i, x + n, minus_infinity) != x + n;
+  }
+
   // out[i] = exp(x[i] - shift); returns the sum of out.
   static float exp_shifted(const float* x, float shift, float* out, std::size_t n) {
     const Batch s(shift);

@@ -71,7 +71,15 @@ Result<SoftmaxBreakdown> softmax_breakdown(std::span<const float> scores, float 
   b.exponentials = s.exponentials.data;
   b.weights = s.weights.data;
   b.shifted.resize(scores.size());
-  for (std::size_t i = 0; i < scores.size(); ++i) b.shifted[i] = scaled.data[i] - b.max;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    b.shifted[i] = scaled.data[i] - b.max;
+    // Scores spread wider than float32 (−3e38 beside 3e38) make scaled − max −Infinity.
+    if (!std::isfinite(b.shifted[i]))
+      return Error{ErrorCode::non_finite, "score " + std::to_string(i) + " minus the largest, " +
+                                              validate::number_text(b.max) +
+                                              ", overflows float32: the scores / temperature "
+                                              "span more than 3.4e38; use a narrower row"};
+  }
   b.scaled = std::move(scaled.data);
 
   b.without_max = softmax_without_max(b.scaled);

@@ -206,6 +206,8 @@ TEST_CASE("softmax_breakdown rejects every bad input with its code", "[softmax-b
   }
   // 1e30 / 1e-10 = 1e40 is past FLT_MAX: the scaled row itself is not finite.
   CHECK(error_code({1e30f, 0.0f}, 1e-10f) == ErrorCode::non_finite);
+  // Each score fits, but 3e38 − (−3e38) does not: scaled − max would be −Infinity.
+  CHECK(error_code({-3e38f, 3e38f}) == ErrorCode::non_finite);
 
   const auto r = attnlab::softmax_breakdown(std::vector<float>{1.0f, not_a_number}, 1.0f);
   CHECK_THAT(r.error().message, Catch::Contains("score 1"));

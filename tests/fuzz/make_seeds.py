@@ -1,31 +1,76 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of trace_fuzzer.cpp: a few well-formed requests in its byte layout.
+"""Writes the seed corpora of the fuzz targets: a few well-formed requests in each one's byte layout.
 
-The byte layout is described at the top of trace_fuzzer.cpp.
+corpus/trace/ for trace_fuzzer.cpp, corpus/long/ for long_fuzzer.cpp; each layout is described
+at the top of its target.
 """
+import math
 import pathlib
 import struct
 
-HERE = pathlib.Path(__file__).parent / "corpus"
+CORPUS = pathlib.Path(__file__).parent / "corpus"
 
 
 def floats(values):
     return b"".join(struct.pack("<f", v) for v in values)
 
 
-def seed(name, flags, heads, n, width, d_model, body, n_k=None, extra=b""):
+def wave(count, phase):
+    """count small values, different for each phase."""
+    return [round(math.sin(phase + 0.7 * i), 3) for i in range(count)]
+
+
+def write(target, name, data):
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def trace_seed(name, flags, heads, n, width, d_model, body, n_k=None, extra=b""):
     head = bytes([flags, heads + 1, n, width, d_model]) + (bytes([n_k]) if n_k is not None else b"")
-    (HERE / name).write_bytes(head + extra + body)
+    write("trace", name, head + extra + body)
 
 
-HERE.mkdir(exist_ok=True)
 # The tiny example: Q 2x2, K 3x2, V 3x2 (flag 8: n_k given).
-seed("tiny", 8, 1, 2, 2, 0, floats([1, 0, 0, 1] + [1, 0, 1, 1, 0, 1] + [1, 0, 0, 2, 1, 1]), n_k=3)
+trace_seed("tiny", 8, 1, 2, 2, 0, floats([1, 0, 0, 1] + [1, 0, 1, 1, 0, 1] + [1, 0, 0, 2, 1, 1]), n_k=3)
 # Causal self-attention on 3 tokens, width 2.
-seed("causal", 1, 1, 3, 2, 0, floats([0.5, -1, 2, 0, 1, 1] * 3))
+trace_seed("causal", 1, 1, 3, 2, 0, floats([0.5, -1, 2, 0, 1, 1] * 3))
 # Projections with sinusoidal positions, 2 heads: X 3x2, W_Q/W_K/W_V 2x4.
-seed("projections", 64, 2, 3, 4, 2, floats([1, 0, 0, 1, 1, 1] + [0.1 * i for i in range(8)] * 3))
+trace_seed("projections", 64, 2, 3, 4, 2, floats([1, 0, 0, 1, 1, 1] + [0.1 * i for i in range(8)] * 3))
 # An explicit scale and temperature, and the second of two keys as padding.
-seed("padding", 2 | 4 | 16, 1, 2, 2, 0, floats([1, 2, 3, 4] * 3), extra=floats([0.5, 2.0]) + bytes([2, 0, 1]))
+trace_seed("padding", 2 | 4 | 16, 1, 2, 2, 0, floats([1, 2, 3, 4] * 3), extra=floats([0.5, 2.0]) + bytes([2, 0, 1]))
 # A boolean mask (2x2, query 1 may not see key 2) and W_O (2x3).
-seed("mask-wo", 32 | 128, 1, 2, 2, 0, floats([1, 0, 0, 1] * 3) + bytes([3]) + floats([1, 0, 0, 0, 1, 0]), extra=bytes([2, 2, 1, 0, 1, 1]))
+trace_seed("mask-wo", 32 | 128, 1, 2, 2, 0, floats([1, 0, 0, 1] * 3) + bytes([3]) + floats([1, 0, 0, 0, 1, 0]), extra=bytes([2, 2, 1, 0, 1, 1]))
+
+# long_fuzzer.cpp's flags.
+CAUSAL, SCALE, TWO_THREADS, BATCH, LONG_KEYS, WIDE_HEAD, SKEW, SAMPLED = (1 << i for i in range(8))
+
+
+def long_seed(name, flags, heads, n_q, n_k, d, d_v, values, batch=None, skew=None, scale=None, window=None):
+    """n_k is one byte, or a pair of bytes (summed) with LONG_KEYS; window = (head, rows, cols)."""
+    data = bytes([flags, heads + 1]) + (bytes([batch]) if batch is not None else b"")
+    data += bytes([n_q]) + bytes(n_k if isinstance(n_k, tuple) else [n_k]) + bytes([d, d_v])
+    data += (bytes([skew]) if skew is not None else b"") + (floats([scale]) if scale is not None else b"")
+    if window is not None:
+        head, rows, cols = window
+        data += bytes([head + 1, len(rows), *rows, len(cols), *cols])
+    write("long", name, data + floats(values))
+
+
+# The tiny example through the kernels: Q 2x2, K 3x2, V 3x2.
+long_seed("tiny", 0, 1, 2, 3, 2, 2, [1, 0, 0, 1] + [1, 0, 1, 1, 0, 1] + [1, 0, 0, 2, 1, 1])
+# Causal, two heads of width 2 (Q, K 4x4) with values of width 1 (V 4x2).
+long_seed("causal-heads", CAUSAL, 2, 4, 4, 2, 1, wave(16, 0) + wave(16, 1) + wave(8, 2))
+# Two sequences of 3 queries and 2 keys each (Q 6x2, K and V 4x2), scale 0.5, on two threads.
+long_seed("batch-scale", BATCH | SCALE | TWO_THREADS, 1, 3, 2, 2, 2, wave(12, 3) + wave(8, 4) + wave(8, 5), batch=2, scale=0.5)
+# 70 queries and 300 keys, causal: past one 64-query block and one 256-key macro tile (the
+# values not given are zeros).
+long_seed("long-keys", LONG_KEYS | CAUSAL, 1, 70, (150, 150), 4, 2, wave(280, 6) + wave(400, 7))
+# A head 512 wide, the widest the kernel takes (d byte 3: 509 + 3).
+long_seed("wide-head", WIDE_HEAD, 1, 2, 2, 3, 1, wave(64, 8))
+# Huge values whose scores overflow float32: a non-finite error, not NaN.
+long_seed("overflow", SCALE, 1, 2, 2, 2, 1, [1e20, -1e20, 3e19, 1e20] * 2 + [1, 2], scale=1.0)
+# K one column wider than Q: a shape mismatch, refused alike by the check and both kernels.
+long_seed("skew", SKEW, 1, 2, 2, 2, 1, wave(4, 9) + wave(6, 10) + wave(2, 11), skew=1)
+# Sampled weights of head 1 of 2 (Q, K 3x4), causal, rows 0 and 2, columns 0 … 2.
+long_seed("sampled", SAMPLED | CAUSAL, 2, 3, 3, 2, 2, wave(12, 12) + wave(12, 13) + wave(12, 14), window=(1, [0, 2], [0, 1, 2]))

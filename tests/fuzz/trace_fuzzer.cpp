@@ -8,40 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 #include "attnlab/trace.hpp"
+#include "fuzz_reader.hpp"
 
 namespace {
-
-// Reads the fuzz bytes front to back; past the end every read gives zeros.
-class Reader {
- public:
-  Reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-
-  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
-
-  float number() {
-    std::uint8_t bytes[4] = {byte(), byte(), byte(), byte()};
-    float value;
-    std::memcpy(&value, bytes, sizeof value);
-    return value;
-  }
-
-  // A dimension in 0 … max: small shapes, sometimes empty.
-  std::size_t dimension(std::size_t max) { return byte() % (max + 1); }
-
-  attnlab::Matrix matrix(std::size_t rows, std::size_t cols) {
-    attnlab::Matrix m(rows, cols);
-    for (float& v : m.data) v = number();
-    return m;
-  }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
 
 bool valid_trace(const attnlab::Trace& t) {
   for (const auto& step : t.steps) {
@@ -56,7 +27,7 @@ bool valid_trace(const attnlab::Trace& t) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Reader in(data, size);
+  attnlab::fuzz::Reader in(data, size);
   attnlab::TraceInput input;
   const std::uint8_t flags = in.byte();
   input.heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3

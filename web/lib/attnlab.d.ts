@@ -136,7 +136,7 @@ export interface AttentionResult {
   logits: Matrix; // scaled, -Infinity where masked
   exponentials: Matrix; // exp(logit − row max)
   weights: Matrix; // softmax rows: (n_q, n_k)
-  rowMax: number[];
+  rowMax: number[]; // -Infinity for a fully masked row
   rowSum: number[];
   output: Matrix; // weights · V: (n_q, d_v)
   fullyMaskedRows: number[];
@@ -210,10 +210,10 @@ export interface TraceStep {
   formula: string;
   shape: [rows: number, cols: number];
   values: Matrix;
-  /** The sum of each row of values (1 for every unmasked row of weights). */
+  /** The sum of each row of values (1 for every unmasked row of weights; -Infinity for a row of a mask step that masks a key). */
   rowTotals: number[];
   operands: TraceOperand[];
-  /** Softmax steps only. */
+  /** Softmax steps only; rowMax is -Infinity for a fully masked row. */
   rowMax?: number[];
   rowSum?: number[];
   exponentials?: Matrix;

@@ -33,8 +33,8 @@ struct SoftmaxBreakdown {
 };
 
 // scores: (n), 1 ≤ n ≤ limits::softmax_row, all finite; temperature: finite, > 0.
-// Errors: empty (n = 0), too_large, non_finite (a score, or scores / temperature overflowing),
-// invalid_argument (temperature).
+// Errors: empty (n = 0), too_large, non_finite (a score, or scores / temperature or
+// scaled − max overflowing), invalid_argument (temperature).
 Result<SoftmaxBreakdown> softmax_breakdown(std::span<const float> scores, float temperature);
 
 }  // namespace attnlab
