@@ -1,6 +1,7 @@
 #include "attnlab/trace.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -127,7 +128,8 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
   s.formula = std::move(formula);
   s.row_totals.assign(values.rows, 0.0);
   for (std::size_t r = 0; r < values.rows; ++r)
-    for (std::size_t c = 0; c < values.cols; ++c) s.row_totals[r] += values(r, c);
+    for (std::size_t c = 0; c < values.cols; ++c)
+      if (std::isfinite(values(r, c))) s.row_totals[r] += values(r, c);  // masked (−∞) left out
   s.values = std::move(values);
   s.operands = std::move(operands);
   t.steps.push_back(std::move(s));

@@ -40,8 +40,8 @@ const DRAWS = Object.entries({
 }).flatMap(([family, weight]) => Array(weight).fill(family));
 
 // Where a result may hold NaN or ±Infinity (attnlab.d.ts): -Infinity in masked logits (the
-// trace's mask step, its rows' totals and the softmax step's operand) and as a fully masked
-// row's max; anything in softmaxBreakdown's withoutMax.
+// trace's mask step and the softmax step's operand) and as a fully masked row's max; anything
+// in softmaxBreakdown's withoutMax. Row totals never.
 const TRACE_PATH = /^steps\[(\d+)\]\.(values|rowTotals|rowMax|operands\[(\d+)\]\.values)\b/;
 const ALLOWED = {
   attention: (path, v) => v === -Infinity && /^(logits\[\d+\]\[\d+\]|rowMax\[\d+\])$/.test(path),
@@ -51,6 +51,7 @@ const ALLOWED = {
     const step = t.steps[k];
     if (v !== -Infinity || !step) return false;
     if (o !== undefined) return step.operands[o].name === 'mask';
+    if (field === 'rowTotals') return false;
     return field === 'rowMax' ? step.id === 'softmax' : step.id === 'mask';
   },
 };

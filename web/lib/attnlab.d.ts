@@ -210,7 +210,7 @@ export interface TraceStep {
   formula: string;
   shape: [rows: number, cols: number];
   values: Matrix;
-  /** The sum of each row of values (1 for every unmasked row of weights; -Infinity for a row of a mask step that masks a key). */
+  /** The sum of each row of values, masked (-Infinity) entries left out: always finite (1 for every unmasked row of weights). */
   rowTotals: number[];
   operands: TraceOperand[];
   /** Softmax steps only; rowMax is -Infinity for a fully masked row. */

@@ -98,8 +98,8 @@ struct TraceStep {
   std::string title;        // short, plain-language name (the head is not in it)
   std::string formula;      // TeX, with this trace's numbers where they help (e.g. √2)
   Matrix values;            // the step's result; shape = values.rows x values.cols
-  // The sum of each row of values (a weight row sums to 1), in double: float32 values near
-  // its limit can sum beyond it, and a total is never shown as Infinity.
+  // The sum of each row of values (a weight row sums to 1), in double so float32 values near
+  // its limit cannot sum beyond it; masked (−∞) entries are left out: a total is always finite.
   std::vector<double> row_totals;
   std::vector<Operand> operands;        // what feeds this step, in order
   std::optional<SoftmaxParts> softmax;  // softmax steps only

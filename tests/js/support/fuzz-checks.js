@@ -66,7 +66,7 @@ function checkTraceStructure(t, m) {
   assert.deepEqual(t.steps.map((s) => (s.head === undefined ? s.id : `${s.id}/${s.head}`)), expectedSteps(m));
   t.steps.forEach((s, k) => {
     assert.deepEqual(s.shape, [s.values.length, s.values[0].length], `${s.id} shape`);
-    const totals = s.values.map((row) => row.reduce((x, y) => x + y, 0));
+    const totals = s.values.map((row) => row.reduce((x, y) => x + (Number.isFinite(y) ? y : 0), 0)); // masked left out
     const finite = s.values.map((row) => row.reduce((x, y) => x + (Number.isFinite(y) ? Math.abs(y) : 0), 0));
     near(`${s.id} rowTotals`, s.rowTotals, totals, finite.map((x) => 1e-12 * x));
     for (const o of s.operands) {
