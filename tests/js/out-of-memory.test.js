@@ -13,7 +13,11 @@ import { README_LIMITS as L } from './support/readme-limits.js';
 const lab = await attnlab.createAttnLab(); // a fresh module: the 16 MiB heap it starts with
 const MiB = 2 ** 20;
 
-const ramp = (rows, cols) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i)) });
+function ramp(rows, cols) {
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < data.length; i++) data[i] = Math.sin(i);
+  return { rows, cols, data };
+}
 
 // Requests within the limits whose calls need more than the initial heap (16 MiB).
 const X = ramp(L.traceTokens, L.traceFeatures);
