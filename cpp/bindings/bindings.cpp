@@ -7,16 +7,25 @@
 // vectors arrays, an empty std::optional `undefined`, an ErrorCode its spelling.
 // Every entry returns its result or { error: { code, message } }.
 //
+// Memory: the sizes each entry takes (limits.hpp) fit the wasm heap, which may still refuse to
+// grow (a browser short of memory). The core is built with wasm exceptions, so an allocation
+// that fails unwinds the call, freeing all it held, and becomes the error out-of-memory
+// (guarded, below); the module then works as before.
+//
 // Requests: JavaScript objects whose types and shapes web/lib/attnlab.js has already checked
 // (matrices arrive as { rows, cols, data }); the core checks every value and size.
 // The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <cstdio>
 #include <functional>
+#include <new>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -320,6 +329,40 @@ val error_codes() {
   return to_js(std::vector<ErrorCode>(attnlab::error_codes.begin(), attnlab::error_codes.end()));
 }
 
+// ---- Out of memory -----------------------------------------------------------------------
+
+val out_of_memory() {
+  char message[200];
+  std::snprintf(message, sizeof message,
+                "out of memory: the WebAssembly heap could not grow enough for this call (it "
+                "holds %zu MiB of at most %zu MiB); everything the call took has been given back",
+                emscripten_get_heap_size() >> 20, emscripten_get_heap_max() >> 20);
+  return val(ErrorValue{{ErrorCode::out_of_memory, message}});
+}
+
+// call(context), or the out-of-memory error when an allocation fails on the way. The one
+// catch of every entry: a catch in each would add its handler code to the download each time.
+[[gnu::noinline]] val catch_out_of_memory(val (*call)(const void*), const void* context) {
+  try {
+    return call(context);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
+}
+
+// entry(args…) through catch_out_of_memory.
+template <auto entry>
+struct guarded;
+template <class... Args, val (*entry)(Args...)>
+struct guarded<entry> {
+  static val call(Args... args) {
+    const auto packed = std::forward_as_tuple(args...);
+    return catch_out_of_memory(
+        [](const void* p) { return std::apply(entry, *static_cast<decltype(&packed)>(p)); },
+        &packed);
+  }
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
@@ -328,17 +371,26 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&Table::trace_tokens>("traceTokens")
       .field<&Table::trace_features>("traceFeatures")
       .field<&Table::max_heads>("maxHeads")
+      .field<&Table::trace_scores>("traceScores")
       .field<&Table::attention_tokens>("attentionTokens")
       .field<&Table::attention_features>("attentionFeatures")
       .field<&Table::flash_tokens>("flashTokens")
       .field<&Table::flash_features>("flashFeatures")
+      .field<&Table::flash_values>("flashValues")
+      .field<&Table::flash_scores>("flashScores")
+      .field<&Table::flash_multiply_adds>("flashMultiplyAdds")
+      .field<&Table::naive_scores>("naiveScores")
+      .field<&Table::naive_multiply_adds>("naiveMultiplyAdds")
       .field<&Table::max_head_width>("maxHeadWidth")
+      .field<&Table::sampled_rows>("sampledRows")
+      .field<&Table::sampled_cols>("sampledCols")
       .field<&Table::softmax_row>("softmaxRow")
       .field<&Table::scaling_dims>("scalingDims")
       .field<&Table::scaling_max_dk>("scalingMaxDk")
       .field<&Table::scaling_min_keys>("scalingMinKeys")
       .field<&Table::scaling_max_keys>("scalingMaxKeys")
       .field<&Table::scaling_max_samples>("scalingMaxSamples")
+      .field<&Table::scaling_draws>("scalingDraws")
       .field<&Table::sinusoidal_max>("sinusoidalMax")
       .field<&Table::normal_values>("normalValues")
       .field<&Table::walk_tokens>("walkTokens")
@@ -485,20 +537,22 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&MemoryStats::tracked_bytes>("trackedBytes")
       .field<&MemoryStats::peak_tracked_bytes>("peakTrackedBytes");
 
-  emscripten::function("attention", &attention);
-  emscripten::function("attentionBackward", &attention_backward);
-  emscripten::function("trace", &trace);
-  emscripten::function("permutationCheck", &permutation_check);  // the positions view
-  emscripten::function("flashAttention", &long_sequence<&attnlab::flash_attention>);
-  emscripten::function("naiveAttention", &long_sequence<&attnlab::naive_attention>);
-  emscripten::function("checkFlashAttention", &check_flash_attention);
-  emscripten::function("tilePlan", &tile_plan);
-  emscripten::function("sampledWeights", &sampled_weights);
-  emscripten::function("flashWalk", &flash_walk);
-  emscripten::function("sinusoidalEncoding", &sinusoidal_encoding);
-  emscripten::function("softmaxBreakdown", &softmax_breakdown);
-  emscripten::function("scalingStudy", &scaling_study);
-  emscripten::function("normalMatrix", &normal_matrix);
+  // The entries that take a request, each guarded; the lists and counters below allocate
+  // little, once, while the module loads.
+  emscripten::function("attention", &guarded<&attention>::call);
+  emscripten::function("attentionBackward", &guarded<&attention_backward>::call);
+  emscripten::function("trace", &guarded<&trace>::call);
+  emscripten::function("permutationCheck", &guarded<&permutation_check>::call);  // positions
+  emscripten::function("flashAttention", &guarded<&long_sequence<&attnlab::flash_attention>>::call);
+  emscripten::function("naiveAttention", &guarded<&long_sequence<&attnlab::naive_attention>>::call);
+  emscripten::function("checkFlashAttention", &guarded<&check_flash_attention>::call);
+  emscripten::function("tilePlan", &guarded<&tile_plan>::call);
+  emscripten::function("sampledWeights", &guarded<&sampled_weights>::call);
+  emscripten::function("flashWalk", &guarded<&flash_walk>::call);
+  emscripten::function("sinusoidalEncoding", &guarded<&sinusoidal_encoding>::call);
+  emscripten::function("softmaxBreakdown", &guarded<&softmax_breakdown>::call);
+  emscripten::function("scalingStudy", &guarded<&scaling_study>::call);
+  emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

@@ -14,6 +14,8 @@ std::string_view to_string(ErrorCode code) {
       return "too-large";
     case ErrorCode::invalid_argument:
       return "invalid-argument";
+    case ErrorCode::out_of_memory:
+      return "out-of-memory";
   }
   return "invalid-argument";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <tuple>
 
@@ -99,6 +100,30 @@ std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Ma
                                           ") are beyond ±3.4e38; use smaller values"};
 }
 
+// The work of a call (see limits.hpp): its scores and multiply-adds against a kernel's limits.
+std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matrix& k,
+                                const Matrix& v, const FlashOptions& o, std::uint64_t scores,
+                                std::uint64_t multiply_adds) {
+  const std::uint64_t pairs = std::uint64_t{q.rows} * (k.rows / o.batch);  // per head
+  const auto heads = static_cast<std::uint64_t>(o.heads);
+  const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
+  if (pairs * heads > scores)
+    return validate::formatted(
+        ErrorCode::too_large,
+        "%s would compute %llu scores (%zu queries x %zu keys x %d heads), more than the %llu "
+        "allowed: use fewer tokens or heads",
+        kernel, count(pairs * heads), q.rows, k.rows / o.batch, o.heads, count(scores));
+  const std::uint64_t width = q.cols + v.cols;
+  if (pairs * width > multiply_adds)
+    return validate::formatted(
+        ErrorCode::too_large,
+        "%s would compute %llu multiply-adds (%zu queries x %zu keys x (%zu + %zu columns of Q "
+        "and V)), more than the %llu allowed: use fewer tokens or narrower Q, K and V",
+        kernel, count(pairs * width), q.rows, k.rows / o.batch, q.cols, v.cols,
+        count(multiply_adds));
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -106,6 +131,12 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           "the flash kernel"))
     return e;
+  for (const auto& [name, m] : {std::pair{"Q", &q}, std::pair{"K", &k}, std::pair{"V", &v}})
+    if (std::uint64_t{m->rows} * m->cols > limits::flash_values)
+      return validate::formatted(ErrorCode::too_large,
+                                 "%s (%zux%zu) is too large: the long-sequence kernels take at "
+                                 "most %zu values (rows x columns)",
+                                 name, m->rows, m->cols, limits::flash_values);
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
       v.cols % static_cast<std::size_t>(o.heads) != 0)
     return Error{ErrorCode::invalid_argument,
@@ -129,6 +160,9 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
+  if (auto e = check_work("the flash kernel", q, k, v, options, limits::flash_scores,
+                          limits::flash_multiply_adds))
+    return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
   const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
@@ -167,6 +201,12 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     return Error{ErrorCode::invalid_argument, "head " + std::to_string(head) +
                                                   " is not one of the " +
                                                   std::to_string(options.heads) + " heads"};
+  for (const auto& [name, indices, most] : {std::tuple{"rows", &rows, limits::sampled_rows},
+                                            std::tuple{"cols", &cols, limits::sampled_cols}})
+    if (indices->size() > most)
+      return validate::formatted(ErrorCode::too_large,
+                                 "%s lists %zu indices; sampled weights take at most %zu", name,
+                                 indices->size(), most);
   for (const auto& [name, indices, limit] :
        {std::tuple{"row", &rows, q.rows}, std::tuple{"column", &cols, k.rows}})
     for (std::size_t index : *indices)
@@ -201,6 +241,9 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
+  if (auto e = check_work("the naive kernel", q, k, v, options, limits::naive_scores,
+                          limits::naive_multiply_adds))
+    return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
   const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const auto heads = static_cast<std::size_t>(options.heads);

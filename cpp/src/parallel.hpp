@@ -9,15 +9,19 @@
 
 namespace attnlab {
 
-inline std::size_t resolve_threads(std::size_t requested) {
+// A wasm build without pthreads has one thread (and leaves std::thread out of its download).
+inline constexpr bool one_thread =
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  (void)requested;
-  return 1;  // a wasm build without pthreads has one thread
+    true;
 #else
+    false;
+#endif
+
+inline std::size_t resolve_threads(std::size_t requested) {
+  if (one_thread) return 1;
   if (requested > 0) return requested;
   const unsigned hardware = std::thread::hardware_concurrency();
   return hardware > 0 ? hardware : 1;
-#endif
 }
 
 template <class Task>
@@ -26,13 +30,17 @@ void parallel_for(std::size_t count, std::size_t threads, Task task) {
   const auto work = [&](std::size_t worker) {
     for (std::size_t item = next++; item < count; item = next++) task(item, worker);
   };
-  const std::size_t workers = std::min(threads, count);
-  if (workers <= 1) return work(0);
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
+  if constexpr (one_thread) {
+    work(0);
+  } else {
+    const std::size_t workers = std::min(threads, count);
+    if (workers <= 1) return work(0);
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+  }
 }
 
 }  // namespace attnlab

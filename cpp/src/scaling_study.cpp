@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -26,7 +27,19 @@ std::optional<Error> check(const ScalingStudyOptions& o) {
   if (auto p = validate::count_within("keys", o.keys, limits::scaling_min_keys,
                                       limits::scaling_max_keys))
     return p;
-  return validate::count_within("samples", o.samples, 1, limits::scaling_max_samples);
+  if (auto p = validate::count_within("samples", o.samples, 1, limits::scaling_max_samples))
+    return p;
+  // Each d_k draws samples queries and samples · keys keys of d_k numbers: the study's cost.
+  std::uint64_t dims_sum = 0;
+  for (std::size_t dk : o.dims) dims_sum += dk;
+  const std::uint64_t draws = std::uint64_t{o.samples} * (o.keys + 1) * dims_sum;
+  if (draws <= limits::scaling_draws) return std::nullopt;
+  return validate::formatted(ErrorCode::too_large,
+                             "the study would draw %llu normal numbers (%zu samples x (%zu keys + "
+                             "1) x %llu, the sum of dims), more than the %zu allowed: use fewer "
+                             "samples, keys or dims",
+                             static_cast<unsigned long long>(draws), o.samples, o.keys,
+                             static_cast<unsigned long long>(dims_sum), limits::scaling_draws);
 }
 
 // Mean largest weight and mean entropy (nats) of the rows of weights: (samples, keys).

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
@@ -68,6 +71,26 @@ Problem check_source(const DirectQKV& d, int heads, PositionalEncoding positiona
     return e;
   if (auto e = validate::finite_qkv(d.q, d.k, d.v)) return e;
   return check_heads(heads, "Q", d.q, "V", d.v);
+}
+
+// Every head keeps its (n_q, n_k) scores, weights and more for display: their count is the
+// trace's cost.
+Problem check_scores(const TraceInput& input) {
+  const auto [n_q, n_k] = std::visit(
+      [](const auto& s) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Projections>)
+          return std::pair{s.x.rows, s.x.rows};
+        else
+          return std::pair{s.q.rows, s.k.rows};
+      },
+      input.source);
+  const std::uint64_t scores = std::uint64_t{n_q} * n_k * static_cast<std::uint64_t>(input.heads);
+  if (scores <= limits::trace_scores) return std::nullopt;
+  return validate::formatted(ErrorCode::too_large,
+                             "the trace would keep %llu scores (%zu queries x %zu keys x %d "
+                             "heads), more than the %zu allowed: use fewer tokens or heads",
+                             static_cast<unsigned long long>(scores), n_q, n_k, input.heads,
+                             limits::trace_scores);
 }
 
 Problem check_output_projection(const TraceInput& input, const Matrix& values,
@@ -279,6 +302,7 @@ Result<Trace> trace(const TraceInput& input) {
                      input.source))
     return *e;
   if (auto e = check_output_projection(input, values_source, projected ? "W_V" : "V")) return *e;
+  if (auto e = check_scores(input)) return *e;
 
   Trace t;
   const Qkv qkv =

@@ -1,7 +1,9 @@
 #include "validate.hpp"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+#include <utility>
 
 namespace attnlab::validate {
 namespace {
@@ -108,6 +110,18 @@ Problem count_within(std::string_view name, int value, std::size_t lo, std::size
     return std::nullopt;
   return outside(name, value < 0 || static_cast<std::size_t>(value) < lo, std::to_string(value), lo,
                  hi, above);
+}
+
+Error formatted(ErrorCode code, const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::va_list again;
+  va_copy(again, args);
+  std::string message(static_cast<std::size_t>(std::vsnprintf(nullptr, 0, format, args)), '\0');
+  va_end(args);
+  std::vsnprintf(message.data(), message.size() + 1, format, again);
+  va_end(again);
+  return Error{code, std::move(message)};
 }
 
 Problem attention_shapes(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t max_rows,

@@ -40,6 +40,10 @@ Problem count_within(std::string_view name, std::size_t value, std::size_t lo, s
 Problem count_within(std::string_view name, int value, std::size_t lo, std::size_t hi,
                      ErrorCode above = ErrorCode::too_large);
 
+// An error whose message is printf's `format` with the arguments: one call, where a chain
+// of std::string concatenations costs the wasm download more.
+[[gnu::format(printf, 2, 3)]] Error formatted(ErrorCode code, const char* format, ...);
+
 // Q, K and V can meet in attention: none empty, each within max_rows x max_cols (`what`
 // names the entry in the message), Q and K of one width, K and V of one length.
 // Finiteness is left to the caller, which checks its options first.

@@ -114,6 +114,7 @@ TEST_CASE("error codes have their stable spellings", "[errors]") {
   CHECK(attnlab::to_string(ErrorCode::empty) == "empty");
   CHECK(attnlab::to_string(ErrorCode::too_large) == "too-large");
   CHECK(attnlab::to_string(ErrorCode::invalid_argument) == "invalid-argument");
+  CHECK(attnlab::to_string(ErrorCode::out_of_memory) == "out-of-memory");
 }
 
 TEST_CASE("the valid inputs the error cases start from succeed", "[errors]") {
@@ -337,8 +338,13 @@ TEST_CASE("empty: a matrix with no rows or no columns", "[errors]") {
 TEST_CASE("too-large: beyond the documented limits", "[errors]") {
   constexpr std::size_t tokens = attnlab::limits::trace_tokens + 1;      // 513
   constexpr std::size_t features = attnlab::limits::trace_features + 1;  // 513
-  constexpr std::size_t big = attnlab::limits::attention_tokens + 1;     // 4097
+  constexpr std::size_t big = attnlab::limits::attention_tokens + 1;     // 513
   static_assert(attnlab::limits::attention_features + 1 == big);
+  // 65 tokens x 64 heads of width 1: 65 · 65 · 64 = 270,400 scores, above trace_scores.
+  static_assert(65 * 65 * 64 > attnlab::limits::trace_scores);
+  const auto sixty_four_heads = [](TraceInput& in) { in.heads = 64; };
+  const std::vector<std::size_t> rows_33(attnlab::limits::sampled_rows + 1, 0);
+  const std::vector<std::size_t> cols_4097(attnlab::limits::sampled_cols + 1, 0);
   check_cases(
       {
           {"trace: X with 513 tokens",
@@ -358,22 +364,65 @@ TEST_CASE("too-large: beyond the documented limits", "[errors]") {
           {"trace: W_O with 513 columns",
            trace_error(direct(), [](TraceInput& in) { in.w_o = filled(2, features); }),
            {"W_O (2x513)"}},
-          {"attention: Q with 4097 tokens",
+          {"trace: scores over 64 heads",
+           trace_error(direct(filled(65, 64), filled(65, 64), filled(65, 64)), sixty_four_heads),
+           {"270400 scores", "65 queries x 65 keys x 64 heads", "262144"}},
+          {"attention: Q with 513 tokens",
            attention_error(filled(big, 1), filled(3, 1), filled(3, 1)),
-           {"Q (4097x1)", "4096"}},
-          {"attention: K and V with 4097 tokens",
+           {"Q (513x1)", "512"}},
+          {"attention: K and V with 513 tokens",
            attention_error(filled(2, 1), filled(big, 1), filled(big, 1)),
-           {"K (4097x1)"}},
-          {"attention: V with 4097 features",
+           {"K (513x1)"}},
+          {"attention: V with 513 features",
            attention_error(filled(2, 1), filled(3, 1), filled(3, big)),
-           {"V (3x4097)"}},
+           {"V (3x513)"}},
+          // 4097 x 4096 = 16,781,312 values, above flash_values.
+          {"flash: Q with more values than flash_values",
+           error_of(attnlab::flash_attention(filled(4097, 4096), filled(1, 4096), filled(1, 1))),
+           {"Q (4097x4096)", "16777216 values"}},
+          {"sampled weights: 33 rows",
+           error_of(attnlab::sampled_weights(q_ok, k_ok, rows_33, {0}, 0)),
+           {"rows lists 33 indices", "32"}},
+          {"sampled weights: 4097 columns",
+           error_of(attnlab::sampled_weights(q_ok, k_ok, {0}, cols_4097, 0)),
+           {"cols lists 4097 indices", "4096"}},
       },
       "too-large");
+}
+
+// The long-sequence kernels' work limits hold where a call runs on a page's thread: the wasm
+// build. The native library runs these kernels on every core without them.
+TEST_CASE("too-large: the work of the long-sequence kernels in wasm", "[errors]") {
+  if constexpr (!attnlab::limits::bounded_work) return;
+  const auto flash = [](const Matrix& q, const Matrix& k, const Matrix& v) {
+    return error_of(attnlab::flash_attention(q, k, v));
+  };
+  const auto naive = [](const Matrix& q, const Matrix& k, const Matrix& v) {
+    return error_of(attnlab::naive_attention(q, k, v));
+  };
+  // 17 x 1,048,576 scores, above flash_scores (2^24); 2,897 x 2,896 above naive_scores (2^23);
+  // 4,096² x (129 + 129) multiply-adds above flash's 2^32, 2,048² x 258 above naive's 2^30.
+  const Matrix long_k = filled(std::size_t{1} << 20, 1);
+  const Matrix wide = filled(4096, 129), half_wide = filled(2048, 129);
+  check_cases({{"flash: scores", flash(filled(17, 1), long_k, long_k), {"17825792 scores"}},
+               {"naive: scores",
+                naive(filled(2897, 1), filled(2896, 1), filled(2896, 1)),
+                {"8389712 scores", "8388608"}},
+               {"flash: multiply-adds", flash(wide, wide, wide), {"multiply-adds", "4294967296"}},
+               {"naive: multiply-adds",
+                naive(half_wide, half_wide, half_wide),
+                {"multiply-adds", "1073741824"}}},
+              "too-large");
+  // The check for a backend that computes elsewhere (WebGPU) leaves the work limits out.
+  CHECK_FALSE(attnlab::check_flash_attention(filled(17, 1), long_k, long_k));
 }
 
 TEST_CASE("too-large: the limits themselves are allowed", "[errors]") {
   constexpr std::size_t tokens = attnlab::limits::trace_tokens;
   CHECK_FALSE(trace_error(projected(filled(tokens, 4, 0.01f))));
+  // 64 tokens x 64 heads: 262,144 scores, trace_scores itself.
+  CHECK_FALSE(trace_error(direct(filled(64, 64), filled(64, 64), filled(64, 64)),
+                          [](TraceInput& in) { in.heads = 64; }));
   CHECK_FALSE(attention_error(filled(2, 1), filled(attnlab::limits::attention_tokens, 1),
                               filled(attnlab::limits::attention_tokens, 1)));
 }
@@ -471,8 +520,8 @@ TEST_CASE("invalid-argument: positional encoding without X", "[errors]") {
 }
 
 TEST_CASE("error_codes lists every code once, each with its own spelling", "[errors]") {
-  const std::vector<std::string> want{"shape-mismatch", "non-finite", "empty", "too-large",
-                                      "invalid-argument"};
+  const std::vector<std::string> want{"shape-mismatch", "non-finite",       "empty",
+                                      "too-large",      "invalid-argument", "out-of-memory"};
   std::vector<std::string> got;
   for (attnlab::ErrorCode code : attnlab::error_codes) got.emplace_back(attnlab::to_string(code));
   CHECK(got == want);

@@ -109,7 +109,7 @@ TEST_CASE("different positions get different encodings", "[positional]") {
 
 TEST_CASE("sinusoidal_encoding checks its sizes and names the argument", "[positional]") {
   const std::size_t max = attnlab::limits::sinusoidal_max;
-  REQUIRE(max == 4096);
+  REQUIRE(max == 2048);
   struct Bad {
     std::size_t tokens, width;
     ErrorCode code;
@@ -124,7 +124,7 @@ TEST_CASE("sinusoidal_encoding checks its sizes and names the argument", "[posit
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == bad.code);
     CHECK(r.error().message.find(bad.names) == 0);
-    CHECK(r.error().message.find("from 1 to 4096") != std::string::npos);
+    CHECK(r.error().message.find("from 1 to 2048") != std::string::npos);
   }
   CHECK(attnlab::sinusoidal_encoding(max, 1).ok());
   CHECK(attnlab::sinusoidal_encoding(1, max).ok());

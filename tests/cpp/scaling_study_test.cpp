@@ -121,16 +121,20 @@ TEST_CASE("every statistic matches a float64 recomputation from the same draws",
 
 TEST_CASE("raw scores spread like √d_k; only the scaled softmax stays soft", "[scaling-study]") {
   ScalingStudyOptions options;
-  options.dims = powers_of_two;
+  options.dims = {powers_of_two.begin(), powers_of_two.end() - 1};
   options.keys = 16;
-  options.samples = 2000;
+  options.samples = 1920;
   options.seed = 11;
-  const ScalingStudy s = study(options);
+  // Two studies, each within limits::scaling_draws: a d_k's numbers depend only on d_k and
+  // the seed, so d_k = 512 alone joins the others.
+  ScalingStudy s = study(options);
+  options.dims = {powers_of_two.back()};
+  s.points.push_back(study(options).points.front());
   REQUIRE(s.points.size() == powers_of_two.size());
   for (const ScalingPoint& p : s.points) {
     CAPTURE(p.dk, p.score_std, p.entropy_scaled, p.entropy_unscaled);
-    // 32,000 scores, 16 to a query (which they share): the standard error of the estimated
-    // spread is about 2% at d_k = 1 (heavy-tailed products) and less above, so 5% is ≥ 2.5σ.
+    // 30,720 scores, 16 to a query (which they share): the standard error of the estimated
+    // spread is about 2% at d_k = 1 (heavy-tailed products) and less above, so 5% is ≥ 2.4σ.
     CHECK(p.score_std / p.sqrt_dk == Approx(1.0).margin(0.05));
     CHECK(p.entropy_scaled <= s.max_entropy);
     CHECK(p.entropy_unscaled <= s.max_entropy);
@@ -190,6 +194,19 @@ TEST_CASE("scaling_study rejects every bad option with its code", "[scaling-stud
   CHECK(error_code(with([](auto& o) { o.keys = 65; })) == ErrorCode::too_large);
   CHECK(error_code(with([](auto& o) { o.samples = 0; })) == ErrorCode::invalid_argument);
   CHECK(error_code(with([](auto& o) { o.samples = 2001; })) == ErrorCode::too_large);
+  // samples · (keys + 1) · (the sum of dims) at most scaling_draws: 2000 · 17 · 512 is above.
+  const auto draws = attnlab::scaling_study(with([](auto& o) {
+    o.dims = {scaling_max_dk};
+    o.samples = 2000;
+  }));
+  REQUIRE_FALSE(draws.ok());
+  CHECK(draws.error().code == ErrorCode::too_large);
+  CHECK_THAT(draws.error().message,
+             Catch::Contains("17408000 normal numbers") && Catch::Contains("16777216"));
+  CHECK(attnlab::scaling_study(with([](auto& o) {
+          o.dims = {scaling_max_dk};
+          o.samples = 1920;  // 1920 · 17 · 512 = 16,711,680
+        })).ok());
   const auto r = attnlab::scaling_study(with([](auto& o) { o.keys = 65; }));
   CHECK_THAT(r.error().message, Catch::Contains("keys") && Catch::Contains("65"));
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { withoutGrowth } from './support/heap.js';
 import { attnlab } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -13,6 +14,7 @@ const K = [[1, 0], [1, 1], [0, 1]];
 const V = [[1, 0], [0, 2], [1, 1]];
 const X = [[1, 0, 1], [0, 1, 1]];
 const W = [[1, 0], [0, 1], [1, 1]];
+const big = { rows: 2048, cols: 1, data: new Float32Array(2048).fill(0.5) }; // 3 × 16 MiB of scores
 
 // [what, call, expected code, a fragment the message must contain]
 const cases = [
@@ -46,6 +48,7 @@ const cases = [
   ['unknown positional encoding', () => lab.trace({ X, Wq: W, Wk: W, Wv: W, positional: 'learned' }), 'invalid-argument', 'positional'],
   ['positional with direct Q/K/V', () => lab.trace({ Q, K, V, positional: 'sinusoidal' }), 'invalid-argument', 'positional'],
   ['a request that is not an object', () => lab.attention(null), 'invalid-argument', 'object'],
+  ['a heap that cannot grow for 48 MiB', () => withoutGrowth(() => lab.naiveAttention({ Q: big, K: big, V: big })), 'out-of-memory', 'out of memory'],
 ];
 
 for (const [what, call, code, fragment] of cases) {

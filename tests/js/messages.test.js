@@ -2,10 +2,10 @@
 // item 5). Oracles: the README's "Limits" table (the documented values) and the literal
 // the test passes; never the package's own formatting.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { README_LIMITS } from './support/readme-limits.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -18,11 +18,6 @@ function messageOf(call) {
   }
   assert.fail('no error');
 }
-
-// The README's limits table: { field: value }.
-const README_LIMITS = Object.fromEntries(
-  [...readFileSync('README.md', 'utf8').matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map(([, name, value]) => [name, Number(value)]),
-);
 
 test('lab.limits() is the README\'s table, field by field', () => {
   assert.ok(Object.keys(README_LIMITS).length >= 10, 'the README has a limits table');

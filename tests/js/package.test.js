@@ -30,7 +30,7 @@ test('the tarball holds the entry, its types and the wasm, and nothing from the 
 test('the public API is the documented one', () => {
   assert.equal(typeof attnlab.createAttnLab, 'function');
   assert.equal(typeof attnlab.AttnLabError, 'function');
-  assert.deepEqual(attnlab.ERROR_CODES, ['shape-mismatch', 'non-finite', 'empty', 'too-large', 'invalid-argument']);
+  assert.deepEqual(attnlab.ERROR_CODES, ['shape-mismatch', 'non-finite', 'empty', 'too-large', 'invalid-argument', 'out-of-memory']);
   assert.ok(attnlab.STEP_IDS.includes('output-projection'));
 });
 

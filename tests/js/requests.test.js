@@ -23,12 +23,12 @@ test('sinusoidalEncoding({ tokens, width }) equals the older (tokens, width), an
   }));
 });
 
-test('sinusoidalEncoding: the core checks the range 1 … 4096 and names the argument', () => {
+test('sinusoidalEncoding: the core checks the range 1 … 2048 and names the argument', () => {
   const cases = [
-    [{ tokens: 0, width: 4 }, 'invalid-argument', /^tokens must be a whole number from 1 to 4096, got 0/],
-    [{ tokens: 4, width: 0 }, 'invalid-argument', /^width must be a whole number from 1 to 4096, got 0/],
-    [{ tokens: 4097, width: 4 }, 'too-large', /^tokens must be a whole number from 1 to 4096, got 4097/],
-    [{ tokens: 4, width: 4097 }, 'too-large', /^width .* got 4097/],
+    [{ tokens: 0, width: 4 }, 'invalid-argument', /^tokens must be a whole number from 1 to 2048, got 0/],
+    [{ tokens: 4, width: 0 }, 'invalid-argument', /^width must be a whole number from 1 to 2048, got 0/],
+    [{ tokens: 2049, width: 4 }, 'too-large', /^tokens must be a whole number from 1 to 2048, got 2049/],
+    [{ tokens: 4, width: 2049 }, 'too-large', /^width .* got 2049/],
     [{ tokens: 1.5, width: 4 }, 'invalid-argument', /^tokens/],
     [{ tokens: 4 }, 'invalid-argument', /^width/],
   ];
@@ -37,8 +37,8 @@ test('sinusoidalEncoding: the core checks the range 1 … 4096 and names the arg
     assert.equal(gotCode, code, JSON.stringify(request));
     assert.match(gotMessage, message);
   }
-  assert.equal(codeOf(() => lab.sinusoidalEncoding(4097, 2))[0], 'too-large');
-  assert.equal(lab.sinusoidalEncoding({ tokens: 4096, width: 1 }).length, 4096);
+  assert.equal(codeOf(() => lab.sinusoidalEncoding(2049, 2))[0], 'too-large');
+  assert.equal(lab.sinusoidalEncoding({ tokens: 2048, width: 1 }).length, 2048);
 });
 
 test('softmaxBreakdown({ scores, temperature }) equals the older (scores, temperature)', () => {

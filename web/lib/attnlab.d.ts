@@ -6,7 +6,7 @@ export type MatrixInput = number[][] | { rows: number; cols: number; data: Float
 export type MaskInput = boolean[][] | { rows: number; cols: number; data: Uint8Array | ArrayLike<number> };
 export type Matrix = number[][];
 
-export type ErrorCode = 'shape-mismatch' | 'non-finite' | 'empty' | 'too-large' | 'invalid-argument';
+export type ErrorCode = 'shape-mismatch' | 'non-finite' | 'empty' | 'too-large' | 'invalid-argument' | 'out-of-memory';
 export declare const ERROR_CODES: readonly ErrorCode[];
 /** The codes only attnlab/webgpu throws (its GPU_ERROR_CODES): the device was lost, or the GPU refused the work. */
 export type GpuErrorCode = 'device-lost' | 'gpu-error';
@@ -48,17 +48,26 @@ export interface Limits {
   traceTokens: number;
   traceFeatures: number;
   maxHeads: number;
+  traceScores: number;
   attentionTokens: number;
   attentionFeatures: number;
   flashTokens: number;
   flashFeatures: number;
+  flashValues: number;
+  flashScores: number;
+  flashMultiplyAdds: number;
+  naiveScores: number;
+  naiveMultiplyAdds: number;
   maxHeadWidth: number;
+  sampledRows: number;
+  sampledCols: number;
   softmaxRow: number;
   scalingDims: number;
   scalingMaxDk: number;
   scalingMinKeys: number;
   scalingMaxKeys: number;
   scalingMaxSamples: number;
+  scalingDraws: number;
   sinusoidalMax: number;
   normalValues: number;
   walkTokens: number;
@@ -352,9 +361,9 @@ export interface SoftmaxBreakdownRequest {
 }
 
 export interface SinusoidalEncodingRequest {
-  /** Rows (positions), 1 … 4096. */
+  /** Rows (positions), 1 … 2048. */
   tokens: number;
-  /** Columns (features), 1 … 4096. */
+  /** Columns (features), 1 … 2048. */
   width: number;
 }
 
@@ -368,7 +377,7 @@ export interface ScalingStudyRequest {
   dims: number[];
   /** Keys per query, 2 … 64; default 16. */
   keys?: number;
-  /** Queries per d_k, 1 … 2000; default 256. */
+  /** Queries per d_k, 1 … 2000; default 256. samples · (keys + 1) · (the sum of dims) at most 16,777,216. */
   samples?: number;
   /** 0 … 4294967295; default 1. The same seed gives the same numbers everywhere. */
   seed?: number;
@@ -442,9 +451,15 @@ export interface AttnLab {
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */
   naiveAttention(request: LongAttentionRequest): LongAttentionResult;
-  /** Checks a request as flashAttention would; returns it with flat float32 matrices. */
+  /**
+   * Checks a request as flashAttention would, less the work limits (flashScores,
+   * flashMultiplyAdds: the computing is elsewhere); returns it with flat float32 matrices.
+   */
   checkFlashAttention(request: LongAttentionRequest): CheckedLongAttentionRequest;
-  /** Exact weights of one head for chosen rows and columns, each row normalised over all keys. */
+  /**
+   * Exact weights of one head for chosen rows (at most 32) and columns (at most 4096), each row
+   * normalised over all keys.
+   */
   sampledWeights(request: { Q: MatrixInput; K: MatrixInput; causal?: boolean; heads?: number; scale?: number; head?: number; rows: number[]; cols: number[] }): Matrix;
   /** The FlashAttention tile walk of a small problem, one tile visit at a time (the flash view). */
   flashWalk(request: FlashWalkRequest): FlashWalk;

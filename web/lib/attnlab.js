@@ -116,10 +116,8 @@ class AttnLab {
   }
 
   /**
-   * The core's documented limits, one table (README, "Limits"): { traceTokens,
-   * traceFeatures, maxHeads, attentionTokens, attentionFeatures, flashTokens, flashFeatures,
-   * maxHeadWidth, softmaxRow, scalingDims, scalingMaxDk, scalingMinKeys, scalingMaxKeys,
-   * scalingMaxSamples, sinusoidalMax, normalValues }.
+   * The core's documented limits, one table (README, "Limits"; the fields are Limits in
+   * attnlab.d.ts): { traceTokens, traceScores, attentionTokens, flashScores, … }.
    */
   limits() {
     return this.#core.limits();
@@ -197,9 +195,10 @@ class AttnLab {
   }
 
   /**
-   * Checks a long-sequence request as flashAttention would, without computing it; returns it
-   * with its matrices as { rows, cols, data: Float32Array }. For backends that run the flash
-   * pass elsewhere, such as the WebGPU shader. Throws AttnLabError.
+   * Checks a long-sequence request as flashAttention would, without computing it (so without
+   * the work limits flashScores and flashMultiplyAdds, which bound the wasm kernel's time);
+   * returns it with its matrices as { rows, cols, data: Float32Array }. For backends that run
+   * the flash pass elsewhere, such as the WebGPU shader. Throws AttnLabError.
    */
   checkFlashAttention(request) {
     const checked = longRequest('checkFlashAttention', request);
@@ -242,7 +241,7 @@ class AttnLab {
   }
 
   /**
-   * The sinusoidal positional encoding: request { tokens, width }, each 1 … 4096 (the core's
+   * The sinusoidal positional encoding: request { tokens, width }, each 1 … 2048 (the core's
    * limit). Returns number[][] (tokens × width). The older form (tokens, width) works too.
    */
   sinusoidalEncoding(request, width) {

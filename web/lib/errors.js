@@ -7,6 +7,7 @@ export const ERROR_CODES = Object.freeze([
   'empty',
   'too-large',
   'invalid-argument',
+  'out-of-memory',
 ]);
 
 export class AttnLabError extends Error {

@@ -17,12 +17,13 @@ enum class ErrorCode {
   empty,             // "empty": a matrix with no rows or no columns
   too_large,         // "too-large": beyond the documented limits (limits.hpp)
   invalid_argument,  // "invalid-argument": heads, scale, temperature and other options
+  out_of_memory,     // "out-of-memory": an allocation failed (the wasm heap could not grow)
 };
 
 // Every code, in the order above: the list the JavaScript package's ERROR_CODES mirrors.
-inline constexpr std::array<ErrorCode, 5> error_codes{
-    ErrorCode::shape_mismatch, ErrorCode::non_finite, ErrorCode::empty, ErrorCode::too_large,
-    ErrorCode::invalid_argument};
+inline constexpr std::array<ErrorCode, 6> error_codes{
+    ErrorCode::shape_mismatch, ErrorCode::non_finite,       ErrorCode::empty,
+    ErrorCode::too_large,      ErrorCode::invalid_argument, ErrorCode::out_of_memory};
 
 // The stable spelling used in messages and in JavaScript, e.g. "shape-mismatch".
 std::string_view to_string(ErrorCode code);

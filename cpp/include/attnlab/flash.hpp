@@ -31,15 +31,16 @@ struct FlashResult {
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options = {});
 
-// The problem with these inputs, if any, as flash_attention would report it: for callers
-// that run the flash pass elsewhere (the WebGPU shader) and validate here.
+// The problem with these inputs, if any, as flash_attention would report it, less the work
+// limits (limits::flash_scores, flash_multiply_adds), which bound this library's own run:
+// for callers that run the flash pass elsewhere (the WebGPU shader) and validate here.
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& options = {});
 
-// Exact attention weights A(i, j) of one head for the chosen query rows and key columns,
-// each row normalised over all its keys as softmax does, without forming the whole
-// (n_q, n_k) matrix: a window onto the weights of a long sequence. Returns
-// (rows.size(), cols.size()); masked entries are 0.
+// Exact attention weights A(i, j) of one head for the chosen query rows and key columns (at
+// most limits::sampled_rows and sampled_cols), each row normalised over all its keys as
+// softmax does, without forming the whole (n_q, n_k) matrix: a window onto the weights of a
+// long sequence. Returns (rows.size(), cols.size()); masked entries are 0.
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,

@@ -1,22 +1,56 @@
 // Documented size limits. Inputs beyond them get ErrorCode::too_large.
+//
+// Each bounds both the memory a call holds (far below the wasm heap's 2 GiB, see
+// cpp/bindings/CMakeLists.txt) and its time: every call within them returns in about a second
+// in the wasm build on one thread (tests/js/limits.test.js runs each entry at its limits).
+// Where a call's cost grows with a product of sizes, the product has its own limit.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 
 namespace attnlab::limits {
 
-// The step-by-step trace keeps every n x n intermediate for display.
+// The step-by-step trace keeps every n x n intermediate of every head for display.
 inline constexpr std::size_t trace_tokens = 512;    // rows of X, Q, K, V
 inline constexpr std::size_t trace_features = 512;  // columns of any input matrix
 inline constexpr int max_heads = 64;
+inline constexpr std::size_t trace_scores = std::size_t{1} << 18;  // n_q · n_k · heads
 
-// Plain attention() materialises three (n_q, n_k) matrices (scores, logits, weights).
-inline constexpr std::size_t attention_tokens = 4096;
-inline constexpr std::size_t attention_features = 4096;
+// Plain attention() materialises its (n_q, n_k) intermediates; at least the trace's sizes, as
+// the trace runs attention() head by head.
+inline constexpr std::size_t attention_tokens = 512;
+inline constexpr std::size_t attention_features = 512;
 
-// The flash kernel keeps O(n·d) memory: Q, K, V and the output, plus small tiles.
+// The long-sequence kernels. The flash kernel keeps O(n·d) memory: Q, K, V and the output,
+// plus small tiles; each input at most flash_values floats (64 MiB).
 inline constexpr std::size_t flash_tokens = std::size_t{1} << 20;
 inline constexpr std::size_t flash_features = 8192;
+inline constexpr std::size_t flash_values = std::size_t{1} << 24;  // rows · cols of Q, K or V
+
+// Their work: scores n_q · n_k · heads (each with its exponential) and multiply-adds
+// n_q · n_k · (columns of Q + columns of V), causal or not. Bounded only in the wasm build,
+// where a call runs on a page's thread; the native library runs these kernels on every core
+// (the benchmarks time naive attention at 16,384 tokens). The naive kernel also holds three
+// (n_q, n_k) matrices per head at once, and is slower per score.
+inline constexpr bool bounded_work =
+#if defined(__EMSCRIPTEN__)
+    true;
+#else
+    false;
+#endif
+inline constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+inline constexpr std::uint64_t flash_scores = bounded_work ? std::uint64_t{1} << 24 : unbounded;
+inline constexpr std::uint64_t flash_multiply_adds =
+    bounded_work ? std::uint64_t{1} << 32 : unbounded;
+inline constexpr std::uint64_t naive_scores = bounded_work ? std::uint64_t{1} << 23 : unbounded;
+inline constexpr std::uint64_t naive_multiply_adds =
+    bounded_work ? std::uint64_t{1} << 30 : unbounded;
+
+// sampled_weights (flash.hpp): each row's scores span every key, so rows are few.
+inline constexpr std::size_t sampled_rows = 32;
+inline constexpr std::size_t sampled_cols = 4096;
 
 // Teaching views (softmax_breakdown.hpp, scaling_study.hpp): small on purpose, so every
 // number can be shown and the study runs in a fraction of a second in the browser.
@@ -26,9 +60,11 @@ inline constexpr std::size_t scaling_max_dk = 512;        // largest d_k
 inline constexpr std::size_t scaling_min_keys = 2;        // a softmax over one key is always 1
 inline constexpr std::size_t scaling_max_keys = 64;       // keys per query
 inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
+// Normal draws of one study, samples · (keys + 1) · (the sum of dims): its cost.
+inline constexpr std::size_t scaling_draws = std::size_t{1} << 24;
 
 // sinusoidal_encoding (positional.hpp): tokens and width, each 1 … this.
-inline constexpr std::size_t sinusoidal_max = 4096;
+inline constexpr std::size_t sinusoidal_max = 2048;
 
 // normal_matrix (random.hpp): rows·cols values, 64 MiB of float32 (65,536 x 256).
 inline constexpr std::size_t normal_values = std::size_t{1} << 24;
@@ -41,22 +77,36 @@ inline constexpr std::size_t walk_tokens = 64;    // rows of Q, K, V
 inline constexpr std::size_t walk_features = 64;  // columns of Q, K, V
 inline constexpr std::size_t walk_tile = 16;      // rows of a query block or a key tile
 
+// The trace runs attention() on each head and encodes X's positions with sinusoidal_encoding.
+static_assert(attention_tokens >= trace_tokens && attention_features >= trace_features);
+static_assert(sinusoidal_max >= trace_tokens && sinusoidal_max >= trace_features);
+
 // The limits as one value, for callers that quote them (the JS layer's messages, the docs).
+// The work limits are doubles: JavaScript numbers, exact up to 2⁵³, where size_t has 32 bits.
 struct Table {
   std::size_t trace_tokens = limits::trace_tokens;
   std::size_t trace_features = limits::trace_features;
   int max_heads = limits::max_heads;
+  std::size_t trace_scores = limits::trace_scores;
   std::size_t attention_tokens = limits::attention_tokens;
   std::size_t attention_features = limits::attention_features;
   std::size_t flash_tokens = limits::flash_tokens;
   std::size_t flash_features = limits::flash_features;
+  std::size_t flash_values = limits::flash_values;
+  double flash_scores = static_cast<double>(limits::flash_scores);
+  double flash_multiply_adds = static_cast<double>(limits::flash_multiply_adds);
+  double naive_scores = static_cast<double>(limits::naive_scores);
+  double naive_multiply_adds = static_cast<double>(limits::naive_multiply_adds);
   std::size_t max_head_width = limits::max_head_width;
+  std::size_t sampled_rows = limits::sampled_rows;
+  std::size_t sampled_cols = limits::sampled_cols;
   std::size_t softmax_row = limits::softmax_row;
   std::size_t scaling_dims = limits::scaling_dims;
   std::size_t scaling_max_dk = limits::scaling_max_dk;
   std::size_t scaling_min_keys = limits::scaling_min_keys;
   std::size_t scaling_max_keys = limits::scaling_max_keys;
   std::size_t scaling_max_samples = limits::scaling_max_samples;
+  std::size_t scaling_draws = limits::scaling_draws;
   std::size_t sinusoidal_max = limits::sinusoidal_max;
   std::size_t normal_values = limits::normal_values;
   std::size_t walk_tokens = limits::walk_tokens;
