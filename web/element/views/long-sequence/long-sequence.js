@@ -145,11 +145,12 @@ class LongSequenceView extends WorkerViewBase {
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
       const settings = { n, d, causal, seed, rows, cols, kernel: onWasm, keepOutput: Boolean(onGpu) && onWasm };
-      const { ms, output, weights } = await this.tasks.run('longSequence', settings);
+      const { ms, output, refused, weights } = await this.tasks.run('longSequence', settings);
       if (!current()) return;
+      if (refused) this._message = `${refused}. The sample of weights below is still exact.${gpu ? '' : ' This size runs on a graphics card (WebGPU) only.'}`;
       // 4·n²·d floating-point operations, half of them when causal.
       const figures = (backend, time) => ({ backend, ms: time, gflops: (4 * n * n * d * (causal ? 0.5 : 1)) / time / 1e6 });
-      this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm ? [figures('wasm', ms)] : [])];
+      this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm && !refused ? [figures('wasm', ms)] : [])];
       this._agreement = output ? maxDifference(onGpu.output, output) : null;
       this._sample = { n, causal, rows, cols, weights };
       if (compare && !gpu) this._message = 'Without a graphics card there is only the processor\'s run to show.';
@@ -168,8 +169,8 @@ class LongSequenceView extends WorkerViewBase {
     return html`<h2>Long sequences: the flash kernel on WebGPU and in WebAssembly</h2>
       <p class="lead">
         The flash kernel walks the keys a block at a time and keeps a running softmax, so it never stores the n×n weights:
-        its memory grows with n, not n². Here it runs at up to 16,384 tokens, on your GPU through WebGPU and in
-        WebAssembly, and the two outputs are compared; a sampled block of the exact weights shows what the kernel never
+        its memory grows with n, not n². Here it runs at up to 16,384 tokens on your GPU through WebGPU, and up to 4,096
+        in WebAssembly (the core keeps one call within a couple of seconds), and the two outputs are compared; a sampled block of the exact weights shows what the kernel never
         writes down. (The Cost view is the other half: the naive and the flash kernel side by side, time and memory
         against n, in WebAssembly.) <span data-role="gpu-status">${this._gpuNote}</span>
       </p>
