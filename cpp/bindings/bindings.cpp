@@ -318,7 +318,44 @@ MemoryStats memory_stats() {
 
 std::string simd_arch() { return kernels::simd_arch(); }
 
-attnlab::limits::Table limits_table() { return {}; }
+// The core's limits (limits.hpp) under their JavaScript names, as one plain object: a list
+// walked once costs the download less than a value_object of as many fields.
+val limits_table() {
+  namespace l = attnlab::limits;
+  const std::pair<const char*, double> table[] = {
+      {"traceTokens", l::trace_tokens},
+      {"traceFeatures", l::trace_features},
+      {"maxHeads", l::max_heads},
+      {"traceScores", l::trace_scores},
+      {"attentionTokens", l::attention_tokens},
+      {"attentionFeatures", l::attention_features},
+      {"flashTokens", l::flash_tokens},
+      {"flashFeatures", l::flash_features},
+      {"flashValues", l::flash_values},
+      {"flashScores", double(l::flash_scores)},
+      {"flashMultiplyAdds", double(l::flash_multiply_adds)},
+      {"naiveScores", double(l::naive_scores)},
+      {"naiveMultiplyAdds", double(l::naive_multiply_adds)},
+      {"maxHeadWidth", l::max_head_width},
+      {"sampledRows", l::sampled_rows},
+      {"sampledCols", l::sampled_cols},
+      {"softmaxRow", l::softmax_row},
+      {"scalingDims", l::scaling_dims},
+      {"scalingMaxDk", l::scaling_max_dk},
+      {"scalingMinKeys", l::scaling_min_keys},
+      {"scalingMaxKeys", l::scaling_max_keys},
+      {"scalingMaxSamples", l::scaling_max_samples},
+      {"scalingDraws", l::scaling_draws},
+      {"sinusoidalMax", l::sinusoidal_max},
+      {"normalValues", l::normal_values},
+      {"walkTokens", l::walk_tokens},
+      {"walkFeatures", l::walk_features},
+      {"walkTile", l::walk_tile},
+  };
+  val out = val::object();
+  for (const auto& [name, value] : table) out.set(name, value);
+  return out;
+}
 
 // The core's lists, for the package's STEP_IDS and ERROR_CODES (a test compares them).
 val step_ids() {
@@ -366,36 +403,6 @@ struct guarded<entry> {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
-  using attnlab::limits::Table;
-  result<Table>("Limits")
-      .field<&Table::trace_tokens>("traceTokens")
-      .field<&Table::trace_features>("traceFeatures")
-      .field<&Table::max_heads>("maxHeads")
-      .field<&Table::trace_scores>("traceScores")
-      .field<&Table::attention_tokens>("attentionTokens")
-      .field<&Table::attention_features>("attentionFeatures")
-      .field<&Table::flash_tokens>("flashTokens")
-      .field<&Table::flash_features>("flashFeatures")
-      .field<&Table::flash_values>("flashValues")
-      .field<&Table::flash_scores>("flashScores")
-      .field<&Table::flash_multiply_adds>("flashMultiplyAdds")
-      .field<&Table::naive_scores>("naiveScores")
-      .field<&Table::naive_multiply_adds>("naiveMultiplyAdds")
-      .field<&Table::max_head_width>("maxHeadWidth")
-      .field<&Table::sampled_rows>("sampledRows")
-      .field<&Table::sampled_cols>("sampledCols")
-      .field<&Table::softmax_row>("softmaxRow")
-      .field<&Table::scaling_dims>("scalingDims")
-      .field<&Table::scaling_max_dk>("scalingMaxDk")
-      .field<&Table::scaling_min_keys>("scalingMinKeys")
-      .field<&Table::scaling_max_keys>("scalingMaxKeys")
-      .field<&Table::scaling_max_samples>("scalingMaxSamples")
-      .field<&Table::scaling_draws>("scalingDraws")
-      .field<&Table::sinusoidal_max>("sinusoidalMax")
-      .field<&Table::normal_values>("normalValues")
-      .field<&Table::walk_tokens>("walkTokens")
-      .field<&Table::walk_features>("walkFeatures")
-      .field<&Table::walk_tile>("walkTile");
   result<Matrix>("Matrix")
       .field<&Matrix::rows>("rows")
       .field<&Matrix::cols>("cols")

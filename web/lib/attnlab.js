@@ -103,6 +103,7 @@ function traceFromCore({ steps: coreSteps, groups, ...rest }) {
   };
 }
 
+// Each method's request and result, field by field, are in attnlab.d.ts.
 class AttnLab {
   #core;
 
@@ -115,10 +116,7 @@ class AttnLab {
     return this.#core.simdArch();
   }
 
-  /**
-   * The core's documented limits, one table (README, "Limits"; the fields are Limits in
-   * attnlab.d.ts): { traceTokens, traceScores, attentionTokens, flashScores, … }.
-   */
+  /** The core's documented limits, one table (README, "Limits"; Limits in attnlab.d.ts). */
   limits() {
     return this.#core.limits();
   }
@@ -133,30 +131,17 @@ class AttnLab {
     return this.#core.errorCodes();
   }
 
-  /**
-   * One head of attention with every intermediate: request { Q, K, V, causal?, keyPadding?,
-   * mask?, scale?, temperature? }. Returns { scores, scale, temperature, factor, scaled,
-   * logits, rowMax, rowSum, exponentials, weights, output, fullyMaskedRows }, matrices as
-   * number[][]; `scale` excludes the temperature, `factor` = scale / temperature is applied.
-   */
+  /** One head of attention with every intermediate. */
   attention(request) {
     return fromCore(unwrap(this.#core.attention(attentionRequest(request))));
   }
 
-  /**
-   * The gradients of attention(): request { Q, K, V, dO, ...options }, where dO = ∂L/∂O is
-   * (n_q, d_v). Returns { dQ, dK, dV } = ∂L/∂Q, ∂L/∂K, ∂L/∂V as number[][]; masked cells
-   * and fully masked rows pass no gradient.
-   */
+  /** The gradients of attention(). */
   attentionBackward(request) {
     return fromCore(unwrap(this.#core.attentionBackward(attentionBackwardRequest(request))));
   }
 
-  /**
-   * Multi-head attention step by step: request { X, Wq, Wk, Wv } or { Q, K, V }, with Wo?,
-   * heads?, positional?, tokens? and the attention options. Returns { steps, groups, output,
-   * fullyMaskedRows, tokens? } (see Trace in attnlab.d.ts).
-   */
+  /** Multi-head attention step by step. */
   trace(request) {
     const { coreRequest, tokens } = traceRequest(request);
     const out = traceFromCore(unwrap(this.#core.trace(coreRequest)));
@@ -164,12 +149,7 @@ class AttnLab {
     return out;
   }
 
-  /**
-   * Traces tokens X as given and reordered (new row i = token order[i]), to show that without
-   * positions self-attention only reorders its output rows. request: as for trace(), with X,
-   * plus order. Returns { original, permuted, predicted, maxDifference, tolerance,
-   * reorderedOnly, order, tokens? }. The older form permutationCheck(request, order) works too.
-   */
+  /** Traces X as given and with its tokens reordered: without positions the outputs only move. */
   permutationCheck(request, order) {
     const { coreRequest, tokens, order: tokenOrder } = permutationRequest(request, order);
     // Whether order is a permutation of the tokens (length, range, repeats), and that there
@@ -180,11 +160,7 @@ class AttnLab {
     return out;
   }
 
-  /**
-   * The flash kernel (tiled, FlashAttention-style) for long sequences: O(n·d) memory, no
-   * weights. request { Q, K, V, causal?, heads?, scale? }. Returns { output, fullyMaskedRows }
-   * with the output flat, as { rows, cols, data: Float32Array }.
-   */
+  /** The flash kernel (tiled, FlashAttention-style) for long sequences: O(n·d) memory, no weights. */
   flashAttention(request) {
     return this.#longSequence('flashAttention', request);
   }
@@ -194,43 +170,24 @@ class AttnLab {
     return this.#longSequence('naiveAttention', request);
   }
 
-  /**
-   * Checks a long-sequence request as flashAttention would, without computing it (so without
-   * the work limits flashScores and flashMultiplyAdds, which bound the wasm kernel's time);
-   * returns it with its matrices as { rows, cols, data: Float32Array }. For backends that run
-   * the flash pass elsewhere, such as the WebGPU shader. Throws AttnLabError.
-   */
+  /** Checks a long-sequence request as flashAttention would, without computing it. */
   checkFlashAttention(request) {
     const checked = longRequest('checkFlashAttention', request);
     unwrap(this.#core.checkFlashAttention(checked));
     return checked;
   }
 
-  /**
-   * Exact weights of one head for chosen query rows and key columns of a long sequence,
-   * each row normalised over all its keys: request { Q, K, causal, heads, head, rows, cols }.
-   * Returns number[][] (rows.length × cols.length).
-   */
+  /** Exact weights of one head for chosen rows and columns of a long sequence. */
   sampledWeights(request) {
     return fromCore(unwrap(this.#core.sampledWeights(sampledWeightsRequest(request))));
   }
 
-  /**
-   * The FlashAttention tile walk of a small problem, one tile visit at a time: request
-   * { Q, K, V, causal?, scale?, queryRows? (Br, default 2), keyRows? (Bc, default 2) }.
-   * Returns { events, output, tileFloats, matrixFloats }; each event { kind: 'tile' |
-   * 'finish', queryBlock, keyBlock, firstQuery, firstKey, queries, keys, scores, oldMax,
-   * newMax, rescale, sum, acc, output? } (matrices as number[][]).
-   */
+  /** The FlashAttention tile walk of a small problem, one tile visit at a time. */
   flashWalk(request) {
     return fromCore(unwrap(this.#core.flashWalk(flashWalkRequest(request))));
   }
 
-  /**
-   * The tile plan shared by the flash kernel and the WGSL shader: request { headWidth }.
-   * Returns { queryRows, keyRows, headWidth, cpuKeyRows, workgroupStorageBytes }, or null
-   * beyond the supported widths. The older form tilePlan(headWidth) works too.
-   */
+  /** The tile plan shared by the flash kernel and the WGSL shader. */
   tilePlan(request) {
     return this.#core.tilePlan(tilePlanRequest(request)) ?? null;
   }
@@ -240,52 +197,29 @@ class AttnLab {
     return { output, ...fromCore(rest) };
   }
 
-  /**
-   * The sinusoidal positional encoding: request { tokens, width }, each 1 … 2048 (the core's
-   * limit). Returns number[][] (tokens × width). The older form (tokens, width) works too.
-   */
+  /** The sinusoidal positional encoding. */
   sinusoidalEncoding(request, width) {
     const { tokens, width: columns } = sinusoidalRequest(request, width);
     return fromCore(unwrap(this.#core.sinusoidalEncoding(tokens, columns)));
   }
 
-  /**
-   * Softmax of one row, stage by stage (÷ temperature, − max, exp, Σ, ÷ sum), and the same
-   * row without subtracting the max, in real float32: its Infinity and NaN are the point.
-   * request { scores, temperature = 1 }. Returns { temperature, scaled, max, shifted,
-   * exponentials, sum, weights, withoutMax: { exponentials, sum, weights, overflowed,
-   * termOverflowed, underflowed } }. The older form (scores, temperature) works too.
-   */
+  /** Softmax of one row, stage by stage, and the same row without subtracting the max. */
   softmaxBreakdown(request, temperature) {
     const r = softmaxRequest(request, temperature);
     return fromCore(unwrap(this.#core.softmaxBreakdown(r.scores, r.temperature)));
   }
 
-  /**
-   * Why 1/√d_k: for each d_k in dims, `samples` queries against `keys` keys with N(0, 1)
-   * entries (a seeded generator in the core), the spread of q·k and the softmax rows with
-   * and without scaling. request { dims, keys = 16, samples = 256, seed = 1 }; returns
-   * { keys, samples, maxEntropy, points } (see ScalingStudy in attnlab.d.ts).
-   */
+  /** Why 1/√d_k: the spread of q·k and the softmax's sharpness for each d_k in dims. */
   scalingStudy(request) {
     return fromCore(unwrap(this.#core.scalingStudy(scalingStudyRequest(request))));
   }
 
-  /**
-   * A rows × cols matrix of N(0, 1) values from the core's seeded generator (splitmix64 +
-   * Box–Muller): the same numbers for the same seed, natively and in every browser.
-   * request { rows, cols, seed = 1 }; rows·cols at most 16,777,216.
-   * Returns it flat, as { rows, cols, data: Float32Array } (row-major).
-   */
+  /** A rows × cols matrix of N(0, 1) values from the core's seeded generator. */
   normalMatrix(request) {
     return unwrap(this.#core.normalMatrix(normalMatrixRequest(request)));
   }
 
-  /**
-   * Bytes malloc holds and the wasm heap's size (for leak checks), and the bytes the core
-   * holds through operator new now and at the peak since resetPeakMemory():
-   * { allocatedBytes, heapBytes, trackedBytes, peakTrackedBytes }.
-   */
+  /** Bytes malloc holds, the wasm heap's size, and the bytes the core holds (for leak checks). */
   memoryStats() {
     return this.#core.memoryStats();
   }

@@ -81,37 +81,4 @@ inline constexpr std::size_t walk_tile = 16;      // rows of a query block or a 
 static_assert(attention_tokens >= trace_tokens && attention_features >= trace_features);
 static_assert(sinusoidal_max >= trace_tokens && sinusoidal_max >= trace_features);
 
-// The limits as one value, for callers that quote them (the JS layer's messages, the docs).
-// The work limits are doubles: JavaScript numbers, exact up to 2⁵³, where size_t has 32 bits.
-struct Table {
-  std::size_t trace_tokens = limits::trace_tokens;
-  std::size_t trace_features = limits::trace_features;
-  int max_heads = limits::max_heads;
-  std::size_t trace_scores = limits::trace_scores;
-  std::size_t attention_tokens = limits::attention_tokens;
-  std::size_t attention_features = limits::attention_features;
-  std::size_t flash_tokens = limits::flash_tokens;
-  std::size_t flash_features = limits::flash_features;
-  std::size_t flash_values = limits::flash_values;
-  double flash_scores = static_cast<double>(limits::flash_scores);
-  double flash_multiply_adds = static_cast<double>(limits::flash_multiply_adds);
-  double naive_scores = static_cast<double>(limits::naive_scores);
-  double naive_multiply_adds = static_cast<double>(limits::naive_multiply_adds);
-  std::size_t max_head_width = limits::max_head_width;
-  std::size_t sampled_rows = limits::sampled_rows;
-  std::size_t sampled_cols = limits::sampled_cols;
-  std::size_t softmax_row = limits::softmax_row;
-  std::size_t scaling_dims = limits::scaling_dims;
-  std::size_t scaling_max_dk = limits::scaling_max_dk;
-  std::size_t scaling_min_keys = limits::scaling_min_keys;
-  std::size_t scaling_max_keys = limits::scaling_max_keys;
-  std::size_t scaling_max_samples = limits::scaling_max_samples;
-  std::size_t scaling_draws = limits::scaling_draws;
-  std::size_t sinusoidal_max = limits::sinusoidal_max;
-  std::size_t normal_values = limits::normal_values;
-  std::size_t walk_tokens = limits::walk_tokens;
-  std::size_t walk_features = limits::walk_features;
-  std::size_t walk_tile = limits::walk_tile;
-};
-
 }  // namespace attnlab::limits

@@ -138,7 +138,7 @@ const FAULTS = {
     required: ['scores'],
     values: { scores: [[[], EMPTY], [Array(4097).fill(0), TL], [[1, NaN], NF], [[1e39], NF], [['1'], IA], ['abc', IA]], temperature: [...POSITIVE, [1e-40, IA]] },
   }),
-  sinusoidalEncoding: () => ({ required: ['tokens', 'width'], values: { tokens: COUNT_FAULTS(4096), width: COUNT_FAULTS(4096) } }),
+  sinusoidalEncoding: () => ({ required: ['tokens', 'width'], values: { tokens: COUNT_FAULTS(2048), width: COUNT_FAULTS(2048) } }),
   tilePlan: () => ({ required: ['headWidth'], values: { headWidth: [[2.5, IA], [-1, IA], ['64', IA], [null, IA], [NaN, IA]] } }),
   scalingStudy: () => ({
     required: ['dims'],

@@ -176,7 +176,8 @@ function softmaxBreakdown(r) {
 }
 
 function sinusoidalEncoding(r) {
-  const [tokens, width] = r.chance(0.05) ? r.pick([[1, 4096], [4096, 1], [64, 512]]) : [r.int(1, 40), r.int(1, 40)];
+  // Now and then at the limit (lab.limits().sinusoidalMax, 2048).
+  const [tokens, width] = r.chance(0.05) ? r.pick([[1, 2048], [2048, 1], [64, 512]]) : [r.int(1, 40), r.int(1, 40)];
   return { request: { tokens, width }, model: { tokens, width } };
 }
 
