@@ -120,7 +120,8 @@ class FlashView extends ViewBase {
     const rows = this._rowLabels(event);
     const keys = Array.from({ length: event.keys }, (_, c) => `k${sub(event.firstKey + c)}`);
     const perRow = (name, caption, label, values) => matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label] });
-    const raised = event.newMax.filter((m, r) => m > event.oldMax[r]).length;
+    // Rows with nothing summed yet (m was −∞) have nothing to shrink.
+    const raised = event.newMax.filter((m, r) => Number.isFinite(event.oldMax[r]) && m > event.oldMax[r]).length;
     return html`<h3>Block Q${sub(event.queryBlock)} visits tile K${sub(event.keyBlock)}</h3>
       <p data-role="why">
         The tile's scores are computed, ÷√d, and ${event.keys} keys' worth of K and V sit in fast memory. ${raised
