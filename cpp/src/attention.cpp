@@ -29,7 +29,8 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
     if (auto p = validate::positive_finite("scale", *options.scale)) return p;
   if (auto p = validate::positive_finite("temperature", options.temperature)) return p;
   if (options.global_tokens.size() > limits::global_tokens)
-    return validate::formatted(ErrorCode::too_large, "%zu global tokens are more than the %zu allowed",
+    return validate::formatted(ErrorCode::too_large,
+                               "%zu global tokens are more than the %zu allowed",
                                options.global_tokens.size(), limits::global_tokens);
   const std::size_t positions = std::max(q.rows, k.rows);
   for (std::size_t g : options.global_tokens)

@@ -34,10 +34,10 @@ Problem check_matrix(std::string_view name, const Matrix& m, std::size_t max_row
 
 Problem divides(std::size_t heads, std::string_view name, const Matrix& m, const char* what) {
   if (m.cols % heads == 0) return std::nullopt;
-  return Error{ErrorCode::invalid_argument, std::to_string(heads) + " " + what +
-                                                " do not divide the " + std::to_string(m.cols) +
-                                                " columns of " + std::string(name) + " (" +
-                                                shape_string(m) + "): each head needs an equal slice"};
+  return Error{ErrorCode::invalid_argument,
+               std::to_string(heads) + " " + what + " do not divide the " + std::to_string(m.cols) +
+                   " columns of " + std::string(name) + " (" + shape_string(m) +
+                   "): each head needs an equal slice"};
 }
 
 // Q's columns split into heads; K's and V's into KV heads, each K head as wide as a Q head.
@@ -49,9 +49,9 @@ Problem check_heads(const TraceInput& input, std::string_view q_name, const Matr
           validate::count_within("heads", heads, 1, limits::max_heads, ErrorCode::invalid_argument))
     return p;
   if (input.kv_heads != 0) {
-    if (auto p = validate::count_within("KV heads", input.kv_heads, 0,
-                                        static_cast<std::size_t>(heads),
-                                        ErrorCode::invalid_argument))
+    if (auto p =
+            validate::count_within("KV heads", input.kv_heads, 0, static_cast<std::size_t>(heads),
+                                   ErrorCode::invalid_argument))
       return p;
     if (heads % input.kv_heads != 0)
       return validate::formatted(ErrorCode::invalid_argument,
@@ -67,10 +67,9 @@ Problem check_heads(const TraceInput& input, std::string_view q_name, const Matr
                                  "queries and keys need the same width");
   const std::size_t d_k = q.cols / static_cast<std::size_t>(heads);
   if (k.cols == kv * d_k) return std::nullopt;
-  return validate::formatted(ErrorCode::shape_mismatch,
-                             "%s (%s) needs %zu KV heads of d_k = %zu columns (%zu), got %zu",
-                             std::string(k_name).c_str(), shape_string(k).c_str(), kv, d_k,
-                             kv * d_k, k.cols);
+  return validate::formatted(
+      ErrorCode::shape_mismatch, "%s (%s) needs %zu KV heads of d_k = %zu columns (%zu), got %zu",
+      std::string(k_name).c_str(), shape_string(k).c_str(), kv, d_k, kv * d_k, k.cols);
 }
 
 Problem check_source(const Projections& p, const TraceInput& input) {
@@ -126,14 +125,18 @@ Problem check_scores(const TraceInput& input) {
                              limits::trace_scores);
 }
 
-Problem check_output_projection(const TraceInput& input, std::size_t concat_cols) {
+// W_O's rows against the concatenated heads: heads · d_v columns, d_v a slice of values.
+Problem check_output_projection(const TraceInput& input, std::string_view values_name,
+                                const Matrix& values) {
   if (!input.w_o) return std::nullopt;
   if (auto e = check_matrix("W_O", *input.w_o, limits::trace_features)) return e;
-  if (input.w_o->rows == concat_cols) return std::nullopt;
+  const std::size_t concat = values.cols / detail::kv_heads_of(input) * input.heads;
+  if (input.w_o->rows == concat) return std::nullopt;
   return validate::formatted(ErrorCode::shape_mismatch,
-                             "W_O (%s) does not fit: W_O needs one row per column of the "
-                             "concatenated heads (%zu), got %zu rows",
-                             shape_string(*input.w_o).c_str(), concat_cols, input.w_o->rows);
+                             "W_O (%s) and %s (%s) do not fit: W_O needs one row per column of "
+                             "the concatenated heads (%zu vs %zu)",
+                             shape_string(*input.w_o).c_str(), std::string(values_name).c_str(),
+                             shape_string(values).c_str(), input.w_o->rows, concat);
 }
 
 // Formula symbols, with the head's number when there are several: {Q^{(2)}}. The braces
@@ -166,8 +169,7 @@ std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
   if (options.mask) add("M_{ij} = 0");
   if (options.window > 0) {
     const std::string far = "|i - j| \\ge " + std::to_string(options.window);
-    add((options.global_tokens.empty() ? far
-                                       : "(" + far + " \\land \\text{neither is global})")
+    add((options.global_tokens.empty() ? far : "(" + far + " \\land \\text{neither is global})")
             .c_str());
   }
   return s.tilde("S") + "_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
@@ -253,13 +255,13 @@ std::string rotate_formula(const Symbols& s, const char* base, float rope_base) 
 std::pair<Operand, Operand> add_rotations(Trace& t, std::optional<int> head, const Symbols& s,
                                           Operand q, Operand k, const HeadVariants& v) {
   if (!v.q_rotation) return {std::move(q), std::move(k)};
-  const std::size_t rq = add_step(t, step::rotate_q, head, "Rotate the queries by position (RoPE)",
-                                  rotate_formula(s, "Q", v.q_rotation->base), v.rotated_q,
-                                  {std::move(q)});
+  const std::size_t rq =
+      add_step(t, step::rotate_q, head, "Rotate the queries by position (RoPE)",
+               rotate_formula(s, "Q", v.q_rotation->base), v.rotated_q, {std::move(q)});
   t.steps.back().rotation = v.q_rotation;
-  const std::size_t rk = add_step(t, step::rotate_k, head, "Rotate the keys by position (RoPE)",
-                                  rotate_formula(s, "K", v.k_rotation->base), v.rotated_k,
-                                  {std::move(k)});
+  const std::size_t rk =
+      add_step(t, step::rotate_k, head, "Rotate the keys by position (RoPE)",
+               rotate_formula(s, "K", v.k_rotation->base), v.rotated_k, {std::move(k)});
   t.steps.back().rotation = v.k_rotation;
   return {step_result(t, rq, "Q"), step_result(t, rk, "K")};
 }
@@ -272,14 +274,13 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
       src.heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
   const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
   const std::size_t g = h / src.group;  // the head's K/V group
-  auto [q, k] = add_rotations(t, head, s,
-                              head_slice(t, src.q, "Q", head, src.heads, h * src.d_k, src.d_k),
-                              head_slice(t, src.k, "K", head, src.heads, g * src.d_k, src.d_k),
-                              variants);
-  const std::size_t scores = add_step(t, step::scores, head,
-                                      "Scores: every query against every key",
-                                      s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top",
-                                      r.scores, {std::move(q), std::move(k)});
+  auto [q, k] =
+      add_rotations(t, head, s, head_slice(t, src.q, "Q", head, src.heads, h * src.d_k, src.d_k),
+                    head_slice(t, src.k, "K", head, src.heads, g * src.d_k, src.d_k), variants);
+  const std::size_t scores =
+      add_step(t, step::scores, head, "Scores: every query against every key",
+               s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores,
+               {std::move(q), std::move(k)});
   std::size_t logits =
       add_step(t, step::scale, head, "Scale the scores", scale_formula(s, options, src.d_k),
                r.scaled, {step_result(t, scores, "S")});
@@ -287,8 +288,10 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
       ScaleFactors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
   if (variants.slope) {
     logits = add_step(t, step::bias, head, "Add the distance bias (ALiBi)",
-                      s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") + "_{ij} - m\\,|i - j|, "
-                                     "\\quad m = " + tex_number(*variants.slope),
+                      s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") +
+                          "_{ij} - m\\,|i - j|, "
+                          "\\quad m = " +
+                          tex_number(*variants.slope),
                       variants.biased,
                       {step_result(t, logits, "S̃"), own("alibi", "B", head, variants.bias)});
     t.steps.back().slope = variants.slope;
@@ -321,10 +324,10 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
         "A");
     t.steps.back().dropout = variants.dropout;
   }
-  return add_step(t, step::aggregate, head, "Aggregate: weighted sum of the values",
-                  s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output,
-                  {std::move(weights),
-                   head_slice(t, src.v, "V", head, src.heads, g * src.d_v, src.d_v)});
+  return add_step(
+      t, step::aggregate, head, "Aggregate: weighted sum of the values",
+      s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output,
+      {std::move(weights), head_slice(t, src.v, "V", head, src.heads, g * src.d_v, src.d_v)});
 }
 
 using detail::Qkv;
@@ -358,9 +361,14 @@ Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
   const bool encode = positional == PositionalEncoding::sinusoidal;
   const Matrix source = !cross ? Matrix{} : encode ? encoded(*p.context) : *p.context;
   const Matrix& kv_in = cross ? source : x;
-  Operand seen_kv = cross ? own("context", encode ? "X_c + PE" : "X_c", std::nullopt, source) : seen_x;
-  Qkv qkv{kernels::matmul(x, p.w_q), kernels::matmul(kv_in, p.w_k), kernels::matmul(kv_in, p.w_v),
-          {}, {}, {}};
+  Operand seen_kv =
+      cross ? own("context", encode ? "X_c + PE" : "X_c", std::nullopt, source) : seen_x;
+  Qkv qkv{kernels::matmul(x, p.w_q),
+          kernels::matmul(kv_in, p.w_k),
+          kernels::matmul(kv_in, p.w_v),
+          {},
+          {},
+          {}};
   qkv.q_step = add_step(t, step::project_q, std::nullopt, "Project the queries", "Q = X W_Q", qkv.q,
                         {std::move(seen_x), own("Wq", "W_Q", std::nullopt, p.w_q)});
   qkv.k_step = add_step(t, step::project_k, std::nullopt, "Project the keys",
@@ -395,18 +403,13 @@ const Matrix& operand_values(const Trace& trace, const Operand& operand) {
 validate::Problem detail::check_trace_input(const TraceInput& input) {
   if (auto e = std::visit([&](const auto& s) { return check_source(s, input); }, input.source))
     return e;
-  const auto [q, v] = std::visit(
-      [](const auto& s) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Projections>)
-          return std::pair{&s.w_q, &s.w_v};
-        else
-          return std::pair{&s.q, &s.v};
-      },
-      input.source);
-  const auto heads = static_cast<std::size_t>(input.heads);
-  const std::size_t d_v = v->cols / kv_heads_of(input);
-  if (auto e = check_output_projection(input, heads * d_v)) return e;
-  if (auto e = check_variants(input, q->cols / heads)) return e;
+  const bool projected = std::holds_alternative<Projections>(input.source);
+  const auto& [q, v] = projected ? std::pair{&std::get<Projections>(input.source).w_q,
+                                             &std::get<Projections>(input.source).w_v}
+                                 : std::pair{&std::get<DirectQKV>(input.source).q,
+                                             &std::get<DirectQKV>(input.source).v};
+  if (auto e = check_output_projection(input, projected ? "W_V" : "V", *v)) return e;
+  if (auto e = check_variants(input, q->cols / static_cast<std::size_t>(input.heads))) return e;
   return check_scores(input);
 }
 
@@ -443,8 +446,8 @@ Result<Trace> trace(const TraceInput& input) {
     auto run = detail::run_head(input, qkv, h);
     if (!run) return run.error();
     const AttentionResult& r = run.value().result;
-    head_outputs.push_back(step_result(
-        t, add_head_steps(t, r, h, sources, input.options, run.value().variants), "O"));
+    head_outputs.push_back(
+        step_result(t, add_head_steps(t, r, h, sources, input.options, run.value().variants), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
       std::copy_n(r.output.row(i), d_v, concat.row(i) + h * d_v);
     if (h == 0) t.fully_masked_rows = r.fully_masked_rows;

@@ -90,8 +90,10 @@ detail::HeadInputs detail::head_inputs(const TraceInput& input, const Qkv& qkv, 
   const auto heads = static_cast<std::size_t>(input.heads);
   const std::size_t d_k = qkv.q.cols / heads, d_v = qkv.v.cols / kv_heads_of(input);
   const std::size_t g = h / (heads / kv_heads_of(input));  // the head's K/V group
-  HeadInputs in{column_slice(qkv.q, h * d_k, d_k), column_slice(qkv.k, g * d_k, d_k),
-                column_slice(qkv.v, g * d_v, d_v), {}};
+  HeadInputs in{column_slice(qkv.q, h * d_k, d_k),
+                column_slice(qkv.k, g * d_k, d_k),
+                column_slice(qkv.v, g * d_v, d_v),
+                {}};
   if (input.rope) {
     const auto rotation = [&](std::size_t rows) {
       return Rotation{rope_angles(rows, d_k, input.rope_base),
@@ -121,9 +123,9 @@ Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv
   }
   if (input.dropout > 0.0f) {
     const float keep_scale = 1.0f / (1.0f - input.dropout);
-    v.dropout = DropoutCells{dropout_keep(input.dropout_seed, static_cast<int>(h), in.q.rows,
-                                          in.k.rows, input.dropout),
-                             input.dropout, keep_scale};
+    v.dropout = DropoutCells{
+        dropout_keep(input.dropout_seed, static_cast<int>(h), in.q.rows, in.k.rows, input.dropout),
+        input.dropout, keep_scale};
     v.dropped = result.weights();
     for (std::size_t i = 0; i < v.dropped.data.size(); ++i)
       v.dropped.data[i] = v.dropout->keep.data[i] ? v.dropped.data[i] * keep_scale : 0.0f;
@@ -172,8 +174,7 @@ Problem check_decode(const TraceInput& input) {
 
 // Rows [first, first + count) of m.
 Matrix rows_of(const Matrix& m, std::size_t first, std::size_t count) {
-  return Matrix(count, m.cols,
-                std::vector<float>(m.row(first), m.row(first) + count * m.cols));
+  return Matrix(count, m.cols, std::vector<float>(m.row(first), m.row(first) + count * m.cols));
 }
 
 }  // namespace
@@ -205,8 +206,14 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(options, t, j) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
-      DecodeHead dh{rows_of(in.q, t, 1), rows_of(in.k, t, 1), rows_of(in.v, t, 1),
-                    rows_of(in.k, 0, t + 1), rows_of(in.v, 0, t + 1), {}, {}, {}};
+      DecodeHead dh{rows_of(in.q, t, 1),
+                    rows_of(in.k, t, 1),
+                    rows_of(in.v, t, 1),
+                    rows_of(in.k, 0, t + 1),
+                    rows_of(in.v, 0, t + 1),
+                    {},
+                    {},
+                    {}};
       std::optional<Matrix> bias;
       if (input.alibi) {
         bias = Matrix(1, t + 1);

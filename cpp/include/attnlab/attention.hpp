@@ -31,9 +31,7 @@ struct AttentionOptions {
   // query attends to a global key. At most limits::global_tokens, each below max(n_q, n_k).
   std::vector<std::size_t> global_tokens;
 
-  bool has_mask() const {
-    return causal || !key_padding.empty() || mask.has_value() || window > 0;
-  }
+  bool has_mask() const { return causal || !key_padding.empty() || mask.has_value() || window > 0; }
 };
 
 // Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.

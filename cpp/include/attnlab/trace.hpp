@@ -77,10 +77,10 @@ inline constexpr const char* output_projection = "output-projection";
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
 inline constexpr std::array<const char*, 16> step_ids{
-    step::encoding, step::positional, step::project_q, step::project_k,
-    step::project_v, step::rotate_q, step::rotate_k, step::scores,
-    step::scale, step::bias, step::mask, step::softmax,
-    step::dropout, step::aggregate, step::concat, step::output_projection};
+    step::encoding,  step::positional, step::project_q, step::project_k,
+    step::project_v, step::rotate_q,   step::rotate_k,  step::scores,
+    step::scale,     step::bias,       step::mask,      step::softmax,
+    step::dropout,   step::aggregate,  step::concat,    step::output_projection};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -116,7 +116,7 @@ struct MaskCells {
 
 // Rotate steps (RoPE): the angle each pair of features turned by.
 struct Rotation {
-  Matrix angles;                  // (rows, d_k/2): position p · frequency i
+  Matrix angles;                   // (rows, d_k/2): position p · frequency i
   std::vector<float> frequencies;  // (d_k/2): θ_i = base^(−2i/d_k)
   float base = 10000.0f;
 };

@@ -34,8 +34,7 @@ Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k);
 // Dropout's keep mask for one head: (n_q, n_k), 1 where the weight is kept (probability
 // 1 − rate). Cell (i, j) comes from splitmix64 (random.hpp) of the seed, the head and (i, j)
 // alone, so native and wasm builds, and any size, agree on it.
-BoolMatrix dropout_keep(std::uint32_t seed, int head, std::size_t n_q, std::size_t n_k,
-                        float rate);
+BoolMatrix dropout_keep(std::uint32_t seed, int head, std::size_t n_q, std::size_t n_k, float rate);
 
 // ---- Generation with a KV cache ----------------------------------------------------------
 
