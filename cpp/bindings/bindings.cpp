@@ -171,15 +171,22 @@ AttentionOptions options_from_js(const val& o) {
   if (!o["mask"].isUndefined()) options.mask = matrix_from_js<std::uint8_t>(o["mask"]);
   if (!o["scale"].isUndefined()) options.scale = o["scale"].as<float>();
   if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
+  if (!o["window"].isUndefined()) options.window = o["window"].as<std::size_t>();
+  if (!o["globalTokens"].isUndefined())
+    options.global_tokens = emscripten::vecFromJSArray<std::size_t>(o["globalTokens"]);
   return options;
 }
 
-// { X, Wq, Wk, Wv } or { Q, K, V }, plus { Wo?, heads, positional, ...options }
+// { X, Wq, Wk, Wv, context? } or { Q, K, V }, plus { Wo?, heads, positional, rope?, ropeBase?,
+// alibi?, kvHeads?, dropout?, dropoutSeed?, ...options }
 TraceInput trace_input_from_js(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
-    input.source = Projections{matrix_at(request, "X"), matrix_at(request, "Wq"),
-                               matrix_at(request, "Wk"), matrix_at(request, "Wv")};
+    input.source = Projections{
+        matrix_at(request, "X"), matrix_at(request, "Wq"), matrix_at(request, "Wk"),
+        matrix_at(request, "Wv"),
+        request["context"].isUndefined() ? std::nullopt
+                                         : std::optional(matrix_at(request, "context"))};
   else
     input.source =
         DirectQKV{matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V")};
@@ -189,6 +196,12 @@ TraceInput trace_input_from_js(const val& request) {
                          ? PositionalEncoding::sinusoidal
                          : PositionalEncoding::none;
   input.options = options_from_js(request);
+  input.rope = request["rope"].as<bool>();
+  if (!request["ropeBase"].isUndefined()) input.rope_base = request["ropeBase"].as<float>();
+  input.alibi = request["alibi"].as<bool>();
+  input.kv_heads = request["kvHeads"].as<int>();
+  input.dropout = request["dropout"].as<float>();
+  input.dropout_seed = request["dropoutSeed"].as<std::uint32_t>();
   return input;
 }
 
@@ -255,6 +268,18 @@ val check_flash_attention(const val& request) {
   val out = val::object();
   out.set("ok", true);
   return out;
+}
+
+// The trace's request, computed token by token with a KV cache.
+val decode(const val& request) { return to_js(attnlab::decode(trace_input_from_js(request))); }
+
+// { layers, kvHeads, headDim, bytesPerValue } → bytes per token, or { error }.
+val kv_cache_bytes(const val& request) {
+  const KvCacheShape shape{request["layers"].as<std::size_t>(), request["kvHeads"].as<std::size_t>(),
+                           request["headDim"].as<std::size_t>(),
+                           request["bytesPerValue"].as<std::size_t>()};
+  if (auto problem = check_kv_cache_shape(shape)) return val(ErrorValue{*problem});
+  return val(static_cast<double>(attnlab::kv_cache_bytes(shape)));
 }
 
 // { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
@@ -351,6 +376,12 @@ val limits_table() {
       {"walkTokens", l::walk_tokens},
       {"walkFeatures", l::walk_features},
       {"walkTile", l::walk_tile},
+      {"globalTokens", l::global_tokens},
+      {"decodeTokens", l::decode_tokens},
+      {"cacheLayers", l::cache_layers},
+      {"cacheKvHeads", l::cache_kv_heads},
+      {"cacheHeadDim", l::cache_head_dim},
+      {"cacheValueBytes", l::cache_value_bytes},
   };
   val out = val::object();
   for (const auto& [name, value] : table) out.set(name, value);
@@ -451,7 +482,14 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&TraceStep::scaling, &ScaleFactors::dk>("dk")
       .field<&TraceStep::scaling, &ScaleFactors::default_scale>("defaultScale")
       .field<&TraceStep::mask, &MaskCells::allowed, &boolean_rows>("allowed")
-      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy");
+      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy")
+      .field<&TraceStep::rotation, &Rotation::angles>("angles")
+      .field<&TraceStep::rotation, &Rotation::frequencies>("frequencies")
+      .field<&TraceStep::rotation, &Rotation::base>("ropeBase")
+      .field<&TraceStep::slope>("slope")
+      .field<&TraceStep::dropout, &DropoutCells::keep, &boolean_rows>("keep")
+      .field<&TraceStep::dropout, &DropoutCells::rate>("rate")
+      .field<&TraceStep::dropout, &DropoutCells::keep_scale>("keepScale");
   result<StepGroup>("StepGroup")
       .field<&StepGroup::id>("id")
       .field<&StepGroup::title>("title")
@@ -461,6 +499,23 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&Trace::groups>("groups")
       .field<&Trace::output>("output")
       .field<&Trace::fully_masked_rows>("fullyMaskedRows");
+
+  result<DecodeHead>("DecodeHead")
+      .field<&DecodeHead::q>("q")
+      .field<&DecodeHead::k>("k")
+      .field<&DecodeHead::v>("v")
+      .field<&DecodeHead::keys>("keys")
+      .field<&DecodeHead::values>("values")
+      .field<&DecodeHead::scores>("scores")
+      .field<&DecodeHead::weights>("weights")
+      .field<&DecodeHead::output>("output");
+  result<DecodeStep>("DecodeStep")
+      .field<&DecodeStep::position>("position")
+      .field<&DecodeStep::heads>("heads")
+      .field<&DecodeStep::output>("output");
+  result<DecodeTrace>("DecodeTrace")
+      .field<&DecodeTrace::steps>("steps")
+      .field<&DecodeTrace::output>("output");
 
   result<PermutationCheck>("PermutationCheck")
       .field<&PermutationCheck::original>("original")
@@ -549,6 +604,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &guarded<&attention>::call);
   emscripten::function("attentionBackward", &guarded<&attention_backward>::call);
   emscripten::function("trace", &guarded<&trace>::call);
+  emscripten::function("decode", &guarded<&decode>::call);
+  emscripten::function("kvCacheBytes", &guarded<&kv_cache_bytes>::call);
   emscripten::function("permutationCheck", &guarded<&permutation_check>::call);  // positions
   emscripten::function("flashAttention", &guarded<&long_sequence<&attnlab::flash_attention>>::call);
   emscripten::function("naiveAttention", &guarded<&long_sequence<&attnlab::naive_attention>>::call);

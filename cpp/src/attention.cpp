@@ -1,18 +1,20 @@
 #include "attnlab/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "attnlab/limits.hpp"
+#include "detail.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
-namespace {
 
 using validate::Problem;
 
-Problem check_options(const Matrix& q, const Matrix& k, const AttentionOptions& options) {
+Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
+                                        const AttentionOptions& options) {
   if (!options.key_padding.empty() && options.key_padding.size() != k.rows)
     return Error{ErrorCode::shape_mismatch,
                  "key padding has " + std::to_string(options.key_padding.size()) +
@@ -25,15 +27,28 @@ Problem check_options(const Matrix& q, const Matrix& k, const AttentionOptions& 
                      "), one column per key of K (" + shape_string(k) + ")"};
   if (options.scale)
     if (auto p = validate::positive_finite("scale", *options.scale)) return p;
-  return validate::positive_finite("temperature", options.temperature);
+  if (auto p = validate::positive_finite("temperature", options.temperature)) return p;
+  if (options.global_tokens.size() > limits::global_tokens)
+    return validate::formatted(ErrorCode::too_large,
+                               "%zu global tokens are more than the %zu allowed",
+                               options.global_tokens.size(), limits::global_tokens);
+  const std::size_t positions = std::max(q.rows, k.rows);
+  for (std::size_t g : options.global_tokens)
+    if (g >= positions)
+      return Error{ErrorCode::invalid_argument,
+                   "global token " + std::to_string(g) + " is not a position: there are " +
+                       std::to_string(positions) + " (0 to " + std::to_string(positions - 1) + ")"};
+  return std::nullopt;
 }
+
+namespace {
 
 Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
                      const AttentionOptions& options) {
   if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
                                           limits::attention_features, "attention"))
     return p;
-  if (auto p = check_options(q, k, options)) return p;
+  if (auto p = detail::check_attention_options(q, k, options)) return p;
   return validate::finite_qkv(q, k, v);
 }
 
@@ -51,11 +66,23 @@ std::uint8_t blocked_by(const AttentionOptions& options, std::size_t query, std:
   if (options.causal && key > query) rules |= mask_rule::causal;
   if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
   if (options.mask && (*options.mask)(query, key) == 0) rules |= mask_rule::mask;
+  const std::size_t distance = query > key ? query - key : key - query;
+  const auto global = [&](std::size_t p) {
+    return std::find(options.global_tokens.begin(), options.global_tokens.end(), p) !=
+           options.global_tokens.end();
+  };
+  if (options.window > 0 && distance >= options.window && !global(query) && !global(key))
+    rules |= mask_rule::window;
   return rules;
 }
 
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                   const AttentionOptions& options) {
+  return detail::attention(q, k, v, options, nullptr);
+}
+
+Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                          const AttentionOptions& options, const Matrix* bias) {
   if (auto p = check_inputs(q, k, v, options)) return *p;
 
   AttentionResult r;
@@ -71,7 +98,11 @@ Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix
   kernels::scale(r.scaled, r.factor);
   if (auto p = overflowed("the scaled scores", r.scaled)) return *p;
 
-  r.logits = r.scaled;  // logits: (n_q, n_k), -inf where masked
+  r.logits = r.scaled;  // logits: (n_q, n_k), plus the bias, -inf where masked
+  if (bias) {
+    for (std::size_t i = 0; i < r.logits.data.size(); ++i) r.logits.data[i] += bias->data[i];
+    if (auto p = overflowed("the scaled scores plus the bias", r.logits)) return *p;
+  }
   if (options.has_mask())
     for (std::size_t i = 0; i < q.rows; ++i)
       for (std::size_t j = 0; j < k.rows; ++j)

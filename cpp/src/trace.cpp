@@ -11,6 +11,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/positional.hpp"
+#include "detail.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
@@ -31,22 +32,54 @@ Problem check_matrix(std::string_view name, const Matrix& m, std::size_t max_row
   return validate::finite(name, m);
 }
 
-Problem check_heads(int heads, std::string_view q_name, const Matrix& q, std::string_view v_name,
+Problem divides(std::size_t heads, std::string_view name, const Matrix& m, const char* what) {
+  if (m.cols % heads == 0) return std::nullopt;
+  return Error{ErrorCode::invalid_argument,
+               std::to_string(heads) + " " + what + " do not divide the " + std::to_string(m.cols) +
+                   " columns of " + std::string(name) + " (" + shape_string(m) +
+                   "): each head needs an equal slice"};
+}
+
+// Q's columns split into heads; K's and V's into KV heads, each K head as wide as a Q head.
+Problem check_heads(const TraceInput& input, std::string_view q_name, const Matrix& q,
+                    std::string_view k_name, const Matrix& k, std::string_view v_name,
                     const Matrix& v) {
+  const int heads = input.heads;
   if (auto p =
           validate::count_within("heads", heads, 1, limits::max_heads, ErrorCode::invalid_argument))
     return p;
-  for (const auto& [name, m] : {std::pair{q_name, &q}, std::pair{v_name, &v}})
-    if (m->cols % static_cast<std::size_t>(heads) != 0)
-      return Error{ErrorCode::invalid_argument,
-                   std::to_string(heads) + " heads do not divide the " + std::to_string(m->cols) +
-                       " columns of " + std::string(name) + " (" + shape_string(*m) +
-                       "): each head needs an equal slice"};
-  return std::nullopt;
+  if (input.kv_heads != 0) {
+    if (auto p =
+            validate::count_within("KV heads", input.kv_heads, 0, static_cast<std::size_t>(heads),
+                                   ErrorCode::invalid_argument))
+      return p;
+    if (heads % input.kv_heads != 0)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "%d KV heads do not divide the %d heads: each K/V head serves "
+                                 "an equal group of query heads",
+                                 input.kv_heads, heads);
+  }
+  const std::size_t kv = detail::kv_heads_of(input);
+  if (auto p = divides(static_cast<std::size_t>(heads), q_name, q, "heads")) return p;
+  if (auto p = divides(kv, v_name, v, kv == std::size_t(heads) ? "heads" : "KV heads")) return p;
+  if (kv == std::size_t(heads))
+    return validate::same_extent(q_name, q, false, k_name, k, false,
+                                 "queries and keys need the same width");
+  const std::size_t d_k = q.cols / static_cast<std::size_t>(heads);
+  if (k.cols == kv * d_k) return std::nullopt;
+  return validate::formatted(
+      ErrorCode::shape_mismatch, "%s (%s) needs %zu KV heads of d_k = %zu columns (%zu), got %zu",
+      std::string(k_name).c_str(), shape_string(k).c_str(), kv, d_k, kv * d_k, k.cols);
 }
 
-Problem check_source(const Projections& p, int heads, PositionalEncoding) {
+Problem check_source(const Projections& p, const TraceInput& input) {
   if (auto e = check_matrix("X", p.x, limits::trace_tokens)) return e;
+  if (p.context) {
+    if (auto e = check_matrix("context", *p.context, limits::trace_tokens)) return e;
+    if (auto e = validate::same_extent("X", p.x, false, "context", *p.context, false,
+                                       "the context needs X's width d_model"))
+      return e;
+  }
   const std::pair<const char*, const Matrix*> weights[] = {
       {"W_Q", &p.w_q}, {"W_K", &p.w_k}, {"W_V", &p.w_v}};
   for (const auto& [name, w] : weights) {
@@ -55,22 +88,21 @@ Problem check_source(const Projections& p, int heads, PositionalEncoding) {
                                        "X·W needs one row of W per column of X (d_model)"))
       return e;
   }
-  if (auto e = validate::same_extent("W_Q", p.w_q, false, "W_K", p.w_k, false,
-                                     "queries and keys need the same width"))
-    return e;
-  return check_heads(heads, "W_Q", p.w_q, "W_V", p.w_v);
+  return check_heads(input, "W_Q", p.w_q, "W_K", p.w_k, "W_V", p.w_v);
 }
 
-Problem check_source(const DirectQKV& d, int heads, PositionalEncoding positional) {
-  if (positional != PositionalEncoding::none)
+Problem check_source(const DirectQKV& d, const TraceInput& input) {
+  if (input.positional != PositionalEncoding::none)
     return Error{ErrorCode::invalid_argument,
                  "positional encoding is added to token embeddings X; with Q, K and V given "
                  "directly there is no X to add it to"};
+  // With fewer KV heads, K is narrower than Q: check_heads checks its width.
+  const bool same_width = input.kv_heads == 0 || input.kv_heads == input.heads;
   if (auto e = validate::attention_shapes(d.q, d.k, d.v, limits::trace_tokens,
-                                          limits::trace_features, "the trace"))
+                                          limits::trace_features, "the trace", same_width))
     return e;
   if (auto e = validate::finite_qkv(d.q, d.k, d.v)) return e;
-  return check_heads(heads, "Q", d.q, "V", d.v);
+  return check_heads(input, "Q", d.q, "K", d.k, "V", d.v);
 }
 
 // Every head keeps its (n_q, n_k) scores, weights and more for display: their count is the
@@ -79,7 +111,7 @@ Problem check_scores(const TraceInput& input) {
   const auto [n_q, n_k] = std::visit(
       [](const auto& s) {
         if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Projections>)
-          return std::pair{s.x.rows, s.x.rows};
+          return std::pair{s.x.rows, s.context ? s.context->rows : s.x.rows};
         else
           return std::pair{s.q.rows, s.k.rows};
       },
@@ -93,12 +125,18 @@ Problem check_scores(const TraceInput& input) {
                              limits::trace_scores);
 }
 
-Problem check_output_projection(const TraceInput& input, const Matrix& values,
-                                std::string_view values_name) {
+// W_O's rows against the concatenated heads: heads · d_v columns, d_v a slice of values.
+Problem check_output_projection(const TraceInput& input, std::string_view values_name,
+                                const Matrix& values) {
   if (!input.w_o) return std::nullopt;
   if (auto e = check_matrix("W_O", *input.w_o, limits::trace_features)) return e;
-  return validate::same_extent("W_O", *input.w_o, true, values_name, values, false,
-                               "W_O needs one row per column of the concatenated heads");
+  const std::size_t concat = values.cols / detail::kv_heads_of(input) * input.heads;
+  if (input.w_o->rows == concat) return std::nullopt;
+  return validate::formatted(ErrorCode::shape_mismatch,
+                             "W_O (%s) and %s (%s) do not fit: W_O needs one row per column of "
+                             "the concatenated heads (%zu vs %zu)",
+                             shape_string(*input.w_o).c_str(), std::string(values_name).c_str(),
+                             shape_string(values).c_str(), input.w_o->rows, concat);
 }
 
 // Formula symbols, with the head's number when there are several: {Q^{(2)}}. The braces
@@ -129,6 +167,11 @@ std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
   if (options.causal) add("j > i");
   if (!options.key_padding.empty()) add("\\text{key } j \\text{ is padding}");
   if (options.mask) add("M_{ij} = 0");
+  if (options.window > 0) {
+    const std::string far = "|i - j| \\ge " + std::to_string(options.window);
+    add((options.global_tokens.empty() ? far : "(" + far + " \\land \\text{neither is global})")
+            .c_str());
+  }
   return s.tilde("S") + "_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
 }
 
@@ -197,25 +240,62 @@ MaskCells mask_cells(const AttentionOptions& options, std::size_t n_q, std::size
 
 struct HeadSources {
   Source q, k, v;
-  std::size_t heads, d_k, d_v;
+  std::size_t heads, group, d_k, d_v;  // group: query heads per K/V head
 };
 
-// The steps of head h (scores … aggregate); returns the aggregate step's index.
+using detail::HeadVariants;
+
+std::string rotate_formula(const Symbols& s, const char* base, float rope_base) {
+  const std::string m = s.of(base);
+  return "{" + m + "}_{p,(2i,2i+1)} \\leftarrow R(p\\,\\theta_i)\\, {" + m +
+         "}_{p,(2i,2i+1)}, \\quad \\theta_i = " + tex_number(rope_base) + "^{-2i/d_k}";
+}
+
+// Steps rotate-q, rotate-k (RoPE) and the operands Q and K of the scores.
+std::pair<Operand, Operand> add_rotations(Trace& t, std::optional<int> head, const Symbols& s,
+                                          Operand q, Operand k, const HeadVariants& v) {
+  if (!v.q_rotation) return {std::move(q), std::move(k)};
+  const std::size_t rq =
+      add_step(t, step::rotate_q, head, "Rotate the queries by position (RoPE)",
+               rotate_formula(s, "Q", v.q_rotation->base), v.rotated_q, {std::move(q)});
+  t.steps.back().rotation = v.q_rotation;
+  const std::size_t rk =
+      add_step(t, step::rotate_k, head, "Rotate the keys by position (RoPE)",
+               rotate_formula(s, "K", v.k_rotation->base), v.rotated_k, {std::move(k)});
+  t.steps.back().rotation = v.k_rotation;
+  return {step_result(t, rq, "Q"), step_result(t, rk, "K")};
+}
+
+// The steps of head h (rotate-q … aggregate); returns the aggregate step's index.
 std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
-                           const HeadSources& src, const AttentionOptions& options) {
+                           const HeadSources& src, const AttentionOptions& options,
+                           const HeadVariants& variants) {
   const std::optional<int> head =
       src.heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
   const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
+  const std::size_t g = h / src.group;  // the head's K/V group
+  auto [q, k] =
+      add_rotations(t, head, s, head_slice(t, src.q, "Q", head, src.heads, h * src.d_k, src.d_k),
+                    head_slice(t, src.k, "K", head, src.heads, g * src.d_k, src.d_k), variants);
   const std::size_t scores =
       add_step(t, step::scores, head, "Scores: every query against every key",
                s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores,
-               {head_slice(t, src.q, "Q", head, src.heads, h * src.d_k, src.d_k),
-                head_slice(t, src.k, "K", head, src.heads, h * src.d_k, src.d_k)});
+               {std::move(q), std::move(k)});
   std::size_t logits =
       add_step(t, step::scale, head, "Scale the scores", scale_formula(s, options, src.d_k),
                r.scaled, {step_result(t, scores, "S")});
   t.steps.back().scaling =
       ScaleFactors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
+  if (variants.slope) {
+    logits = add_step(t, step::bias, head, "Add the distance bias (ALiBi)",
+                      s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") +
+                          "_{ij} - m\\,|i - j|, "
+                          "\\quad m = " +
+                          tex_number(*variants.slope),
+                      variants.biased,
+                      {step_result(t, logits, "S̃"), own("alibi", "B", head, variants.bias)});
+    t.steps.back().slope = variants.slope;
+  }
   if (options.has_mask()) {
     logits = add_step(t, step::mask, head, "Mask what may not be attended to",
                       mask_formula(s, options), r.logits, {step_result(t, logits, "S̃")});
@@ -232,44 +312,71 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
                r.softmax.weights, {step_result(t, logits, "S̃")});
   t.steps.back().softmax =
       SoftmaxParts{r.softmax.row_max, r.softmax.row_sum, r.softmax.exponentials};
-  return add_step(t, step::aggregate, head, "Aggregate: weighted sum of the values",
-                  s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output,
-                  {step_result(t, softmax, "A"),
-                   head_slice(t, src.v, "V", head, src.heads, h * src.d_v, src.d_v)});
+  Operand weights = step_result(t, softmax, "A");
+  if (variants.dropout) {
+    weights = step_result(
+        t,
+        add_step(t, step::dropout, head, "Dropout: drop some weights, scale up the rest",
+                 s.of("A") + "_{ij} \\leftarrow \\frac{z_{ij}\\, " + s.of("A") +
+                     "_{ij}}{1 - p}, \\quad z_{ij} \\sim \\mathrm{Bernoulli}(1 - p), \\; p = " +
+                     tex_number(variants.dropout->rate),
+                 variants.dropped, {std::move(weights)}),
+        "A");
+    t.steps.back().dropout = variants.dropout;
+  }
+  return add_step(
+      t, step::aggregate, head, "Aggregate: weighted sum of the values",
+      s.of("O") + " = " + s.of("A") + " " + s.of("V"), r.output,
+      {std::move(weights), head_slice(t, src.v, "V", head, src.heads, g * src.d_v, src.d_v)});
 }
 
-// Q, K, V from the source, recording the projection steps when there are any.
-struct Qkv {
-  Matrix q, k, v;
-  std::optional<std::size_t> q_step, k_step, v_step;
-};
+using detail::Qkv;
+
+// m plus the sinusoidal encoding of its rows' positions. m is within the trace's limits, and
+// those are within the encoding's.
+Matrix encoded(Matrix m) {
+  const Matrix pe = sinusoidal_encoding(m.rows, m.cols).value();
+  for (std::size_t i = 0; i < m.data.size(); ++i) m.data[i] += pe.data[i];
+  return m;
+}
 
 Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
   Matrix x = p.x;
   Operand seen_x = own("X", "X", std::nullopt, p.x);  // X as the projections see it
   if (positional == PositionalEncoding::sinusoidal) {
-    // X is within the trace's limits, and those are within the encoding's.
-    Matrix pe = sinusoidal_encoding(x.rows, x.cols).value();
-    for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] += pe.data[i];
+    x = encoded(std::move(x));
     const std::size_t encoding =
         add_step(t, step::encoding, std::nullopt, "The sinusoidal encoding PE",
                  "\\mathrm{PE}_{p,2i} = \\sin\\frac{p}{10000^{2i/d}}, \\; "
                  "\\mathrm{PE}_{p,2i+1} = \\cos\\frac{p}{10000^{2i/d}}, \\quad d = " +
                      std::to_string(x.cols),
-                 std::move(pe), {});
+                 sinusoidal_encoding(x.rows, x.cols).value(), {});
     const std::size_t index = add_step(
         t, step::positional, std::nullopt, "Add the sinusoidal positional encoding",
         "X \\leftarrow X + \\mathrm{PE}", x, {std::move(seen_x), step_result(t, encoding, "PE")});
     seen_x = step_result(t, index, "X + PE");
   }
-  Qkv qkv{
-      kernels::matmul(x, p.w_q), kernels::matmul(x, p.w_k), kernels::matmul(x, p.w_v), {}, {}, {}};
+  // Cross-attention: K and V from the context, encoded by its own positions.
+  const bool cross = p.context.has_value();
+  const bool encode = positional == PositionalEncoding::sinusoidal;
+  const Matrix source = !cross ? Matrix{} : encode ? encoded(*p.context) : *p.context;
+  const Matrix& kv_in = cross ? source : x;
+  Operand seen_kv =
+      cross ? own("context", encode ? "X_c + PE" : "X_c", std::nullopt, source) : seen_x;
+  Qkv qkv{kernels::matmul(x, p.w_q),
+          kernels::matmul(kv_in, p.w_k),
+          kernels::matmul(kv_in, p.w_v),
+          {},
+          {},
+          {}};
   qkv.q_step = add_step(t, step::project_q, std::nullopt, "Project the queries", "Q = X W_Q", qkv.q,
-                        {seen_x, own("Wq", "W_Q", std::nullopt, p.w_q)});
-  qkv.k_step = add_step(t, step::project_k, std::nullopt, "Project the keys", "K = X W_K", qkv.k,
-                        {seen_x, own("Wk", "W_K", std::nullopt, p.w_k)});
-  qkv.v_step = add_step(t, step::project_v, std::nullopt, "Project the values", "V = X W_V", qkv.v,
-                        {std::move(seen_x), own("Wv", "W_V", std::nullopt, p.w_v)});
+                        {std::move(seen_x), own("Wq", "W_Q", std::nullopt, p.w_q)});
+  qkv.k_step = add_step(t, step::project_k, std::nullopt, "Project the keys",
+                        cross ? "K = X_c W_K" : "K = X W_K", qkv.k,
+                        {seen_kv, own("Wk", "W_K", std::nullopt, p.w_k)});
+  qkv.v_step = add_step(t, step::project_v, std::nullopt, "Project the values",
+                        cross ? "V = X_c W_V" : "V = X W_V", qkv.v,
+                        {std::move(seen_kv), own("Wv", "W_V", std::nullopt, p.w_v)});
   return qkv;
 }
 
@@ -293,43 +400,57 @@ const Matrix& operand_values(const Trace& trace, const Operand& operand) {
   return operand.step ? trace.steps[*operand.step].values : *operand.values;
 }
 
-Result<Trace> trace(const TraceInput& input) {
+validate::Problem detail::check_trace_input(const TraceInput& input) {
+  if (auto e = std::visit([&](const auto& s) { return check_source(s, input); }, input.source))
+    return e;
   const bool projected = std::holds_alternative<Projections>(input.source);
-  const Matrix& values_source =
-      projected ? std::get<Projections>(input.source).w_v : std::get<DirectQKV>(input.source).v;
-  if (auto e =
-          std::visit([&](const auto& s) { return check_source(s, input.heads, input.positional); },
-                     input.source))
-    return *e;
-  if (auto e = check_output_projection(input, values_source, projected ? "W_V" : "V")) return *e;
-  if (auto e = check_scores(input)) return *e;
+  const auto& [q, v] = projected ? std::pair{&std::get<Projections>(input.source).w_q,
+                                             &std::get<Projections>(input.source).w_v}
+                                 : std::pair{&std::get<DirectQKV>(input.source).q,
+                                             &std::get<DirectQKV>(input.source).v};
+  if (auto e = check_output_projection(input, projected ? "W_V" : "V", *v)) return e;
+  if (auto e = check_variants(input, q->cols / static_cast<std::size_t>(input.heads))) return e;
+  return check_scores(input);
+}
 
-  Trace t;
-  const Qkv qkv =
+Result<Qkv> detail::qkv_of(Trace& t, const TraceInput& input) {
+  Qkv qkv =
       std::visit([&](const auto& s) { return prepare(t, s, input.positional); }, input.source);
   for (const auto& [name, m] :
        {std::pair{"Q = X·W_Q", &qkv.q}, {"K = X·W_K", &qkv.k}, {"V = X·W_V", &qkv.v}})
     if (auto e = validate::finite(name, *m)) return *e;
+  return qkv;
+}
 
+Result<Trace> trace(const TraceInput& input) {
+  if (auto e = detail::check_trace_input(input)) return *e;
+  Trace t;
+  auto prepared = detail::qkv_of(t, input);
+  if (!prepared) return prepared.error();
+  const Qkv& qkv = prepared.value();
+
+  const bool projected = std::holds_alternative<Projections>(input.source);
   const auto heads = static_cast<std::size_t>(input.heads);
+  const std::size_t kv = detail::kv_heads_of(input);
   const HeadSources sources{{&qkv.q, projected ? step::project_q : "Q", qkv.q_step},
                             {&qkv.k, projected ? step::project_k : "K", qkv.k_step},
                             {&qkv.v, projected ? step::project_v : "V", qkv.v_step},
                             heads,
+                            heads / kv,
                             qkv.q.cols / heads,
-                            qkv.v.cols / heads};
-  const std::size_t d_k = sources.d_k, d_v = sources.d_v;
-  Matrix concat(qkv.q.rows, qkv.v.cols);  // concat: (n_q, heads·d_v)
-  std::vector<Operand> head_outputs;      // each head's aggregate: the concatenation's operands
+                            qkv.v.cols / kv};
+  const std::size_t d_v = sources.d_v;
+  Matrix concat(qkv.q.rows, heads * d_v);  // concat: (n_q, heads·d_v)
+  std::vector<Operand> head_outputs;       // each head's aggregate: the concatenation's operands
   for (std::size_t h = 0; h < heads; ++h) {
-    auto r = attention(column_slice(qkv.q, h * d_k, d_k), column_slice(qkv.k, h * d_k, d_k),
-                       column_slice(qkv.v, h * d_v, d_v), input.options);
-    if (!r) return r.error();
+    auto run = detail::run_head(input, qkv, h);
+    if (!run) return run.error();
+    const AttentionResult& r = run.value().result;
     head_outputs.push_back(
-        step_result(t, add_head_steps(t, r.value(), h, sources, input.options), "O"));
+        step_result(t, add_head_steps(t, r, h, sources, input.options, run.value().variants), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
-      std::copy_n(r.value().output.row(i), d_v, concat.row(i) + h * d_v);
-    if (h == 0) t.fully_masked_rows = r.value().fully_masked_rows;
+      std::copy_n(r.output.row(i), d_v, concat.row(i) + h * d_v);
+    if (h == 0) t.fully_masked_rows = r.fully_masked_rows;
   }
   Operand heads_output = head_outputs.front();  // what W_O multiplies: C, or O with one head
   if (heads > 1)

@@ -125,14 +125,15 @@ Error formatted(ErrorCode code, const char* format, ...) {
 }
 
 Problem attention_shapes(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t max_rows,
-                         std::size_t max_cols, std::string_view what) {
+                         std::size_t max_cols, std::string_view what, bool same_width) {
   const std::pair<const char*, const Matrix*> inputs[] = {{"Q", &q}, {"K", &k}, {"V", &v}};
   for (const auto& [name, m] : inputs)
     if (auto p = not_empty(name, *m)) return p;
   for (const auto& [name, m] : inputs)
     if (auto p = within(name, *m, max_rows, max_cols, what)) return p;
-  if (auto p = same_extent("Q", q, false, "K", k, false, "queries and keys need the same width"))
-    return p;
+  if (same_width)
+    if (auto p = same_extent("Q", q, false, "K", k, false, "queries and keys need the same width"))
+      return p;
   return same_extent("K", k, true, "V", v, true,
                      "every key needs one value, so K and V need the same number of rows");
 }

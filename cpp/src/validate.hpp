@@ -45,10 +45,11 @@ Problem count_within(std::string_view name, int value, std::size_t lo, std::size
 [[gnu::format(printf, 2, 3)]] Error formatted(ErrorCode code, const char* format, ...);
 
 // Q, K and V can meet in attention: none empty, each within max_rows x max_cols (`what`
-// names the entry in the message), Q and K of one width, K and V of one length.
-// Finiteness is left to the caller, which checks its options first.
+// names the entry in the message), Q and K of one width (unless !same_width: grouped K/V
+// heads), K and V of one length. Finiteness is left to the caller, which checks its options
+// first.
 Problem attention_shapes(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t max_rows,
-                         std::size_t max_cols, std::string_view what);
+                         std::size_t max_cols, std::string_view what, bool same_width = true);
 
 // NaN or Infinity in any of Q, K, V.
 Problem finite_qkv(const Matrix& q, const Matrix& k, const Matrix& v);

@@ -604,6 +604,13 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
   std::vector<TraceInput> inputs{full_input(1, true, 281), full_input(2, false, 282),
                                  direct(3, 3, 2, 2, 283)};
   inputs.back().options.key_padding = {false, true, false};
+  // Every variant's step: RoPE (even d_k), ALiBi, dropout, with the projections and W_O.
+  TraceInput variants = random_tokens(4, 6, 4, 4, 284);
+  variants.heads = 2;
+  variants.rope = variants.alibi = true;
+  variants.dropout = 0.25f;
+  variants.w_o = random_matrix(4, 3, 285);
+  inputs.push_back(variants);
   for (const TraceInput& input : inputs) {
     const Trace t = run(input);
     std::ptrdiff_t previous = -1;

@@ -34,10 +34,14 @@ export type StepId =
   | 'project-q'
   | 'project-k'
   | 'project-v'
+  | 'rotate-q'
+  | 'rotate-k'
   | 'scores'
   | 'scale'
+  | 'bias'
   | 'mask'
   | 'softmax'
+  | 'dropout'
   | 'aggregate'
   | 'concat'
   | 'output-projection';
@@ -73,6 +77,12 @@ export interface Limits {
   walkTokens: number;
   walkFeatures: number;
   walkTile: number;
+  globalTokens: number;
+  decodeTokens: number;
+  cacheLayers: number;
+  cacheKvHeads: number;
+  cacheHeadDim: number;
+  cacheValueBytes: number;
 }
 
 /** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
@@ -128,6 +138,10 @@ export interface AttentionOptions {
   scale?: number;
   /** Divides the scaled scores; default 1. */
   temperature?: number;
+  /** Sliding window: query i attends to key j only when |i − j| < window; 0 (default) = off. */
+  window?: number;
+  /** Positions exempt from the window both ways (at most limits().globalTokens, each < max(n_q, n_k)). */
+  globalTokens?: number[];
 }
 
 export interface AttentionRequest extends AttentionOptions {
@@ -170,6 +184,18 @@ interface TraceCommon extends AttentionOptions {
   heads?: number;
   /** Labels for the tokens, passed through to the result. */
   tokens?: string[];
+  /** RoPE: each head's q and k rows rotated in pairs (2i, 2i+1) by position·ropeBase^(−2i/d_k); d_k even. */
+  rope?: boolean;
+  /** Default 10000. */
+  ropeBase?: number;
+  /** ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads). */
+  alibi?: boolean;
+  /** K/V heads: 0 (default) = heads, 1 = multi-query, else grouped-query (must divide heads); K and V (or Wk, Wv) have kvHeads·d columns. */
+  kvHeads?: number;
+  /** Dropout on the weights, 0 ≤ p < 1 (default 0): kept with probability 1 − p, scaled by 1/(1 − p). */
+  dropout?: number;
+  /** The dropout mask's seed, 0 … 4294967295 (default 0); the same seed gives the same mask everywhere. */
+  dropoutSeed?: number;
 }
 
 export interface ProjectionTraceRequest extends TraceCommon {
@@ -177,6 +203,8 @@ export interface ProjectionTraceRequest extends TraceCommon {
   Wq: MatrixInput; // (d_model, heads·d_k)
   Wk: MatrixInput; // (d_model, heads·d_k)
   Wv: MatrixInput; // (d_model, heads·d_v)
+  /** Cross-attention: (n_k, d_model); K and V are projected from it, Q from X. */
+  context?: MatrixInput;
   positional?: 'none' | 'sinusoidal';
 }
 
@@ -193,7 +221,7 @@ export interface DirectTraceRequest extends TraceCommon {
  */
 export interface TraceOperand {
   /** The source step's id ('scores', 'project-q', …) or the input's name ('X', 'Q', 'Wq', 'Wo', …). */
-  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
+  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'context' | 'alibi';
   /** Plain-text caption without a head index: 'X', 'X + PE', 'W_Q', 'Q', 'S', 'S̃', 'A', 'V', 'O', 'C', 'W_O'. */
   symbol: string;
   /** Zero-based head, on per-head operands when heads > 1. */
@@ -204,9 +232,11 @@ export interface TraceOperand {
 
 /**
  * One step of the trace. Operands by step:
- * encoding [] (PE itself); positional [X, encoding]; project-q/k/v [X (or positional), Wq/Wk/Wv];
- * scores [Q, K] (head slices); scale [scores]; mask [scale]; softmax [mask or scale];
- * aggregate [softmax, V slice]; concat [aggregate of each head];
+ * encoding [] (PE itself); positional [X, encoding]; project-q/k/v [X (or positional), Wq/Wk/Wv]
+ * (project-k/v: [context, Wk/Wv] under cross-attention); rotate-q/k [Q/K head slice];
+ * scores [Q, K] (head slices, or rotate-q/k); scale [scores]; bias [scale, alibi (the bias)];
+ * mask [bias or scale]; softmax [mask, bias or scale]; dropout [softmax];
+ * aggregate [dropout or softmax, V slice]; concat [aggregate of each head];
  * output-projection [concat (or aggregate with one head), Wo].
  */
 export interface TraceStep {
@@ -238,8 +268,22 @@ export interface TraceStep {
   defaultScale?: boolean;
   /** Mask steps only: (n_q, n_k), true where query i may attend to key j. */
   allowed?: boolean[][];
-  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask); 0 = allowed. */
+  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask, 8 window); 0 = allowed. */
   blockedBy?: number[][];
+  /** rotate-q / rotate-k steps: (rows, d_k/2) angle of each pair, position · frequencies[i]. */
+  angles?: Matrix;
+  /** rotate-q / rotate-k steps: θ_i = ropeBase^(−2i/d_k), (d_k/2). */
+  frequencies?: number[];
+  /** rotate-q / rotate-k steps. */
+  ropeBase?: number;
+  /** bias steps: the head's ALiBi slope m_h (the bias matrix is operand 1). */
+  slope?: number;
+  /** dropout steps: (n_q, n_k), true where the weight was kept. */
+  keep?: boolean[][];
+  /** dropout steps: p. */
+  rate?: number;
+  /** dropout steps: 1 / (1 − p). */
+  keepScale?: number;
 }
 
 /** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
@@ -256,6 +300,46 @@ export interface Trace {
   output: Matrix;
   fullyMaskedRows: number[];
   tokens?: string[];
+}
+
+/** One head at one position of decode(): only the new rows are computed; the cache grows. */
+export interface DecodeHead {
+  /** The new rows (1, d_k), (1, d_k), (1, d_v), rotated under RoPE. */
+  q: Matrix;
+  k: Matrix;
+  v: Matrix;
+  /** The cache after adding them: (t+1, d_k), (t+1, d_v) (the head's K/V group's). */
+  keys: Matrix;
+  values: Matrix;
+  /** (1, t+1): q·Kᵀ·scale/temperature, plus the ALiBi bias, -Infinity where the window, mask or padding blocks a key. */
+  scores: Matrix;
+  /** (1, t+1). */
+  weights: Matrix;
+  /** (1, d_v). */
+  output: Matrix;
+}
+
+export interface DecodeStep {
+  position: number;
+  heads: DecodeHead[];
+  /** (1, d_out): the heads side by side, times Wo when given. */
+  output: Matrix;
+}
+
+export interface DecodeTrace {
+  steps: DecodeStep[];
+  /** (n, d_out): the steps' output rows stacked; equals trace({ ...request, causal: true }).output. */
+  output: Matrix;
+  tokens?: string[];
+}
+
+/** One token's KV cache: K and V of every layer. Each 1 … its limit (limits().cache*). */
+export interface KvCacheShape {
+  layers: number;
+  kvHeads: number;
+  headDim: number;
+  /** 2 for fp16/bf16, 1 for fp8, 4 for fp32. */
+  bytesPerValue: number;
 }
 
 /** Self-attention traced on tokens X as given and reordered: see AttnLab.permutationCheck. */
@@ -439,6 +523,13 @@ export interface AttnLab {
   /** The backward pass of attention(): dQ, dK, dV given dO = ∂L/∂O (same options and limits). */
   attentionBackward(request: AttentionBackwardRequest): AttentionGradients;
   trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  /**
+   * Causal self-attention token by token, as in generation with a KV cache (at most
+   * limits().decodeTokens tokens): the trace's request, causal implied; no context, no dropout.
+   */
+  decode(request: ProjectionTraceRequest | DirectTraceRequest): DecodeTrace;
+  /** KV-cache bytes per token: 2 · layers · kvHeads · headDim · bytesPerValue. */
+  kvCacheBytes(request: KvCacheShape): number;
   /**
    * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
    * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output

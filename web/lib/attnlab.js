@@ -16,7 +16,9 @@ import { fromCore } from './matrices.js';
 import {
   attentionBackwardRequest,
   attentionRequest,
+  decodeRequest,
   flashWalkRequest,
+  kvCacheRequest,
   longRequest,
   normalMatrixRequest,
   permutationRequest,
@@ -44,10 +46,14 @@ export const STEP_IDS = Object.freeze([
   'project-q',
   'project-k',
   'project-v',
+  'rotate-q',
+  'rotate-k',
   'scores',
   'scale',
+  'bias',
   'mask',
   'softmax',
+  'dropout',
   'aggregate',
   'concat',
   'output-projection',
@@ -147,6 +153,19 @@ class AttnLab {
     const out = traceFromCore(unwrap(this.#core.trace(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
+  }
+
+  /** Causal self-attention token by token with a KV cache, as in generation. */
+  decode(request) {
+    const { coreRequest, tokens } = decodeRequest(request);
+    const out = fromCore(unwrap(this.#core.decode(coreRequest)));
+    if (tokens) out.tokens = tokens;
+    return out;
+  }
+
+  /** Bytes of KV cache per token: K and V of every layer. */
+  kvCacheBytes(request) {
+    return unwrap(this.#core.kvCacheBytes(kvCacheRequest(request))); // a number, or { error }
   }
 
   /** Traces X as given and with its tokens reordered: without positions the outputs only move. */

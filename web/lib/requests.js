@@ -51,6 +51,10 @@ const kernelHeads = within(undefined, INT_MAX);
 const tokenCount = within((l) => [1, l.sinusoidalMax]);
 const normalSide = within((l) => [1, l.normalValues]);
 const walkTile = within((l) => [1, l.walkTile]);
+// KV heads: 0 (as many as the heads) … limits.maxHeads; the core checks that they divide the heads.
+const kvHeads = within((l) => [0, l.maxHeads], INT_MAX);
+const seed32 = within(undefined, 0xffffffff);
+const cacheSize = (key) => within((l) => [1, l[key]]);
 
 function boolean(value, name) {
   if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
@@ -76,11 +80,12 @@ function labels(value, name) {
 
 // ---- Every entry's fields, declared once ----
 
-const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number };
+const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number, window: whole, globalTokens: indices };
 const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: kernelHeads, scale: number };
 const TRACE = {
-  X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix,
+  X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix, context: matrix,
   heads: traceHeads, positional, tokens: labels, ...OPTIONS,
+  rope: boolean, ropeBase: number, alibi: boolean, kvHeads, dropout: number, dropoutSeed: seed32,
 };
 
 const REQUESTS = {
@@ -88,6 +93,8 @@ const REQUESTS = {
   attentionBackward: { Q: matrix, K: matrix, V: matrix, dO: matrix, ...OPTIONS },
   trace: TRACE,
   permutationCheck: { ...TRACE, order: indices },
+  decode: TRACE,
+  kvCacheBytes: { layers: cacheSize('cacheLayers'), kvHeads: cacheSize('cacheKvHeads'), headDim: cacheSize('cacheHeadDim'), bytesPerValue: cacheSize('cacheValueBytes') },
   flashAttention: LONG,
   naiveAttention: LONG,
   checkFlashAttention: LONG,
@@ -164,7 +171,7 @@ const SOURCES = { projected: ['X', 'Wq', 'Wk', 'Wv'], direct: ['Q', 'K', 'V'] };
 
 // The core request of trace() and permutationCheck() from read fields, and the token labels.
 function traceParts(entry, r) {
-  const [used, other] = r.X !== undefined ? [SOURCES.projected, SOURCES.direct] : [SOURCES.direct, SOURCES.projected];
+  const [used, other] = r.X !== undefined ? [SOURCES.projected, SOURCES.direct] : [SOURCES.direct, [...SOURCES.projected, 'context']];
   const stray = other.find((name) => r[name] !== undefined);
   if (stray) fail(`${stray}: ${entry}() takes X, Wq, Wk, Wv or Q, K, V, not a mix (got ${used[0]} and ${stray})`);
   present(r, used);
@@ -173,12 +180,32 @@ function traceParts(entry, r) {
   if (tokens && tokens.length !== tokenCount) {
     throw new AttnLabError('shape-mismatch', `tokens has ${tokens.length} labels but there are ${tokenCount} tokens`);
   }
-  const coreRequest = { ...core, causal: r.causal ?? false, heads: r.heads ?? 1, positional: r.positional ?? 'none' };
+  const coreRequest = {
+    ...core,
+    causal: r.causal ?? false,
+    heads: r.heads ?? 1,
+    positional: r.positional ?? 'none',
+    rope: r.rope ?? false,
+    alibi: r.alibi ?? false,
+    kvHeads: r.kvHeads ?? 0,
+    dropout: r.dropout ?? 0,
+    dropoutSeed: r.dropoutSeed ?? 0,
+  };
   return { coreRequest, tokens };
 }
 
 /** trace(): the checked core request and the token labels. */
 export const traceRequest = guarded('trace', (request) => traceParts('trace', read('trace', request)));
+
+/** decode(): the trace's request (causal implied), checked the same way. */
+export const decodeRequest = guarded('decode', (request) => traceParts('decode', read('decode', request)));
+
+/** kvCacheBytes(): { layers, kvHeads, headDim, bytesPerValue }, each required. */
+export const kvCacheRequest = guarded('kvCacheBytes', (request) => {
+  const r = read('kvCacheBytes', request);
+  const fields = REQUESTS.kvCacheBytes;
+  return Object.fromEntries(Object.keys(fields).map((name) => [name, need(r, name, fields[name])]));
+});
 
 /**
  * permutationCheck(): { ...traceRequest, order }, or the older (traceRequest, order).

@@ -24,8 +24,14 @@ struct AttentionOptions {
   std::optional<float> scale;
   // Divides the scaled scores; > 1 flattens the weights, < 1 sharpens them.
   float temperature = 1.0f;
+  // Sliding window (local attention): 0 = off; else query i may attend to key j only when
+  // |i − j| < window.
+  std::size_t window = 0;
+  // Positions exempt from the window both ways: a global query attends to every key, every
+  // query attends to a global key. At most limits::global_tokens, each below max(n_q, n_k).
+  std::vector<std::size_t> global_tokens;
 
-  bool has_mask() const { return causal || !key_padding.empty() || mask.has_value(); }
+  bool has_mask() const { return causal || !key_padding.empty() || mask.has_value() || window > 0; }
 };
 
 // Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.
@@ -33,6 +39,7 @@ namespace mask_rule {
 inline constexpr std::uint8_t causal = 1;       // key j comes after query i
 inline constexpr std::uint8_t key_padding = 2;  // key j is padding
 inline constexpr std::uint8_t mask = 4;         // the explicit mask says no
+inline constexpr std::uint8_t window = 8;       // key j is outside query i's window
 }  // namespace mask_rule
 
 // The mask_rule bits that block (query, key) under these options; 0 when it may attend.

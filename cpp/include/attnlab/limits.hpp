@@ -77,8 +77,26 @@ inline constexpr std::size_t walk_tokens = 64;    // rows of Q, K, V
 inline constexpr std::size_t walk_features = 64;  // columns of Q, K, V
 inline constexpr std::size_t walk_tile = 16;      // rows of a query block or a key tile
 
+// Sliding-window attention (AttentionOptions::global_tokens): global tokens are a handful
+// (the [CLS] token, a question's words), and each masked cell looks them up.
+inline constexpr std::size_t global_tokens = 64;
+
+// decode() (variants.hpp) keeps each position's cached K and V rows for display: their count
+// grows with the square of the tokens.
+inline constexpr std::size_t decode_tokens = 64;
+
+// kv_cache_bytes (variants.hpp): real configurations are far inside these, and their product
+// (2 · layers · KV heads · head width · bytes) fits a 32-bit size_t.
+inline constexpr std::size_t cache_layers = 256;
+inline constexpr std::size_t cache_kv_heads = 256;
+inline constexpr std::size_t cache_head_dim = 1024;
+inline constexpr std::size_t cache_value_bytes = 8;  // fp8 … fp64
+
 // The trace runs attention() on each head and encodes X's positions with sinusoidal_encoding.
 static_assert(attention_tokens >= trace_tokens && attention_features >= trace_features);
 static_assert(sinusoidal_max >= trace_tokens && sinusoidal_max >= trace_features);
+static_assert(decode_tokens <= trace_tokens);  // decode() checks its input as the trace does
+static_assert(2 * cache_layers * cache_kv_heads * cache_head_dim * cache_value_bytes <=
+              std::uint64_t{1} << 32);
 
 }  // namespace attnlab::limits

@@ -18,14 +18,17 @@ namespace attnlab {
 
 enum class PositionalEncoding { none, sinusoidal };
 
-// Self-attention from token embeddings: Q = X·W_Q, K = X·W_K, V = X·W_V.
-// x: (n, d_model); w_q, w_k: (d_model, heads·d_k); w_v: (d_model, heads·d_v).
+// Self-attention from token embeddings: Q = X·W_Q, K = X·W_K, V = X·W_V; with a context,
+// cross-attention: Q = X·W_Q, K = context·W_K, V = context·W_V.
+// x: (n_q, d_model); context: (n_k, d_model); w_q: (d_model, heads·d_k);
+// w_k: (d_model, kv_heads·d_k); w_v: (d_model, kv_heads·d_v).
 struct Projections {
   Matrix x, w_q, w_k, w_v;
+  std::optional<Matrix> context;
 };
 
 // Q, K and V given directly (cross-attention allowed: n_q may differ from n_k).
-// q: (n_q, heads·d_k), k: (n_k, heads·d_k), v: (n_k, heads·d_v).
+// q: (n_q, heads·d_k), k: (n_k, kv_heads·d_k), v: (n_k, kv_heads·d_v).
 struct DirectQKV {
   Matrix q, k, v;
 };
@@ -33,9 +36,23 @@ struct DirectQKV {
 struct TraceInput {
   std::variant<Projections, DirectQKV> source;
   std::optional<Matrix> w_o;  // (heads·d_v, d_out), applied to the concatenated heads
-  int heads = 1;              // splits the columns of Q, K and V into equal slices
-  PositionalEncoding positional = PositionalEncoding::none;  // added to X (Projections only)
-  AttentionOptions options;                                  // a given scale applies to every head
+  int heads = 1;              // splits the columns of Q into equal slices
+  // Added to X, and to the context by its own positions (Projections only).
+  PositionalEncoding positional = PositionalEncoding::none;
+  AttentionOptions options;  // a given scale applies to every head
+  // RoPE: each head's q and k rows rotated in pairs (2i, 2i+1) by position·base^(−2i/d_k);
+  // d_k must be even.
+  bool rope = false;
+  float rope_base = 10000.0f;
+  // ALiBi: −m_h·|i − j| added to head h's scaled scores (variants.hpp, alibi_slope).
+  bool alibi = false;
+  // K and V heads, 0 = heads; 1 is multi-query attention, 1 < kv_heads < heads grouped-query
+  // attention: query head h uses K/V group h / (heads / kv_heads). heads % kv_heads == 0.
+  int kv_heads = 0;
+  // Dropout on the weights, p in [0, 1): each weight kept with probability 1 − p and scaled by
+  // 1/(1 − p); the mask drawn from dropout_seed (variants.hpp, dropout_keep).
+  float dropout = 0.0f;
+  std::uint32_t dropout_seed = 0;
 };
 
 // Step ids, in trace order. Per-head steps repeat for each head and carry its index.
@@ -45,20 +62,25 @@ inline constexpr const char* positional = "positional";
 inline constexpr const char* project_q = "project-q";
 inline constexpr const char* project_k = "project-k";
 inline constexpr const char* project_v = "project-v";
+inline constexpr const char* rotate_q = "rotate-q";  // RoPE only
+inline constexpr const char* rotate_k = "rotate-k";  // RoPE only
 inline constexpr const char* scores = "scores";
 inline constexpr const char* scale = "scale";
+inline constexpr const char* bias = "bias";  // ALiBi only
 inline constexpr const char* mask = "mask";
 inline constexpr const char* softmax = "softmax";
+inline constexpr const char* dropout = "dropout";  // dropout > 0 only
 inline constexpr const char* aggregate = "aggregate";
 inline constexpr const char* concat = "concat";
 inline constexpr const char* output_projection = "output-projection";
 }  // namespace step
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 12> step_ids{
+inline constexpr std::array<const char*, 16> step_ids{
     step::encoding,  step::positional, step::project_q, step::project_k,
-    step::project_v, step::scores,     step::scale,     step::mask,
-    step::softmax,   step::aggregate,  step::concat,    step::output_projection};
+    step::project_v, step::rotate_q,   step::rotate_k,  step::scores,
+    step::scale,     step::bias,       step::mask,      step::softmax,
+    step::dropout,   step::aggregate,  step::concat,    step::output_projection};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -92,6 +114,20 @@ struct MaskCells {
   BasicMatrix<std::uint8_t> blocked_by;  // (n_q, n_k): mask_rule bits, 0 where allowed
 };
 
+// Rotate steps (RoPE): the angle each pair of features turned by.
+struct Rotation {
+  Matrix angles;                   // (rows, d_k/2): position p · frequency i
+  std::vector<float> frequencies;  // (d_k/2): θ_i = base^(−2i/d_k)
+  float base = 10000.0f;
+};
+
+// Dropout steps: which weights were kept and how the kept ones were scaled.
+struct DropoutCells {
+  BoolMatrix keep;          // (n_q, n_k): 1 where the weight was kept
+  float rate = 0.0f;        // p
+  float keep_scale = 1.0f;  // 1 / (1 − p)
+};
+
 struct TraceStep {
   std::string id;           // one of attnlab::step
   std::optional<int> head;  // set on per-head steps when there is more than one head
@@ -105,6 +141,9 @@ struct TraceStep {
   std::optional<SoftmaxParts> softmax;  // softmax steps only
   std::optional<ScaleFactors> scaling;  // scale steps only
   std::optional<MaskCells> mask;        // mask steps only
+  std::optional<Rotation> rotation;     // rotate-q and rotate-k steps only
+  std::optional<float> slope;           // bias steps only: the head's ALiBi slope m_h
+  std::optional<DropoutCells> dropout;  // dropout steps only
 };
 
 // One per distinct step id, in trace order: the step's entries (one per head) by index.

@@ -25,6 +25,8 @@ const INPUT_AXES = {
   Wk: { rows: 'features', cols: 'features' },
   Wv: { rows: 'features', cols: 'features' },
   Wo: { rows: 'features', cols: 'features' },
+  context: { rows: 'keys', cols: 'features' },
+  alibi: { rows: 'queries', cols: 'keys' }, // the bias step's bias matrix
 };
 
 /** The axes of a named matrix: a step's result, or one of the inputs. */

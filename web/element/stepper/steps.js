@@ -3,6 +3,7 @@
 // cells, what to ask before revealing it, and which NumPy expression recomputes it.
 import { fmt, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
+import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS } from './variant-steps.js';
 import * as why from './why.js';
 
 /**
@@ -95,6 +96,8 @@ for (const [id, symbol, noun, nouns, role] of [
   });
 }
 
+ROTATE_STEPS.forEach(defineStep);
+
 defineStep({
   id: 'scores',
   name: 'S, scores',
@@ -144,11 +147,15 @@ defineStep({
   numpy: 'scaled',
 });
 
-// Why the core blocked a cell: its blockedBy flags (1 causal, 2 key padding, 4 the mask).
+defineStep(BIAS_STEP);
+
+// Why the core blocked a cell: its blockedBy flags (1 causal, 2 key padding, 4 the mask,
+// 8 the sliding window).
 function maskReason(flags, col, keys) {
   if (flags & 1) return `key ${keys[col]} comes after this query (causal mask)`;
   if (flags & 2) return `key ${keys[col]} is padding`;
   if (flags & 4) return 'the mask forbids this pair';
+  if (flags & 8) return `key ${keys[col]} is outside this query’s window`;
   return null;
 }
 
@@ -196,6 +203,8 @@ defineStep({
   },
   numpy: 'weights',
 });
+
+defineStep(DROPOUT_STEP);
 
 defineStep({
   id: 'aggregate',

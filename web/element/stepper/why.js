@@ -85,6 +85,7 @@ export const maskWhy = ({ panel }) => {
     [1, 'the causal mask (a query may not look at later keys)'],
     [2, 'padding (keys that are not real tokens)'],
     [4, 'the mask given'],
+    [8, 'the sliding window (keys too far from the query)'],
   ].flatMap(([flag, why]) => (count(flag) ? [`${count(flag)} by ${why}`] : []));
   return {
     idea: 'A masked score becomes −∞, so after softmax its weight is exactly 0 and the key contributes nothing.',

@@ -1,0 +1,66 @@
+// Pieces shared by the core's own sources, not part of the public API.
+#pragma once
+
+#include <optional>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/trace.hpp"
+#include "validate.hpp"
+
+namespace attnlab::detail {
+
+// attention() with an additive bias on the scaled scores before the mask (ALiBi): bias is
+// null or (n_q, n_k). result.scaled stays without it; result.logits include it.
+Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const AttentionOptions& options, const Matrix* bias);
+
+// attention()'s checks of the options against Q (n_q, ·) and K (n_k, ·).
+validate::Problem check_attention_options(const Matrix& q, const Matrix& k,
+                                          const AttentionOptions& options);
+
+// trace()'s checks of its input, every size and value, before anything is computed.
+validate::Problem check_trace_input(const TraceInput& input);
+
+// Q (n_q, heads·d_k), K (n_k, kv_heads·d_k) and V (n_k, kv_heads·d_v) of a checked input,
+// with the projection steps recorded in t when the input has X.
+struct Qkv {
+  Matrix q, k, v;
+  std::optional<std::size_t> q_step, k_step, v_step;
+};
+Result<Qkv> qkv_of(Trace& t, const TraceInput& input);
+
+// The K/V heads of a checked input: kv_heads, or heads when 0.
+inline std::size_t kv_heads_of(const TraceInput& input) {
+  return static_cast<std::size_t>(input.kv_heads > 0 ? input.kv_heads : input.heads);
+}
+
+// The trace's checks of the variants (RoPE, dropout) given the head width d_k.
+validate::Problem check_variants(const TraceInput& input, std::size_t d_k);
+
+// What the variants did to one head (variants.cpp), for the trace's steps.
+struct HeadVariants {
+  std::optional<Rotation> q_rotation, k_rotation;  // RoPE
+  Matrix rotated_q, rotated_k;
+  std::optional<float> slope;  // ALiBi
+  Matrix bias, biased;         // the bias, and the scaled scores plus it
+  std::optional<DropoutCells> dropout;
+  Matrix dropped;  // the weights after dropout
+};
+
+// Head h's Q (n_q, d_k), K (n_k, d_k) and V (n_k, d_v): its slices (K and V its group's),
+// Q and K rotated under RoPE (with their rotations in variants).
+struct HeadInputs {
+  Matrix q, k, v;
+  HeadVariants variants;
+};
+HeadInputs head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h);
+
+// Head h through every variant: attention() with the ALiBi bias, then dropout (result.output
+// is then the dropped weights times V).
+struct HeadRun {
+  AttentionResult result;
+  HeadVariants variants;
+};
+Result<HeadRun> run_head(const TraceInput& input, const Qkv& qkv, std::size_t h);
+
+}  // namespace attnlab::detail

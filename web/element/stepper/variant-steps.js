@@ -1,0 +1,118 @@
+// The steps of the attention variants (the core's trace: rope, alibi, dropout), each present
+// only when its variant is on. steps.js defines them in trace order, with the same checks as
+// the others: rotate-q and rotate-k after the projections, bias after scale, dropout after
+// softmax. Every number is read off the trace; the texts only lay them side by side.
+import { fmt, sub } from '../shared/format.js';
+import { at } from './explain.js';
+
+const q = (label) => `“${label}”`;
+
+// ---- RoPE: rotate-q, rotate-k ----
+
+// A cell of a rotated matrix: its pair turned by position · θ_i, written out.
+const rotateExplain = (letter) => ({ panel, row, col, value }) => {
+  const i = Math.floor(col / 2);
+  const [x, y] = [2 * i, 2 * i + 1].map((c) => panel.operands[0].values[row][c]);
+  const { angles, frequencies } = panel.step;
+  const a = fmt(angles[row][i]);
+  const turned = col % 2 === 0 ? `${fmt(x)}·cos ${a} − ${fmt(y)}·sin ${a}` : `${fmt(x)}·sin ${a} + ${fmt(y)}·cos ${a}`;
+  return {
+    text: `${letter}${sub(row)} (position ${row}), pair ${i + 1} turned by ${row}·θ${sub(i)} = ${row}·${fmt(frequencies[i])} = ${a} rad: ${turned} = ${fmt(value)}`,
+    highlight: [{ rows: [row], cell: [row, col] }],
+  };
+};
+
+const rotateWhy = (letter, axis) => ({ panel, labels }) => {
+  const { angles, ropeBase } = panel.step;
+  const p = Math.min(1, angles.length - 1);
+  const last = angles[p].length - 1;
+  return {
+    idea: `RoPE writes each token’s position into its ${letter === 'q' ? 'query' : 'key'} itself: every pair of features is turned by an angle that grows with the position, fast in the first pairs and slow in the last. A query turned by p·θ and a key turned by r·θ meet at an angle that depends only on p − r, so the score sees how far apart they are, not where they are.`,
+    live: `With base ${fmt(ropeBase)}, ${q(labels[axis][p])} (position ${p}) turns its first pair by ${fmt(angles[p][0])} rad and its last by ${fmt(angles[p][last])} rad.`,
+  };
+};
+
+// The rotation of the loop's q or k by position (the export defines rope_base).
+const ropeNumpy = (x) =>
+  `(lambda m, a: np.stack([m[:, 0::2] * np.cos(a) - m[:, 1::2] * np.sin(a), m[:, 0::2] * np.sin(a) + m[:, 1::2] * np.cos(a)], axis=2).reshape(m.shape).astype(np.float32))(${x}, np.arange(${x}.shape[0])[:, None] * rope_base ** (-np.arange(0, d_k, 2) / d_k))`;
+
+export const ROTATE_STEPS = [
+  ['rotate-q', 'Q', 'q', 'queries'],
+  ['rotate-k', 'K', 'k', 'keys'],
+].map(([id, symbol, letter, axis]) => ({
+  id,
+  name: `${symbol}, rotated`,
+  caption: `${symbol} rotated by position (RoPE)`,
+  why: rotateWhy(letter, axis),
+  rows: axis,
+  cols: 'features',
+  perHead: true,
+  explain: rotateExplain(letter),
+  predict: { elementwise: 'turns each pair of features by an angle set by the row’s position; lengths stay the same' },
+  numpy: ropeNumpy(letter),
+}));
+
+// ---- ALiBi: bias ----
+
+export const BIAS_STEP = {
+  id: 'bias',
+  name: 'S̃ + B, bias',
+  caption: 'S̃ plus the distance bias (ALiBi)',
+  why: ({ panel, labels }) => {
+    const bias = panel.operands[1].values[0];
+    const j = bias.length - 1;
+    return {
+      idea: 'ALiBi adds no position vectors: it subtracts a penalty that grows in a straight line with the distance between query and key, so far keys get less weight. Each head has its own slope m: a steep head looks nearby, a gentle one far.',
+      live: `This head’s slope is m = ${fmt(panel.step.slope)}: for ${q(labels.queries[0])}, ${q(labels.keys[j])} (${j} positions away) loses ${fmt(-bias[j])}.`,
+    };
+  },
+  rows: 'queries',
+  cols: 'keys',
+  heat: 'scores',
+  perHead: true,
+  explain: ({ panel, row, col, value }) => {
+    const [s, b] = panel.operands.map((o) => o.values[row][col]);
+    return {
+      text: `s̃${at(row, col)} − m·|i − j| = ${fmt(s)} − ${fmt(panel.step.slope)} × ${Math.abs(row - col)} = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}`,
+      highlight: [{ cell: [row, col] }, { cell: [row, col] }],
+    };
+  },
+  predict: {
+    elementwise: 'subtracts from each entry a penalty in proportion to its distance from the diagonal',
+    largest: { noun: 'biased score', reason: 'the bias is 0 on the diagonal and grows with the distance, so nearby keys gain on far ones.' },
+  },
+  numpy: 'scaled - np.float32(2.0 ** (-8 * (h + 1) / heads)) * np.abs(np.arange(q.shape[0])[:, None] - np.arange(k.shape[0])[None, :])',
+};
+
+// ---- Dropout ----
+
+export const DROPOUT_STEP = {
+  id: 'dropout',
+  name: 'A, dropout',
+  caption: 'A after dropout',
+  why: ({ panel, labels }) => {
+    const { keep, rate, keepScale, rowTotals } = panel.step;
+    const cells = keep.flat();
+    return {
+      idea: 'While a model trains, dropout sets each weight to 0 with probability p and multiplies the survivors by 1/(1 − p), so on average a row still sums to 1 but any one row does not: the model cannot count on one key always being there. At inference there is no dropout.',
+      live: `p = ${fmt(rate)}: ${cells.filter(Boolean).length} of ${cells.length} weights kept, each × ${fmt(keepScale)}; row ${q(labels.queries[0])} now sums to ${fmt(rowTotals[0])}.`,
+    };
+  },
+  rows: 'queries',
+  cols: 'keys',
+  heat: 'weights',
+  perHead: true,
+  explain: ({ panel, row, col, value }) => {
+    const { keep, rate, keepScale } = panel.step;
+    const a = panel.operands[0].values[row][col];
+    return {
+      text: keep[row][col]
+        ? `kept: a${at(row, col)} / (1 − ${fmt(rate)}) = ${fmt(a)} × ${fmt(keepScale)} = ${fmt(value)}`
+        : `dropped (p = ${fmt(rate)}): a${at(row, col)} = ${fmt(a)} becomes ${fmt(value)}`,
+      highlight: [{ cell: [row, col] }],
+    };
+  },
+  predict: { elementwise: 'zeroes some weights and scales up the others', rowSum: true },
+  // keep: the core's masks, one per head; dropout: p (the export defines both).
+  numpy: 'np.where(keep[h], weights / np.float32(1 - dropout), 0).astype(np.float32)',
+};
