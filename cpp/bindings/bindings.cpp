@@ -182,11 +182,11 @@ AttentionOptions options_from_js(const val& o) {
 TraceInput trace_input_from_js(const val& request) {
   TraceInput input;
   if (!request["X"].isUndefined())
-    input.source = Projections{
-        matrix_at(request, "X"), matrix_at(request, "Wq"), matrix_at(request, "Wk"),
-        matrix_at(request, "Wv"),
-        request["context"].isUndefined() ? std::nullopt
-                                         : std::optional(matrix_at(request, "context"))};
+    input.source = Projections{matrix_at(request, "X"), matrix_at(request, "Wq"),
+                               matrix_at(request, "Wk"), matrix_at(request, "Wv"),
+                               request["context"].isUndefined()
+                                   ? std::nullopt
+                                   : std::optional(matrix_at(request, "context"))};
   else
     input.source =
         DirectQKV{matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V")};
@@ -275,9 +275,9 @@ val decode(const val& request) { return to_js(attnlab::decode(trace_input_from_j
 
 // { layers, kvHeads, headDim, bytesPerValue } → bytes per token, or { error }.
 val kv_cache_bytes(const val& request) {
-  const KvCacheShape shape{request["layers"].as<std::size_t>(), request["kvHeads"].as<std::size_t>(),
-                           request["headDim"].as<std::size_t>(),
-                           request["bytesPerValue"].as<std::size_t>()};
+  const KvCacheShape shape{
+      request["layers"].as<std::size_t>(), request["kvHeads"].as<std::size_t>(),
+      request["headDim"].as<std::size_t>(), request["bytesPerValue"].as<std::size_t>()};
   if (auto problem = check_kv_cache_shape(shape)) return val(ErrorValue{*problem});
   return val(static_cast<double>(attnlab::kv_cache_bytes(shape)));
 }

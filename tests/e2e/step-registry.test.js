@@ -24,8 +24,11 @@ const W = [
   [0, 1, 1, -1],
   [-1, 0, 0.5, 0.5],
 ];
-// Positions, two heads, a causal mask with a padded key, and W_O: every step id but none.
-const REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
+// Positions, two heads, a causal mask with a padded key, and W_O: every step id but the
+// variants'.
+const BASE_REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
+// With the variants that have steps (RoPE, ALiBi, dropout) and a window: every step id.
+const REQUEST = { ...BASE_REQUEST, rope: true, alibi: true, dropout: 0.5, dropoutSeed: 3, window: 2 };
 // The same inputs as an element state (web/element/state.js's schema), for the labels and the export.
 const STATE = {
   mode: 'x',
@@ -101,8 +104,9 @@ test('the scale explanation writes the factor the core applied: √d_k and the t
 // Numbers as NumPy prints them, masked entries (-inf) included.
 const numbers = (text) => [...text.matchAll(/-?inf|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? -Infinity : Number(t)));
 
+// The state (STATE) has no variant fields yet, so the export is checked on the steps without them.
 test('the NumPy export of every step runs and prints the core\'s numbers', () => {
-  const trace = lab.trace(REQUEST);
+  const trace = lab.trace(BASE_REQUEST);
   for (const { id, steps } of trace.groups) {
     const printed = execFileSync('/usr/bin/python3', ['-c', numpyCode(STATE, id)], { encoding: 'utf8' });
     const got = numbers(printed);

@@ -87,6 +87,8 @@ const OTHERS = [
   ['a request whose keys cannot be listed', 'normalMatrix', new Proxy({ rows: 2, cols: 3 }, { ownKeys: boom }), "normalMatrix()'s fields could not be listed (boom)"],
   ['a revoked Proxy as the request', 'sampledWeights', revokedProxy({}), 'sampledWeights(): the request could not be read'],
   ['a revoked Proxy as a matrix', 'permutationCheck', valid('permutationCheck', { X: revokedProxy([]) }), 'X could not be read'],
+  ['a global token getter', 'decode', valid('decode', { globalTokens: throwingCell }), 'globalTokens[0] could not be read (boom)'],
+  ['a field getter', 'kvCacheBytes', { ...valid('kvCacheBytes', {}), get headDim() { return boom(); } }, 'headDim could not be read (boom)'],
 ];
 
 for (const [group, cases] of [['holes', HOLES], ['lying, throwing and proxied values', OTHERS]]) {
