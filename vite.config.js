@@ -1,4 +1,5 @@
-// Three builds from one config, picked by --mode:
+// Four builds from one config, picked by --mode:
+//   vite build --mode package   the package's entry: web/lib → dist/attnlab.js, one minified file
 //   vite build --mode element   <attn-lab> as a library: dist/element.js (+ element.d.ts)
 //   vite build --mode worker    the element's Worker: dist/attnlab-worker.js
 //   vite build                  the site: web/app → web/dist (also `vite` and `vite preview`)
@@ -40,6 +41,32 @@ function elementConfig() {
 // dist/attnlab-worker.js, which imports the package as ./attnlab.js.
 function workerConfig() {
   return { publicDir: false, build: libraryBuild({ 'attnlab-worker': WORKER_SOURCE }) };
+}
+
+// The package's entry, web/lib/attnlab.js with the modules it imports, as one minified file:
+// the download is about half that of the commented sources. The Emscripten loader is in that
+// file too (from the wasm build), so its names are shortened as well; it finds
+// attnlab-core.wasm beside dist/attnlab.js. attnlab.d.ts holds the documented API.
+function packageConfig() {
+  const build = libraryBuild({ attnlab: fromRoot('web/lib/attnlab.js') });
+  const loader = fromRoot('build/wasm/cpp/bindings/attnlab-core.js');
+  return { publicDir: false, resolve: { alias: [{ find: /^\.\/attnlab-core\.js$/, replacement: loader }] }, build, plugins: [wasmBesideEntry(loader)] };
+}
+
+// The loader finds its wasm with new URL("attnlab-core.wasm", import.meta.url); Vite would
+// inline the file as base64. Left as written, it names the file beside dist/attnlab.js, and
+// an app's bundler recognises the line and copies the wasm itself.
+function wasmBesideEntry(loader) {
+  const line = 'new URL("attnlab-core.wasm",import.meta.url)';
+  return {
+    name: 'attnlab:wasm-beside-entry',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id !== loader) return null;
+      if (!code.includes(line)) throw new Error(`${id} no longer finds its wasm with ${line}`);
+      return code.replace(line, 'new URL(/* @vite-ignore */ "attnlab-core.wasm",import.meta.url)');
+    },
+  };
 }
 
 // An ES library build into dist/, next to the package; the package's bare names stay imports
@@ -142,5 +169,5 @@ function tutorialInSite() {
   };
 }
 
-const CONFIGS = { element: elementConfig, worker: workerConfig };
+const CONFIGS = { package: packageConfig, element: elementConfig, worker: workerConfig };
 export default defineConfig(({ mode }) => (CONFIGS[mode] ?? siteConfig)());

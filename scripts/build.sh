@@ -20,8 +20,8 @@ package() {
   preset wasm --target attnlab-core
   rm -rf dist
   mkdir -p dist
-  cp web/lib/*.js web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.js \
-    build/wasm/cpp/bindings/attnlab-core.wasm dist/
+  cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm dist/
+  vite build --mode package --logLevel warn
   element
   echo "build: package assembled in dist/"
 }

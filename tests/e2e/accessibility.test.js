@@ -23,7 +23,7 @@ test('the tutorial (a dark, read-only instance included) has no serious or criti
   assert.deepEqual(await audit(page), []);
 });
 
-for (const view of ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'quiz']) {
+for (const view of ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'quiz']) {
   test(`the ${view} view has no serious or critical axe violations, light or dark`, async (t) => {
     const { page } = await session.open(t, `web/dist/index.html#view=${view}`, { view });
     assert.deepEqual(await auditThemes(page), []);

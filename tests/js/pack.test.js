@@ -12,7 +12,7 @@ const files = new Set(pack.files.map((f) => f.path));
 
 test('the tarball holds the entries, their types, the wasm, the manifest and the LICENSE', () => {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
-  const required = ['package.json', 'README.md', 'LICENSE', 'custom-elements.json', 'dist/attnlab-core.wasm', 'dist/attnlab-core.js'];
+  const required = ['package.json', 'README.md', 'LICENSE', 'custom-elements.json', 'dist/attnlab-core.wasm', 'dist/attnlab.js'];
   // Every file an export condition names.
   for (const conditions of Object.values(manifest.exports)) {
     for (const target of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) required.push(target.replace(/^\.\//, ''));

@@ -124,6 +124,7 @@ function viewPresets() {
     positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
     cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
     flash: ['FlashAttention: the tile walk', 'Step through the tiles: the running max, the rescale, the running sum, and no n×n matrix.'],
+    variants: ['Variants: RoPE, ALiBi, windows, shared K/V, the KV cache', 'One tiny example; each change modern models make to attention is a switch, with every step’s numbers.'],
     'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU (4,096 in WebAssembly), with a sampled block of the exact weights.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };

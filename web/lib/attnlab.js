@@ -65,7 +65,7 @@ const isNode = typeof process !== 'undefined' && typeof process.versions?.node =
 // import.meta.url; in Node the bytes are read here, because the generated loader only
 // knows how to fetch.
 async function instantiate() {
-  const wasmUrl = new URL('./attnlab-core.wasm', import.meta.url);
+  const wasmUrl = new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url);
   if (!isNode) return createAttnLabModule();
   const fs = 'node:fs/promises'; // a variable, so browser bundlers leave it alone
   const { readFile } = await import(/* @vite-ignore */ fs);

@@ -2,6 +2,8 @@
 // right option and an explanation of why it is right. Topic ids are the view ids, plus
 // PREDICT_TOPIC for the whole computation (where the stepper's predictions are recorded too).
 import { PREDICT_TOPIC, topicScore } from './progress.js';
+import { FLASH_QUESTIONS } from './quiz-flash.js';
+import { VARIANTS_QUESTIONS } from './quiz-variants.js';
 
 export const TOPICS = [
   { id: PREDICT_TOPIC, title: 'The whole computation' },
@@ -13,6 +15,7 @@ export const TOPICS = [
   { id: 'positions', title: 'Positions' },
   { id: 'cost', title: 'Cost' },
   { id: 'flash', title: 'Flash tiles' },
+  { id: 'variants', title: 'Variants' },
 ];
 
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
@@ -367,29 +370,8 @@ export const QUESTIONS = {
       explanation: 'Both grow like n², and (2n)² = 4n². The flash kernel’s memory, growing like n, would only double.',
     },
   ],
-  flash: [
-    {
-      id: 'rescale',
-      prompt: 'A new key tile raises a row\'s running max from m_old to m_new. What happens to the sum l gathered so far?',
-      options: ['Nothing', 'It is multiplied by exp(m_old − m_new)', 'It is reset to 0', 'It is divided by the number of tiles'],
-      answer: 1,
-      explanation: 'Each term was e^(s − m_old); measured against the new max it is e^(s − m_new) = e^(s − m_old)·e^(m_old − m_new), so l and the accumulator shrink by that factor.',
-    },
-    {
-      id: 'memory',
-      prompt: 'n doubles and the tile sizes stay. How does the memory the walk holds at once change?',
-      options: ['It doubles', 'It grows four times', 'It stays the same', 'It halves'],
-      answer: 2,
-      explanation: 'It holds one Q block, one K and V tile, their scores and m, l and acc per query of the block: all set by the tile sizes, not by n. The n×n matrix, which it never forms, would grow four times.',
-    },
-    {
-      id: 'exact',
-      prompt: 'Is the tile walk\'s output an approximation of softmax(QKᵀ/√d)·V?',
-      options: ['Yes, it drops small weights', 'Yes, it samples the keys', 'No, it is the same result, computed in a different order', 'Only without the causal mask'],
-      answer: 2,
-      explanation: 'The rescaling makes every exponential relative to the final max, so the result is exact up to float rounding; the view shows it beside the stepper\'s O.',
-    },
-  ],
+  flash: FLASH_QUESTIONS,
+  variants: VARIANTS_QUESTIONS,
 };
 
 /** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */

@@ -11,10 +11,11 @@ import { tokensView } from './tokens/tokens.js';
 import { positionsView } from './positions/positions.js';
 import { costView } from './cost/cost.js';
 import { flashView } from './flash/flash.js';
+import { variantsView } from './variants/variants.js';
 import { longSequenceView } from './long-sequence/long-sequence.js';
 import { quizView } from './quiz/quiz.js';
 
-export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, longSequenceView, quizView];
+export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, variantsView, longSequenceView, quizView];
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 

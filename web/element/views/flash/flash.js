@@ -37,6 +37,7 @@ class FlashView extends ViewBase {
       const [Q, K, V] = [0, 1, 2].map((i) => nested(this.lab.normalMatrix({ rows: n, cols: WIDTH, seed: seed * 3 + i })));
       this._walk = this.lab.flashWalk({ Q, K, V, causal, queryRows, keyRows });
       this._inputs = { Q, K, V };
+      this._attentionOutput = this.lab.attention({ Q, K, V, causal }).output; // the stepper's O, shown beside the walk's
       this._plan = this.lab.tilePlan({ headWidth: 64 });
       this._key = key;
       this._error = null;
@@ -132,7 +133,7 @@ class FlashView extends ViewBase {
       <div class="matrices">
         ${matrixTable({ name: 'tile-scores', caption: `scores of the tile (${event.queries}×${event.keys})`, values: event.scores, rowLabels: rows, colLabels: keys })}
         ${perRow('old-max', 'm before', 'm', event.oldMax)} ${perRow('new-max', 'm after', 'm', event.newMax)}
-        ${perRow('rescale', 'exp(m_old − m_new)', 'factor', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
+        ${perRow('rescale', 'rescale', 'exp(m_old − m_new)', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
         ${matrixTable({ name: 'acc', caption: `acc after (${event.queries}×${WIDTH})`, values: event.acc, rowLabels: rows, colLabels: ['1', '2'] })}
       </div>`;
   }
@@ -150,8 +151,8 @@ class FlashView extends ViewBase {
 
   // The whole output, beside the stepper's O for the same inputs (lab.attention).
   _renderOutput() {
-    const { Q, K, V } = this._inputs;
-    const stepper = this.lab.attention({ Q, K, V, causal: this.viewState.causal }).output;
+    const { Q } = this._inputs;
+    const stepper = this._attentionOutput;
     const labels = Q.map((_, i) => `q${sub(i)}`);
     return html`<div class="matrices" data-role="outputs">
       ${matrixTable({ name: 'walk-output', caption: `O from the tiles (${Q.length}×${WIDTH})`, values: this._walk.output, rowLabels: labels, colLabels: ['1', '2'] })}

@@ -1,0 +1,89 @@
+// The KV cache part of the variants view: generation token by token (lab.decode), where
+// each new token adds one row to the cached K and V and only its own query row is computed;
+// and the cache's size per token for the toy and for real models (lab.kvCacheBytes).
+import { html } from 'lit';
+
+import { WEIGHT_SCALE } from '../../shared/colors.js';
+import { fmt, sub } from '../../shared/format.js';
+import { matrixTable } from '../../shared/matrix-table.js';
+import { HEAD_WIDTH, TOKENS } from './example.js';
+
+// Published configurations (layers, query heads, K/V heads, head width), stored as fp16.
+const MODELS = [
+  { name: 'Llama 2 7B', layers: 32, heads: 32, kvHeads: 32, headDim: 128 },
+  { name: 'Mistral 7B', layers: 32, heads: 32, kvHeads: 8, headDim: 128 },
+  { name: 'Llama 2 70B', layers: 80, heads: 64, kvHeads: 8, headDim: 128 },
+  { name: 'Falcon 7B', layers: 32, heads: 71, kvHeads: 1, headDim: 64 },
+];
+const FP16_BYTES = 2;
+const FLOAT32_BYTES = 4;
+
+const features = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
+const bytesText = (bytes) => (bytes >= 1024 * 1024 ? `${fmt(bytes / (1024 * 1024))} MiB` : bytes >= 1024 ? `${fmt(bytes / 1024)} KiB` : `${bytes} B`);
+
+/**
+ * The decode walk at `position` for `head`: the new rows, the cache they join, the weights
+ * row and the output row, beside row `position` of the full causal trace (`fullOutput`).
+ */
+export function renderDecode({ decode, position, head, kvHeads, fullOutput, onPosition, onHead }) {
+  const step = decode.steps[position];
+  const h = step.heads[head];
+  const seen = TOKENS.slice(0, position + 1);
+  const last = { rows: [position] };
+  return html`<section data-role="kv-cache">
+    <h3>The KV cache: generating “${TOKENS[position]}”, token ${position + 1} of ${TOKENS.length}</h3>
+    <div class="controls" role="group" aria-label="Generated token">
+      <button data-action="prev-token" ?disabled=${position === 0} @click=${() => onPosition(position - 1)}>◀ Previous token</button>
+      <button data-action="next-token" ?disabled=${position === TOKENS.length - 1} @click=${() => onPosition(position + 1)}>Next token ▶</button>
+      <label>Head
+        <select data-control="head" @change=${(e) => onHead(Number(e.target.value))}>
+          ${step.heads.map((_, i) => html`<option value=${i} ?selected=${i === head}>${i + 1}</option>`)}
+        </select></label>
+    </div>
+    <p data-role="why">
+      A decoder makes one token at a time, and with the causal mask no earlier row ever changes. So it keeps every earlier
+      token's k and v (the cache), appends the new token's, and computes only the new query's row: ${position + 1} scores
+      instead of a ${position + 1}×${position + 1} matrix.${kvHeads < step.heads.length
+        ? ` With ${kvHeads} K/V ${kvHeads === 1 ? 'head' : 'heads'} for ${step.heads.length} query heads, each cached K and V serves ${step.heads.length / kvHeads} query heads.`
+        : ''}
+    </p>
+    <div class="matrices">
+      ${matrixTable({ name: 'decode-q', caption: `q${sub(position)}, the new query`, values: h.q, rowLabels: [TOKENS[position]], colLabels: features(HEAD_WIDTH) })}
+      ${matrixTable({ name: 'decode-keys', caption: `cached K (${position + 1}×${HEAD_WIDTH}), new row marked`, values: h.keys, rowLabels: seen, colLabels: features(HEAD_WIDTH), highlight: last })}
+      ${matrixTable({ name: 'decode-values', caption: `cached V (${position + 1}×${HEAD_WIDTH})`, values: h.values, rowLabels: seen, colLabels: features(HEAD_WIDTH), highlight: last })}
+      ${matrixTable({ name: 'decode-weights', caption: 'its weights, one row', values: h.weights, rowLabels: [TOKENS[position]], colLabels: seen, scale: WEIGHT_SCALE })}
+      ${matrixTable({ name: 'decode-output', caption: 'its output row', values: h.output, rowLabels: [TOKENS[position]], colLabels: features(HEAD_WIDTH) })}
+    </div>
+    <div class="matrices" data-role="decode-check">
+      ${matrixTable({ name: 'decode-row', caption: 'this token, from the cache', values: step.output, rowLabels: [TOKENS[position]], colLabels: features(step.output[0].length) })}
+      ${matrixTable({ name: 'full-row', caption: `row ${position + 1} of full causal attention`, values: [fullOutput[position]], rowLabels: [TOKENS[position]], colLabels: features(fullOutput[position].length) })}
+    </div>
+  </section>`;
+}
+
+/** Bytes of K and V cached per token: the toy beside real models, and each as if every head had its own K and V. */
+export function renderCacheBytes(lab, kvHeads) {
+  const perToken = (layers, heads, headDim, bytesPerValue) => lab.kvCacheBytes({ layers, kvHeads: heads, headDim, bytesPerValue });
+  const rows = [
+    { name: 'This example (float32)', layers: 1, heads: 4, kvHeads, headDim: HEAD_WIDTH, bytes: FLOAT32_BYTES },
+    ...MODELS.map((m) => ({ ...m, bytes: FP16_BYTES })),
+  ];
+  return html`<section data-role="kv-bytes">
+    <h3>What the cache costs per token</h3>
+    <div class="scroll-x"><table class="bytes">
+      <thead><tr><th scope="col">Model</th><th scope="col">layers</th><th scope="col">query heads</th><th scope="col">K/V heads</th><th scope="col">head width</th><th scope="col">cache per token</th><th scope="col">with a K/V per head</th></tr></thead>
+      <tbody>
+        ${rows.map((r) => {
+          const shared = perToken(r.layers, r.kvHeads, r.headDim, r.bytes);
+          const full = perToken(r.layers, r.heads, r.headDim, r.bytes);
+          return html`<tr data-model=${r.name}>
+            <th scope="row">${r.name}</th><td>${r.layers}</td><td>${r.heads}</td><td>${r.kvHeads}</td><td>${r.headDim}</td>
+            <td data-value=${String(shared)}>${bytesText(shared)}</td><td data-value=${String(full)}>${bytesText(full)}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table></div>
+    <p>K and V are cached for every layer and every K/V head: 2 × layers × K/V heads × head width values per token. Sharing them
+      across query heads (multi-query: one K/V head; grouped-query: a few) divides the cache by the group size.</p>
+  </section>`;
+}

@@ -1,0 +1,60 @@
+// The variants view: the switches, the step's panels, the KV cache and its bytes table.
+import { css } from 'lit';
+
+import { viewStyles } from '../../shared/styles.js';
+
+export const variantsStyles = [
+  viewStyles,
+  css`
+    .switches {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 8px 16px;
+      align-items: center;
+      border: 1px solid var(--attn-border);
+      border-radius: 6px;
+      padding: 8px 12px;
+    }
+    .steps {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 4px;
+      list-style: none;
+      padding: 0;
+      margin: 12px 0;
+    }
+    .steps button[aria-current='step'] {
+      background: var(--attn-accent);
+      color: var(--attn-bg);
+    }
+    .panels {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 16px;
+    }
+    /* A panel may be narrower than its formula or matrices: they scroll (matrix-styles.js). */
+    .panel {
+      min-width: 0;
+      max-width: 100%;
+    }
+    .panel .matrices {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 8px;
+      align-items: flex-start;
+    }
+    table.bytes {
+      border-collapse: collapse;
+      font-variant-numeric: tabular-nums;
+    }
+    table.bytes th,
+    table.bytes td {
+      padding: 2px 8px;
+      text-align: right;
+      border-bottom: 1px solid var(--attn-border);
+    }
+    table.bytes th[scope='row'] {
+      text-align: left;
+    }
+  `,
+];
