@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'long-sequence', 'quiz'];
+const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'quiz'];
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
 const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
@@ -24,6 +24,7 @@ for (const view of TEACHING) {
     await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
   }
   if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
+  if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { rope: true, alibi: true, kvHeads: 2, step: 'bias' } }));
   if (view === 'cost') {
     await page.locator('attn-cost-view [data-action="measure"]').click();
     await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });

@@ -27,9 +27,9 @@ export const variantsStyles = [
       background: var(--attn-accent);
       color: var(--attn-bg);
     }
+    /* One head per row: its operands and result side by side, as wide as the view allows. */
     .panels {
-      display: flex;
-      flex-wrap: wrap;
+      display: grid;
       gap: 16px;
     }
     /* A panel may be narrower than its formula or matrices: they scroll (matrix-styles.js). */
