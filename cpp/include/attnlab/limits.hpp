@@ -77,6 +77,16 @@ inline constexpr std::size_t walk_tokens = 64;    // rows of Q, K, V
 inline constexpr std::size_t walk_features = 64;  // columns of Q, K, V
 inline constexpr std::size_t walk_tile = 16;      // rows of a query block or a key tile
 
+// The trainer (training.hpp): a tiny model, so a step(count) call within these returns in
+// about a second in wasm (scalar loops, see training.cpp).
+inline constexpr int train_layers = 2;
+inline constexpr int train_heads = 4;
+inline constexpr std::size_t train_d_model = 32;
+inline constexpr std::size_t train_context = 16;  // tokens per sequence (at least 4)
+inline constexpr std::size_t train_vocab = 32;
+inline constexpr std::size_t train_batch = 32;  // sequences per step
+inline constexpr std::size_t train_steps = 50;  // steps per step(count) call
+
 // The trace runs attention() on each head and encodes X's positions with sinusoidal_encoding.
 static_assert(attention_tokens >= trace_tokens && attention_features >= trace_features);
 static_assert(sinusoidal_max >= trace_tokens && sinusoidal_max >= trace_features);
