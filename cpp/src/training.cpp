@@ -58,7 +58,8 @@ Strided<T> transposed(const T* m, std::size_t cols) {
 
 // out (r, c) += a (r, k) · b (k, c). Not inlined: eleven call sites, one copy in the download.
 template <class T>
-[[gnu::noinline]] void add_product(Strided<T> a, Strided<T> b, T* out, std::size_t r, std::size_t k, std::size_t c) {
+[[gnu::noinline]] void add_product(Strided<T> a, Strided<T> b, T* out, std::size_t r, std::size_t k,
+                                   std::size_t c) {
   for (std::size_t i = 0; i < r; ++i)
     for (std::size_t j = 0; j < c; ++j) {
       T sum = 0;
