@@ -125,6 +125,7 @@ function viewPresets() {
     cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
     flash: ['FlashAttention: the tile walk', 'Step through the tiles: the running max, the rescale, the running sum, and no n×n matrix.'],
     'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU (4,096 in WebAssembly), with a sampled block of the exact weights.'],
+    train: ['Train: watch attention learn', 'A tiny transformer learns a toy task in your browser: loss, accuracy and every head’s weights as it trains.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };
   // The tokens view shows the stepper's own sentence: two heads of four words to begin with.

@@ -2,6 +2,7 @@
 // right option and an explanation of why it is right. Topic ids are the view ids, plus
 // PREDICT_TOPIC for the whole computation (where the stepper's predictions are recorded too).
 import { PREDICT_TOPIC, topicScore } from './progress.js';
+import { TRAIN_QUESTIONS } from './quiz-questions-train.js';
 
 export const TOPICS = [
   { id: PREDICT_TOPIC, title: 'The whole computation' },
@@ -13,6 +14,7 @@ export const TOPICS = [
   { id: 'positions', title: 'Positions' },
   { id: 'cost', title: 'Cost' },
   { id: 'flash', title: 'Flash tiles' },
+  { id: 'train', title: 'Training' },
 ];
 
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
@@ -390,6 +392,7 @@ export const QUESTIONS = {
       explanation: 'The rescaling makes every exponential relative to the final max, so the result is exact up to float rounding; the view shows it beside the stepper\'s O.',
     },
   ],
+  train: TRAIN_QUESTIONS,
 };
 
 /** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */

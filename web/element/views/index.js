@@ -12,9 +12,10 @@ import { positionsView } from './positions/positions.js';
 import { costView } from './cost/cost.js';
 import { flashView } from './flash/flash.js';
 import { longSequenceView } from './long-sequence/long-sequence.js';
+import { trainView } from './train/train.js';
 import { quizView } from './quiz/quiz.js';
 
-export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, longSequenceView, quizView];
+export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, longSequenceView, trainView, quizView];
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 
