@@ -329,6 +329,33 @@ val normal_matrix(const val& request) {
                                       request["cols"].as<std::size_t>(), seed_at(request)));
 }
 
+// `out` = request[name] when given.
+template <class T>
+void read_field(const val& request, const char* name, T& out) {
+  if (!request[name].isUndefined()) out = request[name].as<T>();
+}
+
+// { task?, layers?, heads?, dModel?, context?, vocab?, batch?, learningRate?, seed? }: a
+// Trainer, or { error }. A field not given keeps TrainingConfig's default.
+val trainer(const val& request) {
+  TrainingConfig config;
+  read_field(request, "task", config.task);
+  read_field(request, "layers", config.layers);
+  read_field(request, "heads", config.heads);
+  read_field(request, "dModel", config.d_model);
+  read_field(request, "context", config.context);
+  read_field(request, "vocab", config.vocab);
+  read_field(request, "batch", config.batch);
+  read_field(request, "learningRate", config.learning_rate);
+  if (!request["seed"].isUndefined()) config.seed = seed_at(request);
+  auto made = Trainer::create(config);
+  return made ? val(std::move(made.value())) : val(ErrorValue{made.error()});
+}
+
+val train_step(Trainer& t, std::size_t count) { return to_js(t.step(count)); }
+val train_attention(const Trainer& t) { return to_js(t.attention()); }
+val train_model(const Trainer& t) { return to_js(t.model()); }
+
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
 struct MemoryStats {
@@ -382,6 +409,13 @@ val limits_table() {
       {"cacheKvHeads", l::cache_kv_heads},
       {"cacheHeadDim", l::cache_head_dim},
       {"cacheValueBytes", l::cache_value_bytes},
+      {"trainLayers", l::train_layers},
+      {"trainHeads", l::train_heads},
+      {"trainDModel", l::train_d_model},
+      {"trainContext", l::train_context},
+      {"trainVocab", l::train_vocab},
+      {"trainBatch", l::train_batch},
+      {"trainSteps", l::train_steps},
   };
   val out = val::object();
   for (const auto& [name, value] : table) out.set(name, value);
@@ -593,6 +627,32 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&ScalingStudy::max_entropy>("maxEntropy")
       .field<&ScalingStudy::points>("points");
 
+  result<TrainingProgress>("TrainingProgress")
+      .field<&TrainingProgress::step>("step")
+      .field<&TrainingProgress::loss>("loss")
+      .field<&TrainingProgress::accuracy>("accuracy");
+  result<TrainingAttention>("TrainingAttention")
+      .field<&TrainingAttention::tokens>("tokens")
+      .field<&TrainingAttention::weights>("weights");
+  result<TrainedLayer>("TrainedLayer")
+      .field<&TrainedLayer::x>("X")
+      .field<&TrainedLayer::w_q>("Wq")
+      .field<&TrainedLayer::w_k>("Wk")
+      .field<&TrainedLayer::w_v>("Wv")
+      .field<&TrainedLayer::w_o>("Wo")
+      .field<&TrainedLayer::heads>("heads")
+      .field<&TrainedLayer::tokens>("tokens");
+  emscripten::enum_<TrainingTask>("TrainingTask")
+      .value("previous-token", TrainingTask::previous_token)
+      .value("copy-first", TrainingTask::copy_first)
+      .value("reverse", TrainingTask::reverse)
+      .value("induction", TrainingTask::induction);
+  // The one stateful object: the wrapper's trainer() owns it and deletes it.
+  emscripten::class_<Trainer>("Trainer")
+      .function("step", &guarded<&train_step>::call)
+      .function("attention", &guarded<&train_attention>::call)
+      .function("model", &guarded<&train_model>::call);
+
   result<MemoryStats>("MemoryStats")
       .field<&MemoryStats::allocated_bytes>("allocatedBytes")
       .field<&MemoryStats::heap_bytes>("heapBytes")
@@ -617,6 +677,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("softmaxBreakdown", &guarded<&softmax_breakdown>::call);
   emscripten::function("scalingStudy", &guarded<&scaling_study>::call);
   emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
+  emscripten::function("trainer", &guarded<&trainer>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

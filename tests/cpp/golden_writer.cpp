@@ -1,6 +1,8 @@
 // Writes golden cases for the JavaScript tests: each case is a request in the package's
 // JSON form plus every trace step the native (AVX-512/AVX2) build computes for it. The JS
-// tests run the same requests through the wasm package and compare step by step.
+// tests run the same requests through the wasm package and compare step by step. It also
+// writes the trainer's loss curve over 200 steps (one step() at a time) for a few configs,
+// which the wasm trainer must repeat.
 // Usage: attnlab-golden <output.json>
 #include <cmath>
 #include <cstdio>
@@ -151,6 +153,41 @@ std::vector<Case> cases() {
   return out;
 }
 
+// The trainer's configs, in the package's JSON form (every other field its default).
+struct Curve {
+  std::string request;
+  attnlab::TrainingConfig config;
+};
+
+std::vector<Curve> curves() {
+  using attnlab::TrainingTask;
+  return {{"{}", {}},
+          {R"({"task":"induction","layers":2,"heads":2,"context":12,"seed":5})",
+           {.task = TrainingTask::induction, .layers = 2, .heads = 2, .context = 12, .seed = 5}},
+          {R"({"task":"reverse","heads":4,"dModel":32,"learningRate":0.02,"seed":9})",
+           {.task = TrainingTask::reverse,
+            .heads = 4,
+            .d_model = 32,
+            .learning_rate = 0.02f,
+            .seed = 9}}};
+}
+
+// {"request":…,"losses":[…],"accuracy":…} of 200 steps, or an empty string on an error.
+std::string json(const Curve& c) {
+  auto trainer = attnlab::Trainer::create(c.config);
+  if (!trainer) return "";
+  std::string losses;
+  float accuracy = 0;
+  for (int s = 0; s < 200; ++s) {
+    const auto p = trainer.value().step(1);
+    if (!p) return "";
+    losses += (s ? "," : "") + number(p.value().loss);
+    accuracy = p.value().accuracy;
+  }
+  return "{\"request\":" + c.request + ",\"losses\":[" + losses +
+         "],\"accuracy\":" + number(accuracy) + "}";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +206,17 @@ int main(int argc, char** argv) {
     }
     out += std::string(first ? "" : ",") + "\n{\"name\":\"" + c.name +
            "\",\"request\":" + json(c.input) + ",\"expected\":" + json(t.value()) + "}";
+    first = false;
+  }
+  out += "\n],\"trainingCurves\":[";
+  first = true;
+  for (const Curve& c : curves()) {
+    const std::string curve = json(c);
+    if (curve.empty()) {
+      std::fprintf(stderr, "training %s failed\n", c.request.c_str());
+      return 1;
+    }
+    out += std::string(first ? "" : ",") + "\n" + curve;
     first = false;
   }
   out += "\n]}\n";

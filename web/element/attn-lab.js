@@ -32,10 +32,10 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  *
  * @summary Steps through softmax(QKᵀ/√d_k)·V with every number computed by the core and editable.
  *
- * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
+ * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
  * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
  * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection'} step - The step on view; an embed given one leads with its result.
- * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
+ * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
  * @prop {boolean} tabs - A tab bar to switch between the stepper and every view.
  * @prop {boolean} editable - The attribute "false" shows the inputs read-only; editable otherwise.
  * @prop {'light' | 'dark' | 'auto'} theme - The colour scheme; "auto" (the default) follows the host page's declared scheme, else the reader's system.
@@ -134,6 +134,11 @@ export class AttnLabElement extends LitElement {
     this.addEventListener('open-preset', (event) => {
       event.stopPropagation();
       this.applyPreset(event.detail.preset, { view: event.detail.view });
+    });
+    // A whole stepper state from a view (the train view's trained layer), on a preset's defaults.
+    this.addEventListener('open-state', (event) => {
+      event.stopPropagation();
+      this.apply({ ...presetState(DEFAULT_PRESET), ...event.detail.state });
     });
     this.addEventListener('open-step', (event) => {
       event.stopPropagation();

@@ -46,7 +46,7 @@ export interface AttnLabState {
   viewState: Record<string, unknown>;
 }
 
-export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'quiz';
+export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz';
 
 /** A stepper preset, or a teaching view's id: that view on its own. */
 export type PresetId = 'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | Exclude<ViewId, 'stepper'>;

@@ -83,6 +83,13 @@ export interface Limits {
   cacheKvHeads: number;
   cacheHeadDim: number;
   cacheValueBytes: number;
+  trainLayers: number;
+  trainHeads: number;
+  trainDModel: number;
+  trainContext: number;
+  trainVocab: number;
+  trainBatch: number;
+  trainSteps: number;
 }
 
 /** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
@@ -502,6 +509,65 @@ export interface NormalMatrixRequest {
 }
 
 /**
+ * What is learned at each target position i of a sequence x (n = context, m = ⌈n/2⌉):
+ * 'previous-token' x[i−1] (i ≥ 1); 'copy-first' x[0] (i ≥ 1); 'reverse' (m random tokens,
+ * then the same reversed) x[i+1] for i ≥ m−1; 'induction' (m random tokens, then the same
+ * again) x[i+1] for i ≥ m.
+ */
+export type TrainingTask = 'previous-token' | 'copy-first' | 'reverse' | 'induction';
+
+/** lab.trainer()'s config; every field optional, the defaults learn previous-token fast. */
+export interface TrainerConfig {
+  /** Default 'previous-token'. */
+  task?: TrainingTask;
+  /** Attention layers, 1 … limits().trainLayers; default 1. */
+  layers?: number;
+  /** Heads per layer, 1 … limits().trainHeads, dividing dModel; default 1. */
+  heads?: number;
+  /** Width of the residual stream, 1 … limits().trainDModel; default 16 (d_head = dModel / heads). */
+  dModel?: number;
+  /** Tokens per sequence, 4 … limits().trainContext; default 8. */
+  context?: number;
+  /** Token ids 0 … vocab − 1, vocab 2 … limits().trainVocab; default 8. */
+  vocab?: number;
+  /** Sequences per step, 1 … limits().trainBatch; default 16. */
+  batch?: number;
+  /** Adam's step size (β1 0.9, β2 0.999, ε 1e-8), above 0 and at most 1; default 0.01. */
+  learningRate?: number;
+  /** 0 … 4294967295; default 1. The same seed gives the same loss curve everywhere. */
+  seed?: number;
+}
+
+export interface TrainingProgress {
+  /** Steps taken since the trainer was made. */
+  step: number;
+  /** The last step's batch: mean cross-entropy over its target positions. */
+  loss: number;
+  /** Argmax = target over the fixed evaluation batch's target positions, 0 … 1. */
+  accuracy: number;
+}
+
+/**
+ * A tiny attention-only transformer in the core: token and learned position embeddings,
+ * causal multi-head attention layers with W_O added to the residual stream, unembedding,
+ * cross-entropy, Adam. It holds memory in the wasm heap until delete(); after that every
+ * method throws 'invalid-argument'. To start again, make a new one.
+ */
+export interface Trainer {
+  /** count Adam steps (1 … limits().trainSteps, default 1), then the progress. */
+  step(count?: number): TrainingProgress;
+  /** The fixed sample's tokens and every head's weights on it: weights[layer][head] (context × context). */
+  attention(): { tokens: number[]; weights: Matrix[][] };
+  /**
+   * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokens] + P
+   * (context × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids.
+   */
+  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokens: number[] };
+  /** Frees the core's trainer (a second call does nothing). */
+  delete(): void;
+}
+
+/**
  * Every entry takes one request object and returns plain values (nothing to .delete()):
  * matrices as number[][], except the flat FlatMatrix of flashAttention, naiveAttention and
  * normalMatrix. Bad input throws AttnLabError. A request is read as data: its own fields only,
@@ -558,6 +624,8 @@ export interface AttnLab {
   tilePlan(request: { headWidth: number }): TilePlan | null;
   /** The older form: tilePlan(headWidth). */
   tilePlan(headWidth: number): TilePlan | null;
+  /** A tiny transformer that the core trains on a toy task; call delete() when done. */
+  trainer(config?: TrainerConfig): Trainer;
   /** The sinusoidal positional encoding: (tokens, width). */
   sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
   /** The older form: sinusoidalEncoding(tokens, width). */

@@ -11,7 +11,7 @@
 // (the core's { rows, cols, data } nested by fromCore), lists as number[]; the long-sequence
 // kernels and normalMatrix keep their matrices flat ({ rows, cols, data: Float32Array }).
 import createAttnLabModule from './attnlab-core.js';
-import { AttnLabError } from './errors.js';
+import { unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
 import {
   attentionBackwardRequest,
@@ -28,8 +28,10 @@ import {
   softmaxRequest,
   tilePlanRequest,
   traceRequest,
+  trainerRequest,
   useLimits,
 } from './requests.js';
+import { Trainer } from './trainer.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
 // The package's reader of request objects, public so that attnlab/webgpu (which imports only
@@ -82,11 +84,6 @@ function loadModule() {
     throw error;
   });
   return modulePromise;
-}
-
-function unwrap(result) {
-  if (result.error) throw new AttnLabError(result.error.code, result.error.message);
-  return result;
 }
 
 const shapeOf = (matrix) => [matrix.rows, matrix.cols];
@@ -236,6 +233,13 @@ class AttnLab {
   /** A rows × cols matrix of N(0, 1) values from the core's seeded generator. */
   normalMatrix(request) {
     return unwrap(this.#core.normalMatrix(normalMatrixRequest(request)));
+  }
+
+  /** A tiny attention-only transformer the core trains step by step; delete() frees it. */
+  trainer(config) {
+    const request = trainerRequest(config);
+    if (request.task) request.task = this.#core.TrainingTask[request.task];
+    return new Trainer(unwrap(this.#core.trainer(request)));
   }
 
   /** Bytes malloc holds, the wasm heap's size, and the bytes the core holds (for leak checks). */

@@ -21,3 +21,9 @@ export class AttnLabError extends Error {
     this.code = code;
   }
 }
+
+/** A core result, or its error value ({ error: { code, message } }) thrown as AttnLabError. */
+export function unwrap(result) {
+  if (result.error) throw new AttnLabError(result.error.code, result.error.message);
+  return result;
+}

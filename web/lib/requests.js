@@ -56,6 +56,16 @@ const kvHeads = within((l) => [0, l.maxHeads], INT_MAX);
 const seed32 = within(undefined, 0xffffffff);
 const cacheSize = (key) => within((l) => [1, l[key]]);
 
+// The trainer's tasks: the core's TrainingTask names.
+export const TRAINING_TASKS = Object.freeze(['previous-token', 'copy-first', 'reverse', 'induction']);
+
+function task(value, name) {
+  if (!TRAINING_TASKS.includes(value)) {
+    fail(`${name} must be one of ${TRAINING_TASKS.map((t) => `'${t}'`).join(', ')}, got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
+  }
+  return value;
+}
+
 function boolean(value, name) {
   if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describe(value)}`);
   return value;
@@ -110,6 +120,18 @@ const REQUESTS = {
     seed: whole,
   },
   normalMatrix: { rows: normalSide, cols: normalSide, seed: whole },
+  trainer: {
+    task,
+    layers: within((l) => [1, l.trainLayers], INT_MAX),
+    heads: within((l) => [1, l.trainHeads], INT_MAX),
+    dModel: within((l) => [1, l.trainDModel]),
+    context: within((l) => [4, l.trainContext]),
+    vocab: within((l) => [2, l.trainVocab]),
+    batch: within((l) => [1, l.trainBatch]),
+    learningRate: number,
+    seed: whole,
+  },
+  step: { count: within((l) => [1, l.trainSteps]) },
 };
 
 // The request's fields through the readers of `fields`: { name: value } for those present.
@@ -275,3 +297,9 @@ export const normalMatrixRequest = guarded('normalMatrix', (request) => {
   const r = read('normalMatrix', request);
   return { rows: need(r, 'rows', normalSide), cols: need(r, 'cols', normalSide), seed: r.seed ?? 1 };
 });
+
+/** trainer(): the fields given, checked for type (the core fills the rest with its defaults). */
+export const trainerRequest = guarded('trainer', (request = {}) => ({ ...read('trainer', request) }));
+
+/** A trainer's step(count = 1): the count, checked for type. */
+export const stepRequest = guarded('step', (count = 1) => read('step', { count }).count);

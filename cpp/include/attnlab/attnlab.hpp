@@ -17,3 +17,4 @@
 #include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"
 #include "attnlab/variants.hpp"
+#include "attnlab/training.hpp"

@@ -91,6 +91,15 @@ inline constexpr std::size_t cache_layers = 256;
 inline constexpr std::size_t cache_kv_heads = 256;
 inline constexpr std::size_t cache_head_dim = 1024;
 inline constexpr std::size_t cache_value_bytes = 8;  // fp8 … fp64
+// The trainer (training.hpp): a tiny model, so a step(count) call within these returns in
+// about a second in wasm (scalar loops, see training.cpp).
+inline constexpr int train_layers = 2;
+inline constexpr int train_heads = 4;
+inline constexpr std::size_t train_d_model = 32;
+inline constexpr std::size_t train_context = 16;  // tokens per sequence (at least 4)
+inline constexpr std::size_t train_vocab = 32;
+inline constexpr std::size_t train_batch = 32;  // sequences per step
+inline constexpr std::size_t train_steps = 50;  // steps per step(count) call
 
 // The trace runs attention() on each head and encodes X's positions with sinusoidal_encoding.
 static_assert(attention_tokens >= trace_tokens && attention_features >= trace_features);

@@ -1,11 +1,33 @@
-// The heavy work of the views that time kernels (cost, long-sequence), as tasks
+// The heavy work of the views that time kernels (cost, long-sequence) or train (train), as tasks
 // (lab, args) → { result, transfer }. core-worker.js runs them in a Worker, or on the page's
 // thread where no Worker can start. Each task draws its own inputs from the seed
 // (random-inputs.js), so only a few numbers cross to the worker, and big results cross as
 // transferred buffers, not copies.
 import { randomQKV } from './random-inputs.js';
 
+// The train view's trainer, kept between its calls: the core's Trainer and its config.
+let training = null;
+
 export const TASKS = {
+  /**
+   * The train view's run: `steps` more steps of the trainer of `config` (a new one when
+   * `fresh` or the config changed; 0 steps just makes it), then { progress, attention } and,
+   * with `withModel`, layer 1's model for the stepper.
+   */
+  train(lab, { config, steps, fresh, withModel }) {
+    const key = JSON.stringify(config);
+    if (fresh || training?.key !== key) {
+      training?.trainer.delete();
+      training = { key, trainer: lab.trainer(config), progress: { step: 0, loss: null, accuracy: null } };
+    }
+    const { trainer } = training;
+    if (steps) training.progress = trainer.step(steps);
+    const result = { progress: training.progress, attention: trainer.attention() };
+    if (withModel) result.model = trainer.model();
+    return { result, transfer: [] };
+  },
+
+
   /** Q, K and V of the seed, for a kernel that runs on the page (WebGPU). */
   inputs(lab, args) {
     const inputs = randomQKV(lab, args);

@@ -4,6 +4,7 @@
 import { PREDICT_TOPIC, topicScore } from './progress.js';
 import { FLASH_QUESTIONS } from './quiz-flash.js';
 import { VARIANTS_QUESTIONS } from './quiz-variants.js';
+import { TRAIN_QUESTIONS } from './quiz-train.js';
 
 export const TOPICS = [
   { id: PREDICT_TOPIC, title: 'The whole computation' },
@@ -16,6 +17,7 @@ export const TOPICS = [
   { id: 'cost', title: 'Cost' },
   { id: 'flash', title: 'Flash tiles' },
   { id: 'variants', title: 'Variants' },
+  { id: 'train', title: 'Training' },
 ];
 
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
@@ -372,6 +374,7 @@ export const QUESTIONS = {
   ],
   flash: FLASH_QUESTIONS,
   variants: VARIANTS_QUESTIONS,
+  train: TRAIN_QUESTIONS,
 };
 
 /** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */

@@ -1,0 +1,420 @@
+// The tiny transformer of training.hpp: forward, backward and Adam, written as plain scalar
+// loops on purpose. The SIMD kernels sum in a different order per instruction set (AVX-512
+// natively, SIMD128 in wasm), and over hundreds of Adam steps such rounding differences would
+// part the native and wasm loss curves; scalar loops in one order, compiled with
+// -ffp-contract=off (no fused multiply-adds, see cpp/CMakeLists.txt), round alike in every
+// build. The sizes are small (limits.hpp), so speed is not the point here.
+#include "attnlab/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/limits.hpp"
+#include "attnlab/random.hpp"
+#include "validate.hpp"
+
+namespace attnlab {
+namespace training {
+namespace {
+
+// Where each parameter starts in the flat vector (the order of training.hpp).
+struct Layout {
+  std::size_t d, n, vocab, heads, d_head, layers;
+  std::size_t p, first_layer, u, total;
+
+  explicit Layout(const TrainingConfig& c)
+      : d(c.d_model),
+        n(c.context),
+        vocab(c.vocab),
+        heads(static_cast<std::size_t>(c.heads)),
+        d_head(c.d_model / heads),
+        layers(static_cast<std::size_t>(c.layers)),
+        p(vocab * d),
+        first_layer(p + n * d),
+        u(first_layer + layers * 4 * d * d),
+        total(u + d * vocab) {}
+  // W_Q, W_K, W_V, W_O of layer l: which = 0, 1, 2, 3.
+  std::size_t w(std::size_t l, std::size_t which) const {
+    return first_layer + (l * 4 + which) * d * d;
+  }
+};
+
+// A matrix read through strides, (i, j) at p[i·row + j·col], so a transpose costs nothing.
+template <class T>
+struct Strided {
+  const T* p;
+  std::size_t row, col;
+  T operator()(std::size_t i, std::size_t j) const { return p[i * row + j * col]; }
+};
+// m (rows, cols) as it is, and as mᵀ.
+template <class T>
+Strided<T> plain(const T* m, std::size_t cols) {
+  return {m, cols, 1};
+}
+template <class T>
+Strided<T> transposed(const T* m, std::size_t cols) {
+  return {m, 1, cols};
+}
+
+// out (r, c) += a (r, k) · b (k, c). Not inlined: eleven call sites, one copy in the download.
+template <class T>
+[[gnu::noinline]] void add_product(Strided<T> a, Strided<T> b, T* out, std::size_t r, std::size_t k,
+                                   std::size_t c) {
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = 0; j < c; ++j) {
+      T sum = 0;
+      for (std::size_t t = 0; t < k; ++t) sum += a(i, t) * b(t, j);
+      out[i * c + j] += sum;
+    }
+}
+
+// e^x for x ≤ 0 (softmax's shifted scores), the same bits in every build: the C libraries'
+// exp (glibc natively, musl in wasm) may differ by an ulp. In double: x = k·ln2 + r with
+// |r| ≤ ln2/2, e^r by its Taylor series to r¹¹ (relative error below 1e-14).
+double exp_nonpositive(double x) {
+  if (x < -700) return 0;
+  const double k = std::nearbyint(x * 1.4426950408889634);
+  const double r = x - k * 6.93147180369123816490e-01 - k * 1.90821492927058770002e-10;
+  double p = 1;
+  for (int i = 11; i > 0; --i) p = 1 + r * p / i;
+  return std::ldexp(p, static_cast<int>(k));
+}
+
+// Each layer's inputs and intermediates for one sequence, kept for the backward pass.
+template <class T>
+struct Activations {
+  std::vector<T> x;        // residual streams x_0 … x_layers: (layers + 1)·(n, d)
+  std::vector<T> q, k, v;  // per layer (n, d): heads side by side
+  std::vector<T> z;        // per layer (n, d): the heads' outputs, concatenated
+  std::vector<T> a;        // per layer and head (n, n): causal weights, 0 above the diagonal
+  std::vector<T> logits;   // (n, vocab)
+};
+
+template <class T>
+void forward(const Layout& s, const std::vector<T>& w, const int* tokens, Activations<T>& act) {
+  const std::size_t n = s.n, d = s.d, nd = n * d;
+  act.x.assign((s.layers + 1) * nd, T(0));
+  act.q.assign(s.layers * nd, T(0));
+  act.k = act.v = act.z = act.q;
+  act.a.assign(s.layers * s.heads * n * n, T(0));
+  act.logits.assign(n * s.vocab, T(0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c)
+      act.x[i * d + c] = w[static_cast<std::size_t>(tokens[i]) * d + c] + w[s.p + i * d + c];
+  const T factor = T(1) / std::sqrt(static_cast<T>(s.d_head));
+  for (std::size_t l = 0; l < s.layers; ++l) {
+    const T* x = &act.x[l * nd];
+    T *q = &act.q[l * nd], *k = &act.k[l * nd], *v = &act.v[l * nd], *z = &act.z[l * nd];
+    add_product(plain(x, d), plain(&w[s.w(l, 0)], d), q, n, d, d);
+    add_product(plain(x, d), plain(&w[s.w(l, 1)], d), k, n, d, d);
+    add_product(plain(x, d), plain(&w[s.w(l, 2)], d), v, n, d, d);
+    for (std::size_t h = 0; h < s.heads; ++h) {
+      T* a = &act.a[(l * s.heads + h) * n * n];
+      const std::size_t first = h * s.d_head;
+      for (std::size_t i = 0; i < n; ++i) {
+        T* row = a + i * n;
+        for (std::size_t j = 0; j <= i; ++j) {
+          T score = 0;
+          for (std::size_t c = first; c < first + s.d_head; ++c)
+            score += q[i * d + c] * k[j * d + c];
+          row[j] = score * factor;
+        }
+        const T top = *std::max_element(row, row + i + 1);
+        T sum = 0;
+        for (std::size_t j = 0; j <= i; ++j) sum += row[j] = T(exp_nonpositive(row[j] - top));
+        for (std::size_t j = 0; j <= i; ++j) {
+          row[j] /= sum;
+          for (std::size_t c = first; c < first + s.d_head; ++c)
+            z[i * d + c] += row[j] * v[j * d + c];
+        }
+      }
+    }
+    T* next = &act.x[(l + 1) * nd];
+    std::copy(x, x + nd, next);
+    add_product(plain<T>(z, d), plain(&w[s.w(l, 3)], d), next, n, d, d);
+  }
+  add_product(plain(&act.x[s.layers * nd], d), plain(&w[s.u], s.vocab), act.logits.data(), n, d,
+              s.vocab);
+}
+
+std::size_t target_count(const Batch& batch) {
+  return static_cast<std::size_t>(
+      std::count_if(batch.targets.begin(), batch.targets.end(), [](int t) { return t >= 0; }));
+}
+
+// The gradients of one sequence, added into g, from ∂L/∂logits.
+template <class T>
+void backward(const Layout& s, const std::vector<T>& w, const int* tokens,
+              const Activations<T>& act, const std::vector<T>& d_logits, std::vector<T>& g) {
+  const std::size_t n = s.n, d = s.d, nd = n * d;
+  std::vector<T> dx(nd, T(0)), dz(nd), dq(nd), dk(nd), dv(nd);
+  add_product(transposed(&act.x[s.layers * nd], d), plain(d_logits.data(), s.vocab), &g[s.u], d, n,
+              s.vocab);
+  add_product(plain(d_logits.data(), s.vocab), transposed(&w[s.u], s.vocab), dx.data(), n, s.vocab,
+              d);
+  const T factor = T(1) / std::sqrt(static_cast<T>(s.d_head));
+  for (std::size_t l = s.layers; l-- > 0;) {
+    // x_{l+1} = x_l + z·W_O: dx passes through the residual as it is.
+    const T *x = &act.x[l * nd], *q = &act.q[l * nd], *k = &act.k[l * nd], *v = &act.v[l * nd];
+    add_product(transposed(&act.z[l * nd], d), plain<T>(dx.data(), d), &g[s.w(l, 3)], d, n, d);
+    std::fill(dz.begin(), dz.end(), T(0));
+    add_product(plain<T>(dx.data(), d), transposed(&w[s.w(l, 3)], d), dz.data(), n, d, d);
+    std::fill(dq.begin(), dq.end(), T(0));
+    std::fill(dk.begin(), dk.end(), T(0));
+    std::fill(dv.begin(), dv.end(), T(0));
+    std::vector<T> da(n);
+    for (std::size_t h = 0; h < s.heads; ++h) {
+      const T* a = &act.a[(l * s.heads + h) * n * n];
+      const std::size_t first = h * s.d_head, last = first + s.d_head;
+      for (std::size_t i = 0; i < n; ++i) {
+        const T* row = a + i * n;
+        // dA = dz·Vᵀ, dV += Aᵀ·dz; then the softmax's Jacobian: dS = A ⊙ (dA − Σ A ⊙ dA).
+        T dot = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          T sum = 0;
+          for (std::size_t c = first; c < last; ++c) {
+            sum += dz[i * d + c] * v[j * d + c];
+            dv[j * d + c] += row[j] * dz[i * d + c];
+          }
+          da[j] = sum;
+          dot += row[j] * sum;
+        }
+        for (std::size_t j = 0; j <= i; ++j) {
+          const T ds = row[j] * (da[j] - dot) * factor;
+          for (std::size_t c = first; c < last; ++c) {
+            dq[i * d + c] += ds * k[j * d + c];
+            dk[j * d + c] += ds * q[i * d + c];
+          }
+        }
+      }
+    }
+    add_product(transposed(x, d), plain<T>(dq.data(), d), &g[s.w(l, 0)], d, n, d);
+    add_product(transposed(x, d), plain<T>(dk.data(), d), &g[s.w(l, 1)], d, n, d);
+    add_product(transposed(x, d), plain<T>(dv.data(), d), &g[s.w(l, 2)], d, n, d);
+    add_product(plain<T>(dq.data(), d), transposed(&w[s.w(l, 0)], d), dx.data(), n, d, d);
+    add_product(plain<T>(dk.data(), d), transposed(&w[s.w(l, 1)], d), dx.data(), n, d, d);
+    add_product(plain<T>(dv.data(), d), transposed(&w[s.w(l, 2)], d), dx.data(), n, d, d);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) {
+      g[static_cast<std::size_t>(tokens[i]) * d + c] += dx[i * d + c];
+      g[s.p + i * d + c] += dx[i * d + c];
+    }
+}
+
+// Uniform tokens 0 … vocab − 1 from splitmix64 (the modulo's bias is below 2⁻⁵⁸).
+class TokenStream {
+ public:
+  explicit TokenStream(std::uint64_t state) : state_(state) {}
+  int next(std::size_t vocab) {
+    return static_cast<int>(splitmix64_mix(state_ += 0x9e3779b97f4a7c15ULL) % vocab);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// The seed's independent streams: 0 initialisation, 1 evaluation, 2 sample, 3 + s step s.
+std::uint64_t stream(std::uint64_t seed, std::uint64_t index) {
+  return splitmix64_mix(splitmix64_mix(seed) + index);
+}
+
+}  // namespace
+
+std::size_t parameter_count(const TrainingConfig& config) { return Layout(config).total; }
+
+std::vector<float> initial_parameters(const TrainingConfig& config) {
+  const Layout s(config);
+  // Embeddings N(0, 1); weights N(0, 1/d_model), so each product starts near unit scale.
+  NormalStream normal(stream(config.seed, 0));
+  const float weight_scale = 1.0f / std::sqrt(static_cast<float>(s.d));
+  std::vector<float> w(s.total);
+  for (std::size_t i = 0; i < s.total; ++i)
+    w[i] = normal.next() * (i < s.first_layer ? 1.0f : weight_scale);
+  return w;
+}
+
+Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t state) {
+  const std::size_t n = config.context, m = (n + 1) / 2;
+  TokenStream tokens(state);
+  Batch b{count, std::vector<int>(count * n), std::vector<int>(count * n, -1)};
+  for (std::size_t s = 0; s < count; ++s) {
+    int* x = &b.tokens[s * n];
+    int* t = &b.targets[s * n];
+    const bool halves =
+        config.task == TrainingTask::reverse || config.task == TrainingTask::induction;
+    for (std::size_t i = 0; i < (halves ? m : n); ++i) x[i] = tokens.next(config.vocab);
+    switch (config.task) {
+      case TrainingTask::previous_token:
+        for (std::size_t i = 1; i < n; ++i) t[i] = x[i - 1];
+        break;
+      case TrainingTask::copy_first:
+        for (std::size_t i = 1; i < n; ++i) t[i] = x[0];
+        break;
+      case TrainingTask::reverse:
+        for (std::size_t i = m; i < n; ++i) x[i] = x[2 * m - 1 - i];
+        for (std::size_t i = m - 1; i + 1 < n; ++i) t[i] = x[i + 1];
+        break;
+      case TrainingTask::induction:
+        for (std::size_t i = m; i < n; ++i) x[i] = x[i - m];
+        for (std::size_t i = m; i + 1 < n; ++i) t[i] = x[i + 1];
+        break;
+    }
+  }
+  return b;
+}
+
+template <class T>
+T loss_and_gradients(const TrainingConfig& config, const std::vector<T>& parameters,
+                     const Batch& batch, std::vector<T>* gradients) {
+  const Layout s(config);
+  if (gradients) gradients->assign(s.total, T(0));
+  const T per_target = T(1) / static_cast<T>(target_count(batch));
+  Activations<T> act;
+  std::vector<T> d_logits(s.n * s.vocab);
+  T loss = 0;
+  for (std::size_t b = 0; b < batch.count; ++b) {
+    const int* tokens = &batch.tokens[b * s.n];
+    const int* targets = &batch.targets[b * s.n];
+    forward(s, parameters, tokens, act);
+    std::fill(d_logits.begin(), d_logits.end(), T(0));
+    for (std::size_t i = 0; i < s.n; ++i) {
+      if (targets[i] < 0) continue;
+      const T* row = &act.logits[i * s.vocab];
+      T* d_row = &d_logits[i * s.vocab];
+      const T top = *std::max_element(row, row + s.vocab);
+      T sum = 0;
+      for (std::size_t j = 0; j < s.vocab; ++j) sum += d_row[j] = T(exp_nonpositive(row[j] - top));
+      // −log softmax(row)[target]; ∂/∂row = (softmax − one-hot) / targets.
+      loss += (top + T(std::log(static_cast<double>(sum))) - row[targets[i]]) * per_target;
+      for (std::size_t j = 0; j < s.vocab; ++j) d_row[j] = d_row[j] / sum * per_target;
+      d_row[targets[i]] -= per_target;
+    }
+    if (gradients) backward(s, parameters, tokens, act, d_logits, *gradients);
+  }
+  return loss;
+}
+
+template float loss_and_gradients(const TrainingConfig&, const std::vector<float>&, const Batch&,
+                                  std::vector<float>*);
+#if !defined(__EMSCRIPTEN__)  // the gradient checks' float64, left out of the download
+template double loss_and_gradients(const TrainingConfig&, const std::vector<double>&, const Batch&,
+                                   std::vector<double>*);
+#endif
+
+}  // namespace training
+
+namespace {
+
+constexpr std::size_t evaluation_sequences = 64;
+
+validate::Problem check(const TrainingConfig& c) {
+  using validate::count_within;
+  const auto task = static_cast<int>(c.task);
+  if (task < 0 || task > static_cast<int>(TrainingTask::induction))
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "task must be previous-token, copy-first, reverse or induction");
+  if (auto p =
+          count_within("layers", c.layers, 1, limits::train_layers, ErrorCode::invalid_argument))
+    return p;
+  if (auto p = count_within("heads", c.heads, 1, limits::train_heads, ErrorCode::invalid_argument))
+    return p;
+  if (auto p = count_within("dModel", c.d_model, 1, limits::train_d_model)) return p;
+  if (c.d_model % static_cast<std::size_t>(c.heads) != 0)
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "heads must divide dModel (%zu) into equal head widths, got %d",
+                               c.d_model, c.heads);
+  if (auto p = count_within("context", c.context, 4, limits::train_context)) return p;
+  if (auto p = count_within("vocab", c.vocab, 2, limits::train_vocab)) return p;
+  if (auto p = count_within("batch", c.batch, 1, limits::train_batch)) return p;
+  if (auto p = validate::positive_finite("learningRate", c.learning_rate)) return p;
+  if (c.learning_rate > 1.0f)
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "learningRate must be above 0 and at most 1, got %s",
+                               validate::number_text(c.learning_rate).c_str());
+  return std::nullopt;
+}
+
+}  // namespace
+
+Trainer::Trainer(const TrainingConfig& config)
+    : config_(config),
+      parameters_(training::initial_parameters(config)),
+      m_(parameters_.size(), 0.0f),
+      v_(parameters_.size(), 0.0f),
+      evaluation_(
+          training::make_batch(config, evaluation_sequences, training::stream(config.seed, 1))),
+      sample_(training::make_batch(config, 1, training::stream(config.seed, 2))) {}
+
+Result<Trainer> Trainer::create(const TrainingConfig& config) {
+  if (auto p = check(config)) return *p;
+  return Trainer(config);
+}
+
+Result<TrainingProgress> Trainer::step(std::size_t count) {
+  if (auto p = validate::count_within("count", count, 1, limits::train_steps)) return *p;
+  constexpr float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  std::vector<float> g;
+  float loss = 0;
+  for (std::size_t s = 0; s < count; ++s, ++steps_) {
+    const auto batch =
+        training::make_batch(config_, config_.batch, training::stream(config_.seed, 3 + steps_));
+    loss = training::loss_and_gradients(config_, parameters_, batch, &g);
+    beta1_power_ *= beta1;
+    beta2_power_ *= beta2;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      m_[i] = beta1 * m_[i] + (1 - beta1) * g[i];
+      v_[i] = beta2 * v_[i] + (1 - beta2) * g[i] * g[i];
+      const float m_hat = m_[i] / (1 - beta1_power_), v_hat = v_[i] / (1 - beta2_power_);
+      parameters_[i] -= config_.learning_rate * m_hat / (std::sqrt(v_hat) + epsilon);
+    }
+  }
+  // Accuracy: the argmax logit against the target, over the evaluation batch's targets.
+  const training::Layout s(config_);
+  training::Activations<float> act;
+  std::size_t right = 0;
+  for (std::size_t b = 0; b < evaluation_.count; ++b) {
+    training::forward(s, parameters_, &evaluation_.tokens[b * s.n], act);
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const int target = evaluation_.targets[b * s.n + i];
+      const float* row = &act.logits[i * s.vocab];
+      if (target >= 0 && std::max_element(row, row + s.vocab) - row == target) ++right;
+    }
+  }
+  const auto targets = training::target_count(evaluation_);
+  return TrainingProgress{steps_, loss, static_cast<float>(right) / static_cast<float>(targets)};
+}
+
+TrainingAttention Trainer::attention() const {
+  const training::Layout s(config_);
+  training::Activations<float> act;
+  training::forward(s, parameters_, sample_.tokens.data(), act);
+  TrainingAttention out{sample_.tokens, {}};
+  for (std::size_t l = 0; l < s.layers; ++l) {
+    out.weights.emplace_back();
+    for (std::size_t h = 0; h < s.heads; ++h) {
+      const auto first = act.a.begin() + static_cast<std::ptrdiff_t>((l * s.heads + h) * s.n * s.n);
+      out.weights.back().emplace_back(s.n, s.n, std::vector<float>(first, first + s.n * s.n));
+    }
+  }
+  return out;
+}
+
+TrainedLayer Trainer::model() const {
+  const training::Layout s(config_);
+  training::Activations<float> act;
+  training::forward(s, parameters_, sample_.tokens.data(), act);
+  const auto weight = [&](std::size_t which) {
+    const auto first = parameters_.begin() + static_cast<std::ptrdiff_t>(s.w(0, which));
+    return Matrix(s.d, s.d, std::vector<float>(first, first + s.d * s.d));
+  };
+  return {Matrix(s.n, s.d, std::vector<float>(act.x.begin(), act.x.begin() + s.n * s.d)),
+          weight(0),
+          weight(1),
+          weight(2),
+          weight(3),
+          config_.heads,
+          sample_.tokens};
+}
+
+}  // namespace attnlab

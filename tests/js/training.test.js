@@ -1,0 +1,110 @@
+// lab.trainer() from JavaScript: the wasm trainer repeats the native build's 200-step loss
+// curves (golden.json, tests/cpp/golden_writer.cpp) within 1e-4; its attention() is a causal
+// softmax per layer and head, and layer 1 replayed by lab.trace(model()) gives the same
+// weights; bad configs and counts are AttnLabErrors naming the field; delete() frees it all.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { attnlab, consumerDir, errorOf } from './support/package.js';
+
+const lab = await attnlab.createAttnLab();
+const golden = JSON.parse(await readFile(join(consumerDir, 'golden.json'), 'utf8'));
+
+test('the golden file holds the native loss curves', () => {
+  assert.ok(golden.trainingCurves.length >= 3);
+  for (const curve of golden.trainingCurves) assert.equal(curve.losses.length, 200);
+});
+
+for (const { request, losses, accuracy } of golden.trainingCurves) {
+  test(`the wasm trainer repeats the native loss curve over 200 steps: ${JSON.stringify(request)}`, () => {
+    // The same seed, the same scalar loops without fused multiply-adds (training.cpp): the
+    // curves may only part by rounding, far below 1e-4.
+    const trainer = lab.trainer(request);
+    let worst = 0;
+    let last;
+    for (let s = 0; s < 200; s++) {
+      last = trainer.step(1);
+      assert.equal(last.step, s + 1);
+      worst = Math.max(worst, Math.abs(last.loss - losses[s]));
+    }
+    trainer.delete();
+    console.log(`${JSON.stringify(request)}: loss ${losses[0].toFixed(3)} -> ${losses[199].toExponential(2)}, max |wasm - native| ${worst.toExponential(2)}`);
+    assert.ok(worst <= 1e-4, `max difference ${worst}`);
+    assert.ok(Math.abs(last.accuracy - accuracy) <= 1e-4);
+    assert.ok(losses[199] < losses[0] / 2, 'the curve goes down: something was learned');
+  });
+}
+
+test('attention() holds causal softmax rows for every layer and head; model() replays layer 1', () => {
+  const trainer = lab.trainer({ task: 'induction', layers: 2, heads: 2, context: 6, seed: 3 });
+  trainer.step(20);
+  const { tokens, weights } = trainer.attention();
+  assert.equal(tokens.length, 6);
+  assert.equal(weights.length, 2);
+  for (const layer of weights) {
+    assert.equal(layer.length, 2);
+    for (const head of layer) {
+      head.forEach((row, i) => {
+        assert.equal(row.length, 6);
+        assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+        row.forEach((w, j) => assert.ok(j <= i || w === 0, `weight above the diagonal at ${i}, ${j}`));
+      });
+    }
+  }
+  const model = trainer.model();
+  assert.deepEqual(model.tokens, tokens);
+  assert.equal(model.heads, 2);
+  assert.deepEqual([model.X.length, model.X[0].length, model.Wq.length, model.Wo[0].length], [6, 16, 16, 16]);
+  const { X, Wq, Wk, Wv, Wo, heads } = model;
+  const trace = lab.trace({ X, Wq, Wk, Wv, Wo, heads, causal: true });
+  for (const step of trace.steps.filter((s) => s.id === 'softmax')) {
+    const expected = weights[0][step.head];
+    const diff = Math.max(...step.values.flatMap((row, i) => row.map((w, j) => Math.abs(w - expected[i][j]))));
+    assert.ok(diff <= 1e-5, `head ${step.head}: ${diff}`);
+  }
+  trainer.delete();
+});
+
+test('a bad config or count is an AttnLabError naming the field and its range', () => {
+  const limits = lab.limits();
+  const cases = [
+    [{ layers: 3 }, 'invalid-argument', `layers must be a whole number from 1 to ${limits.trainLayers}, got 3`],
+    [{ heads: 1.5 }, 'invalid-argument', `heads must be a whole number from 1 to ${limits.trainHeads}, got 1.5`],
+    [{ heads: 3 }, 'invalid-argument', 'heads must divide dModel (16) into equal head widths, got 3'],
+    [{ dModel: 1000 }, 'too-large', `dModel must be a whole number from 1 to ${limits.trainDModel}, got 1000`],
+    [{ context: 2 }, 'invalid-argument', `context must be a whole number from 4 to ${limits.trainContext}, got 2`],
+    [{ vocab: 'eight' }, 'invalid-argument', `vocab must be a whole number from 2 to ${limits.trainVocab}, got string`],
+    [{ batch: 0 }, 'invalid-argument', `batch must be a whole number from 1 to ${limits.trainBatch}, got 0`],
+    [{ learningRate: -1 }, 'invalid-argument', 'learningRate must be a finite number above 0, got -1'],
+    [{ learningRate: 5 }, 'invalid-argument', 'learningRate must be above 0 and at most 1, got 5'],
+    [{ seed: -2 }, 'invalid-argument', 'seed must be a whole number of at least 0, got -2'],
+    [{ task: 'copy' }, 'invalid-argument', `task must be one of 'previous-token', 'copy-first', 'reverse', 'induction', got "copy"`],
+    [{ learningrate: 0.1 }, 'invalid-argument', 'learningrate: did you mean learningRate? (trainer() has no field "learningrate")'],
+  ];
+  for (const [config, code, message] of cases) assert.deepEqual(errorOf(() => lab.trainer(config)), { code, message }, JSON.stringify(config));
+  const trainer = lab.trainer();
+  assert.deepEqual(errorOf(() => trainer.step(0)), { code: 'invalid-argument', message: `count must be a whole number from 1 to ${limits.trainSteps}, got 0` });
+  assert.equal(errorOf(() => trainer.step(limits.trainSteps + 1)).code, 'too-large');
+  assert.equal(trainer.step().step, 1);
+  trainer.delete();
+  trainer.delete();
+  assert.deepEqual(errorOf(() => trainer.attention()), { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' });
+});
+
+test('trainers made, stepped and deleted leave the wasm heap as it was', () => {
+  const cycle = () => {
+    const t = lab.trainer({ layers: 2, heads: 4 });
+    t.step(2);
+    t.attention();
+    t.model();
+    t.delete();
+  };
+  cycle();
+  const before = lab.memoryStats();
+  for (let i = 0; i < 200; i++) cycle();
+  const after = lab.memoryStats();
+  assert.equal(after.allocatedBytes, before.allocatedBytes);
+  assert.equal(after.heapBytes, before.heapBytes);
+});
