@@ -44,27 +44,31 @@ function workerConfig() {
 }
 
 // The package's entry, web/lib/attnlab.js with the modules it imports, as one minified file:
-// the download is about half that of the commented sources. The Emscripten loader is in that
-// file too (from the wasm build), so its names are shortened as well; it finds
-// attnlab-core.wasm beside dist/attnlab.js. attnlab.d.ts holds the documented API.
+// the download is about half that of the commented sources. The core's Emscripten loader is
+// in that file too (from the wasm build), so its names are shortened as well; it finds
+// attnlab-core.wasm beside dist/attnlab.js. The trainer's loader, imported on the first
+// lab.trainer() call, is a chunk of its own: dist/attnlab-train.js (+ attnlab-train.wasm).
+// attnlab.d.ts holds the documented API.
 function packageConfig() {
   const build = libraryBuild({ attnlab: fromRoot('web/lib/attnlab.js') });
-  const loader = fromRoot('build/wasm/cpp/bindings/attnlab-core.js');
-  return { publicDir: false, resolve: { alias: [{ find: /^\.\/attnlab-core\.js$/, replacement: loader }] }, build, plugins: [wasmBesideEntry(loader)] };
+  build.rolldownOptions.output.chunkFileNames = '[name].js'; // the trainer's loader: attnlab-train.js
+  const loader = (name) => ({ find: new RegExp(`^\\./${name}\\.js$`), replacement: fromRoot(`build/wasm/cpp/bindings/${name}.js`) });
+  return { publicDir: false, resolve: { alias: [loader('attnlab-core'), loader('attnlab-train')] }, build, plugins: [wasmBesideLoader()] };
 }
 
-// The loader finds its wasm with new URL("attnlab-core.wasm", import.meta.url); Vite would
-// inline the file as base64. Left as written, it names the file beside dist/attnlab.js, and
-// an app's bundler recognises the line and copies the wasm itself.
-function wasmBesideEntry(loader) {
-  const line = 'new URL("attnlab-core.wasm",import.meta.url)';
+// Each Emscripten loader finds its wasm with new URL("NAME.wasm", import.meta.url); Vite would
+// inline the file as base64. Left as written, it names the file beside the loader in dist/,
+// and an app's bundler recognises the line and copies the wasm itself.
+function wasmBesideLoader() {
   return {
-    name: 'attnlab:wasm-beside-entry',
+    name: 'attnlab:wasm-beside-loader',
     enforce: 'pre',
     transform(code, id) {
-      if (id !== loader) return null;
+      const name = /\/build\/wasm\/cpp\/bindings\/(attnlab-[a-z]+)\.js$/.exec(id)?.[1];
+      if (!name) return null;
+      const line = `new URL("${name}.wasm",import.meta.url)`;
       if (!code.includes(line)) throw new Error(`${id} no longer finds its wasm with ${line}`);
-      return code.replace(line, 'new URL(/* @vite-ignore */ "attnlab-core.wasm",import.meta.url)');
+      return code.replace(line, `new URL(/* @vite-ignore */ "${name}.wasm",import.meta.url)`);
     },
   };
 }

@@ -17,10 +17,10 @@ preset() {
 }
 
 package() {
-  preset wasm --target attnlab-core
+  preset wasm --target attnlab-core attnlab-train
   rm -rf dist
   mkdir -p dist
-  cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm dist/
+  cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-train.wasm dist/
   vite build --mode package --logLevel warn
   element
   echo "build: package assembled in dist/"

@@ -15,139 +15,17 @@
 // Requests: JavaScript objects whose types and shapes web/lib/attnlab.js has already checked
 // (matrices arrive as { rows, cols, data }); the core checks every value and size.
 // The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
-#include <emscripten/bind.h>
-#include <emscripten/heap.h>
-#include <emscripten/val.h>
 #include <malloc.h>
 
-#include <cstdio>
-#include <functional>
-#include <new>
-#include <optional>
 #include <string>
-#include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "allocation_tracking.hpp"
 #include "attnlab/attnlab.hpp"
+#include "js_values.hpp"
 
 namespace attnlab::bindings {
 namespace {
-
-using emscripten::val;
-
-// ---- C++ → JavaScript, by kind of value -------------------------------------------------
-
-template <class T>
-val to_js(const T& value);
-template <class T>
-val to_js(const std::vector<T>& values);
-template <class T>
-val to_js(const std::optional<T>& value);
-template <class T>
-val to_js(const Result<T>& result);
-
-// Copies out of the wasm heap, so the result stays valid after the next call.
-template <class T>
-val typed_array(const std::vector<T>& values) {
-  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
-
-val to_js(const std::vector<float>& values) { return typed_array(values); }
-val to_js(const std::vector<double>& values) { return typed_array(values); }
-val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
-val to_js(const val& value) { return value; }
-val to_js(ErrorCode code) { return val(std::string(to_string(code))); }
-val to_js(WalkEvent::Kind kind) {
-  return val(std::string(kind == WalkEvent::Kind::tile ? "tile" : "finish"));
-}
-
-// Registered result structs, strings and numbers: Embind converts them.
-template <class T>
-val to_js(const T& value) {
-  return val(value);
-}
-
-template <class T>
-val to_js(const std::vector<T>& values) {
-  val out = val::array();
-  for (const T& v : values) out.call<void>("push", to_js(v));
-  return out;
-}
-
-template <class T>
-val to_js(const std::optional<T>& value) {
-  return value ? to_js(*value) : val::undefined();
-}
-
-struct ErrorValue {
-  Error error;
-};
-
-template <class T>
-val to_js(const Result<T>& result) {
-  return result ? to_js(result.value()) : val(ErrorValue{result.error()});
-}
-
-// A boolean matrix as nested rows of true/false (the mask step's `allowed`).
-val boolean_rows(const BoolMatrix& m) {
-  val out = val::array();
-  for (std::size_t r = 0; r < m.rows; ++r) {
-    val row = val::array();
-    for (std::size_t c = 0; c < m.cols; ++c) row.call<void>("push", m(r, c) != 0);
-    out.call<void>("push", row);
-  }
-  return out;
-}
-
-// ---- value_object fields: a path of members, converted by kind -------------------------
-
-template <class>
-struct owner;
-template <class C, class F>
-struct owner<F C::*> {
-  using type = C;
-};
-
-template <class>
-inline constexpr bool is_optional = false;
-template <class T>
-inline constexpr bool is_optional<std::optional<T>> = true;
-
-// object.*first.*rest…, where each step is a data member, a const member function or a
-// converter function; `undefined` when an optional on the way is empty.
-template <auto First, auto... Rest, class T>
-val at_path(const T& object) {
-  const auto& next = std::invoke(First, object);
-  using Next = std::decay_t<decltype(next)>;
-  if constexpr (sizeof...(Rest) == 0)
-    return to_js(next);
-  else if constexpr (is_optional<Next>)
-    return next ? at_path<Rest...>(*next) : val::undefined();
-  else
-    return at_path<Rest...>(next);
-}
-
-template <auto First, auto... Rest>
-val getter(const typename owner<decltype(First)>::type& object) {
-  return at_path<First, Rest...>(object);
-}
-
-// Results only travel out; a value_object field still needs a setter.
-template <class T>
-void read_only(T&, val) {}
-
-// value_object<T> whose fields are declared as member paths: .field<&T::member>("name").
-template <class T>
-struct result : emscripten::value_object<T> {
-  explicit result(const char* name) : emscripten::value_object<T>(name) {}
-  template <auto... Path>
-  result& field(const char* name) {
-    emscripten::value_object<T>::field(name, &getter<Path...>, &read_only<T>);
-    return *this;
-  }
-};
 
 // ---- JavaScript → C++: requests --------------------------------------------------------
 
@@ -308,11 +186,6 @@ val softmax_breakdown(const val& scores, float temperature) {
   return to_js(attnlab::softmax_breakdown(row, temperature));
 }
 
-// A JavaScript whole number (≤ 2⁵³, checked by the wrapper) as a 64-bit seed.
-std::uint64_t seed_at(const val& request) {
-  return static_cast<std::uint64_t>(request["seed"].as<double>());
-}
-
 // { dims: number[], keys, samples, seed }
 val scaling_study(const val& request) {
   ScalingStudyOptions options;
@@ -328,33 +201,6 @@ val normal_matrix(const val& request) {
   return to_js(attnlab::normal_matrix(request["rows"].as<std::size_t>(),
                                       request["cols"].as<std::size_t>(), seed_at(request)));
 }
-
-// `out` = request[name] when given.
-template <class T>
-void read_field(const val& request, const char* name, T& out) {
-  if (!request[name].isUndefined()) out = request[name].as<T>();
-}
-
-// { task?, layers?, heads?, dModel?, context?, vocab?, batch?, learningRate?, seed? }: a
-// Trainer, or { error }. A field not given keeps TrainingConfig's default.
-val trainer(const val& request) {
-  TrainingConfig config;
-  read_field(request, "task", config.task);
-  read_field(request, "layers", config.layers);
-  read_field(request, "heads", config.heads);
-  read_field(request, "dModel", config.d_model);
-  read_field(request, "context", config.context);
-  read_field(request, "vocab", config.vocab);
-  read_field(request, "batch", config.batch);
-  read_field(request, "learningRate", config.learning_rate);
-  if (!request["seed"].isUndefined()) config.seed = seed_at(request);
-  auto made = Trainer::create(config);
-  return made ? val(std::move(made.value())) : val(ErrorValue{made.error()});
-}
-
-val train_step(Trainer& t, std::size_t count) { return to_js(t.step(count)); }
-val train_attention(const Trainer& t) { return to_js(t.attention()); }
-val train_model(const Trainer& t) { return to_js(t.model()); }
 
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
 // held through operator new, now and at the peak since resetPeakMemory (for the cost view).
@@ -431,53 +277,14 @@ val error_codes() {
   return to_js(std::vector<ErrorCode>(attnlab::error_codes.begin(), attnlab::error_codes.end()));
 }
 
-// ---- Out of memory -----------------------------------------------------------------------
-
-val out_of_memory() {
-  char message[200];
-  std::snprintf(message, sizeof message,
-                "out of memory: the WebAssembly heap could not grow enough for this call (it "
-                "holds %zu MiB of at most %zu MiB); everything the call took has been given back",
-                emscripten_get_heap_size() >> 20, emscripten_get_heap_max() >> 20);
-  return val(ErrorValue{{ErrorCode::out_of_memory, message}});
-}
-
-// call(context), or the out-of-memory error when an allocation fails on the way. The one
-// catch of every entry: a catch in each would add its handler code to the download each time.
-[[gnu::noinline]] val catch_out_of_memory(val (*call)(const void*), const void* context) {
-  try {
-    return call(context);
-  } catch (const std::bad_alloc&) {
-    return out_of_memory();
-  }
-}
-
-// entry(args…) through catch_out_of_memory.
-template <auto entry>
-struct guarded;
-template <class... Args, val (*entry)(Args...)>
-struct guarded<entry> {
-  static val call(Args... args) {
-    const auto packed = std::forward_as_tuple(args...);
-    return catch_out_of_memory(
-        [](const void* p) { return std::apply(entry, *static_cast<decltype(&packed)>(p)); },
-        &packed);
-  }
-};
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
-  result<Matrix>("Matrix")
-      .field<&Matrix::rows>("rows")
-      .field<&Matrix::cols>("cols")
-      .field<&Matrix::data>("data");
+  register_common();
   result<BoolMatrix>("BoolMatrix")
       .field<&BoolMatrix::rows>("rows")
       .field<&BoolMatrix::cols>("cols")
       .field<&BoolMatrix::data>("data");
-  result<Error>("Error").field<&Error::code>("code").field<&Error::message>("message");
-  result<ErrorValue>("ErrorValue").field<&ErrorValue::error>("error");
 
   result<AttentionResult>("AttentionResult")
       .field<&AttentionResult::scores>("scores")
@@ -627,32 +434,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&ScalingStudy::max_entropy>("maxEntropy")
       .field<&ScalingStudy::points>("points");
 
-  result<TrainingProgress>("TrainingProgress")
-      .field<&TrainingProgress::step>("step")
-      .field<&TrainingProgress::loss>("loss")
-      .field<&TrainingProgress::accuracy>("accuracy");
-  result<TrainingAttention>("TrainingAttention")
-      .field<&TrainingAttention::tokens>("tokens")
-      .field<&TrainingAttention::weights>("weights");
-  result<TrainedLayer>("TrainedLayer")
-      .field<&TrainedLayer::x>("X")
-      .field<&TrainedLayer::w_q>("Wq")
-      .field<&TrainedLayer::w_k>("Wk")
-      .field<&TrainedLayer::w_v>("Wv")
-      .field<&TrainedLayer::w_o>("Wo")
-      .field<&TrainedLayer::heads>("heads")
-      .field<&TrainedLayer::tokens>("tokens");
-  emscripten::enum_<TrainingTask>("TrainingTask")
-      .value("previous-token", TrainingTask::previous_token)
-      .value("copy-first", TrainingTask::copy_first)
-      .value("reverse", TrainingTask::reverse)
-      .value("induction", TrainingTask::induction);
-  // The one stateful object: the wrapper's trainer() owns it and deletes it.
-  emscripten::class_<Trainer>("Trainer")
-      .function("step", &guarded<&train_step>::call)
-      .function("attention", &guarded<&train_attention>::call)
-      .function("model", &guarded<&train_model>::call);
-
   result<MemoryStats>("MemoryStats")
       .field<&MemoryStats::allocated_bytes>("allocatedBytes")
       .field<&MemoryStats::heap_bytes>("heapBytes")
@@ -677,7 +458,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("softmaxBreakdown", &guarded<&softmax_breakdown>::call);
   emscripten::function("scalingStudy", &guarded<&scaling_study>::call);
   emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
-  emscripten::function("trainer", &guarded<&trainer>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

@@ -63,7 +63,7 @@ test('previous-token reaches 95% within 10 s of training; a layer-1 head then lo
   assert.ok(untrained < 0.8);
 
   // The same seed in Node: the same loss and accuracy at that step, the same weights.
-  const trainer = lab.trainer({ seed });
+  const trainer = await lab.trainer({ seed });
   let progress;
   for (let done = 0; done < step; done += 5) progress = trainer.step(5);
   assert.equal(progress.step, step);

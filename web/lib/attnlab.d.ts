@@ -415,6 +415,8 @@ export interface MemoryStats {
   trackedBytes: number;
   /** The most trackedBytes reached since resetPeakMemory(): a call's working memory. */
   peakTrackedBytes: number;
+  /** Bytes malloc holds in the trainer's own module; 0 before the first trainer(). */
+  trainerAllocatedBytes: number;
 }
 
 /** The same row's softmax without subtracting the max, in float32: what goes wrong. */
@@ -624,8 +626,12 @@ export interface AttnLab {
   tilePlan(request: { headWidth: number }): TilePlan | null;
   /** The older form: tilePlan(headWidth). */
   tilePlan(headWidth: number): TilePlan | null;
-  /** A tiny transformer that the core trains on a toy task; call delete() when done. */
-  trainer(config?: TrainerConfig): Trainer;
+  /**
+   * A tiny transformer that the core trains on a toy task; call delete() when done. The trainer
+   * is a wasm module of its own (dist/attnlab-train.js + .wasm), loaded by the first call; a bad
+   * config rejects with an AttnLabError before it loads.
+   */
+  trainer(config?: TrainerConfig): Promise<Trainer>;
   /** The sinusoidal positional encoding: (tokens, width). */
   sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
   /** The older form: sinusoidalEncoding(tokens, width). */

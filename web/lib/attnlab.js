@@ -28,10 +28,10 @@ import {
   softmaxRequest,
   tilePlanRequest,
   traceRequest,
-  trainerRequest,
   useLimits,
 } from './requests.js';
-import { Trainer } from './trainer.js';
+import { createTrainer, trainerAllocatedBytes } from './trainer.js';
+import { instantiate } from './wasm-module.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
 // The package's reader of request objects, public so that attnlab/webgpu (which imports only
@@ -61,22 +61,10 @@ export const STEP_IDS = Object.freeze([
   'output-projection',
 ]);
 
-const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-
-// The wasm is found next to this file. Browsers and bundlers fetch it through
-// import.meta.url; in Node the bytes are read here, because the generated loader only
-// knows how to fetch.
-async function instantiate() {
-  const wasmUrl = new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url);
-  if (!isNode) return createAttnLabModule();
-  const fs = 'node:fs/promises'; // a variable, so browser bundlers leave it alone
-  const { readFile } = await import(/* @vite-ignore */ fs);
-  return createAttnLabModule({ wasmBinary: await readFile(wasmUrl) });
-}
-
 let modulePromise;
 function loadModule() {
-  modulePromise ??= instantiate().then((core) => {
+  const wasm = new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url);
+  modulePromise ??= instantiate(createAttnLabModule, wasm).then((core) => {
     useLimits(core.limits()); // the checks of requests.js quote the core's ranges
     return core;
   }).catch((error) => {
@@ -235,16 +223,14 @@ class AttnLab {
     return unwrap(this.#core.normalMatrix(normalMatrixRequest(request)));
   }
 
-  /** A tiny attention-only transformer the core trains step by step; delete() frees it. */
+  /** A tiny attention-only transformer trained step by step (its own wasm module, loaded on the first call); delete() frees it. */
   trainer(config) {
-    const request = trainerRequest(config);
-    if (request.task) request.task = this.#core.TrainingTask[request.task];
-    return new Trainer(unwrap(this.#core.trainer(request)));
+    return createTrainer(config);
   }
 
-  /** Bytes malloc holds, the wasm heap's size, and the bytes the core holds (for leak checks). */
+  /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the trainer module's (for leak checks). */
   memoryStats() {
-    return this.#core.memoryStats();
+    return { ...this.#core.memoryStats(), trainerAllocatedBytes: trainerAllocatedBytes() };
   }
 
   /** Starts a new peak for memoryStats().peakTrackedBytes from what is held now. */

@@ -1,11 +1,37 @@
-// lab.trainer(config): the core's Trainer (an Embind object in the wasm heap) behind plain
-// methods. Results are plain values; delete() frees the core's object, after which every
-// method throws.
+// lab.trainer(config): the core's Trainer (an Embind object in the trainer's own wasm module,
+// attnlab-train, loaded by the first call so that `import 'attnlab'` does not download it)
+// behind plain methods. Results are plain values; delete() frees the core's object, after
+// which every method throws.
 import { AttnLabError, unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
-import { stepRequest } from './requests.js';
+import { stepRequest, trainerRequest } from './requests.js';
+import { instantiate } from './wasm-module.js';
 
-export class Trainer {
+let trainModule; // the loaded module, for memory checks
+let loading;
+function loadTrainModule() {
+  loading ??= import('./attnlab-train.js')
+    .then(({ default: createTrainModule }) => instantiate(createTrainModule, new URL(/* @vite-ignore */ './attnlab-train.wasm', import.meta.url)))
+    .then((core) => (trainModule = core))
+    .catch((error) => {
+      loading = undefined; // let a later call try again
+      throw error;
+    });
+  return loading;
+}
+
+/** A new trainer of `config` (checked before the module loads). */
+export async function createTrainer(config) {
+  const request = trainerRequest(config);
+  const core = await loadTrainModule();
+  if (request.task) request.task = core.TrainingTask[request.task];
+  return new Trainer(unwrap(core.trainer(request)));
+}
+
+/** Bytes malloc holds in the trainer's module; 0 before the first trainer. */
+export const trainerAllocatedBytes = () => trainModule?.allocatedBytes() ?? 0;
+
+class Trainer {
   #handle;
 
   /** handle: the core's Trainer. */

@@ -13,7 +13,7 @@ loading.then(
 
 onmessage = async ({ data: { id, task, args } }) => {
   try {
-    const { result, transfer } = TASKS[task](await loading, args);
+    const { result, transfer } = await TASKS[task](await loading, args);
     postMessage({ id, result }, transfer);
   } catch ({ name, code, message }) {
     postMessage({ id, error: { name, code, message } });

@@ -14,11 +14,12 @@ export const TASKS = {
    * `fresh` or the config changed; 0 steps just makes it), then { progress, attention } and,
    * with `withModel`, layer 1's model for the stepper.
    */
-  train(lab, { config, steps, fresh, withModel }) {
+  async train(lab, { config, steps, fresh, withModel }) {
     const key = JSON.stringify(config);
     if (fresh || training?.key !== key) {
       training?.trainer.delete();
-      training = { key, trainer: lab.trainer(config), progress: { step: 0, loss: null, accuracy: null } };
+      training = null; // a config the core refuses leaves no trainer behind
+      training = { key, trainer: await lab.trainer(config), progress: { step: 0, loss: null, accuracy: null } };
     }
     const { trainer } = training;
     if (steps) training.progress = trainer.step(steps);

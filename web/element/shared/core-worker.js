@@ -103,6 +103,6 @@ export class CoreWorker {
     const generation = this.#generation;
     await afterFrame();
     if (generation !== this.#generation) throw new TaskCancelled();
-    return TASKS[task](await createAttnLab(), args).result;
+    return (await TASKS[task](await createAttnLab(), args)).result;
   }
 }

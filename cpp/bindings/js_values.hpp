@@ -1,0 +1,186 @@
+// What the wasm modules' bindings share (bindings.cpp, the core; train_bindings.cpp, the
+// trainer): results converted to JavaScript values by kind, value_object fields declared as
+// member paths, errors as { error: { code, message } }, and the one out-of-memory catch.
+#pragma once
+
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+#include <emscripten/val.h>
+
+#include <cstdio>
+#include <functional>
+#include <new>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "attnlab/attnlab.hpp"
+
+namespace attnlab::bindings {
+
+using emscripten::val;
+
+// ---- C++ → JavaScript, by kind of value -------------------------------------------------
+
+template <class T>
+inline val to_js(const T& value);
+template <class T>
+inline val to_js(const std::vector<T>& values);
+template <class T>
+inline val to_js(const std::optional<T>& value);
+template <class T>
+inline val to_js(const Result<T>& result);
+
+// Copies out of the wasm heap, so the result stays valid after the next call.
+template <class T>
+inline val typed_array(const std::vector<T>& values) {
+  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+inline val to_js(const std::vector<float>& values) { return typed_array(values); }
+inline val to_js(const std::vector<double>& values) { return typed_array(values); }
+inline val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
+inline val to_js(const val& value) { return value; }
+inline val to_js(ErrorCode code) { return val(std::string(to_string(code))); }
+inline val to_js(WalkEvent::Kind kind) {
+  return val(std::string(kind == WalkEvent::Kind::tile ? "tile" : "finish"));
+}
+
+// Registered result structs, strings and numbers: Embind converts them.
+template <class T>
+inline val to_js(const T& value) {
+  return val(value);
+}
+
+template <class T>
+inline val to_js(const std::vector<T>& values) {
+  val out = val::array();
+  for (const T& v : values) out.call<void>("push", to_js(v));
+  return out;
+}
+
+template <class T>
+inline val to_js(const std::optional<T>& value) {
+  return value ? to_js(*value) : val::undefined();
+}
+
+struct ErrorValue {
+  Error error;
+};
+
+template <class T>
+inline val to_js(const Result<T>& result) {
+  return result ? to_js(result.value()) : val(ErrorValue{result.error()});
+}
+
+// A boolean matrix as nested rows of true/false (the mask step's `allowed`).
+inline val boolean_rows(const BoolMatrix& m) {
+  val out = val::array();
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    val row = val::array();
+    for (std::size_t c = 0; c < m.cols; ++c) row.call<void>("push", m(r, c) != 0);
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
+// ---- value_object fields: a path of members, converted by kind -------------------------
+
+template <class>
+struct owner;
+template <class C, class F>
+struct owner<F C::*> {
+  using type = C;
+};
+
+template <class>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+
+// object.*first.*rest…, where each step is a data member, a const member function or a
+// converter function; `undefined` when an optional on the way is empty.
+template <auto First, auto... Rest, class T>
+inline val at_path(const T& object) {
+  const auto& next = std::invoke(First, object);
+  using Next = std::decay_t<decltype(next)>;
+  if constexpr (sizeof...(Rest) == 0)
+    return to_js(next);
+  else if constexpr (is_optional<Next>)
+    return next ? at_path<Rest...>(*next) : val::undefined();
+  else
+    return at_path<Rest...>(next);
+}
+
+template <auto First, auto... Rest>
+inline val getter(const typename owner<decltype(First)>::type& object) {
+  return at_path<First, Rest...>(object);
+}
+
+// Results only travel out; a value_object field still needs a setter.
+template <class T>
+void read_only(T&, val) {}
+
+// value_object<T> whose fields are declared as member paths: .field<&T::member>("name").
+template <class T>
+struct result : emscripten::value_object<T> {
+  explicit result(const char* name) : emscripten::value_object<T>(name) {}
+  template <auto... Path>
+  result& field(const char* name) {
+    emscripten::value_object<T>::field(name, &getter<Path...>, &read_only<T>);
+    return *this;
+  }
+};
+
+// A JavaScript whole number (≤ 2⁵³, checked by the wrapper) as a 64-bit seed.
+inline std::uint64_t seed_at(const val& request) {
+  return static_cast<std::uint64_t>(request["seed"].as<double>());
+}
+
+// ---- Out of memory -----------------------------------------------------------------------
+
+inline val out_of_memory() {
+  char message[200];
+  std::snprintf(message, sizeof message,
+                "out of memory: the WebAssembly heap could not grow enough for this call (it "
+                "holds %zu MiB of at most %zu MiB); everything the call took has been given back",
+                emscripten_get_heap_size() >> 20, emscripten_get_heap_max() >> 20);
+  return val(ErrorValue{{ErrorCode::out_of_memory, message}});
+}
+
+// call(context), or the out-of-memory error when an allocation fails on the way. The one
+// catch of every entry: a catch in each would add its handler code to the download each time.
+[[gnu::noinline]] inline val catch_out_of_memory(val (*call)(const void*), const void* context) {
+  try {
+    return call(context);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
+}
+
+// entry(args…) through catch_out_of_memory.
+template <auto entry>
+struct guarded;
+template <class... Args, val (*entry)(Args...)>
+struct guarded<entry> {
+  static val call(Args... args) {
+    const auto packed = std::forward_as_tuple(args...);
+    return catch_out_of_memory(
+        [](const void* p) { return std::apply(entry, *static_cast<decltype(&packed)>(p)); },
+        &packed);
+  }
+};
+
+// What every module returns: matrices, and errors as { error: { code, message } }.
+inline void register_common() {
+  result<Matrix>("Matrix")
+      .field<&Matrix::rows>("rows")
+      .field<&Matrix::cols>("cols")
+      .field<&Matrix::data>("data");
+  result<Error>("Error").field<&Error::code>("code").field<&Error::message>("message");
+  result<ErrorValue>("ErrorValue").field<&ErrorValue::error>("error");
+}
+
+}  // namespace attnlab::bindings
