@@ -9,6 +9,7 @@
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/tiling.hpp"
+#include "simd_kernels.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
@@ -41,17 +42,6 @@ Problem overflowed(std::string_view gradient, const Matrix& m) {
   auto p = validate::finite(gradient, m);
   if (p) p->message += ": the values are too large for float32; use smaller inputs";
   return p;
-}
-
-float dot(const float* a, const float* b, std::size_t n) {
-  float sum = 0.0f;
-  for (std::size_t t = 0; t < n; ++t) sum += a[t] * b[t];
-  return sum;
-}
-
-// out[0 … n) += factor · x[0 … n)
-void add_scaled(float* out, float factor, const float* x, std::size_t n) {
-  for (std::size_t t = 0; t < n; ++t) out[t] += factor * x[t];
 }
 
 // NaN or Infinity in any gradient, from finite inputs.
@@ -107,9 +97,12 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
   const tiling::TilePlan plan = *tiling::plan_for(d);
   const std::size_t br = plan.query_rows, bc = plan.key_rows;
 
+  // The SIMD kernels (xsimd, simd_arch.cpp) for this machine, taken once for the call.
+  const simd::Kernels& kx = simd::active();
   AttentionGradients g{Matrix(q.rows, q.cols), Matrix(k.rows, k.cols), Matrix(v.rows, v.cols)};
   std::vector<float> lse(n_q), delta(n_q);  // per query of one (sequence, head)
-  std::vector<float> tile(br * bc);         // P, then dS: (Br, Bc)
+  std::vector<float> row(n_k);              // one query's scores
+  std::vector<float> p(bc), dp(bc);         // a tile row of P, then of dS; of dO·V_jᵀ
   for (std::size_t b = 0; b < options.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h) {
       // Row r of this (sequence, head)'s slice of Q, K, V, dO, O, dQ, dK, dV.
@@ -117,22 +110,18 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
         return m.row(first_row + r) + h * width;
       };
       const std::size_t qr = b * n_q, kr = b * n_k;
-      const auto score = [&](std::size_t i, std::size_t j) {
-        return f * dot(at(q, qr, d, i), at(k, kr, d, j), d);
-      };
-      const auto sees = [&](std::size_t i, std::size_t j) { return !options.causal || j <= i; };
+      // The keys query i sees: all, or under the causal mask those up to i.
+      const auto seen = [&](std::size_t i) { return options.causal ? std::min(i + 1, n_k) : n_k; };
 
-      // L_i = log Σ_j exp(s_ij), online over the keys so no row of scores is kept, and
+      // L_i = log Σ_j exp(s_ij) over the row's scores (one row held, never the matrix), and
       // D_i = dO_i · O_i (= rowsum(dP ⊙ P), the softmax Jacobian's correction term).
       for (std::size_t i = 0; i < n_q; ++i) {
-        float m = -std::numeric_limits<float>::infinity(), l = 0.0f;
-        for (std::size_t j = 0; j < n_k && sees(i, j); ++j) {
-          const float s = score(i, j);
-          l = s > m ? l * std::exp(m - s) + 1.0f : l + std::exp(s - m);
-          m = std::max(m, s);
-        }
-        lse[i] = m + std::log(l);
-        delta[i] = dot(at(d_out, qr, d_v, i), at(o, qr, d_v, i), d_v);
+        const std::size_t keys = seen(i);
+        kx.dots(at(q, qr, d, i), at(k, kr, d, 0), k.cols, keys, d, row.data());
+        kx.scale(row.data(), keys, f);
+        const float m = kx.max_of(row.data(), keys);
+        lse[i] = m + std::log(kx.exp_shifted(row.data(), m, row.data(), keys));
+        delta[i] = kx.dot(at(d_out, qr, d_v, i), at(o, qr, d_v, i), d_v);
       }
 
       // Key tile by key tile (FlashAttention-2's outer loop): dK_j and dV_j gather from every
@@ -141,32 +130,28 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
         const std::size_t nj = std::min(bc, n_k - j0);
         for (std::size_t i0 = 0; i0 < n_q; i0 += br) {
           const std::size_t ni = std::min(br, n_q - i0);
-          if (!sees(i0 + ni - 1, j0)) continue;  // the tile lies above the causal diagonal
-          for (std::size_t r = 0; r < ni; ++r)
-            for (std::size_t c = 0; c < nj; ++c)
-              tile[r * bc + c] =
-                  sees(i0 + r, j0 + c) ? std::exp(score(i0 + r, j0 + c) - lse[i0 + r]) : 0.0f;
-          // dV_j += Pᵀ·dO_i
-          for (std::size_t r = 0; r < ni; ++r)
-            for (std::size_t c = 0; c < nj; ++c)
-              add_scaled(at(g.dv, kr, d_v, j0 + c), tile[r * bc + c], at(d_out, qr, d_v, i0 + r),
-                         d_v);
-          // dS = P ⊙ (dO_i·V_jᵀ − D_i), times f for the scores' factor.
-          for (std::size_t r = 0; r < ni; ++r)
-            for (std::size_t c = 0; c < nj; ++c) {
-              const float dp = dot(at(d_out, qr, d_v, i0 + r), at(v, kr, d_v, j0 + c), d_v);
-              tile[r * bc + c] *= f * (dp - delta[i0 + r]);
+          if (seen(i0 + ni - 1) <= j0) continue;  // the tile lies above the causal diagonal
+          for (std::size_t r = 0; r < ni; ++r) {
+            // P = exp(S − L) on the keys the row sees (a row of the (Br, Bc) tile at a time).
+            const std::size_t keys = std::min(nj, seen(i0 + r) - std::min(seen(i0 + r), j0));
+            kx.dots(at(q, qr, d, i0 + r), at(k, kr, d, j0), k.cols, keys, d, p.data());
+            for (std::size_t c = 0; c < keys; ++c) p[c] = std::exp(f * p[c] - lse[i0 + r]);
+            // dV_j += Pᵀ·dO_i
+            for (std::size_t c = 0; c < keys; ++c)
+              kx.axpy(p[c], at(d_out, qr, d_v, i0 + r), at(g.dv, kr, d_v, j0 + c), d_v);
+            // dS = P ⊙ (dO_i·V_jᵀ − D_i), times f for the scores' factor.
+            kx.dots(at(d_out, qr, d_v, i0 + r), at(v, kr, d_v, j0), v.cols, keys, d_v, dp.data());
+            for (std::size_t c = 0; c < keys; ++c) p[c] *= f * (dp[c] - delta[i0 + r]);
+            // dQ_i += dS·K_j, dK_j += dSᵀ·Q_i
+            for (std::size_t c = 0; c < keys; ++c) {
+              kx.axpy(p[c], at(k, kr, d, j0 + c), at(g.dq, qr, d, i0 + r), d);
+              kx.axpy(p[c], at(q, qr, d, i0 + r), at(g.dk, kr, d, j0 + c), d);
             }
-          // dQ_i += dS·K_j, dK_j += dSᵀ·Q_i
-          for (std::size_t r = 0; r < ni; ++r)
-            for (std::size_t c = 0; c < nj; ++c) {
-              add_scaled(at(g.dq, qr, d, i0 + r), tile[r * bc + c], at(k, kr, d, j0 + c), d);
-              add_scaled(at(g.dk, kr, d, j0 + c), tile[r * bc + c], at(q, qr, d, i0 + r), d);
-            }
+          }
         }
       }
     }
-  if (auto p = overflowed(g)) return *p;
+  if (auto problem = overflowed(g)) return *problem;
   return g;
 }
 

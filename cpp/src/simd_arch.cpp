@@ -30,14 +30,28 @@ void dots(const float* q, const float* k, std::size_t ld_k, std::size_t keys, st
 
 }  // namespace
 
+// Constant data, so that no code of this file runs before the dispatch has checked the CPU:
+// a table built at run time here could be filled with this set's wide stores (it was, with
+// AVX-512, and every CPU without it stopped at start-up).
 template <class Arch>
-Kernels kernels_for(Arch) {
-  using S = Spans<Arch>;
-  using F = FlashBlock<Arch>;
-  return {Arch::name(), F::row_group, F::col_group, &matmul<Arch>,   &dots<Arch>,
-          &S::sum,      &S::scale,    &S::max_of,   &S::exp_shifted, &F::query_block};
+constexpr Kernels table{Arch::name(),
+                        FlashBlock<Arch>::row_group,
+                        FlashBlock<Arch>::col_group,
+                        &matmul<Arch>,
+                        &dots<Arch>,
+                        &Spans<Arch>::dot,
+                        &Spans<Arch>::axpy,
+                        &Spans<Arch>::sum,
+                        &Spans<Arch>::scale,
+                        &Spans<Arch>::max_of,
+                        &Spans<Arch>::exp_shifted,
+                        &FlashBlock<Arch>::query_block};
+
+template <class Arch>
+const Kernels& kernels_for(Arch) {
+  return table<Arch>;
 }
 
-template Kernels kernels_for(xsimd::default_arch);
+template const Kernels& kernels_for(xsimd::default_arch);
 
 }  // namespace attnlab::simd

@@ -66,6 +66,8 @@ struct Kernels {
   // out[j] = q · k_j for the first `keys` rows of k (row stride ld_k), each of width d
   void (*dots)(const float* q, const float* k, std::size_t ld_k, std::size_t keys, std::size_t d,
                float* out);
+  float (*dot)(const float* a, const float* b, std::size_t n);
+  void (*axpy)(float alpha, const float* x, float* y, std::size_t n);  // y += alpha · x
   float (*sum)(const float* x, std::size_t n);
   void (*scale)(float* x, std::size_t n, float factor);  // x *= factor
   float (*max_of)(const float* x, std::size_t n);
@@ -80,7 +82,7 @@ struct Kernels {
 
 // The table for one architecture: defined in simd_arch.cpp, in the object compiled for it.
 template <class Arch>
-Kernels kernels_for(Arch);
+const Kernels& kernels_for(Arch);
 
 // The table the kernels run with now (simd_dispatch.cpp): the best this CPU runs, unless
 // ATTNLAB_SIMD_ARCH or kernels::force_simd_arch chose another. Take it once per call, so a
