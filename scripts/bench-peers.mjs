@@ -10,9 +10,11 @@
 // ((max − min) / median) and the targets go to one table, bench/results.json ("peers") and
 // bench/peers-native.svg, bench/peers-wasm.svg.
 //
-// Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native|wasm,
+// Then the first call (target 5): load, first and later flashAttention in fresh processes.
+//
+// Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
 // ATTNLAB_PEERS_N=256,4096 (these sizes only), ATTNLAB_PEERS_ROUNDS (default 5).
-// onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (see setup-peers).
+// onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 
@@ -21,6 +23,7 @@ import { plot } from './bench-plot.mjs';
 import { readResults, writeResults } from './bench-results.mjs';
 import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
 import { nativeKernels, startDriver } from './peers/native.mjs';
+import { firstCallFigures } from './peers/first-call.mjs';
 import { ensurePeers, MODELS } from './peers/setup.mjs';
 import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
 import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
@@ -28,7 +31,7 @@ import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
 const env = process.env;
 const QUICK = env.ATTNLAB_PEERS_QUICK === '1';
 const ROUNDS = Number(env.ATTNLAB_PEERS_ROUNDS ?? 5);
-const SECTIONS = (env.ATTNLAB_PEERS_SECTIONS ?? 'native,wasm').split(',');
+const SECTIONS = (env.ATTNLAB_PEERS_SECTIONS ?? 'native,wasm,first').split(',');
 const ONLY_N = env.ATTNLAB_PEERS_N?.split(',').map(Number);
 const TOLERANCE = 1e-4;
 
@@ -160,8 +163,15 @@ console.log(`checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max
 console.log('peer/us: the fastest ORT kernel\'s median over attnlab\'s (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)');
 if (failedChecks.length) process.exitCode = 1;
 
+// Target 5: a fresh process's first call against its later ones, with V8's tiers forced
+// either way (Liftoff only: the baseline code a first call starts in; no Liftoff: TurboFan
+// compiled during the first call).
+const firstCall = SECTIONS.includes('first') ? firstCallFigures({ processes: QUICK ? 3 : 5 }) : undefined;
+for (const f of firstCall ?? [])
+  console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
+
 const results = await readResults();
-results.peers = { cpu, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 2 ? true : undefined, peaks, rows: table };
+results.peers = { cpu, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 3 ? true : undefined, peaks, rows: table, first_call: firstCall };
 await writeResults(results);
 const COLORS = { attnlab: '#0072b2', 'ort-mha': '#d55e00', 'ort-gqa': '#e69f00', 'ort-web-mha': '#d55e00', 'ort-web-attention': '#e69f00', 'tfjs-wasm': '#cc79a7' };
 const charted = { native: (l) => l.d === 64 && l.threads === 2, wasm: () => true };
