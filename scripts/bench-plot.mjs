@@ -8,7 +8,7 @@ const M = { left: 58, right: 12, top: 28, bottom: 42 };
 const log = Math.log10;
 const text = (x, y, s, extra = '') => `<text x="${x}" y="${y}" ${extra}>${s}</text>`;
 
-function panel(rows, field, title, offsetX) {
+function panel(rows, field, title, offsetX, colors) {
   const ns = rows.map((r) => r.n);
   const ys = rows.map((r) => r[field]).filter((v) => v > 0);
   const [x0, x1] = [log(Math.min(...ns)), log(Math.max(...ns))];
@@ -22,25 +22,25 @@ function panel(rows, field, title, offsetX) {
   }
   for (const n of [...new Set(ns)]) parts.push(text(px(n), H - M.bottom + 16, String(n), 'text-anchor="middle"'));
   parts.push(text(offsetX + W / 2, H - 8, 'n (tokens)', 'text-anchor="middle"'));
-  for (const kernel of Object.keys(COLORS)) {
+  for (const kernel of Object.keys(colors)) {
     for (const causal of [false, true]) {
       const line = rows.filter((r) => r.kernel === kernel && r.causal === causal && r[field] > 0).sort((a, b) => a.n - b.n);
       if (line.length === 0) continue;
       const points = line.map((r) => `${px(r.n).toFixed(1)},${py(r[field]).toFixed(1)}`).join(' ');
-      parts.push(`<polyline points="${points}" fill="none" stroke="${COLORS[kernel]}" stroke-width="2"${causal ? ' stroke-dasharray="5 4"' : ''}/>`);
+      parts.push(`<polyline points="${points}" fill="none" stroke="${colors[kernel]}" stroke-width="2"${causal ? ' stroke-dasharray="5 4"' : ''}/>`);
     }
   }
   return parts.join('\n');
 }
 
-/** The SVG document for benchmark rows. */
-export function plot(rows) {
-  const kernels = Object.keys(COLORS).filter((k) => rows.some((r) => r.kernel === k));
-  const legend = kernels.map((k, i) => `<g transform="translate(${M.left + i * 110},${H + 8})"><line x2="24" y1="6" y2="6" stroke="${COLORS[k]}" stroke-width="3"/>${text(30, 10, k)}</g>`);
+/** The SVG document for benchmark rows; `colors` maps each kernel drawn to its colour. */
+export function plot(rows, colors = COLORS) {
+  const kernels = Object.keys(colors).filter((k) => rows.some((r) => r.kernel === k));
+  const legend = kernels.map((k, i) => `<g transform="translate(${M.left + i * 110},${H + 8})"><line x2="24" y1="6" y2="6" stroke="${colors[k]}" stroke-width="3"/>${text(30, 10, k)}</g>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 30}" font-family="sans-serif" font-size="11">
 <rect width="100%" height="100%" fill="#fff"/>
-${panel(rows, 'ms_median', 'time (ms, median)', 0)}
-${panel(rows, 'gflops', 'GFLOP/s', W)}
+${panel(rows, 'ms_median', 'time (ms, median)', 0, colors)}
+${panel(rows, 'gflops', 'GFLOP/s', W, colors)}
 ${legend.join('\n')}
 ${text(M.left + kernels.length * 110 + 10, H + 18, 'solid: full, dashed: causal')}
 </svg>

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 # libclang-rt-14-dev: the libFuzzer target. python3-numpy: runs the NumPy export in a test.
 apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev
   clang-14 libclang-rt-14-dev python3-numpy)
+# Extra packages a script asks for (npm run bench:peers: python3-onnx).
+apt_packages+=("$@")
 
 missing=()
 for package in "${apt_packages[@]}"; do

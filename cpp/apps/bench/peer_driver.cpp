@@ -1,0 +1,89 @@
+// attnlab-peer: attnlab's native flash kernel as a child process of scripts/bench-peers.mjs,
+// so it runs on exactly the inputs the other kernels see, in the same rounds. One command a
+// line on stdin, one JSON line back on stdout:
+//
+//   peak THREADS                                  → {"peak_gflops":…}   (peak.cpp)
+//   run INPUT N D HEADS CAUSAL THREADS OUTPUT     → {"ms":…}
+//
+// INPUT holds Q, K, V one after the other, each (N, HEADS·D) float32 row-major; it is read
+// once and kept while the next command names the same file. OUTPUT ("-" for none) receives
+// the (N, HEADS·D) float32 output. Only the flash_attention call is timed.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "attnlab/flash.hpp"
+#include "peak.hpp"
+
+namespace {
+
+using attnlab::Matrix;
+
+struct Inputs {
+  std::string path;
+  Matrix q, k, v;
+};
+
+bool load(Inputs& in, const std::string& path, std::size_t rows, std::size_t cols) {
+  if (in.path == path && in.q.rows == rows && in.q.cols == cols) return true;
+  std::ifstream file(path, std::ios::binary);
+  for (Matrix* m : {&in.q, &in.k, &in.v}) {
+    *m = Matrix(rows, cols);
+    file.read(reinterpret_cast<char*>(m->data.data()),
+              static_cast<std::streamsize>(m->data.size() * sizeof(float)));
+  }
+  in.path = file ? path : "";
+  return static_cast<bool>(file);
+}
+
+void reply_error(const std::string& message) {
+  std::printf("{\"error\":\"%s\"}\n", message.c_str());
+}
+
+void run(Inputs& in, std::istringstream& args) {
+  std::string input, output;
+  std::size_t n = 0, d = 0, threads = 0;
+  int heads = 0, causal = 0;
+  if (!(args >> input >> n >> d >> heads >> causal >> threads >> output) || heads < 1)
+    return reply_error("usage: run INPUT N D HEADS CAUSAL THREADS OUTPUT");
+  if (!load(in, input, n, d * static_cast<std::size_t>(heads)))
+    return reply_error("cannot read the inputs from " + input);
+  attnlab::FlashOptions options;
+  options.causal = causal != 0;
+  options.heads = heads;
+  options.threads = threads;
+  const auto start = std::chrono::steady_clock::now();
+  auto result = attnlab::flash_attention(in.q, in.k, in.v, options);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!result) return reply_error(result.error().message);
+  if (output != "-") {
+    const auto& data = result.value().output.data;
+    std::ofstream(output, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data.data()),
+               static_cast<std::streamsize>(data.size() * sizeof(float)));
+  }
+  std::printf("{\"ms\":%.4f}\n", ms);
+}
+
+}  // namespace
+
+int main() {
+  Inputs inputs;
+  for (std::string line; std::getline(std::cin, line);) {
+    std::istringstream args(line);
+    std::string command;
+    args >> command;
+    std::size_t threads = 0;
+    if (command == "peak" && args >> threads)
+      std::printf("{\"peak_gflops\":%.3f}\n", attnlab::bench::measure_fma_peak_gflops(threads));
+    else if (command == "run")
+      run(inputs, args);
+    else
+      reply_error("unknown command: " + line);
+    std::fflush(stdout);
+  }
+}

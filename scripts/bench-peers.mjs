@@ -1,0 +1,182 @@
+// npm run bench:peers — attnlab against the kernels a user would pick instead, on the same
+// inputs, interleaved in rounds (issue 15's targets 1 and 2):
+//   native (1 and 2 threads; n = 256 … 16,384; d = 64, 128; 8 heads; causal and not):
+//     attnlab's flash kernel vs onnxruntime-node (MultiHeadAttention; GroupQueryAttention causal)
+//   wasm (1 thread; n = 512 … 4,096; d = 64; one head; causal and not): attnlab's
+//     flashAttention vs onnxruntime-web (MultiHeadAttention, opset-23 Attention), tfjs-wasm
+// with the measured peaks (FMA natively, SIMD128 in wasm). Every kernel runs once to warm up
+// and be checked (max |Δ| against attnlab, attnlab against float64 on sampled rows, ≤ 1e-4),
+// then once per round, in an order that rotates each round. Medians, spreads
+// ((max − min) / median) and the targets go to one table, bench/results.json ("peers") and
+// bench/peers-native.svg, bench/peers-wasm.svg.
+//
+// Then the first call (target 5): load, first and later flashAttention in fresh processes.
+//
+// Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
+// ATTNLAB_PEERS_N=256,4096 (these sizes only), ATTNLAB_PEERS_ROUNDS (default 5).
+// onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+
+import { createAttnLab } from '../dist/attnlab.js';
+import { plot } from './bench-plot.mjs';
+import { readResults, writeResults } from './bench-results.mjs';
+import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
+import { nativeKernels, startDriver } from './peers/native.mjs';
+import { firstCallFigures } from './peers/first-call.mjs';
+import { ensurePeers, MODELS } from './peers/setup.mjs';
+import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
+import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
+
+const env = process.env;
+const QUICK = env.ATTNLAB_PEERS_QUICK === '1';
+const ROUNDS = Number(env.ATTNLAB_PEERS_ROUNDS ?? 5);
+const SECTIONS = (env.ATTNLAB_PEERS_SECTIONS ?? 'native,wasm,first').split(',');
+const ONLY_N = env.ATTNLAB_PEERS_N?.split(',').map(Number);
+const TOLERANCE = 1e-4;
+
+function plannedRows() {
+  const rows = [];
+  const keep = (n) => (!ONLY_N || ONLY_N.includes(n)) && (!QUICK || n <= 1024);
+  if (SECTIONS.includes('native'))
+    for (const threads of [1, 2])
+      for (const d of QUICK ? [64] : [64, 128])
+        for (const causal of [false, true])
+          for (const n of [256, 1024, 4096, 16384].filter(keep)) rows.push({ section: 'native', threads, n, d, heads: 8, causal });
+  if (SECTIONS.includes('wasm'))
+    for (const causal of [false, true])
+      for (const n of [512, 1024, 2048, 4096].filter(keep)) rows.push({ section: 'wasm', threads: 1, n, d: 64, heads: 1, causal });
+  return rows;
+}
+
+const firstLine = (error) => String(error?.message ?? error).split('\n')[0].slice(0, 120);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check } }.
+async function measure(row, kernels, Q, K, V) {
+  const results = Object.fromEntries(kernels.map((k) => [k.name, { times: [] }]));
+  const outputs = {};
+  for (const kernel of kernels) {
+    try {
+      outputs[kernel.name] = (await kernel.run({ keepOutput: true })).output;
+    } catch (error) {
+      results[kernel.name].error = firstLine(error);
+    }
+  }
+  const reference = outputs.attnlab;
+  if (reference) results.attnlab.check = { float64: sampledError(Q, K, V, reference, row) };
+  for (const [name, output] of Object.entries(outputs))
+    if (name !== 'attnlab' && reference) results[name].check = { attnlab: maxAbsDifference(output, reference) };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < kernels.length; i++) {
+      const kernel = kernels[(i + round) % kernels.length];
+      const result = results[kernel.name];
+      if (result.error) continue;
+      try {
+        result.times.push((await kernel.run({ keepOutput: false })).ms);
+      } catch (error) {
+        result.error = firstLine(error);
+      }
+    }
+  }
+  for (const kernel of kernels) kernel.release?.();
+  return results;
+}
+
+// The table's rows for one measured configuration, the target judged on attnlab's.
+function summarise(row, results, peak) {
+  const flops = 4 * row.n * row.n * row.d * row.heads * (row.causal ? 0.5 : 1);
+  const lines = Object.entries(results).map(([kernel, r]) => {
+    const ms = r.times.length ? median(r.times) : undefined;
+    const line = { ...row, kernel, ...(r.error && { error: r.error }), ...(r.check && { check: r.check }) };
+    if (ms === undefined) return line;
+    const gflops = flops / ms / 1e6;
+    const spread = (Math.max(...r.times) - Math.min(...r.times)) / ms;
+    return { ...line, ms_median: +ms.toFixed(3), spread_pct: +(100 * spread).toFixed(1), gflops: +gflops.toFixed(2), pct_peak: +((100 * gflops) / peak).toFixed(1) };
+  });
+  const [attnlab, ...peers] = lines;
+  // The peers the targets name: ORT natively, onnxruntime-web's two ops in wasm (not tfjs).
+  const rivals = peers.filter((p) => p.kernel.startsWith('ort'));
+  const timed = rivals.filter((p) => p.ms_median !== undefined);
+  if (attnlab.ms_median !== undefined && timed.length) {
+    const best = timed.reduce((a, b) => (a.ms_median <= b.ms_median ? a : b));
+    attnlab.best_peer = best.kernel;
+    attnlab.best_peer_over_attnlab = +(best.ms_median / attnlab.ms_median).toFixed(3);
+  }
+  if (attnlab.ms_median !== undefined) {
+    const faster = timed.every((p) => p.ms_median > attnlab.ms_median);
+    const floor = row.section === 'wasm' ? 60 : row.n === 4096 && row.d === 64 ? (row.causal ? 65 : 75) : 0;
+    attnlab.meets_target = faster && attnlab.pct_peak >= floor;
+  }
+  return lines;
+}
+
+const cell = (value, width, digits = 1) => (value === undefined ? '—' : typeof value === 'number' ? value.toFixed(digits) : String(value)).padStart(width);
+function print(line) {
+  const check = line.check?.float64 ?? line.check?.attnlab;
+  const flag = check > TOLERANCE ? ' CHECK FAILED' : '';
+  const target = line.meets_target === undefined ? '' : line.meets_target ? 'yes' : 'no';
+  console.log(
+    `${line.section.padEnd(6)} ${cell(line.threads, 3, 0)} ${cell(line.n, 6, 0)} ${cell(line.d, 4, 0)} ${(line.causal ? 'yes' : 'no').padEnd(6)} ${line.kernel.padEnd(17)}` +
+      `${cell(line.ms_median, 10, 2)} ${cell(line.spread_pct, 6)}% ${cell(line.gflops, 8)} ${cell(line.pct_peak, 6)}% ${cell(line.best_peer_over_attnlab, 6, 2)} ` +
+      `${check === undefined ? '—'.padStart(8) : check.toExponential(1).padStart(8)}${flag} ${target.padEnd(3)}${line.error ? ` failed: ${line.error}` : ''}`,
+  );
+}
+
+const cpu = execFileSync('lscpu', { encoding: 'utf8' }).match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
+const { ortNode, ortWeb, versions } = await ensurePeers();
+const rows = plannedRows();
+console.log(`bench:peers on ${cpu}, ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`);
+
+const driver = SECTIONS.includes('native') ? startDriver() : undefined;
+const peaks = {};
+const measurePeaks = async () => {
+  for (const t of [1, 2]) if (driver) peaks[`fma_${t}`] = Math.max(peaks[`fma_${t}`] ?? 0, (await driver.ask(`peak ${t}`)).peak_gflops);
+  if (SECTIONS.includes('wasm')) peaks.simd128 = Math.max(peaks.simd128 ?? 0, await measureSimd128PeakGflops());
+};
+await measurePeaks(); // before and after the rows, the higher kept: "% of peak" errs low
+const lab = SECTIONS.includes('wasm') ? await createAttnLab() : undefined;
+const tfjs = SECTIONS.includes('wasm') ? await tfjsWasm() : undefined;
+
+const measured = [];
+for (const row of rows) {
+  const [Q, K, V] = seededQKV({ ...row, seed: row.n + row.d });
+  const kernels =
+    row.section === 'native'
+      ? await nativeKernels({ ort: ortNode, driver, models: MODELS, row, Q, K, V })
+      : wasmKernels({ lab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
+  const results = await measure(row, kernels, Q, K, V);
+  const report = Object.entries(results).map(([name, r]) => `${name} ${r.error ? 'failed' : `${median(r.times).toFixed(1)} ms`}`);
+  process.stderr.write(`bench:peers: ${row.section} t=${row.threads} n=${row.n} d=${row.d} causal=${row.causal}: ${report.join(', ')}\n`);
+  measured.push([row, results]);
+}
+await measurePeaks();
+driver?.stop();
+
+const peakOf = (row) => (row.section === 'wasm' ? peaks.simd128 : peaks[`fma_${row.threads}`]);
+const table = measured.flatMap(([row, results]) => summarise(row, results, peakOf(row)));
+console.log(`peaks (GFLOP/s, the higher of before and after): ${Object.entries(peaks).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+console.log('section thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us   max|Δ|  target');
+table.forEach(print);
+const failedChecks = table.filter((l) => (l.check?.float64 ?? l.check?.attnlab) > TOLERANCE);
+console.log(`checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`);
+console.log('peer/us: the fastest ORT kernel\'s median over attnlab\'s (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)');
+if (failedChecks.length) process.exitCode = 1;
+
+// Target 5: a fresh process's first call against its later ones, with V8's tiers forced
+// either way (Liftoff only: the baseline code a first call starts in; no Liftoff: TurboFan
+// compiled during the first call).
+const firstCall = SECTIONS.includes('first') ? firstCallFigures({ processes: QUICK ? 3 : 5 }) : undefined;
+for (const f of firstCall ?? [])
+  console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
+
+const results = await readResults();
+results.peers = { cpu, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 3 ? true : undefined, peaks, rows: table, first_call: firstCall };
+await writeResults(results);
+const COLORS = { attnlab: '#0072b2', 'ort-mha': '#d55e00', 'ort-gqa': '#e69f00', 'ort-web-mha': '#d55e00', 'ort-web-attention': '#e69f00', 'tfjs-wasm': '#cc79a7' };
+const charted = { native: (l) => l.d === 64 && l.threads === 2, wasm: () => true };
+for (const [section, keep] of Object.entries(charted)) {
+  const lines = table.filter((l) => l.section === section && l.ms_median !== undefined && keep(l));
+  if (lines.length) await writeFile(new URL(`../bench/peers-${section}.svg`, import.meta.url), plot(lines, COLORS));
+}
+console.log('bench:peers: figures stored under "peers" in bench/results.json, charts in bench/peers-native.svg (d = 64, 2 threads) and bench/peers-wasm.svg');

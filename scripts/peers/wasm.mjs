@@ -1,0 +1,55 @@
+// The WebAssembly contestants of npm run bench:peers, all on one thread in this Node
+// process: attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
+// com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm.
+// Each kernel is { name, run() → { ms, output } }.
+import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+
+/** tfjs-core on its wasm backend, and attention as a tfjs user writes it (matMul → softmax → matMul). */
+export async function tfjsWasm() {
+  const require = createRequire(import.meta.url);
+  const tf = await import('@tensorflow/tfjs-core');
+  const backend = await import('@tensorflow/tfjs-backend-wasm');
+  backend.setWasmPaths(`${dirname(require.resolve('@tensorflow/tfjs-backend-wasm'))}/`);
+  await tf.setBackend('wasm');
+  const attention = (Q, K, V, causal) =>
+    tf.tidy(() => {
+      const [q, k, v] = [Q, K, V].map((m) => tf.tensor2d(m.data, [m.rows, m.cols]));
+      let scores = tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(Q.cols));
+      if (causal) scores = tf.add(scores, tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([Q.rows, Q.rows]), -1, 0)), -1e9));
+      return tf.matMul(tf.softmax(scores), v).dataSync();
+    });
+  return { tf, attention };
+}
+
+const timed = async (run) => {
+  const start = performance.now();
+  const output = await run();
+  return { ms: performance.now() - start, output };
+};
+
+/** The kernels of one wasm row (one head). */
+export function wasmKernels({ lab, ortWeb, tfjs, models, row, Q, K, V }) {
+  const { n, d, causal } = row;
+  const tensor = (m) => new ortWeb.Tensor('float32', m.data, [1, n, d]);
+  const ortKernel = (name, model) => {
+    let session;
+    return {
+      name,
+      async run() {
+        session ??= await ortWeb.InferenceSession.create(`${models}/${model}-h1${causal ? '-causal' : ''}.onnx`, {
+          executionProviders: ['wasm'],
+          logSeverityLevel: 3,
+        });
+        return timed(async () => (await session.run({ Q: tensor(Q), K: tensor(K), V: tensor(V) })).O.data);
+      },
+      release: () => session?.release(),
+    };
+  };
+  return [
+    { name: 'attnlab', run: () => timed(() => lab.flashAttention({ Q, K, V, causal }).output.data) },
+    ortKernel('ort-web-mha', 'mha'),
+    ortKernel('ort-web-attention', 'attention'),
+    { name: 'tfjs-wasm', run: () => timed(() => tfjs.attention(Q, K, V, causal)) },
+  ];
+}
