@@ -133,7 +133,7 @@ class FlashView extends ViewBase {
       <div class="matrices">
         ${matrixTable({ name: 'tile-scores', caption: `scores of the tile (${event.queries}×${event.keys})`, values: event.scores, rowLabels: rows, colLabels: keys })}
         ${perRow('old-max', 'm before', 'm', event.oldMax)} ${perRow('new-max', 'm after', 'm', event.newMax)}
-        ${perRow('rescale', 'rescale', 'exp(m_old − m_new)', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
+        ${perRow('rescale', 'exp(m_old − m_new)', 'factor', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
         ${matrixTable({ name: 'acc', caption: `acc after (${event.queries}×${WIDTH})`, values: event.acc, rowLabels: rows, colLabels: ['1', '2'] })}
       </div>`;
   }
