@@ -189,6 +189,9 @@ TraceInput trace_input_from_js(const val& request) {
                          ? PositionalEncoding::sinusoidal
                          : PositionalEncoding::none;
   input.options = options_from_js(request);
+  if (!request["dOutput"].isUndefined()) input.d_output = matrix_at(request, "dOutput");
+  if (!request["jacobianRow"].isUndefined())
+    input.jacobian_row = request["jacobianRow"].as<std::size_t>();
   return input;
 }
 
@@ -231,6 +234,12 @@ val attention_backward(const val& request) {
 }
 
 val trace(const val& request) { return to_js(attnlab::trace(trace_input_from_js(request))); }
+
+// request as for trace(), with dOutput; parameter: "X", "Q", … "Wo"; row, col: its entry.
+val check_gradient(const val& request, const std::string& parameter, std::size_t row,
+                   std::size_t col) {
+  return to_js(attnlab::check_gradient(trace_input_from_js(request), parameter, row, col));
+}
 
 // request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
 val permutation_check(const val& request, const val& order) {
@@ -451,7 +460,15 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&TraceStep::scaling, &ScaleFactors::dk>("dk")
       .field<&TraceStep::scaling, &ScaleFactors::default_scale>("defaultScale")
       .field<&TraceStep::mask, &MaskCells::allowed, &boolean_rows>("allowed")
-      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy");
+      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy")
+      .field<&TraceStep::jacobian, &SoftmaxJacobian::row_dot>("rowDot")
+      .field<&TraceStep::jacobian, &SoftmaxJacobian::jacobian_rows>("jacobianRows")
+      .field<&TraceStep::jacobian, &SoftmaxJacobian::jacobians>("jacobians");
+  result<GradientCheck>("GradientCheck")
+      .field<&GradientCheck::analytic>("analytic")
+      .field<&GradientCheck::numeric>("numeric")
+      .field<&GradientCheck::relative_error>("relativeError")
+      .field<&GradientCheck::epsilon>("epsilon");
   result<StepGroup>("StepGroup")
       .field<&StepGroup::id>("id")
       .field<&StepGroup::title>("title")
@@ -549,6 +566,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &guarded<&attention>::call);
   emscripten::function("attentionBackward", &guarded<&attention_backward>::call);
   emscripten::function("trace", &guarded<&trace>::call);
+  emscripten::function("checkGradient", &guarded<&check_gradient>::call);
   emscripten::function("permutationCheck", &guarded<&permutation_check>::call);  // positions
   emscripten::function("flashAttention", &guarded<&long_sequence<&attnlab::flash_attention>>::call);
   emscripten::function("naiveAttention", &guarded<&long_sequence<&attnlab::naive_attention>>::call);

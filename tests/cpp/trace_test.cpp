@@ -604,6 +604,10 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
   std::vector<TraceInput> inputs{full_input(1, true, 281), full_input(2, false, 282),
                                  direct(3, 3, 2, 2, 283)};
   inputs.back().options.key_padding = {false, true, false};
+  for (TraceInput& input : inputs) {  // with the backward steps too
+    const Matrix output = run(input).output;
+    input.d_output = Matrix(output.rows, output.cols, 0.5f);
+  }
   for (const TraceInput& input : inputs) {
     const Trace t = run(input);
     std::ptrdiff_t previous = -1;

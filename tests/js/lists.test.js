@@ -19,7 +19,8 @@ test('ERROR_CODES equals the C++ error codes, order included', () => {
 test('every step id a trace emits is in STEP_IDS, in trace order', () => {
   const X = [[1, 0], [0, 1], [1, 1]];
   const W = [[1, 0, 0, 1], [0, 1, 1, 0]];
-  const t = lab.trace({ X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal' });
+  const dOutput = X.map(() => [1, -1, 0.5, 2]); // the backward steps too
+  const t = lab.trace({ X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal', dOutput });
   const positions = t.groups.map((g) => attnlab.STEP_IDS.indexOf(g.id));
   assert.ok(positions.every((p) => p >= 0));
   assert.deepEqual(positions, [...positions].sort((a, b) => a - b));

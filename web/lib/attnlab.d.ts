@@ -40,7 +40,20 @@ export type StepId =
   | 'softmax'
   | 'aggregate'
   | 'concat'
-  | 'output-projection';
+  | 'output-projection'
+  | 'grad-output'
+  | 'grad-wo'
+  | 'grad-concat'
+  | 'grad-v'
+  | 'grad-weights'
+  | 'grad-softmax'
+  | 'grad-scores'
+  | 'grad-q'
+  | 'grad-k'
+  | 'grad-wq'
+  | 'grad-wk'
+  | 'grad-wv'
+  | 'grad-x';
 export declare const STEP_IDS: readonly StepId[];
 
 /** The core's documented limits (attnlab::limits), as lab.limits() returns them. */
@@ -187,6 +200,40 @@ export interface DirectTraceRequest extends TraceCommon {
   positional?: 'none';
 }
 
+/** trace() and checkGradient() only: the backward pass. */
+export interface BackwardFields {
+  /**
+   * ∂L/∂Y, the output's shape (finite): the backward steps (grad-output … grad-x) follow the
+   * forward ones, for the loss L = Σ dOutput ⊙ Y.
+   */
+  dOutput?: MatrixInput;
+  /**
+   * The query row whose softmax Jacobian the grad-softmax steps carry. Without it: every row
+   * when n_q · n_k² · heads ≤ limits().traceScores, else row 0.
+   */
+  jacobianRow?: number;
+}
+
+export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
+
+/** checkGradient()'s entry: ∂L/∂parameter[row][col]. Q, K, V are the projections' results when X is given. */
+export interface GradientAt {
+  parameter: 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
+  row: number;
+  col: number;
+}
+
+export interface GradientCheck {
+  /** The trace's gradient entry (float32). */
+  analytic: number;
+  /** (L(θ + ε) − L(θ − ε)) / 2ε by a float64 forward, L = Σ dOutput ⊙ Y. */
+  numeric: number;
+  /** |analytic − numeric| over the largest of |analytic|, |numeric| and the largest |entry| of the analytic gradient. */
+  relativeError: number;
+  /** ε = 1e-6 · max(1, |θ|). */
+  epsilon: number;
+}
+
 /**
  * What feeds a step. An operand that is another step's result has that step's very `values`
  * array (the same object); inputs (X, Wq, …) and head slices of Q, K, V carry their own.
@@ -208,6 +255,11 @@ export interface TraceOperand {
  * scores [Q, K] (head slices); scale [scores]; mask [scale]; softmax [mask or scale];
  * aggregate [softmax, V slice]; concat [aggregate of each head];
  * output-projection [concat (or aggregate with one head), Wo].
+ * Backward (with dOutput): grad-output []; grad-wo [concat, grad-output]; grad-concat
+ * [grad-output, Wo]; grad-v [softmax, ∂O]; grad-weights [∂O, V slice]; grad-softmax [softmax,
+ * grad-weights]; grad-scores [grad-softmax]; grad-q [grad-scores, K slice]; grad-k
+ * [grad-scores, Q slice]; grad-wq/wk/wv [X (or positional), ∂Q/∂K/∂V over every head];
+ * grad-x [∂Q, Wq, ∂K, Wk, ∂V, Wv]. ∂O is grad-concat's (or grad-output's) head slice.
  */
 export interface TraceStep {
   id: StepId;
@@ -240,6 +292,12 @@ export interface TraceStep {
   allowed?: boolean[][];
   /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask); 0 = allowed. */
   blockedBy?: number[][];
+  /** grad-softmax steps only: rowsum(∂A ⊙ A) of every row, what the Jacobian subtracts. */
+  rowDot?: number[];
+  /** grad-softmax steps only: the rows whose Jacobian is in `jacobians`. */
+  jacobianRows?: number[];
+  /** grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), for each of jacobianRows. */
+  jacobians?: Matrix[];
 }
 
 /** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
@@ -438,7 +496,12 @@ export interface AttnLab {
   attention(request: AttentionRequest): AttentionResult;
   /** The backward pass of attention(): dQ, dK, dV given dO = ∂L/∂O (same options and limits). */
   attentionBackward(request: AttentionBackwardRequest): AttentionGradients;
-  trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  trace(request: TraceRequest): Trace;
+  /**
+   * One entry of a backward step's gradient against central finite differences of
+   * L = Σ dOutput ⊙ Y in float64. The request is trace()'s, with dOutput.
+   */
+  checkGradient(request: TraceRequest, at: GradientAt): GradientCheck;
   /**
    * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
    * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output

@@ -15,6 +15,7 @@ import { AttnLabError } from './errors.js';
 import { fromCore } from './matrices.js';
 import {
   attentionBackwardRequest,
+  checkGradientRequest,
   attentionRequest,
   flashWalkRequest,
   longRequest,
@@ -51,6 +52,19 @@ export const STEP_IDS = Object.freeze([
   'aggregate',
   'concat',
   'output-projection',
+  'grad-output',
+  'grad-wo',
+  'grad-concat',
+  'grad-v',
+  'grad-weights',
+  'grad-softmax',
+  'grad-scores',
+  'grad-q',
+  'grad-k',
+  'grad-wq',
+  'grad-wk',
+  'grad-wv',
+  'grad-x',
 ]);
 
 const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
@@ -147,6 +161,12 @@ class AttnLab {
     const out = traceFromCore(unwrap(this.#core.trace(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
+  }
+
+  /** One gradient entry of the trace against central finite differences in float64. */
+  checkGradient(request, at) {
+    const { coreRequest, parameter, row, col } = checkGradientRequest(request, at);
+    return unwrap(this.#core.checkGradient(coreRequest, parameter, row, col));
   }
 
   /** Traces X as given and with its tokens reordered: without positions the outputs only move. */

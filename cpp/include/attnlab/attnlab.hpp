@@ -16,3 +16,4 @@
 #include "attnlab/softmax_breakdown.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"
+#include "attnlab/trace_backward.hpp"

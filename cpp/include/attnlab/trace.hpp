@@ -36,6 +36,11 @@ struct TraceInput {
   int heads = 1;              // splits the columns of Q, K and V into equal slices
   PositionalEncoding positional = PositionalEncoding::none;  // added to X (Projections only)
   AttentionOptions options;                                  // a given scale applies to every head
+  // ∂L/∂Y, the output's shape: when given, the backward steps follow the forward ones
+  // (trace_backward.hpp). The grad-softmax steps carry softmax's Jacobian for jacobian_row,
+  // or, without it, for every row when n_q·n_k²·heads ≤ limits::trace_scores (else row 0).
+  std::optional<Matrix> d_output;
+  std::optional<std::size_t> jacobian_row;
 };
 
 // Step ids, in trace order. Per-head steps repeat for each head and carry its index.
@@ -52,13 +57,31 @@ inline constexpr const char* softmax = "softmax";
 inline constexpr const char* aggregate = "aggregate";
 inline constexpr const char* concat = "concat";
 inline constexpr const char* output_projection = "output-projection";
+// The backward steps (with TraceInput::d_output): gradients of L, from the output back.
+inline constexpr const char* grad_output = "grad-output";    // ∂L/∂Y, given
+inline constexpr const char* grad_wo = "grad-wo";            // Cᵀ·∂L/∂Y (with W_O)
+inline constexpr const char* grad_concat = "grad-concat";    // ∂L/∂Y·W_Oᵀ (with W_O)
+inline constexpr const char* grad_v = "grad-v";              // per head: Aᵀ·∂O
+inline constexpr const char* grad_weights = "grad-weights";  // per head: ∂O·Vᵀ
+inline constexpr const char* grad_softmax = "grad-softmax";  // per head: A ⊙ (∂A − rowsum(∂A ⊙ A))
+inline constexpr const char* grad_scores = "grad-scores";  // per head: factor·∂S̃
+inline constexpr const char* grad_q = "grad-q";            // per head: ∂S·K
+inline constexpr const char* grad_k = "grad-k";            // per head: ∂Sᵀ·Q
+inline constexpr const char* grad_wq = "grad-wq";          // Xᵀ·∂Q (projections)
+inline constexpr const char* grad_wk = "grad-wk";
+inline constexpr const char* grad_wv = "grad-wv";
+inline constexpr const char* grad_x = "grad-x";  // ∂Q·W_Qᵀ + ∂K·W_Kᵀ + ∂V·W_Vᵀ
 }  // namespace step
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 12> step_ids{
-    step::encoding,  step::positional, step::project_q, step::project_k,
-    step::project_v, step::scores,     step::scale,     step::mask,
-    step::softmax,   step::aggregate,  step::concat,    step::output_projection};
+inline constexpr std::array<const char*, 25> step_ids{
+    step::encoding,     step::positional,   step::project_q,   step::project_k,
+    step::project_v,    step::scores,       step::scale,       step::mask,
+    step::softmax,      step::aggregate,    step::concat,      step::output_projection,
+    step::grad_output,  step::grad_wo,      step::grad_concat, step::grad_v,
+    step::grad_weights, step::grad_softmax, step::grad_scores, step::grad_q,
+    step::grad_k,       step::grad_wq,      step::grad_wk,     step::grad_wv,
+    step::grad_x};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -92,6 +115,14 @@ struct MaskCells {
   BasicMatrix<std::uint8_t> blocked_by;  // (n_q, n_k): mask_rule bits, 0 where allowed
 };
 
+// grad-softmax steps: softmax's Jacobian ∂a/∂s̃ = diag(a) − aaᵀ of chosen rows (n_k, n_k)
+// each, and every row's rowsum(∂A ⊙ A), the term the Jacobian subtracts.
+struct SoftmaxJacobian {
+  std::vector<float> row_dot;              // (n_q)
+  std::vector<std::size_t> jacobian_rows;  // the rows whose Jacobian is kept
+  std::vector<Matrix> jacobians;           // one per entry of jacobian_rows
+};
+
 struct TraceStep {
   std::string id;           // one of attnlab::step
   std::optional<int> head;  // set on per-head steps when there is more than one head
@@ -101,10 +132,11 @@ struct TraceStep {
   // The sum of each row of values (a weight row sums to 1), in double so float32 values near
   // its limit cannot sum beyond it; masked (−∞) entries are left out: a total is always finite.
   std::vector<double> row_totals;
-  std::vector<Operand> operands;        // what feeds this step, in order
-  std::optional<SoftmaxParts> softmax;  // softmax steps only
-  std::optional<ScaleFactors> scaling;  // scale steps only
-  std::optional<MaskCells> mask;        // mask steps only
+  std::vector<Operand> operands;            // what feeds this step, in order
+  std::optional<SoftmaxParts> softmax;      // softmax steps only
+  std::optional<ScaleFactors> scaling;      // scale steps only
+  std::optional<MaskCells> mask;            // mask steps only
+  std::optional<SoftmaxJacobian> jacobian;  // grad-softmax steps only
 };
 
 // One per distinct step id, in trace order: the step's entries (one per head) by index.
