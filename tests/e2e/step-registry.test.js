@@ -52,7 +52,8 @@ test('the registry has one entry per step id of the core, in the core order', ()
 });
 
 test('every step of a real trace is labelled and every cell explained with its value', () => {
-  const trace = lab.trace(REQUEST);
+  const dOutput = lab.trace(REQUEST).output.map((row, i) => row.map((_, j) => ((i + j) % 3) - 1)); // the backward steps too
+  const trace = lab.trace({ ...REQUEST, dOutput });
   const labels = tokenLabels(STATE);
   const seen = new Set();
   for (const { id } of trace.groups) {

@@ -160,6 +160,8 @@ const BASE_STATE = {
   positional: 'none',
   step: 'scores',
   predict: false,
+  backward: false,
+  dOutput: null,
   view: 'stepper',
   viewState: {},
 };
