@@ -46,14 +46,14 @@ function workerConfig() {
 // The package's entry, web/lib/attnlab.js with the modules it imports, as one minified file:
 // the download is about half that of the commented sources. The core's Emscripten loader is
 // in that file too (from the wasm build), so its names are shortened as well; it finds
-// attnlab-core.wasm beside dist/attnlab.js. The trainer's loader, imported on the first
-// lab.trainer() call, is a chunk of its own: dist/attnlab-train.js (+ attnlab-train.wasm).
+// attnlab-core.wasm beside dist/attnlab.js. The learning module's loader, imported on demand
+// (lab.loadLearning(), lab.trainer()), is a chunk of its own: dist/attnlab-learn.js (+ .wasm).
 // attnlab.d.ts holds the documented API.
 function packageConfig() {
   const build = libraryBuild({ attnlab: fromRoot('web/lib/attnlab.js') });
-  build.rolldownOptions.output.chunkFileNames = '[name].js'; // the trainer's loader: attnlab-train.js
+  build.rolldownOptions.output.chunkFileNames = '[name].js'; // the learning module's loader: attnlab-learn.js
   const loader = (name) => ({ find: new RegExp(`^\\./${name}\\.js$`), replacement: fromRoot(`build/wasm/cpp/bindings/${name}.js`) });
-  return { publicDir: false, resolve: { alias: [loader('attnlab-core'), loader('attnlab-train')] }, build, plugins: [wasmBesideLoader()] };
+  return { publicDir: false, resolve: { alias: [loader('attnlab-core'), loader('attnlab-learn')] }, build, plugins: [wasmBesideLoader()] };
 }
 
 // Each Emscripten loader finds its wasm with new URL("NAME.wasm", import.meta.url); Vite would

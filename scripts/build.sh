@@ -17,10 +17,10 @@ preset() {
 }
 
 package() {
-  preset wasm --target attnlab-core attnlab-train
+  preset wasm --target attnlab-core attnlab-learn
   rm -rf dist
   mkdir -p dist
-  cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-train.wasm dist/
+  cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-learn.wasm dist/
   vite build --mode package --logLevel warn
   element
   echo "build: package assembled in dist/"

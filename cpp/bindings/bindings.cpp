@@ -23,65 +23,12 @@
 #include "allocation_tracking.hpp"
 #include "attnlab/attnlab.hpp"
 #include "js_values.hpp"
+#include "trace_values.hpp"
 
 namespace attnlab::bindings {
 namespace {
 
-// ---- JavaScript → C++: requests --------------------------------------------------------
-
-template <class T>
-BasicMatrix<T> matrix_from_js(const val& m) {
-  return BasicMatrix<T>(m["rows"].as<std::size_t>(), m["cols"].as<std::size_t>(),
-                        emscripten::convertJSArrayToNumberVector<T>(m["data"]));
-}
-
-Matrix matrix_at(const val& request, const char* name) {
-  return matrix_from_js<float>(request[name]);
-}
-
-// { causal?, keyPadding?: boolean[], mask?: matrix, scale?, temperature? }
-AttentionOptions options_from_js(const val& o) {
-  AttentionOptions options;
-  options.causal = o["causal"].as<bool>();
-  if (!o["keyPadding"].isUndefined())
-    for (int flag : emscripten::vecFromJSArray<int>(o["keyPadding"]))
-      options.key_padding.push_back(flag != 0);
-  if (!o["mask"].isUndefined()) options.mask = matrix_from_js<std::uint8_t>(o["mask"]);
-  if (!o["scale"].isUndefined()) options.scale = o["scale"].as<float>();
-  if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
-  if (!o["window"].isUndefined()) options.window = o["window"].as<std::size_t>();
-  if (!o["globalTokens"].isUndefined())
-    options.global_tokens = emscripten::vecFromJSArray<std::size_t>(o["globalTokens"]);
-  return options;
-}
-
-// { X, Wq, Wk, Wv, context? } or { Q, K, V }, plus { Wo?, heads, positional, rope?, ropeBase?,
-// alibi?, kvHeads?, dropout?, dropoutSeed?, ...options }
-TraceInput trace_input_from_js(const val& request) {
-  TraceInput input;
-  if (!request["X"].isUndefined())
-    input.source = Projections{matrix_at(request, "X"), matrix_at(request, "Wq"),
-                               matrix_at(request, "Wk"), matrix_at(request, "Wv"),
-                               request["context"].isUndefined()
-                                   ? std::nullopt
-                                   : std::optional(matrix_at(request, "context"))};
-  else
-    input.source =
-        DirectQKV{matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V")};
-  if (!request["Wo"].isUndefined()) input.w_o = matrix_at(request, "Wo");
-  input.heads = request["heads"].as<int>();
-  input.positional = request["positional"].as<std::string>() == "sinusoidal"
-                         ? PositionalEncoding::sinusoidal
-                         : PositionalEncoding::none;
-  input.options = options_from_js(request);
-  input.rope = request["rope"].as<bool>();
-  if (!request["ropeBase"].isUndefined()) input.rope_base = request["ropeBase"].as<float>();
-  input.alibi = request["alibi"].as<bool>();
-  input.kv_heads = request["kvHeads"].as<int>();
-  input.dropout = request["dropout"].as<float>();
-  input.dropout_seed = request["dropoutSeed"].as<std::uint32_t>();
-  return input;
-}
+// ---- JavaScript → C++: requests (the trace's are in trace_values.hpp) ------------
 
 // { causal, heads, scale? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
@@ -121,7 +68,12 @@ val attention_backward(const val& request) {
                                            options_from_js(request)));
 }
 
-val trace(const val& request) { return to_js(attnlab::trace(trace_input_from_js(request))); }
+// The forward steps: the backward ones (a request with dOutput) are the learning module's.
+val trace(const val& request) {
+  return to_js(attnlab::forward_trace(trace_input_from_js(request)));
+}
+
+// request as for trace(), with dOutput; parameter: "X", "Q", … "Wo"; row, col: its entry.
 
 // request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
 val permutation_check(const val& request, const val& order) {
@@ -281,11 +233,6 @@ val error_codes() {
 
 EMSCRIPTEN_BINDINGS(attnlab) {
   register_common();
-  result<BoolMatrix>("BoolMatrix")
-      .field<&BoolMatrix::rows>("rows")
-      .field<&BoolMatrix::cols>("cols")
-      .field<&BoolMatrix::data>("data");
-
   result<AttentionResult>("AttentionResult")
       .field<&AttentionResult::scores>("scores")
       .field<&AttentionResult::scale>("scale")
@@ -300,47 +247,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&AttentionResult::output>("output")
       .field<&AttentionResult::fully_masked_rows>("fullyMaskedRows");
 
-  result<Operand>("Operand")
-      .field<&Operand::name>("name")
-      .field<&Operand::symbol>("symbol")
-      .field<&Operand::head>("head")
-      .field<&Operand::step>("step")
-      .field<&Operand::values>("values");
-  result<TraceStep>("TraceStep")
-      .field<&TraceStep::id>("id")
-      .field<&TraceStep::head>("head")
-      .field<&TraceStep::title>("title")
-      .field<&TraceStep::formula>("formula")
-      .field<&TraceStep::values>("values")
-      .field<&TraceStep::row_totals>("rowTotals")
-      .field<&TraceStep::operands>("operands")
-      .field<&TraceStep::softmax, &SoftmaxParts::row_max>("rowMax")
-      .field<&TraceStep::softmax, &SoftmaxParts::row_sum>("rowSum")
-      .field<&TraceStep::softmax, &SoftmaxParts::exponentials>("exponentials")
-      .field<&TraceStep::scaling, &ScaleFactors::scale>("scale")
-      .field<&TraceStep::scaling, &ScaleFactors::temperature>("temperature")
-      .field<&TraceStep::scaling, &ScaleFactors::factor>("factor")
-      .field<&TraceStep::scaling, &ScaleFactors::dk>("dk")
-      .field<&TraceStep::scaling, &ScaleFactors::default_scale>("defaultScale")
-      .field<&TraceStep::mask, &MaskCells::allowed, &boolean_rows>("allowed")
-      .field<&TraceStep::mask, &MaskCells::blocked_by>("blockedBy")
-      .field<&TraceStep::rotation, &Rotation::angles>("angles")
-      .field<&TraceStep::rotation, &Rotation::frequencies>("frequencies")
-      .field<&TraceStep::rotation, &Rotation::base>("ropeBase")
-      .field<&TraceStep::slope>("slope")
-      .field<&TraceStep::dropout, &DropoutCells::keep, &boolean_rows>("keep")
-      .field<&TraceStep::dropout, &DropoutCells::rate>("rate")
-      .field<&TraceStep::dropout, &DropoutCells::keep_scale>("keepScale");
-  result<StepGroup>("StepGroup")
-      .field<&StepGroup::id>("id")
-      .field<&StepGroup::title>("title")
-      .field<&StepGroup::steps>("steps");
-  result<Trace>("Trace")
-      .field<&Trace::steps>("steps")
-      .field<&Trace::groups>("groups")
-      .field<&Trace::output>("output")
-      .field<&Trace::fully_masked_rows>("fullyMaskedRows");
-
+  register_trace_results();
   result<DecodeHead>("DecodeHead")
       .field<&DecodeHead::q>("q")
       .field<&DecodeHead::k>("k")

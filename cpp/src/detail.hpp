@@ -21,6 +21,11 @@ validate::Problem check_attention_options(const Matrix& q, const Matrix& k,
 // trace()'s checks of its input, every size and value, before anything is computed.
 validate::Problem check_trace_input(const TraceInput& input);
 
+// The trace's forward steps (trace.cpp), without the groups; group() adds them once every
+// step is in. trace() (trace_backward.cpp) appends the backward steps in between.
+Result<Trace> forward_steps(const TraceInput& input);
+void group(Trace& t);
+
 // Q (n_q, heads·d_k), K (n_k, kv_heads·d_k) and V (n_k, kv_heads·d_v) of a checked input,
 // with the projection steps recorded in t when the input has X.
 struct Qkv {

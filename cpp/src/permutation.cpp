@@ -59,13 +59,13 @@ Result<PermutationCheck> permutation_check(const TraceInput& input,
   if (tokens->x.rows > 0)
     if (auto e = check_order(order, tokens->x.rows)) return *e;
 
-  auto original = trace(input);
+  auto original = forward_trace(input);
   if (!original) return original.error();
 
   TraceInput reordered = input;
   Projections& source = std::get<Projections>(reordered.source);
   source.x = reorder_rows(source.x, order);
-  auto permuted = trace(reordered);
+  auto permuted = forward_trace(reordered);
   if (!permuted) return permuted.error();
 
   PermutationCheck check;

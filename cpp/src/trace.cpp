@@ -12,19 +12,49 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/positional.hpp"
 #include "detail.hpp"
+#include "trace_steps.hpp"
 #include "validate.hpp"
 
 namespace attnlab {
-namespace {
+namespace trace_steps {
 
-using validate::Problem;
-
-// A number as it reads in a formula: "2", "0.5", "1.41421".
 std::string tex_number(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", value);
   return buffer;
 }
+
+std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
+                     std::string formula, Matrix values, std::vector<Operand> operands) {
+  TraceStep s;
+  s.id = id;
+  s.head = head;
+  s.title = std::move(title);
+  s.formula = std::move(formula);
+  s.row_totals.assign(values.rows, 0.0);
+  for (std::size_t r = 0; r < values.rows; ++r)
+    for (std::size_t c = 0; c < values.cols; ++c)
+      if (std::isfinite(values(r, c))) s.row_totals[r] += values(r, c);  // masked (−∞) left out
+  s.values = std::move(values);
+  s.operands = std::move(operands);
+  t.steps.push_back(std::move(s));
+  return t.steps.size() - 1;
+}
+
+Operand step_result(const Trace& t, std::size_t index, const char* symbol) {
+  return Operand{t.steps[index].id, symbol, t.steps[index].head, index, std::nullopt};
+}
+
+Operand own(std::string name, const char* symbol, std::optional<int> head, Matrix values) {
+  return Operand{std::move(name), symbol, head, std::nullopt, std::move(values)};
+}
+
+}  // namespace trace_steps
+
+namespace {
+
+using namespace trace_steps;
+using validate::Problem;
 
 Problem check_matrix(std::string_view name, const Matrix& m, std::size_t max_rows) {
   if (auto p = validate::not_empty(name, m)) return p;
@@ -139,17 +169,6 @@ Problem check_output_projection(const TraceInput& input, std::string_view values
                              shape_string(values).c_str(), input.w_o->rows, concat);
 }
 
-// Formula symbols, with the head's number when there are several: {Q^{(2)}}. The braces
-// let a symbol take its own sub- or superscript, as in {K^{(2)}}^\top or {A^{(2)}}_{ij}.
-struct Symbols {
-  std::string head;  // "(2)", or empty with a single head
-  std::string of(const std::string& base) const {
-    return head.empty() ? base : "{" + base + "^{" + head + "}}";
-  }
-  // The tilde over the letter alone: \tilde{S}^{(1)}, not a tilde stretched over S^{(1)}.
-  std::string tilde(const std::string& base) const { return of("\\tilde{" + base + "}"); }
-};
-
 std::string scale_formula(const Symbols& s, const AttentionOptions& options, std::size_t d_k) {
   const std::string scaled = s.tilde("S");
   std::string factor = options.scale ? tex_number(1.0 / *options.scale) : "\\sqrt{d_k}";
@@ -182,34 +201,6 @@ std::string concat_formula(std::size_t heads) {
   if (heads > 3) parts += " \\mid \\cdots";
   for (std::size_t h = heads > 3 ? heads : 2; h <= heads; ++h) parts += " \\mid " + head(h);
   return "C = [\\, " + parts + " \\,]";
-}
-
-// Appends a step and returns its index in t.steps.
-std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::string title,
-                     std::string formula, Matrix values, std::vector<Operand> operands) {
-  TraceStep s;
-  s.id = id;
-  s.head = head;
-  s.title = std::move(title);
-  s.formula = std::move(formula);
-  s.row_totals.assign(values.rows, 0.0);
-  for (std::size_t r = 0; r < values.rows; ++r)
-    for (std::size_t c = 0; c < values.cols; ++c)
-      if (std::isfinite(values(r, c))) s.row_totals[r] += values(r, c);  // masked (−∞) left out
-  s.values = std::move(values);
-  s.operands = std::move(operands);
-  t.steps.push_back(std::move(s));
-  return t.steps.size() - 1;
-}
-
-// An operand that is the result of step `index`, carried by reference.
-Operand step_result(const Trace& t, std::size_t index, const char* symbol) {
-  return Operand{t.steps[index].id, symbol, t.steps[index].head, index, std::nullopt};
-}
-
-// An operand with values of its own: an input, or a head's slice of one.
-Operand own(std::string name, const char* symbol, std::optional<int> head, Matrix values) {
-  return Operand{std::move(name), symbol, head, std::nullopt, std::move(values)};
 }
 
 // Q, K and V, each as the trace's operands name it: a step's result (index) or an input.
@@ -422,7 +413,7 @@ Result<Qkv> detail::qkv_of(Trace& t, const TraceInput& input) {
   return qkv;
 }
 
-Result<Trace> trace(const TraceInput& input) {
+Result<Trace> detail::forward_steps(const TraceInput& input) {
   if (auto e = detail::check_trace_input(input)) return *e;
   Trace t;
   auto prepared = detail::qkv_of(t, input);
@@ -467,7 +458,18 @@ Result<Trace> trace(const TraceInput& input) {
              {std::move(heads_output), own("Wo", "W_O", std::nullopt, *input.w_o)});
   }
   t.output = t.steps.back().values;
-  t.groups = group_steps(t.steps);
+  return t;
+}
+
+void detail::group(Trace& t) { t.groups = group_steps(t.steps); }
+
+Result<Trace> forward_trace(const TraceInput& input) {
+  if (input.d_output)
+    return Error{ErrorCode::invalid_argument,
+                 "dOutput: forward_trace() has the forward steps only; trace() adds the backward "
+                 "steps"};
+  auto t = detail::forward_steps(input);
+  if (t) detail::group(t.value());
   return t;
 }
 

@@ -12,6 +12,7 @@ import { stepPanels, tokenLabels } from '../../web/element/stepper/panels.js';
 import { axesOf, stepEntries, stepEntry } from '../../web/element/stepper/registry.js';
 
 const lab = await createAttnLab();
+await lab.loadLearning(); // the backward steps
 
 const X = [
   [1, 0, 0.5, -1],
@@ -55,10 +56,12 @@ test('the registry has one entry per step id of the core, in the core order', ()
 });
 
 test('every step of a real trace is labelled and every cell explained with its value', () => {
-  const trace = lab.trace(REQUEST);
+  const dOutput = lab.trace(BASE_REQUEST).output.map((row, i) => row.map((_, j) => ((i + j) % 3) - 1)); // the backward steps too
+  // The variants' steps, and the backward steps (which refuse the variants).
+  const traces = [lab.trace(REQUEST), lab.trace({ ...BASE_REQUEST, dOutput })];
   const labels = tokenLabels(STATE);
   const seen = new Set();
-  for (const { id } of trace.groups) {
+  for (const trace of traces) for (const { id } of trace.groups) {
     seen.add(id);
     const panels = stepPanels(trace, id, labels);
     assert.equal(panels.length, trace.steps.filter((s) => s.id === id).length, `${id}: a panel per head`);

@@ -16,13 +16,21 @@ test('ERROR_CODES equals the C++ error codes, order included', () => {
   assert.ok(Object.isFrozen(attnlab.ERROR_CODES));
 });
 
-test('every step id a trace emits is in STEP_IDS, in trace order', () => {
+test('every step id a trace emits is in STEP_IDS, in trace order', async () => {
   const X = [[1, 0], [0, 1], [1, 1]];
   const W = [[1, 0, 0, 1], [0, 1, 1, 0]];
-  const variants = { rope: true, alibi: true, dropout: 0.5 }; // their steps appear only when on
-  const t = lab.trace({ X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal', ...variants });
-  const positions = t.groups.map((g) => attnlab.STEP_IDS.indexOf(g.id));
-  assert.ok(positions.every((p) => p >= 0));
-  assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
-  assert.equal(t.groups.length, attnlab.STEP_IDS.length); // this trace has every step
+  const request = { X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal' };
+  await lab.loadLearning(); // the backward steps
+  const traces = [
+    lab.trace({ ...request, rope: true, alibi: true, dropout: 0.5 }), // the variants' steps appear only when on
+    lab.trace({ ...request, dOutput: X.map(() => [1, -1, 0.5, 2]) }), // the backward steps (no variants)
+  ];
+  const seen = new Set();
+  for (const t of traces) {
+    const positions = t.groups.map((g) => attnlab.STEP_IDS.indexOf(g.id));
+    assert.ok(positions.every((p) => p >= 0));
+    assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+    t.groups.forEach((g) => seen.add(g.id));
+  }
+  assert.equal(seen.size, attnlab.STEP_IDS.length); // together they have every step
 });

@@ -96,7 +96,7 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
   assert.deepEqual(errorOf(() => trainer.attention()), { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' });
 });
 
-test('trainers made, stepped and deleted leave the trainer module\'s heap as it was', async () => {
+test('trainers made, stepped and deleted leave the learning module\'s heap as it was', async () => {
   const cycle = async () => {
     const t = await lab.trainer({ layers: 2, heads: 4 });
     t.step(2);
@@ -106,9 +106,9 @@ test('trainers made, stepped and deleted leave the trainer module\'s heap as it 
   };
   await cycle();
   const before = lab.memoryStats();
-  assert.ok(before.trainerAllocatedBytes > 0);
+  assert.ok(before.learningAllocatedBytes > 0);
   for (let i = 0; i < 200; i++) await cycle();
   const after = lab.memoryStats();
-  assert.equal(after.trainerAllocatedBytes, before.trainerAllocatedBytes);
+  assert.equal(after.learningAllocatedBytes, before.learningAllocatedBytes);
   assert.equal(after.allocatedBytes, before.allocatedBytes);
 });

@@ -7,7 +7,8 @@ import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
 import { DEFAULT_PRESET, hasPreset, presetState } from './presets.js';
-import { decodeHash, encodeHash, mergeState, sameTrace, StateError, traceRequest } from './state.js';
+import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
+import { backwardRequest } from './stepper/backward.js';
 import { stepIds } from './stepper/panels.js';
 import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
@@ -34,7 +35,7 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  *
  * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
  * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
- * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection'} step - The step on view; an embed given one leads with its result.
+ * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection' | 'grad-output' | 'grad-wo' | 'grad-concat' | 'grad-v' | 'grad-weights' | 'grad-softmax' | 'grad-scores' | 'grad-q' | 'grad-k' | 'grad-wq' | 'grad-wk' | 'grad-wv' | 'grad-x'} step - The step on view (a grad-* step needs backward in the state); an embed given one leads with its result.
  * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
  * @prop {boolean} tabs - A tab bar to switch between the stepper and every view.
  * @prop {boolean} editable - The attribute "false" shows the inputs read-only; editable otherwise.
@@ -239,12 +240,14 @@ export class AttnLabElement extends LitElement {
    * error the message names the problem and the last good trace stays on screen. @internal
    */
   apply(state) {
+    if (state.backward && !this._learningReady) return this._applyWithLearning(state);
+    this._pendingBackward = null;
     this.draft = state;
     let trace;
     try {
       state = { ...state, viewState: checkedViewState(state) };
       // A teaching view's slider or drag changes only viewState: the stepper's trace stands.
-      trace = this.good && sameTrace(this.good.state, state) ? this.good.trace : this._lab.trace(traceRequest(state));
+      trace = this.good && sameTrace(this.good.state, state) ? this.good.trace : this._lab.trace(backwardRequest(this._lab, state));
     } catch (error) {
       if (error.name !== 'AttnLabError' && error.name !== 'StateError') throw error;
       this.showMessage(error.message);
@@ -265,6 +268,26 @@ export class AttnLabElement extends LitElement {
     });
     if (step !== previousStep) this._emit('step-change', { step });
     this._writeUrl();
+    return true;
+  }
+
+  // The backward steps are in the core's learning module (lab.loadLearning), loaded on first
+  // use: the state applies once it is in. Meanwhile the last good trace stays or, on a first
+  // load, the forward steps show.
+  _applyWithLearning(state) {
+    if (!this.good) this.apply({ ...state, backward: false });
+    this._pendingBackward = state;
+    this._learningLoad ??= this._lab.loadLearning();
+    this._learningLoad.then(
+      () => {
+        this._learningReady = true;
+        if (this._pendingBackward === state) this.apply(state);
+      },
+      (error) => {
+        this._learningLoad = null;
+        this.showMessage(`The backward pass could not load: ${error.message}`);
+      },
+    );
     return true;
   }
 

@@ -40,6 +40,10 @@ export interface AttnLabState {
   step: StepId;
   /** true: each step's result stays hidden until the learner has predicted it. */
   predict: boolean;
+  /** true: the stepper runs forward then backward (the grad-* steps). */
+  backward: boolean;
+  /** ∂L/∂Y, the output's shape; null: a default drawn from the core's seeded generator. */
+  dOutput: Matrix | null;
   /** What is on view: the stepper or one teaching view. */
   view: ViewId;
   /** The teaching view's own fields (sliders, the dragged query…); see the element README. */

@@ -162,6 +162,8 @@ const BASE_STATE = {
   positional: 'none',
   step: 'scores',
   predict: false,
+  backward: false,
+  dOutput: null,
   view: 'stepper',
   viewState: {},
 };

@@ -14,6 +14,9 @@
 //   temperature number > 0
 //   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
+//   backward    boolean: the stepper runs forward then backward (the grad-* steps)
+//   dOutput     number[][] or null: ∂L/∂Y, the output's shape; null = a seeded default
+//               (stepper/backward.js)
 //   predict     boolean: the stepper hides each step's result until the learner has
 //               predicted something about it (stepper/predict.js)
 //   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',
@@ -53,6 +56,8 @@ const FIELD_CHECKS = new Map(Object.entries({
   positional: [(v) => v === 'none' || v === 'sinusoidal', "'none' or 'sinusoidal'"],
   step: [(v) => typeof v === 'string', 'a step id'],
   predict: [(v) => typeof v === 'boolean', 'true or false'],
+  backward: [(v) => typeof v === 'boolean', 'true or false'],
+  dOutput: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
   view: [(v) => typeof v === 'string', 'a view id'],
   viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
 }));

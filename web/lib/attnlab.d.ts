@@ -44,7 +44,20 @@ export type StepId =
   | 'dropout'
   | 'aggregate'
   | 'concat'
-  | 'output-projection';
+  | 'output-projection'
+  | 'grad-output'
+  | 'grad-wo'
+  | 'grad-concat'
+  | 'grad-v'
+  | 'grad-weights'
+  | 'grad-softmax'
+  | 'grad-scores'
+  | 'grad-q'
+  | 'grad-k'
+  | 'grad-wq'
+  | 'grad-wk'
+  | 'grad-wv'
+  | 'grad-x';
 export declare const STEP_IDS: readonly StepId[];
 
 /** The core's documented limits (attnlab::limits), as lab.limits() returns them. */
@@ -222,6 +235,41 @@ export interface DirectTraceRequest extends TraceCommon {
   positional?: 'none';
 }
 
+/** trace() and checkGradient() only: the backward pass. */
+export interface BackwardFields {
+  /**
+   * ∂L/∂Y, the output's shape (finite): the backward steps (grad-output … grad-x) follow the
+   * forward ones, for the loss L = Σ dOutput ⊙ Y. They are in the learning module: call
+   * `await lab.loadLearning()` once first (else an AttnLabError says so).
+   */
+  dOutput?: MatrixInput;
+  /**
+   * The query row whose softmax Jacobian the grad-softmax steps carry. Without it: every row
+   * when n_q · n_k² · heads ≤ limits().traceScores, else row 0.
+   */
+  jacobianRow?: number;
+}
+
+export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
+
+/** checkGradient()'s entry: ∂L/∂parameter[row][col]. Q, K, V are the projections' results when X is given. */
+export interface GradientAt {
+  parameter: 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
+  row: number;
+  col: number;
+}
+
+export interface GradientCheck {
+  /** The trace's gradient entry (float32). */
+  analytic: number;
+  /** (L(θ + ε) − L(θ − ε)) / 2ε by a float64 forward, L = Σ dOutput ⊙ Y. */
+  numeric: number;
+  /** |analytic − numeric| over the largest of |analytic|, |numeric| and the largest |entry| of the analytic gradient. */
+  relativeError: number;
+  /** ε = 1e-6 · max(1, |θ|). */
+  epsilon: number;
+}
+
 /**
  * What feeds a step. An operand that is another step's result has that step's very `values`
  * array (the same object); inputs (X, Wq, …) and head slices of Q, K, V carry their own.
@@ -245,6 +293,11 @@ export interface TraceOperand {
  * mask [bias or scale]; softmax [mask, bias or scale]; dropout [softmax];
  * aggregate [dropout or softmax, V slice]; concat [aggregate of each head];
  * output-projection [concat (or aggregate with one head), Wo].
+ * Backward (with dOutput): grad-output []; grad-wo [concat, grad-output]; grad-concat
+ * [grad-output, Wo]; grad-v [softmax, ∂O]; grad-weights [∂O, V slice]; grad-softmax [softmax,
+ * grad-weights]; grad-scores [grad-softmax]; grad-q [grad-scores, K slice]; grad-k
+ * [grad-scores, Q slice]; grad-wq/wk/wv [X (or positional), ∂Q/∂K/∂V over every head];
+ * grad-x [∂Q, Wq, ∂K, Wk, ∂V, Wv]. ∂O is grad-concat's (or grad-output's) head slice.
  */
 export interface TraceStep {
   id: StepId;
@@ -291,6 +344,12 @@ export interface TraceStep {
   rate?: number;
   /** dropout steps: 1 / (1 − p). */
   keepScale?: number;
+  /** grad-softmax steps only: rowsum(∂A ⊙ A) of every row, what the Jacobian subtracts. */
+  rowDot?: number[];
+  /** grad-softmax steps only: the rows whose Jacobian is in `jacobians`. */
+  jacobianRows?: number[];
+  /** grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), for each of jacobianRows. */
+  jacobians?: Matrix[];
 }
 
 /** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
@@ -415,8 +474,8 @@ export interface MemoryStats {
   trackedBytes: number;
   /** The most trackedBytes reached since resetPeakMemory(): a call's working memory. */
   peakTrackedBytes: number;
-  /** Bytes malloc holds in the trainer's own module; 0 before the first trainer(). */
-  trainerAllocatedBytes: number;
+  /** Bytes malloc holds in the learning module; 0 before it loads. */
+  learningAllocatedBytes: number;
 }
 
 /** The same row's softmax without subtracting the max, in float32: what goes wrong. */
@@ -590,7 +649,17 @@ export interface AttnLab {
   attention(request: AttentionRequest): AttentionResult;
   /** The backward pass of attention(): dQ, dK, dV given dO = ∂L/∂O (same options and limits). */
   attentionBackward(request: AttentionBackwardRequest): AttentionGradients;
-  trace(request: ProjectionTraceRequest | DirectTraceRequest): Trace;
+  trace(request: TraceRequest): Trace;
+  /**
+   * Loads the learning module once (a download of its own, about 95 KB gzipped): the backward
+   * steps of trace() (a request with dOutput), checkGradient() and the trainer.
+   */
+  loadLearning(): Promise<void>;
+  /**
+   * One entry of a backward step's gradient against central finite differences of
+   * L = Σ dOutput ⊙ Y in float64. The request is trace()'s, with dOutput. Needs loadLearning().
+   */
+  checkGradient(request: TraceRequest, at: GradientAt): GradientCheck;
   /**
    * Causal self-attention token by token, as in generation with a KV cache (at most
    * limits().decodeTokens tokens): the trace's request, causal implied; no context, no dropout.
@@ -628,7 +697,7 @@ export interface AttnLab {
   tilePlan(headWidth: number): TilePlan | null;
   /**
    * A tiny transformer that the core trains on a toy task; call delete() when done. The trainer
-   * is a wasm module of its own (dist/attnlab-train.js + .wasm), loaded by the first call; a bad
+   * is in the learning module (dist/attnlab-learn.js + .wasm), loaded by the first call; a bad
    * config rejects with an AttnLabError before it loads.
    */
   trainer(config?: TrainerConfig): Promise<Trainer>;

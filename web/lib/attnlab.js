@@ -15,6 +15,7 @@ import { unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
 import {
   attentionBackwardRequest,
+  checkGradientRequest,
   attentionRequest,
   decodeRequest,
   flashWalkRequest,
@@ -30,7 +31,7 @@ import {
   traceRequest,
   useLimits,
 } from './requests.js';
-import { createTrainer, trainerAllocatedBytes } from './trainer.js';
+import { createTrainer, learning, learningAllocatedBytes, loadLearning } from './learning.js';
 import { instantiate } from './wasm-module.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
@@ -59,6 +60,19 @@ export const STEP_IDS = Object.freeze([
   'aggregate',
   'concat',
   'output-projection',
+  'grad-output',
+  'grad-wo',
+  'grad-concat',
+  'grad-v',
+  'grad-weights',
+  'grad-softmax',
+  'grad-scores',
+  'grad-q',
+  'grad-k',
+  'grad-wq',
+  'grad-wk',
+  'grad-wv',
+  'grad-x',
 ]);
 
 let modulePromise;
@@ -135,7 +149,8 @@ class AttnLab {
   /** Multi-head attention step by step. */
   trace(request) {
     const { coreRequest, tokens } = traceRequest(request);
-    const out = traceFromCore(unwrap(this.#core.trace(coreRequest)));
+    const core = coreRequest.dOutput === undefined ? this.#core : learning('dOutput');
+    const out = traceFromCore(unwrap(core.trace(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
   }
@@ -151,6 +166,12 @@ class AttnLab {
   /** Bytes of KV cache per token: K and V of every layer. */
   kvCacheBytes(request) {
     return unwrap(this.#core.kvCacheBytes(kvCacheRequest(request))); // a number, or { error }
+  }
+
+  /** One gradient entry of the trace against central finite differences in float64. */
+  checkGradient(request, at) {
+    const { coreRequest, parameter, row, col } = checkGradientRequest(request, at);
+    return unwrap(learning('checkGradient()').checkGradient(coreRequest, parameter, row, col));
   }
 
   /** Traces X as given and with its tokens reordered: without positions the outputs only move. */
@@ -223,14 +244,19 @@ class AttnLab {
     return unwrap(this.#core.normalMatrix(normalMatrixRequest(request)));
   }
 
-  /** A tiny attention-only transformer trained step by step (its own wasm module, loaded on the first call); delete() frees it. */
+  /** Loads the learning module (the backward steps, checkGradient, the trainer) once. */
+  async loadLearning() {
+    await loadLearning();
+  }
+
+  /** A tiny attention-only transformer trained step by step (the learning module, loaded on the first call); delete() frees it. */
   trainer(config) {
     return createTrainer(config);
   }
 
-  /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the trainer module's (for leak checks). */
+  /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */
   memoryStats() {
-    return { ...this.#core.memoryStats(), trainerAllocatedBytes: trainerAllocatedBytes() };
+    return { ...this.#core.memoryStats(), learningAllocatedBytes: learningAllocatedBytes() };
   }
 
   /** Starts a new peak for memoryStats().peakTrackedBytes from what is held now. */

@@ -98,10 +98,14 @@ const TRACE = {
   rope: boolean, ropeBase: number, alibi: boolean, kvHeads, dropout: number, dropoutSeed: seed32,
 };
 
+// trace() and checkGradient() also take the backward pass's fields.
+const BACKWARD_TRACE = { ...TRACE, dOutput: matrix, jacobianRow: whole };
+
 const REQUESTS = {
   attention: { Q: matrix, K: matrix, V: matrix, ...OPTIONS },
   attentionBackward: { Q: matrix, K: matrix, V: matrix, dO: matrix, ...OPTIONS },
-  trace: TRACE,
+  trace: BACKWARD_TRACE,
+  checkGradient: BACKWARD_TRACE,
   permutationCheck: { ...TRACE, order: indices },
   decode: TRACE,
   kvCacheBytes: { layers: cacheSize('cacheLayers'), kvHeads: cacheSize('cacheKvHeads'), headDim: cacheSize('cacheHeadDim'), bytesPerValue: cacheSize('cacheValueBytes') },
@@ -229,8 +233,25 @@ export const kvCacheRequest = guarded('kvCacheBytes', (request) => {
   return Object.fromEntries(Object.keys(fields).map((name) => [name, need(r, name, fields[name])]));
 });
 
+function text(value, name) {
+  if (typeof value !== 'string') fail(`${name} must be a string, got ${describe(value)}`);
+  return value; // which names are parameters is the core's to say
+}
+
+const GRADIENT_AT = { parameter: text, row: whole, col: whole };
+
+/** checkGradient(): the trace's core request (with dOutput) and { parameter, row, col }. */
+export const checkGradientRequest = guarded('checkGradient', (request, at) => {
+  const { coreRequest } = traceParts('checkGradient', read('checkGradient', request));
+  if (coreRequest.dOutput === undefined) fail('dOutput is missing: checkGradient() needs ∂L/∂Y, the gradient of the loss at the output');
+  if (at === null || typeof at !== 'object' || Array.isArray(at)) fail(`checkGradient()'s second argument takes { parameter, row, col }, got ${describe(at)}`);
+  const r = read('checkGradient', at, GRADIENT_AT);
+  present(r, Object.keys(GRADIENT_AT));
+  return { coreRequest, ...r };
+});
+
 /**
- * permutationCheck(): { ...traceRequest, order }, or the older (traceRequest, order).
+ * permutationCheck():  { ...traceRequest, order }, or the older (traceRequest, order).
  * Returns { coreRequest, tokens, order }.
  */
 export const permutationRequest = guarded('permutationCheck', (request, order) => {

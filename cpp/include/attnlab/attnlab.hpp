@@ -18,3 +18,4 @@
 #include "attnlab/trace.hpp"
 #include "attnlab/variants.hpp"
 #include "attnlab/training.hpp"
+#include "attnlab/trace_backward.hpp"

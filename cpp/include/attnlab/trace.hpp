@@ -53,6 +53,11 @@ struct TraceInput {
   // 1/(1 − p); the mask drawn from dropout_seed (variants.hpp, dropout_keep).
   float dropout = 0.0f;
   std::uint32_t dropout_seed = 0;
+  // ∂L/∂Y, the output's shape: when given, the backward steps follow the forward ones
+  // (trace_backward.hpp). The grad-softmax steps carry softmax's Jacobian for jacobian_row,
+  // or, without it, for every row when n_q·n_k²·heads ≤ limits::trace_scores (else row 0).
+  std::optional<Matrix> d_output;
+  std::optional<std::size_t> jacobian_row;
 };
 
 // Step ids, in trace order. Per-head steps repeat for each head and carry its index.
@@ -73,14 +78,32 @@ inline constexpr const char* dropout = "dropout";  // dropout > 0 only
 inline constexpr const char* aggregate = "aggregate";
 inline constexpr const char* concat = "concat";
 inline constexpr const char* output_projection = "output-projection";
+// The backward steps (with TraceInput::d_output): gradients of L, from the output back.
+inline constexpr const char* grad_output = "grad-output";    // ∂L/∂Y, given
+inline constexpr const char* grad_wo = "grad-wo";            // Cᵀ·∂L/∂Y (with W_O)
+inline constexpr const char* grad_concat = "grad-concat";    // ∂L/∂Y·W_Oᵀ (with W_O)
+inline constexpr const char* grad_v = "grad-v";              // per head: Aᵀ·∂O
+inline constexpr const char* grad_weights = "grad-weights";  // per head: ∂O·Vᵀ
+inline constexpr const char* grad_softmax = "grad-softmax";  // per head: A ⊙ (∂A − rowsum(∂A ⊙ A))
+inline constexpr const char* grad_scores = "grad-scores";  // per head: factor·∂S̃
+inline constexpr const char* grad_q = "grad-q";            // per head: ∂S·K
+inline constexpr const char* grad_k = "grad-k";            // per head: ∂Sᵀ·Q
+inline constexpr const char* grad_wq = "grad-wq";          // Xᵀ·∂Q (projections)
+inline constexpr const char* grad_wk = "grad-wk";
+inline constexpr const char* grad_wv = "grad-wv";
+inline constexpr const char* grad_x = "grad-x";  // ∂Q·W_Qᵀ + ∂K·W_Kᵀ + ∂V·W_Vᵀ
 }  // namespace step
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 16> step_ids{
-    step::encoding,  step::positional, step::project_q, step::project_k,
-    step::project_v, step::rotate_q,   step::rotate_k,  step::scores,
-    step::scale,     step::bias,       step::mask,      step::softmax,
-    step::dropout,   step::aggregate,  step::concat,    step::output_projection};
+inline constexpr std::array<const char*, 29> step_ids{
+    step::encoding,     step::positional,   step::project_q,   step::project_k,
+    step::project_v,    step::rotate_q,     step::rotate_k,    step::scores,
+    step::scale,        step::bias,         step::mask,        step::softmax,
+    step::dropout,      step::aggregate,    step::concat,      step::output_projection,
+    step::grad_output,  step::grad_wo,      step::grad_concat, step::grad_v,
+    step::grad_weights, step::grad_softmax, step::grad_scores, step::grad_q,
+    step::grad_k,       step::grad_wq,      step::grad_wk,     step::grad_wv,
+    step::grad_x};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -128,6 +151,14 @@ struct DropoutCells {
   float keep_scale = 1.0f;  // 1 / (1 − p)
 };
 
+// grad-softmax steps: softmax's Jacobian ∂a/∂s̃ = diag(a) − aaᵀ of chosen rows (n_k, n_k)
+// each, and every row's rowsum(∂A ⊙ A), the term the Jacobian subtracts.
+struct SoftmaxJacobian {
+  std::vector<float> row_dot;              // (n_q)
+  std::vector<std::size_t> jacobian_rows;  // the rows whose Jacobian is kept
+  std::vector<Matrix> jacobians;           // one per entry of jacobian_rows
+};
+
 struct TraceStep {
   std::string id;           // one of attnlab::step
   std::optional<int> head;  // set on per-head steps when there is more than one head
@@ -144,6 +175,7 @@ struct TraceStep {
   std::optional<Rotation> rotation;     // rotate-q and rotate-k steps only
   std::optional<float> slope;           // bias steps only: the head's ALiBi slope m_h
   std::optional<DropoutCells> dropout;  // dropout steps only
+  std::optional<SoftmaxJacobian> jacobian;  // grad-softmax steps only
 };
 
 // One per distinct step id, in trace order: the step's entries (one per head) by index.
@@ -163,6 +195,11 @@ struct Trace {
 // An operand's values: its own, or those of the step it refers to.
 const Matrix& operand_values(const Trace& trace, const Operand& operand);
 
+// Every step: the forward ones, then, with d_output, the backward ones (trace_backward.cpp).
 Result<Trace> trace(const TraceInput& input);
+
+// The forward steps only, refusing d_output: what links without the backward pass (the wasm
+// core module; the learning module has trace()).
+Result<Trace> forward_trace(const TraceInput& input);
 
 }  // namespace attnlab

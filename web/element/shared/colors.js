@@ -153,18 +153,21 @@ export const WEIGHT_SCALE = Object.freeze({ kind: 'weights', range: [0, 1], labe
  * colour, out to the largest |value| of all the matrices given (what one step shows, in
  * every one of its `heads`).
  */
-export function scoreScale(matrices, heads = matrices.length) {
+export function scoreScale(matrices, heads = matrices.length, kind = 'scores') {
   let bound = 0;
   for (const values of matrices) for (const row of values) for (const v of row) if (Number.isFinite(v)) bound = Math.max(bound, Math.abs(v));
   if (!(bound > 0)) bound = 1; // all zeros (or all masked): 0 still sits in the middle
   const shared = heads > 1 ? `, shared by the ${heads} heads` : '';
-  return { kind: 'scores', palette: 'diverging', range: [-bound, bound], label: `scores, symmetric around 0${shared}` };
+  return { kind, palette: 'diverging', range: [-bound, bound], label: `${kind}, symmetric around 0${shared}` };
 }
 
-/** The scale of kind 'weights' or 'scores' for these matrices (of one step's `heads`); null otherwise. */
+/**
+ * The scale of kind 'weights', 'scores' or 'gradients' (signed like scores, on the same
+ * diverging palette) for these matrices (of one step's `heads`); null otherwise.
+ */
 export function scaleOf(kind, matrices, heads) {
   if (kind === 'weights') return WEIGHT_SCALE;
-  if (kind === 'scores') return scoreScale(matrices, heads);
+  if (kind === 'scores' || kind === 'gradients') return scoreScale(matrices, heads, kind);
   return null;
 }
 

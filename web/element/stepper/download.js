@@ -55,7 +55,7 @@ function pngOf(values, rowLabels, colLabels, scale) {
 }
 
 /** Downloads the step on view as `kind` (one of EXPORT_KINDS). */
-export async function downloadStep(kind, { state, id, panels }) {
+export async function downloadStep(kind, { state, id, panels, dOutput }) {
   // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
   // Pictures use the screen's colour scale, shared by the heads.
   const scale = stepScales(id, panels)(id); // the screen's scale
@@ -68,6 +68,6 @@ export async function downloadStep(kind, { state, id, panels }) {
   const formulas = panels.map((p) => p.step.formula).join('\n');
   if (kind === 'json') save(`attnlab-${id}.json`, text(toJson(panels.map((p) => p.step)), 'application/json'));
   if (kind === 'latex') save(`attnlab-${id}.tex`, text(`${formulas}\n`, 'application/x-tex'));
-  if (kind === 'numpy') save(`attnlab-${id}.py`, text(numpyCode(state, id), 'text/x-python'));
+  if (kind === 'numpy') save(`attnlab-${id}.py`, text(numpyCode(state, id, dOutput), 'text/x-python'));
   if (kind === 'pytorch') save('attnlab-pytorch.py', text(pytorchCode(state), 'text/x-python'));
 }

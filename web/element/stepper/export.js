@@ -2,6 +2,7 @@
 // reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
 // what the trace holds; none computes attention.
 import { finiteRange, scaleColors } from '../shared/colors.js';
+import { numpyBackward } from './backward-export.js';
 import { stepEntry } from './registry.js';
 
 // A label (text from the learner or a shared link) as a CSV field. A spreadsheet runs a cell
@@ -60,9 +61,13 @@ function scaleExpression(state) {
   return state.temperature !== 1 ? `${base} / ${state.temperature}` : base;
 }
 
-/** NumPy code that recomputes step `id` of the state's trace and prints it. */
-export function numpyCode(state, id) {
+/**
+ * NumPy code that recomputes step `id` of the state's trace and prints it; a backward step
+ * needs `dOutput`, the trace's grad-output values.
+ */
+export function numpyCode(state, id, dOutput) {
   const entry = stepEntry(id);
+  const backward = id.startsWith('grad-');
   const masked = numpyMask(state);
   const record = (step) => `steps.setdefault(${JSON.stringify(step.id)}, []).append(${step.numpy})`;
   return [
@@ -75,7 +80,7 @@ export function numpyCode(state, id) {
     'd_k, d_v = Q.shape[1] // heads, V.shape[1] // heads',
     `factor = np.float32(${scaleExpression(state)})`,
     ...masked,
-    'outputs, steps = [], {}',
+    'outputs, steps, all_weights = [], {}, []',
     'for h in range(heads):',
     '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
     '    scores = q @ k.T',
@@ -87,8 +92,9 @@ export function numpyCode(state, id) {
     '    weights = np.divide(exps, sums, out=np.zeros_like(exps), where=sums > 0)',
     '    out = weights @ v',
     '    outputs.append(out)',
-    `    ${entry.perHead ? record(entry) : 'pass'}`,
-    ...(entry.perHead ? [] : [record(entry)]),
+    ...(backward
+      ? ['    all_weights.append(weights)', ...numpyBackward(state, dOutput, entry, record)]
+      : [`    ${entry.perHead ? record(entry) : 'pass'}`, ...(entry.perHead ? [] : [record(entry)])]),
     `for value in steps[${JSON.stringify(id)}]:`,
     '    print(np.array2string(value, precision=6, suppress_small=True))',
     '',

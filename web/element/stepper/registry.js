@@ -6,7 +6,9 @@
 // steps.js, and its tests.
 import { scaleOf } from '../shared/colors.js';
 import { STEPS } from './steps.js';
+import { defineBackwardSteps } from './backward-steps.js';
 
+defineBackwardSteps();
 const ENTRIES = new Map(STEPS.map((entry) => [entry.id, entry]));
 
 /** The entry of step `id`, or undefined for an id the registry does not know. */
@@ -42,8 +44,12 @@ export const axesOf = (name) => stepEntry(name) ?? INPUT_AXES[name];
  */
 export function stepScales(id, panels, { withResult = true } = {}) {
   const kind = (name) => stepEntry(name)?.heat;
-  const result = (p) => (withResult && kind(id) === 'scores' ? [p.step.values] : []);
-  const scores = panels.flatMap((p) => [...p.operands.filter((o) => kind(o.name) === 'scores').map((o) => o.values), ...result(p)]);
-  const shared = scores.length ? scaleOf('scores', scores, panels.length) : null;
-  return (name) => (kind(name) === 'scores' ? shared : scaleOf(kind(name), []));
+  // Scores and gradients: each kind on one symmetric scale over the step's matrices of it.
+  const sharedOf = (signed) => {
+    const result = (p) => (withResult && kind(id) === signed ? [p.step.values] : []);
+    const matrices = panels.flatMap((p) => [...p.operands.filter((o) => kind(o.name) === signed).map((o) => o.values), ...result(p)]);
+    return matrices.length ? scaleOf(signed, matrices, panels.length) : null;
+  };
+  const shared = { scores: sharedOf('scores'), gradients: sharedOf('gradients') };
+  return (name) => shared[kind(name)] ?? scaleOf(kind(name), []);
 }

@@ -6,6 +6,7 @@ import { html, nothing } from 'lit';
 import { headMark, shape, subscripted } from '../shared/format.js';
 import { formula } from '../shared/formula.js';
 import { matrixTable } from '../shared/matrix-table.js';
+import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
 import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
@@ -150,12 +151,14 @@ export class Stepper {
             </div>
           </div>
           ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
+          ${id === 'grad-softmax' && !prediction.hidden ? renderJacobian(panel, focused?.head === panel.head ? focused.row : undefined, labels) : nothing}
+          ${checkable(id) && explanation ? renderCheck(this.check?.cell === focused ? this.check.result : null, () => this._checkGradient(id, panel, focused)) : nothing}
         </div>`;
       })}
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
       <div class="controls export" role="group" aria-label="Export this step" part="export">
         <span>Export:</span>
-        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels })}>${label}</button>`)}
+        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
       </div>
       <p class="explanation" data-role="explanation" part="explanation" aria-live="polite">
         ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}
@@ -177,6 +180,16 @@ export class Stepper {
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
+  }
+
+  // Compares the focused gradient cell with central differences (lab.checkGradient).
+  _checkGradient(id, panel, cell) {
+    try {
+      this._update({ check: { cell, result: checkGradient(this.host._lab, this.host.good.state, id, panel, cell) } });
+    } catch (error) {
+      if (error.name !== 'AttnLabError') throw error;
+      this.host.showMessage(error.message);
+    }
   }
 
   // Where rows with every key masked show (weights, outputs), say what they are.

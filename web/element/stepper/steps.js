@@ -17,8 +17,9 @@ import * as why from './why.js';
  *   live numbers of its first panel { panel, labels } (why.js)
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are
- * @property {'scores' | 'weights'} [heat]  drawn as a heatmap, on the scale of that kind
- *   (colors.js: scores symmetric around 0 and shared by the heads, weights fixed 0 to 1)
+ * @property {'scores' | 'weights' | 'gradients'} [heat]  drawn as a heatmap, on the scale of
+ *   that kind (colors.js: scores and gradients symmetric around 0 and shared by the heads,
+ *   weights fixed 0 to 1)
  * @property {number} [transposed]  the operand (by index) drawn transposed, as the formula
  *   writes it: the scores' K as Kᵀ
  * @property {(cell: object) => { text: string, highlight: object[] }} explain
@@ -34,8 +35,9 @@ import * as why from './why.js';
 
 const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'transposed', 'explain', 'predict', 'numpy', 'perHead']);
 
-// Checks an entry's fields, so a typo fails at load rather than as a blank panel.
-function defineStep(entry) {
+// Checks an entry's fields, so a typo fails at load rather than as a blank panel. Entries are
+// kept in the order they are defined: the forward steps here, then backward-steps.js.
+export function defineStep(entry) {
   const unknown = Object.keys(entry).filter((key) => !STEP_FIELDS.has(key));
   if (unknown.length || ['id', 'name', 'caption', 'why', 'rows', 'cols', 'explain', 'numpy'].some((key) => !entry[key])) {
     throw new Error(`step entry ${entry.id}: missing fields or unknown ones (${unknown.join(', ')})`);

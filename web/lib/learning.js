@@ -1,18 +1,20 @@
-// lab.trainer(config): the core's Trainer (an Embind object in the trainer's own wasm module,
-// attnlab-train, loaded by the first call so that `import 'attnlab'` does not download it)
-// behind plain methods. Results are plain values; delete() frees the core's object, after
-// which every method throws.
+// The learning module, attnlab-learn: a wasm module of its own with the trace's backward steps,
+// the gradient check and the trainer, loaded on demand (lab.loadLearning(), or the first
+// lab.trainer()) so that `import 'attnlab'` does not download it. lab.trainer(config) gives
+// the core's Trainer (an Embind object in that module's heap) behind plain methods: results
+// are plain values; delete() frees the core's object, after which every method throws.
 import { AttnLabError, unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
 import { stepRequest, trainerRequest } from './requests.js';
 import { instantiate } from './wasm-module.js';
 
-let trainModule; // the loaded module, for memory checks
+let learnModule; // the loaded module
 let loading;
-function loadTrainModule() {
-  loading ??= import('./attnlab-train.js')
-    .then(({ default: createTrainModule }) => instantiate(createTrainModule, new URL(/* @vite-ignore */ './attnlab-train.wasm', import.meta.url)))
-    .then((core) => (trainModule = core))
+/** Loads the learning module once; resolves when it is ready. */
+export function loadLearning() {
+  loading ??= import('./attnlab-learn.js')
+    .then(({ default: createLearnModule }) => instantiate(createLearnModule, new URL(/* @vite-ignore */ './attnlab-learn.wasm', import.meta.url)))
+    .then((core) => (learnModule = core))
     .catch((error) => {
       loading = undefined; // let a later call try again
       throw error;
@@ -20,16 +22,22 @@ function loadTrainModule() {
   return loading;
 }
 
+/** The loaded learning module, for `what` (a request field or a method); throws if not loaded yet. */
+export function learning(what) {
+  if (!learnModule) throw new AttnLabError('invalid-argument', `${what}: the backward pass is in attnlab's learning module, a download of its own; load it once with await lab.loadLearning()`);
+  return learnModule;
+}
+
 /** A new trainer of `config` (checked before the module loads). */
 export async function createTrainer(config) {
   const request = trainerRequest(config);
-  const core = await loadTrainModule();
+  const core = await loadLearning();
   if (request.task) request.task = core.TrainingTask[request.task];
   return new Trainer(unwrap(core.trainer(request)));
 }
 
-/** Bytes malloc holds in the trainer's module; 0 before the first trainer. */
-export const trainerAllocatedBytes = () => trainModule?.allocatedBytes() ?? 0;
+/** Bytes malloc holds in the learning module; 0 before it loads. */
+export const learningAllocatedBytes = () => learnModule?.allocatedBytes() ?? 0;
 
 class Trainer {
   #handle;

@@ -1,11 +1,13 @@
-// Embind bindings of the trainer (training.hpp): a wasm module of its own, attnlab-train,
-// loaded only when a page first trains, so the core's download stays small. The same
+// Embind bindings of the learning module, attnlab-learn: the trace with its backward steps,
+// the gradient check (trace_backward.hpp) and the trainer (training.hpp). A wasm module of its
+// own, loaded by the first call that needs it, so the core's download stays small. The same
 // conventions as bindings.cpp (js_values.hpp): results are plain objects, errors
 // { error: { code, message } }, an allocation that fails is the error out-of-memory.
 #include <malloc.h>
 
 #include "attnlab/training.hpp"
 #include "js_values.hpp"
+#include "trace_values.hpp"
 
 namespace attnlab::bindings {
 namespace {
@@ -37,13 +39,28 @@ val train_step(Trainer& t, std::size_t count) { return to_js(t.step(count)); }
 val train_attention(const Trainer& t) { return to_js(t.attention()); }
 val train_model(const Trainer& t) { return to_js(t.model()); }
 
+// Every step: the forward ones and, with dOutput, the backward ones.
+val trace(const val& request) { return to_js(attnlab::trace(trace_input_from_js(request))); }
+
+// request as for trace(), with dOutput; parameter: "X", "Q", … "Wo"; row, col: its entry.
+val check_gradient(const val& request, const std::string& parameter, std::size_t row,
+                   std::size_t col) {
+  return to_js(attnlab::check_gradient(trace_input_from_js(request), parameter, row, col));
+}
+
 // Bytes in use by malloc, for leak checks of the trainer's own heap.
 double allocated_bytes() { return static_cast<double>(mallinfo().uordblks); }
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(attnlab_train) {
+EMSCRIPTEN_BINDINGS(attnlab_learn) {
   register_common();
+  register_trace_results();
+  result<GradientCheck>("GradientCheck")
+      .field<&GradientCheck::analytic>("analytic")
+      .field<&GradientCheck::numeric>("numeric")
+      .field<&GradientCheck::relative_error>("relativeError")
+      .field<&GradientCheck::epsilon>("epsilon");
   result<TrainingProgress>("TrainingProgress")
       .field<&TrainingProgress::step>("step")
       .field<&TrainingProgress::loss>("loss")
@@ -70,6 +87,8 @@ EMSCRIPTEN_BINDINGS(attnlab_train) {
       .function("attention", &guarded<&train_attention>::call)
       .function("model", &guarded<&train_model>::call);
 
+  emscripten::function("trace", &guarded<&trace>::call);
+  emscripten::function("checkGradient", &guarded<&check_gradient>::call);
   emscripten::function("trainer", &guarded<&trainer>::call);
   emscripten::function("allocatedBytes", &allocated_bytes);
 }

@@ -1,0 +1,393 @@
+// The trace's backward steps, and check_gradient(): the gradients of L = Σ ∂L/∂Y ⊙ Y from the
+// output back to Q, K, V and, with projections, to W_Q, W_K, W_V and X. Each step reads the
+// forward steps it needs (the weights A, the head slices, C) from the trace itself.
+#include "attnlab/trace_backward.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+
+#include "attnlab/kernels.hpp"
+#include "attnlab/limits.hpp"
+#include "attnlab/positional.hpp"
+#include "attnlab/reference.hpp"
+#include "detail.hpp"
+#include "trace_steps.hpp"
+#include "validate.hpp"
+
+namespace attnlab {
+namespace trace_steps {
+namespace {
+
+using validate::Problem;
+
+// The step with this id and head; the forward steps the backward reads always exist.
+std::size_t find_step(const Trace& t, std::string_view id, std::optional<int> head) {
+  std::size_t i = 0;
+  while (t.steps[i].id != id || t.steps[i].head != head) ++i;
+  return i;
+}
+
+// "\frac{\partial L}{\partial Q}": the gradient of the loss with respect to a symbol.
+std::string grad(const std::string& symbol) {
+  return "\\frac{\\partial L}{\\partial " + symbol + "}";
+}
+
+// ∂L/∂M for a symbol M that is one head's slice of a whole-width gradient (or all of it).
+Operand slice_of(const Trace& t, std::size_t whole, const char* symbol, std::optional<int> head,
+                 std::size_t heads, std::size_t first, std::size_t width) {
+  if (heads == 1) return step_result(t, whole, symbol);
+  return own(t.steps[whole].id, symbol, head, column_slice(t.steps[whole].values, first, width));
+}
+
+// The rows whose Jacobian grad-softmax keeps (TraceInput::jacobian_row).
+Result<std::vector<std::size_t>> jacobian_rows(const TraceInput& input, std::size_t n_q,
+                                               std::size_t n_k) {
+  if (input.jacobian_row) {
+    if (*input.jacobian_row < n_q) return std::vector<std::size_t>{*input.jacobian_row};
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "jacobianRow must be a whole number from 0 to %zu (a query row), "
+                               "got %zu",
+                               n_q - 1, *input.jacobian_row);
+  }
+  const std::size_t rows =
+      n_q * n_k * n_k * static_cast<std::size_t>(input.heads) <= limits::trace_scores ? n_q : 1;
+  std::vector<std::size_t> out(rows);
+  for (std::size_t i = 0; i < rows; ++i) out[i] = i;
+  return out;
+}
+
+// diag(a) − aaᵀ for the weights a of one row: (n_k, n_k).
+Matrix softmax_jacobian(const Matrix& a, std::size_t row) {
+  Matrix j(a.cols, a.cols);
+  for (std::size_t r = 0; r < a.cols; ++r)
+    for (std::size_t c = 0; c < a.cols; ++c)
+      j(r, c) = (r == c ? a(row, r) : 0.0f) - a(row, r) * a(row, c);
+  return j;
+}
+
+// Columns [first, first + m.cols) of out = m.
+void put_columns(Matrix& out, const Matrix& m, std::size_t first) {
+  for (std::size_t r = 0; r < m.rows; ++r) std::copy_n(m.row(r), m.cols, out.row(r) + first);
+}
+
+struct Widths {
+  std::size_t heads, d_k, d_v;
+};
+
+// Head h's steps, grad-v … grad-k; adds its ∂Q, ∂K, ∂V into the whole-width d_q, d_k, d_v.
+void add_head_gradients(Trace& t, std::size_t h, const Widths& w, std::size_t d_concat,
+                        const std::vector<std::size_t>& rows, Matrix& d_q, Matrix& d_k,
+                        Matrix& d_v) {
+  const std::optional<int> head =
+      w.heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
+  const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
+  const std::size_t softmax = find_step(t, step::softmax, head);
+  const std::size_t scores = find_step(t, step::scores, head);
+  const float factor = t.steps[find_step(t, step::scale, head)].scaling->factor;
+  const Operand q = t.steps[scores].operands[0], k = t.steps[scores].operands[1];
+  const Operand v = t.steps[find_step(t, step::aggregate, head)].operands[1];
+  const Operand d_o = slice_of(t, d_concat, "∂O", head, w.heads, h * w.d_v, w.d_v);
+  const Matrix a = t.steps[softmax].values;          // (n_q, n_k)
+  const Matrix d_o_values = operand_values(t, d_o);  // a copy: add_step moves the steps
+
+  const Matrix dv = kernels::matmul(reference::transpose(a), d_o_values);  // (n_k, d_v)
+  put_columns(d_v, dv, h * w.d_v);
+  add_step(t, step::grad_v, head, "Values' gradient: each key gathers what its weight carried",
+           grad(s.of("V")) + " = " + s.of("A") + "^\\top " + grad(s.of("O")), dv,
+           {step_result(t, softmax, "A"), d_o});
+  const std::size_t weights =
+      add_step(t, step::grad_weights, head, "Weights' gradient: how each weight moves the loss",
+               grad(s.of("A")) + " = " + grad(s.of("O")) + " " + s.of("V") + "^\\top",
+               kernels::matmul_transposed(d_o_values, operand_values(t, v)), {d_o, v});
+
+  // Through softmax, row by row: ∂s̃ = (diag(a) − aaᵀ)·∂a = a ⊙ (∂a − a·∂a).
+  Matrix ds = t.steps[weights].values;  // (n_q, n_k)
+  SoftmaxJacobian jacobian{std::vector<float>(a.rows), rows, {}};
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    for (std::size_t j = 0; j < a.cols; ++j) jacobian.row_dot[i] += ds(i, j) * a(i, j);
+    for (std::size_t j = 0; j < a.cols; ++j)  // a masked or underflowed weight passes nothing
+      ds(i, j) = a(i, j) == 0.0f ? 0.0f : a(i, j) * (ds(i, j) - jacobian.row_dot[i]);
+  }
+  for (std::size_t row : rows) jacobian.jacobians.push_back(softmax_jacobian(a, row));
+  const std::size_t logits = add_step(
+      t, step::grad_softmax, head, "Through softmax: its Jacobian diag(a) − aaᵀ, row by row",
+      grad(s.tilde("S")) + " = " + s.of("A") + " \\odot \\left(" + grad(s.of("A")) +
+          " - \\operatorname{rowsum}\\left(" + grad(s.of("A")) + " \\odot " + s.of("A") +
+          "\\right)\\right)",
+      ds, {step_result(t, softmax, "A"), step_result(t, weights, "∂A")});
+  t.steps.back().jacobian = std::move(jacobian);
+
+  kernels::scale(ds, factor);
+  const std::size_t d_scores =
+      add_step(t, step::grad_scores, head, "Through the scale: masked cells pass no gradient",
+               grad(s.of("S")) + " = " + tex_number(factor) + " \\cdot " + grad(s.tilde("S")), ds,
+               {step_result(t, logits, "∂S̃")});
+  const Matrix dq = kernels::matmul(ds, operand_values(t, k));
+  put_columns(d_q, dq, h * w.d_k);
+  add_step(t, step::grad_q, head, "Queries' gradient",
+           grad(s.of("Q")) + " = " + grad(s.of("S")) + " " + s.of("K"), dq,
+           {step_result(t, d_scores, "∂S"), k});
+  const Matrix dk = kernels::matmul(reference::transpose(ds), operand_values(t, q));
+  put_columns(d_k, dk, h * w.d_k);
+  add_step(t, step::grad_k, head, "Keys' gradient",
+           grad(s.of("K")) + " = " + grad(s.of("S")) + "^\\top " + s.of("Q"), dk,
+           {step_result(t, d_scores, "∂S"), q});
+}
+
+// An operand for a whole-width gradient: the per-head step itself with one head.
+Operand whole(const Trace& t, const char* id, const char* symbol, std::size_t heads,
+              Matrix values) {
+  if (heads == 1) return step_result(t, find_step(t, id, std::nullopt), symbol);
+  return own(id, symbol, std::nullopt, std::move(values));
+}
+
+// grad-wq, grad-wk, grad-wv and grad-x, through Q = X W_Q, K = X W_K, V = X W_V.
+void add_projection_gradients(Trace& t, const Projections& p, std::size_t heads, Matrix d_q,
+                              Matrix d_k, Matrix d_v, bool positional) {
+  const Operand x = t.steps[find_step(t, step::project_q, std::nullopt)].operands[0];
+  const Matrix x_t = reference::transpose(operand_values(t, x));
+  const Operand dq = whole(t, step::grad_q, "∂Q", heads, d_q);
+  const Operand dk = whole(t, step::grad_k, "∂K", heads, d_k);
+  const Operand dv = whole(t, step::grad_v, "∂V", heads, d_v);
+  const std::string x_symbol = positional ? "(X + \\mathrm{PE})" : "X";
+  add_step(t, step::grad_wq, std::nullopt, "W_Q's gradient, over every head",
+           grad("W_Q") + " = " + x_symbol + "^\\top " + grad("Q"), kernels::matmul(x_t, d_q),
+           {x, dq});
+  add_step(t, step::grad_wk, std::nullopt, "W_K's gradient, over every head",
+           grad("W_K") + " = " + x_symbol + "^\\top " + grad("K"), kernels::matmul(x_t, d_k),
+           {x, dk});
+  add_step(t, step::grad_wv, std::nullopt, "W_V's gradient, over every head",
+           grad("W_V") + " = " + x_symbol + "^\\top " + grad("V"), kernels::matmul(x_t, d_v),
+           {x, dv});
+  Matrix dx = kernels::matmul_transposed(d_q, p.w_q);
+  const Matrix via_k = kernels::matmul_transposed(d_k, p.w_k);
+  const Matrix via_v = kernels::matmul_transposed(d_v, p.w_v);
+  for (std::size_t i = 0; i < dx.data.size(); ++i) dx.data[i] += via_k.data[i] + via_v.data[i];
+  add_step(t, step::grad_x, std::nullopt,
+           positional ? "The tokens' gradient, through all three projections (PE has no "
+                        "parameters: X gets what X + PE gets)"
+                      : "The tokens' gradient, through all three projections",
+           grad("X") + " = " + grad("Q") + " W_Q^\\top + " + grad("K") + " W_K^\\top + " +
+               grad("V") + " W_V^\\top",
+           std::move(dx),
+           {dq, own("Wq", "W_Q", std::nullopt, p.w_q), dk, own("Wk", "W_K", std::nullopt, p.w_k),
+            dv, own("Wv", "W_V", std::nullopt, p.w_v)});
+}
+
+// The variant the backward steps do not differentiate, or null: they follow multi-head
+// attention with its masks (a sliding window included), not RoPE's rotation, ALiBi's bias,
+// dropout, K and V shared across heads, or keys from a context.
+const char* unfollowed_variant(const TraceInput& input) {
+  if (input.rope) return "RoPE (rope)";
+  if (input.alibi) return "ALiBi (alibi)";
+  if (input.dropout > 0.0f) return "dropout";
+  if (input.kv_heads != 0 && input.kv_heads != input.heads) return "shared K/V heads (kvHeads)";
+  const auto* projections = std::get_if<Projections>(&input.source);
+  if (projections && projections->context) return "cross-attention (context)";
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
+  if (const char* variant = unfollowed_variant(input))
+    return Error{ErrorCode::invalid_argument,
+                 std::string("dOutput: the backward steps do not follow ") + variant +
+                     " yet; turn it off to see the gradients"};
+  const Matrix& d_y = *input.d_output;
+  if (auto e = validate::same_extent("dOutput", d_y, true, "the output", t.output, true,
+                                     "dOutput is ∂L/∂Y, one row per output row"))
+    return e;
+  if (auto e = validate::same_extent("dOutput", d_y, false, "the output", t.output, false,
+                                     "dOutput is ∂L/∂Y, one column per output column"))
+    return e;
+  if (auto e = validate::finite("dOutput", d_y)) return e;
+  const std::size_t first = t.steps.size();
+  const std::size_t n_q = t.output.rows;
+  const auto heads = static_cast<std::size_t>(input.heads);
+  const TraceStep& head0 =
+      t.steps[find_step(t, step::scores, heads > 1 ? 0 : std::optional<int>())];
+  const Widths w{
+      heads, operand_values(t, head0.operands[0]).cols,
+      operand_values(t, t.steps[find_step(t, step::aggregate, head0.head)].operands[1]).cols};
+  const std::size_t n_k = head0.values.cols;
+  auto rows = jacobian_rows(input, n_q, n_k);
+  if (!rows) return rows.error();
+
+  std::size_t d_concat = add_step(
+      t, step::grad_output, std::nullopt, "The loss's gradient at the output, given",
+      grad("Y") + " \\text{ (given; } L = \\textstyle\\sum " + grad("Y") + " \\odot Y \\text{)}",
+      d_y, {});
+  if (input.w_o) {
+    const char* c = heads > 1 ? "C" : "O";
+    const Operand concat = t.steps[find_step(t, step::output_projection, std::nullopt)].operands[0];
+    add_step(t, step::grad_wo, std::nullopt, "W_O's gradient",
+             grad("W_O") + " = " + c + "^\\top " + grad("Y"),
+             kernels::matmul(reference::transpose(operand_values(t, concat)), d_y),
+             {concat, step_result(t, d_concat, "∂Y")});
+    d_concat = add_step(
+        t, step::grad_concat, std::nullopt,
+        "Back through W_O: each head's slice is its output's gradient",
+        grad(c) + " = " + grad("Y") + " W_O^\\top", kernels::matmul_transposed(d_y, *input.w_o),
+        {step_result(t, d_concat, "∂Y"), own("Wo", "W_O", std::nullopt, *input.w_o)});
+  }
+  Matrix d_q(n_q, heads * w.d_k), d_k(n_k, heads * w.d_k), d_v(n_k, heads * w.d_v);
+  for (std::size_t h = 0; h < heads; ++h)
+    add_head_gradients(t, h, w, d_concat, rows.value(), d_q, d_k, d_v);
+  if (const auto* p = std::get_if<Projections>(&input.source))
+    add_projection_gradients(t, *p, heads, std::move(d_q), std::move(d_k), std::move(d_v),
+                             input.positional != PositionalEncoding::none);
+  for (std::size_t i = first; i < t.steps.size(); ++i)
+    if (auto e = validate::finite(t.steps[i].id, t.steps[i].values)) {
+      e->message += ": the gradient is too large for float32; use a smaller dOutput";
+      return e;
+    }
+  return std::nullopt;
+}
+
+}  // namespace trace_steps
+
+namespace {
+
+using MatrixD = BasicMatrix<double>;
+
+// The network in float64: X (with PE added), the weights, and Q, K, V.
+struct Net {
+  MatrixD x, w_q, w_k, w_v, w_o, q, k, v;
+  bool has_w_o = false;
+};
+
+void project(Net& n) {
+  n.q = reference::matmul(n.x, n.w_q);
+  n.k = reference::matmul(n.x, n.w_k);
+  n.v = reference::matmul(n.x, n.w_v);
+}
+
+// L = Σ ∂L/∂Y ⊙ Y, Y from Q, K, V through every head (and W_O), in float64.
+double loss(const Net& n, const TraceInput& input, const MatrixD& d_y) {
+  const auto heads = static_cast<std::size_t>(input.heads);
+  const std::size_t d_k = n.q.cols / heads, d_v = n.v.cols / heads;
+  const auto& o = input.options;
+  const double factor =
+      (o.scale ? double(*o.scale) : 1.0 / std::sqrt(double(d_k))) / double(o.temperature);
+  MatrixD concat(n.q.rows, n.v.cols);
+  for (std::size_t h = 0; h < heads; ++h) {
+    MatrixD logits = reference::matmul_transposed(column_slice(n.q, h * d_k, d_k),
+                                                  column_slice(n.k, h * d_k, d_k));
+    reference::scale(logits, factor);
+    for (std::size_t i = 0; i < logits.rows; ++i)
+      for (std::size_t j = 0; j < logits.cols; ++j)
+        if (blocked_by(o, i, j)) logits(i, j) = -std::numeric_limits<double>::infinity();
+    const MatrixD out =
+        reference::matmul(reference::softmax_rows(logits).weights, column_slice(n.v, h * d_v, d_v));
+    for (std::size_t i = 0; i < out.rows; ++i)
+      std::copy_n(out.row(i), d_v, concat.row(i) + h * d_v);
+  }
+  const MatrixD y = n.has_w_o ? reference::matmul(concat, n.w_o) : concat;
+  double sum = 0;
+  for (std::size_t i = 0; i < y.data.size(); ++i) sum += d_y.data[i] * y.data[i];
+  return sum;
+}
+
+Net network(const TraceInput& input) {
+  Net n;
+  if (input.w_o) n.w_o = input.w_o->cast<double>(), n.has_w_o = true;
+  if (const auto* p = std::get_if<Projections>(&input.source)) {
+    n.x = p->x.cast<double>();
+    if (input.positional == PositionalEncoding::sinusoidal) {
+      const Matrix pe = sinusoidal_encoding(n.x.rows, n.x.cols).value();
+      for (std::size_t i = 0; i < n.x.data.size(); ++i) n.x.data[i] += pe.data[i];
+    }
+    n.w_q = p->w_q.cast<double>(), n.w_k = p->w_k.cast<double>(), n.w_v = p->w_v.cast<double>();
+    project(n);
+  } else {
+    const auto& d = std::get<DirectQKV>(input.source);
+    n.q = d.q.cast<double>(), n.k = d.k.cast<double>(), n.v = d.v.cast<double>();
+  }
+  return n;
+}
+
+struct Parameter {
+  std::string_view name;
+  MatrixD Net::*values;
+  const char* gradient;  // the step id whose values (over every head) are ∂L/∂parameter
+  bool projects;         // part of the projections: Q, K, V follow from it
+};
+
+constexpr Parameter parameters[] = {
+    {"X", &Net::x, step::grad_x, true},     {"Q", &Net::q, step::grad_q, false},
+    {"K", &Net::k, step::grad_k, false},    {"V", &Net::v, step::grad_v, false},
+    {"Wq", &Net::w_q, step::grad_wq, true}, {"Wk", &Net::w_k, step::grad_wk, true},
+    {"Wv", &Net::w_v, step::grad_wv, true}, {"Wo", &Net::w_o, step::grad_wo, false}};
+
+// The gradient with id `id` over every head: the per-head steps side by side.
+std::optional<Matrix> gradient_of(const Trace& t, std::string_view id) {
+  const auto group = std::find_if(t.groups.begin(), t.groups.end(),
+                                  [&](const StepGroup& g) { return g.id == id; });
+  if (group == t.groups.end()) return std::nullopt;
+  const Matrix& part = t.steps[group->steps.front()].values;
+  Matrix out(part.rows, part.cols * group->steps.size());
+  for (std::size_t h = 0; h < group->steps.size(); ++h)
+    trace_steps::put_columns(out, t.steps[group->steps[h]].values, h * part.cols);
+  return out;
+}
+
+}  // namespace
+
+Result<GradientCheck> check_gradient(const TraceInput& input, std::string_view parameter,
+                                     std::size_t row, std::size_t col) {
+  if (!input.d_output)
+    return Error{ErrorCode::invalid_argument,
+                 "dOutput is missing: the check needs the loss's gradient at the output"};
+  const auto* p = std::find_if(std::begin(parameters), std::end(parameters),
+                               [&](const Parameter& q) { return q.name == parameter; });
+  if (p == std::end(parameters))
+    return Error{ErrorCode::invalid_argument,
+                 "parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got \"" +
+                     std::string(parameter) + "\""};
+  auto traced = trace(input);
+  if (!traced) return traced.error();
+  const auto analytic = gradient_of(traced.value(), p->gradient);
+  if (!analytic)
+    return Error{ErrorCode::invalid_argument,
+                 "parameter " + std::string(parameter) + " is not in this trace (" +
+                     (p->gradient == step::grad_wo ? "it has no Wo)" : "it has no X)")};
+  for (const auto& [name, index, extent] :
+       {std::tuple{"row", row, analytic->rows}, std::tuple{"col", col, analytic->cols}})
+    if (index >= extent)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "%s must be a whole number from 0 to %zu (%.*s is %s), got %zu",
+                                 name, extent - 1, static_cast<int>(parameter.size()),
+                                 parameter.data(), shape_string(*analytic).c_str(), index);
+
+  Net net = network(input);
+  const MatrixD d_y = input.d_output->cast<double>();
+  double& entry = (net.*(p->values))(row, col);
+  const double theta = entry, epsilon = 1e-6 * std::max(1.0, std::abs(theta));
+  const auto loss_at = [&](double value) {
+    entry = value;
+    if (p->projects) project(net);
+    return loss(net, input, d_y);
+  };
+  const double numeric = (loss_at(theta + epsilon) - loss_at(theta - epsilon)) / (2 * epsilon);
+  const double a = (*analytic)(row, col);
+  double size = std::max(std::abs(a), std::abs(numeric));
+  for (float g : analytic->data) size = std::max(size, double(std::abs(g)));
+  return GradientCheck{a, numeric, size > 0 ? std::abs(a - numeric) / size : 0.0, epsilon};
+}
+
+Result<Trace> trace(const TraceInput& input) {
+  auto t = detail::forward_steps(input);
+  if (!t) return t;
+  if (input.d_output)
+    if (auto e = trace_steps::add_backward_steps(t.value(), input)) return *e;
+  detail::group(t.value());
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,108 @@
+// The backward steps (the trace with dOutput), described once like the forward ones in
+// steps.js: gradients are signed, so they are drawn on the diverging 'gradients' scale
+// (colors.js). The numbers in the explanations are the trace's; products are written out by
+// explain.js as the panels draw them (Aᵀ, Vᵀ… transposed as the formulas write them).
+import { fmt } from '../shared/format.js';
+import { BACKWARD_WHY } from './backward-why.js';
+import { at, productOf } from './explain.js';
+import { defineStep } from './steps.js';
+
+const same = (row, col) => [{ cell: [row, col] }];
+
+// [id, name, caption, rows, cols, perHead, transposed operand, product symbol, numpy]
+const PRODUCTS = [
+  ['grad-wo', '∂W_O', '∂L/∂W_O, W_O’s gradient', 'features', 'features', false, 0, '∂W_O', 'concat.T @ dY'],
+  ['grad-concat', '∂C', '∂L/∂C, each head’s ∂O side by side', 'queries', 'features', false, 1, '∂C', 'dY @ Wo.T'],
+  ['grad-v', '∂V', '∂L/∂V, the values’ gradient', 'keys', 'features', true, 0, '∂V', 'weights.T @ dO'],
+  ['grad-weights', '∂A', '∂L/∂A, the weights’ gradient', 'queries', 'keys', true, 1, '∂A', 'dO @ v.T'],
+  ['grad-q', '∂Q', '∂L/∂Q, the queries’ gradient', 'queries', 'features', true, undefined, '∂Q', 'dS @ k'],
+  ['grad-k', '∂K', '∂L/∂K, the keys’ gradient', 'keys', 'features', true, 0, '∂K', 'dS.T @ q'],
+  ['grad-wq', '∂W_Q', '∂L/∂W_Q, W_Q’s gradient', 'features', 'features', false, 0, '∂W_Q', 'X.T @ dQ'],
+  ['grad-wk', '∂W_K', '∂L/∂W_K, W_K’s gradient', 'features', 'features', false, 0, '∂W_K', 'X.T @ dK'],
+  ['grad-wv', '∂W_V', '∂L/∂W_V, W_V’s gradient', 'features', 'features', false, 0, '∂W_V', 'X.T @ dV'],
+];
+
+/** Adds the backward entries after the forward ones (registry.js calls it once, at load). */
+export function defineBackwardSteps() {
+  defineStep({
+    id: 'grad-output',
+    name: '∂Y, given',
+    caption: '∂L/∂Y, the output’s gradient',
+    why: BACKWARD_WHY['grad-output'],
+    rows: 'queries',
+    cols: 'features',
+    heat: 'gradients',
+    explain: ({ row, col, value }) => ({ text: `∂L/∂Y${at(row, col)} = ${fmt(value)}: given (L = Σ ∂L/∂Y ⊙ Y), where backward starts`, highlight: [] }),
+    numpy: 'dY',
+  });
+
+  for (const [id, name, caption, rows, cols, perHead, transposed, symbol, numpy] of PRODUCTS) {
+    defineStep({
+      id,
+      name,
+      caption,
+      why: BACKWARD_WHY[id],
+      rows,
+      cols,
+      heat: 'gradients',
+      ...(perHead ? { perHead } : {}),
+      ...(transposed === undefined ? {} : { transposed }),
+      explain: productOf(symbol),
+      numpy,
+    });
+    if (id === 'grad-weights') defineSoftmaxAndScale();
+  }
+
+  // grad-softmax and grad-scores come between grad-weights and grad-q, in the core's order.
+  function defineSoftmaxAndScale() {
+    defineStep({
+      id: 'grad-softmax',
+      name: '∂S̃, softmax',
+      caption: '∂L/∂S̃, through softmax',
+      why: BACKWARD_WHY['grad-softmax'],
+      rows: 'queries',
+      cols: 'keys',
+      heat: 'gradients',
+      perHead: true,
+      explain: ({ panel, row, col, value }) => {
+        const [a, dA] = panel.operands.map((o) => o.values[row][col]);
+        const dot = panel.step.rowDot[row];
+        return {
+          text: `∂S̃${at(row, col)} = a${at(row, col)} × (∂a${at(row, col)} − Σₖ ∂aₖ·aₖ) = ${fmt(a)} × (${fmt(dA)} − ${fmt(dot)}) = ${fmt(value)}`,
+          highlight: [{ rows: [row], cell: [row, col] }, { rows: [row], cell: [row, col] }],
+        };
+      },
+      numpy: 'weights * (dA - (dA * weights).sum(axis=1, keepdims=True))',
+    });
+    defineStep({
+      id: 'grad-scores',
+      name: '∂S, scores',
+      caption: '∂L/∂S, the scores’ gradient',
+      why: BACKWARD_WHY['grad-scores'],
+      rows: 'queries',
+      cols: 'keys',
+      heat: 'gradients',
+      perHead: true,
+      explain: ({ panel, row, col, value }) => {
+        const input = panel.operands[0].values[row][col];
+        return { text: `∂S${at(row, col)} = factor × ∂S̃${at(row, col)} = ${fmt(input)} → ${fmt(value)}${value === 0 ? ' (masked or weight 0: no gradient)' : ''}`, highlight: same(row, col) };
+      },
+      numpy: 'dScaled * factor',
+    });
+  }
+
+  defineStep({
+    id: 'grad-x',
+    name: '∂X',
+    caption: '∂L/∂X, the tokens’ gradient',
+    why: BACKWARD_WHY['grad-x'],
+    rows: 'queries',
+    cols: 'features',
+    heat: 'gradients',
+    explain: ({ row, col, value }) => ({
+      text: `∂X${at(row, col)} = row ${row + 1} of ∂Q · row ${col + 1} of W_Q + the same for K and V = ${fmt(value)}`,
+      highlight: [{ rows: [row] }, { rows: [col] }, { rows: [row] }, { rows: [col] }, { rows: [row] }, { rows: [col] }],
+    }),
+    numpy: 'dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T',
+  });
+}
