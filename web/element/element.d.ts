@@ -41,9 +41,9 @@ export interface AttnLabState {
   /** true: each step's result stays hidden until the learner has predicted it. */
   predict: boolean;
   /** true: the stepper runs forward then backward (the grad-* steps). */
-  backward: boolean;
+  backward?: boolean;
   /** ∂L/∂Y, the output's shape; null: a default drawn from the core's seeded generator. */
-  dOutput: Matrix | null;
+  dOutput?: Matrix | null;
   /** What is on view: the stepper or one teaching view. */
   view: ViewId;
   /** The teaching view's own fields (sliders, the dragged query…); see the element README. */

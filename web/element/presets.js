@@ -162,8 +162,6 @@ const BASE_STATE = {
   positional: 'none',
   step: 'scores',
   predict: false,
-  backward: false,
-  dOutput: null,
   view: 'stepper',
   viewState: {},
 };

@@ -14,9 +14,10 @@
 //   temperature number > 0
 //   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
-//   backward    boolean: the stepper runs forward then backward (the grad-* steps)
-//   dOutput     number[][] or null: ∂L/∂Y, the output's shape; null = a seeded default
-//               (stepper/backward.js)
+//   backward    boolean: the stepper runs forward then backward (the grad-* steps); absent
+//               = false, so links saved before the field existed keep their state
+//   dOutput     number[][] or null: ∂L/∂Y, the output's shape; null or absent = a seeded
+//               default (stepper/backward.js)
 //   predict     boolean: the stepper hides each step's result until the learner has
 //               predicted something about it (stepper/predict.js)
 //   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',

@@ -120,7 +120,7 @@ export class InputEditor {
       ${this.host.noPredict
         ? nothing
         : html`<label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>`}
-      <label><input data-control="backward" type="checkbox" .checked=${s.backward} @change=${(e) => this.change({ backward: e.target.checked })} />Backward pass</label>
+      <label><input data-control="backward" type="checkbox" .checked=${Boolean(s.backward)} @change=${(e) => this.change({ backward: e.target.checked })} />Backward pass</label>
       <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this.change({ scale: e.target.checked })} />Scale by 1/√d<sub>k</sub></label>
       <label
         >Temperature
