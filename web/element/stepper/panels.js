@@ -4,7 +4,8 @@
 import { headMark, sub } from '../shared/format.js';
 import { axesOf, stepEntry } from './registry.js';
 
-const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
+/** Column labels 1 … count, for a matrix whose columns are features. */
+export const indexLabels = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
 
 /** Query (row) and key (column) labels: the token names where the learner has them. */
 export function tokenLabels(state) {

@@ -6,6 +6,7 @@ import { html } from 'lit';
 import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { fmt, sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
+import { indexLabels as features } from '../../stepper/panels.js';
 import { HEAD_WIDTH, TOKENS } from './example.js';
 
 // Published configurations (layers, query heads, K/V heads, head width), stored as fp16.
@@ -18,7 +19,6 @@ const MODELS = [
 const FP16_BYTES = 2;
 const FLOAT32_BYTES = 4;
 
-const features = (count) => Array.from({ length: count }, (_, i) => String(i + 1));
 const bytesText = (bytes) => (bytes >= 1024 * 1024 ? `${fmt(bytes / (1024 * 1024))} MiB` : bytes >= 1024 ? `${fmt(bytes / 1024)} KiB` : `${bytes} B`);
 
 /**
