@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <tuple>
 
@@ -24,43 +25,42 @@ bool finite(float x) { return std::isfinite(x); }
 
 // A worker's buffers (see simd::BlockBuffers), sized for the instruction set's micro-kernels.
 struct Scratch {
-  std::size_t rows, keys, width_v;
-  std::vector<float> q, s, acc, m, l;
+  std::vector<float> qt, st, ot, m, l, block_max, correction;
 
-  Scratch(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& kernels)
-      : rows(round_up(plan.query_rows, kernels.row_group)),
-        keys(round_up(plan.cpu_key_rows(), kernels.col_group)),
-        width_v(round_up(d_v, kernels.col_group)),
-        q(rows * plan.head_width),
-        s(rows * keys),
-        acc(rows * width_v),
-        m(rows),
-        l(rows) {}
+  Scratch(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& kernels) {
+    const std::size_t padded = round_up(plan.query_rows, kernels.row_group);
+    qt.resize(plan.head_width * padded);
+    st.resize(round_up(plan.cpu_key_rows(), kernels.group) * padded);
+    ot.resize(round_up(d_v, kernels.group) * padded);
+    for (auto* row : {&m, &l, &block_max, &correction}) row->resize(padded);
+  }
 
   simd::BlockBuffers view() {
-    return {q.data(), s.data(), acc.data(), m.data(), l.data(), rows, keys, width_v};
+    return {qt.data(), st.data(),        ot.data(),        m.data(),
+            l.data(),  block_max.data(), correction.data()};
   }
 };
 
-// K and V of one head task, laid out for the micro-kernels (see simd::PackedHead).
+// K and V of one head task with their rows next to each other, when the task is one head of
+// several: the micro-kernels walk down K and V, and rows a whole row of all heads apart would
+// spread every key block over many more pages (and TLB entries) than it needs.
 struct Packed {
-  std::size_t keys;     // n_k rounded up to a whole number of column groups
-  std::size_t width_v;  // d_v rounded up likewise
-  std::vector<float> kt, v;
-
-  simd::PackedHead view() const { return {kt.data(), v.data(), width_v}; }
+  std::vector<float> k, v;
 };
 
-Packed pack(const HeadTask& p, std::size_t col_group) {
-  Packed k{round_up(p.n_k, col_group), round_up(p.d_v, col_group), {}, {}};
-  k.kt.assign(p.d * k.keys, 0.0f);
-  k.v.assign(k.keys * k.width_v, 0.0f);
-  for (std::size_t j = 0; j < p.n_k; ++j) {
-    float* panel = k.kt.data() + (j / col_group) * p.d * col_group + j % col_group;
-    for (std::size_t c = 0; c < p.d; ++c) panel[c * col_group] = p.k[j * p.ld_k + c];
-    std::copy_n(p.v + j * p.ld_v, p.d_v, k.v.data() + j * k.width_v);
-  }
-  return k;
+Packed pack(HeadTask& p) {
+  Packed packed;
+  const auto gather = [&p](const float*& m, std::size_t& ld, std::size_t width,
+                           std::vector<float>& rows) {
+    if (ld == width) return;
+    rows.resize(p.n_k * width);
+    for (std::size_t j = 0; j < p.n_k; ++j) std::copy_n(m + j * ld, width, rows.data() + j * width);
+    m = rows.data();
+    ld = width;
+  };
+  gather(p.k, p.ld_k, p.d, packed.k);
+  gather(p.v, p.ld_v, p.d_v, packed.v);
+  return packed;
 }
 
 // The (batch, head) tasks of a call, with the output they write.
@@ -77,6 +77,25 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
                               v.row(b * n_k) + h * d_v, out.row(b * n_q) + h * d_v, b * n_q, q.cols,
                               k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, o.causal});
   return list;
+}
+
+// Whether a score of this task could pass ±3.4e38, scaled or not. By Cauchy–Schwarz no
+// partial sum of q · k exceeds the largest row norm of Q times that of K; when that bound
+// (times the scale, if above 1) is under half of float32's largest value, no score overflows
+// and the kernel skips its per-score check (a pass over every block of scores).
+bool scores_may_overflow(const HeadTask& p) {
+  const auto largest_norm = [&p](const float* rows, std::size_t ld, std::size_t count) {
+    double most = 0.0;
+    for (std::size_t r = 0; r < count; ++r) {
+      double squares = 0.0;
+      for (std::size_t c = 0; c < p.d; ++c) squares += double{rows[r * ld + c]} * rows[r * ld + c];
+      most = std::max(most, squares);
+    }
+    return std::sqrt(most);
+  };
+  const double bound =
+      largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k) * std::max(1.0f, p.scale);
+  return !(bound < 0.5 * std::numeric_limits<float>::max());
 }
 
 // These kernels mask no whole row (a causal query always sees key 0) and no key with -Infinity,
@@ -164,7 +183,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                           limits::flash_multiply_adds))
     return *e;
   FlashResult result{Matrix(q.rows, v.cols), {}};
-  const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
+  std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
   const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
   const std::size_t threads = resolve_threads(options.threads);
@@ -174,7 +193,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
 
   std::vector<Packed> packed(list.size());
   parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
-    packed[item] = pack(list[item], kernels.col_group);
+    list[item].may_overflow = scores_may_overflow(list[item]);
+    packed[item] = pack(list[item]);
   });
   std::vector<Scratch> scratch;
   for (std::size_t w = 0; w < std::min(threads, list.size() * blocks); ++w)
@@ -183,8 +203,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
     const std::size_t block = blocks - 1 - item % blocks;
     const std::size_t task = item / blocks;
-    kernels.query_block(list[task], packed[task].view(), plan, block * plan.query_rows,
-                        scratch[worker].view(), no_weight.data() + task % heads * q.rows);
+    kernels.query_block(list[task], plan, block * plan.query_rows, scratch[worker].view(),
+                        no_weight.data() + task % heads * q.rows);
   });
   if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight)) return *e;
   return result;  // fully_masked_rows stays empty: no row here is masked whole

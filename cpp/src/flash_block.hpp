@@ -1,6 +1,6 @@
 // The flash kernel's micro-kernels and its query block pass, for one xsimd architecture
 // (internal; only simd_arch.cpp includes this). flash.cpp splits a call into head tasks and
-// query blocks, packs K and V and owns the buffers (see simd_kernels.hpp).
+// query blocks and owns the buffers (see simd_kernels.hpp).
 #pragma once
 
 #include <algorithm>
@@ -19,125 +19,184 @@ struct FlashBlock {
   using S = Spans<Arch>;
   using Batch = typename S::Batch;
   static constexpr std::size_t lanes = S::lanes;
-  // Query rows per micro-kernel pass: 8 rows x 2 batches = 16 accumulators fit AVX-512's 32
-  // registers; narrower ISAs (16 registers) take 4 rows.
-  static constexpr std::size_t row_group = lanes >= 16 ? 8 : 4;
-  static constexpr std::size_t col_group = 2 * lanes;  // two batches of columns per pass
+  // The block works on transposed tiles, query rows along the batch lanes: scores Sᵀ (keys,
+  // rows), output Oᵀ (d_v, rows). So the softmax of every query row runs down the lanes (its
+  // max, exp and sum are plain vector operations), and K and V are read as they lie: each
+  // micro-kernel pass broadcasts `group` values of K (or of V) against two batches of
+  // queries. `group` x 2 accumulators, two batches of queries and a broadcast fill the
+  // registers: AVX-512 (32) takes 12, AVX2 and SSE (16) take 6, and wasm takes 4, since V8
+  // keeps two of the 16 for itself and 6 spill.
+#ifdef __EMSCRIPTEN__
+  static constexpr std::size_t group = 4;
+#else
+  static constexpr std::size_t group = lanes >= 16 ? 12 : 6;
+#endif
+  static constexpr std::size_t row_group = 2 * lanes;  // query rows per pass
 
-  // s: (rows, cols) = q: (rows, d) · kᵀ, with kᵀ as packed panels (see PackedHead); rows a
-  // multiple of row_group, cols of col_group.
-  static void block_scores(const float* q, const float* kt, float* s, std::size_t rows,
-                           std::size_t cols, std::size_t d, std::size_t ld_s) {
-    for (std::size_t c = 0; c < cols; c += col_group) {
-      const float* panel = kt + c * d;  // panel c / col_group: (d, col_group)
+  // st: (keys, rows) = k: (keys, d) · qᵀ, with qt: (d, rows) and k's rows ld_k apart. The
+  // last group reads its missing keys as copies of key keys - 1, so st holds up to group - 1
+  // rows of such copies after `keys`. With row_max (rows), it also folds the scores into each
+  // row's max while they are in registers, which saves the softmax a pass over the block.
+  static void scores(const float* qt, const float* k, std::size_t ld_k, float* st, std::size_t keys,
+                     std::size_t rows, std::size_t d, float* row_max) {
+    for (std::size_t j = 0; j < keys; j += group) {
+      const float* key[group];
+      for (std::size_t i = 0; i < group; ++i) key[i] = k + std::min(j + i, keys - 1) * ld_k;
       for (std::size_t r = 0; r < rows; r += row_group) {
-        Batch acc[row_group][2] = {};
+        Batch acc[group][2] = {};
         for (std::size_t l = 0; l < d; ++l) {
-          const Batch k0 = Batch::load_unaligned(panel + l * col_group);
-          const Batch k1 = Batch::load_unaligned(panel + l * col_group + lanes);
-          for (std::size_t i = 0; i < row_group; ++i) {
-            const Batch qv(q[(r + i) * d + l]);
-            acc[i][0] = xsimd::fma(qv, k0, acc[i][0]);
-            acc[i][1] = xsimd::fma(qv, k1, acc[i][1]);
+          const Batch q0 = Batch::load_unaligned(qt + l * rows + r);
+          const Batch q1 = Batch::load_unaligned(qt + l * rows + r + lanes);
+          for (std::size_t i = 0; i < group; ++i) {
+            const Batch kv(key[i][l]);
+            acc[i][0] = xsimd::fma(kv, q0, acc[i][0]);
+            acc[i][1] = xsimd::fma(kv, q1, acc[i][1]);
           }
         }
-        for (std::size_t i = 0; i < row_group; ++i) {
-          acc[i][0].store_unaligned(s + (r + i) * ld_s + c);
-          acc[i][1].store_unaligned(s + (r + i) * ld_s + c + lanes);
+        for (std::size_t i = 0; i < group; ++i) {
+          acc[i][0].store_unaligned(st + (j + i) * rows + r);
+          acc[i][1].store_unaligned(st + (j + i) * rows + r + lanes);
         }
+        if (!row_max) continue;
+        for (std::size_t i = 1; i < group; ++i) {
+          acc[0][0] = xsimd::max(acc[0][0], acc[i][0]);
+          acc[0][1] = xsimd::max(acc[0][1], acc[i][1]);
+        }
+        xsimd::max(acc[0][0], Batch::load_unaligned(row_max + r)).store_unaligned(row_max + r);
+        xsimd::max(acc[0][1], Batch::load_unaligned(row_max + r + lanes))
+            .store_unaligned(row_max + r + lanes);
       }
     }
   }
 
-  // acc: (rows, width) += p: (rows, keys) · v: (keys, width), rows a multiple of row_group,
-  // width of col_group.
-  static void block_aggregate(const float* p, const float* v, float* acc, std::size_t rows,
-                              std::size_t keys, std::size_t width, std::size_t ld_p) {
-    // Columns outside, rows inside: one column strip of V (keys x col_group) stays in L1
-    // while every row group passes over it.
-    for (std::size_t c = 0; c < width; c += col_group)
-      for (std::size_t r = 0; r < rows; r += row_group) {
-        Batch a[row_group][2];
-        for (std::size_t i = 0; i < row_group; ++i) {
-          a[i][0] = Batch::load_unaligned(acc + (r + i) * width + c);
-          a[i][1] = Batch::load_unaligned(acc + (r + i) * width + c + lanes);
+  // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v's rows
+  // (keys, width) ld_v apart. The online softmax's rescale of each row is folded into the
+  // pass that loads the accumulators anyway. Columns past width (up to a whole group) read
+  // v's last column; their rows of ot are never written out.
+  static void aggregate(const float* p, const float* v, std::size_t ld_v, const float* correction,
+                        float* ot, std::size_t keys, std::size_t rows, std::size_t width) {
+    for (std::size_t r = 0; r < rows; r += row_group) {
+      const Batch f0 = Batch::load_unaligned(correction + r);
+      const Batch f1 = Batch::load_unaligned(correction + r + lanes);
+      for (std::size_t c = 0; c < width; c += group) {
+        std::size_t column[group];
+        for (std::size_t i = 0; i < group; ++i) column[i] = std::min(c + i, width - 1);
+        Batch acc[group][2];
+        for (std::size_t i = 0; i < group; ++i) {
+          acc[i][0] = Batch::load_unaligned(ot + (c + i) * rows + r) * f0;
+          acc[i][1] = Batch::load_unaligned(ot + (c + i) * rows + r + lanes) * f1;
         }
         for (std::size_t j = 0; j < keys; ++j) {
-          const Batch v0 = Batch::load_unaligned(v + j * width + c);
-          const Batch v1 = Batch::load_unaligned(v + j * width + c + lanes);
-          for (std::size_t i = 0; i < row_group; ++i) {
-            const Batch pv(p[(r + i) * ld_p + j]);
-            a[i][0] = xsimd::fma(pv, v0, a[i][0]);
-            a[i][1] = xsimd::fma(pv, v1, a[i][1]);
+          const Batch p0 = Batch::load_unaligned(p + j * rows + r);
+          const Batch p1 = Batch::load_unaligned(p + j * rows + r + lanes);
+          const float* value = v + j * ld_v;
+          for (std::size_t i = 0; i < group; ++i) {
+            const Batch vv(value[column[i]]);
+            acc[i][0] = xsimd::fma(vv, p0, acc[i][0]);
+            acc[i][1] = xsimd::fma(vv, p1, acc[i][1]);
           }
         }
-        for (std::size_t i = 0; i < row_group; ++i) {
-          a[i][0].store_unaligned(acc + (r + i) * width + c);
-          a[i][1].store_unaligned(acc + (r + i) * width + c + lanes);
+        for (std::size_t i = 0; i < group; ++i) {
+          acc[i][0].store_unaligned(ot + (c + i) * rows + r);
+          acc[i][1].store_unaligned(ot + (c + i) * rows + r + lanes);
         }
       }
+    }
   }
 
-  // Online softmax of one row of a key block: folds the block's `allowed` leading scores
-  // into the row's running max m and sum l, rescales the accumulator when m grows, and
-  // leaves exp(score - m) in place (zeros past `allowed`) for block_aggregate.
-  static void online_softmax_row(float* s, std::size_t allowed, std::size_t cols, float& m,
-                                 float& l, float* acc_row, std::size_t width) {
-    if (allowed == 0) {
-      std::fill_n(s, cols, 0.0f);
-      return;
+  // Causal: key j0 + j is in the future of query first + r when j0 + j > first + r; its score
+  // becomes -Infinity (a zero weight). Then block_max: (rows) = each row's max over the keys.
+  static void mask_and_max(float* st, std::size_t keys, std::size_t rows, std::size_t first,
+                           std::size_t j0, bool causal, float* block_max) {
+    std::fill_n(block_max, rows, minus_infinity);
+    for (std::size_t j = 0; j < keys; ++j) {
+      float* row = st + j * rows;
+      if (causal && j0 + j > first)  // rows before j0 + j - first see it in the future
+        std::fill_n(row, std::min(rows, j0 + j - first), minus_infinity);
+      for (std::size_t r = 0; r < rows; r += lanes)
+        xsimd::max(Batch::load_unaligned(row + r), Batch::load_unaligned(block_max + r))
+            .store_unaligned(block_max + r);
     }
-    const float m_new = std::max(m, S::max_of(s, allowed));
-    const float correction = std::exp(m - m_new);  // 0 on the first block (m = -inf)
-    const float sum = S::exp_shifted(s, m_new, s, allowed);
-    std::fill(s + allowed, s + cols, 0.0f);
-    if (correction != 1.0f) S::scale(acc_row, width, correction);
-    l = l * correction + sum;
-    m = m_new;
+  }
+
+  // The online softmax over a key block, for every row at once: the running max m of the
+  // scaled scores and their sum l take the block (whose max unscaled score is block_max),
+  // correction gets exp(m_old - m_new) (0 on a row's first block, where m = -inf), and st
+  // holds exp(scale · score - m_new) for aggregate. The scale is applied inside one fused
+  // multiply-add, so it adds no rounding of its own.
+  static void softmax(float* st, std::size_t keys, std::size_t rows, float scale,
+                      const float* block_max, float* m, float* l, float* correction) {
+    const Batch factor(scale);
+    for (std::size_t r = 0; r < rows; r += lanes) {
+      const Batch m_old = Batch::load_unaligned(m + r);
+      const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
+      const Batch f = xsimd::exp(m_old - m_new);
+      // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
+      // four independent chains of exponentials.
+      Batch sum[4] = {};
+      for (std::size_t j = 0; j < keys; ++j) {
+        const Batch e =
+            xsimd::exp(xsimd::fms(Batch::load_unaligned(st + j * rows + r), factor, m_new));
+        e.store_unaligned(st + j * rows + r);
+        sum[j % 4] += e;
+      }
+      const Batch block_sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+      (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
+      m_new.store_unaligned(m + r);
+      f.store_unaligned(correction + r);
+    }
   }
 
   // Kernels::query_block for this architecture.
-  static void query_block(const HeadTask& p, const PackedHead& kv, const tiling::TilePlan& plan,
-                          std::size_t first, const BlockBuffers& w, std::uint8_t* no_weight) {
+  static void query_block(const HeadTask& p, const tiling::TilePlan& plan, std::size_t first,
+                          const BlockBuffers& w, std::uint8_t* no_weight) {
     const std::size_t rows = std::min(plan.query_rows, p.n_q - first);
-    const std::size_t rows_padded = round_up(rows, row_group);
-    std::fill_n(w.q, w.rows * p.d, 0.0f);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < p.d; ++c)
-        w.q[r * p.d + c] = p.q[(first + r) * p.ld_q + c] * p.scale;
-    std::fill_n(w.acc, w.rows * w.width_v, 0.0f);
-    std::fill_n(w.m, w.rows, minus_infinity);
-    std::fill_n(w.l, w.rows, 0.0f);
+    const std::size_t padded = round_up(rows, row_group);  // lanes of the transposed tiles
+    for (std::size_t c = 0; c < p.d; ++c)
+      for (std::size_t r = 0; r < padded; ++r)
+        w.qt[c * padded + r] = r < rows ? p.q[(first + r) * p.ld_q + c] : 0.0f;
+    std::fill_n(w.ot, round_up(p.d_v, group) * padded, 0.0f);
+    std::fill_n(w.m, padded, minus_infinity);
+    std::fill_n(w.l, padded, 0.0f);
 
     const std::size_t last_query = first + rows - 1;
-    const std::size_t key_step = plan.cpu_key_rows();
-    for (std::size_t j0 = 0; j0 < p.n_k; j0 += key_step) {
+    for (std::size_t j0 = 0; j0 < p.n_k; j0 += plan.cpu_key_rows()) {
       if (p.causal && j0 > last_query) break;  // this and later key blocks are all in the future
-      const std::size_t keys = std::min(key_step, p.n_k - j0);
-      const std::size_t cols = round_up(keys, col_group);
-      block_scores(w.q, kv.kt + j0 * p.d, w.s, rows_padded, cols, p.d, w.keys);
-      for (std::size_t r = 0; r < rows_padded; ++r) {
-        const std::size_t query = first + r;
-        // Causal: keys j0 … query are allowed, a prefix of the block (the diagonal tile).
-        std::size_t allowed = r < rows ? keys : 0;
-        if (p.causal && r < rows) allowed = query < j0 ? 0 : std::min(keys, query - j0 + 1);
-        float* scores = w.s + r * w.keys;
-        // No key is masked with -Infinity here, so one is a score that overflowed (a partial
-        // sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged below.
-        if (no_weight && allowed > 0 && S::any_minus_infinity(scores, allowed))
-          no_weight[p.first_row + query] = 1;
-        online_softmax_row(scores, allowed, cols, w.m[r], w.l[r], w.acc + r * w.width_v, w.width_v);
-      }
-      block_aggregate(w.s, kv.v + j0 * kv.width_v, w.acc, rows_padded, keys, w.width_v, w.keys);
+      std::size_t keys = std::min(plan.cpu_key_rows(), p.n_k - j0);
+      if (p.causal) keys = std::min(keys, last_query - j0 + 1);  // later keys: every row's future
+      // A block no row sees in part takes its max from the scores in registers.
+      const bool whole = !(p.causal && j0 + keys - 1 > first);
+      if (whole) std::fill_n(w.block_max, padded, minus_infinity);
+      scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,
+             whole ? w.block_max : nullptr);
+      // No key is masked with -Infinity before this, so one is a score that overflowed (a
+      // partial sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged
+      // below.
+      if (no_weight && p.may_overflow)
+        flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
+      if (!whole) mask_and_max(w.st, keys, padded, first, j0, p.causal, w.block_max);
+      softmax(w.st, keys, padded, p.scale, w.block_max, w.m, w.l, w.correction);
+      aggregate(w.st, p.v + j0 * p.ld_v, p.ld_v, w.correction, w.ot, keys, padded, p.d_v);
     }
 
     for (std::size_t r = 0; r < rows; ++r) {
       float* out = p.out + (first + r) * p.ld_out;
-      const float* acc = w.acc + r * w.width_v;
       const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
-      for (std::size_t c = 0; c < p.d_v; ++c) out[c] = acc[c] * inverse;
+      for (std::size_t c = 0; c < p.d_v; ++c) out[c] = w.ot[c * padded + r] * inverse;
       if (no_weight && !(w.l[r] > 0.0f)) no_weight[p.first_row + first + r] = 1;
     }
+  }
+
+  // Flags the rows with a -Infinity score for a key they see, in st: (keys, padded) of the
+  // block from key j0.
+  static void flag_minus_infinity(const HeadTask& p, const float* st, std::size_t keys,
+                                  std::size_t rows, std::size_t padded, std::size_t first,
+                                  std::size_t j0, std::uint8_t* no_weight) {
+    if (!S::any_minus_infinity(st, keys * padded)) return;
+    for (std::size_t j = 0; j < keys; ++j)
+      for (std::size_t r = 0; r < rows; ++r)
+        if (st[j * padded + r] == minus_infinity && !(p.causal && j0 + j > first + r))
+          no_weight[p.first_row + first + r] = 1;
   }
 };
 

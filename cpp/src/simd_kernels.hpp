@@ -30,35 +30,27 @@ struct HeadTask {
   std::size_t n_q, n_k, d, d_v;
   float scale;
   bool causal;
+  bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
 };
 
-// K and V of one head task, laid out once for the flash micro-kernels and padded with zero
-// keys to whole column groups. K is transposed into panels of col_group keys, (d, col_group)
-// each and contiguous, so scores vectorise over keys and a panel stays in L1 while every
-// query row group of a block passes over it. V keeps its rows, padded to width_v.
-struct PackedHead {
-  const float* kt;      // (keys / col_group, d, col_group)
-  const float* v;       // (keys, width_v)
-  std::size_t width_v;  // d_v rounded up to a whole number of column groups
-};
-
-// A worker's buffers for one query block against one key macro block, padded so the
-// micro-kernels run on whole batches and need no scalar tails.
+// A worker's buffers for one query block against one key block, in the transposed layout of
+// the flash micro-kernels (query rows along the lanes, see flash_block.hpp). `padded` is the
+// plan's query rows rounded up to whole row groups; keys and d_v are rounded up to whole
+// groups.
 struct BlockBuffers {
-  float* q;             // (rows, d): the query block, pre-multiplied by the scale
-  float* s;             // (rows, keys): scores, then unnormalised probabilities
-  float* acc;           // (rows, width_v): the output accumulator
-  float* m;             // (rows): the running max of each row
-  float* l;             // (rows): the running sum of each row
-  std::size_t rows;     // the plan's query rows rounded up to whole row groups
-  std::size_t keys;     // the plan's CPU key rows rounded up to whole column groups
-  std::size_t width_v;  // as in PackedHead
+  float* qt;          // (d, padded): the query block, transposed
+  float* st;          // (keys, padded): scores, then unnormalised probabilities
+  float* ot;          // (d_v, padded): the output accumulator, transposed
+  float* m;           // (padded): the running max of each row
+  float* l;           // (padded): the running sum of each row
+  float* block_max;   // (padded): each row's max over a key block
+  float* correction;  // (padded): exp(m_old - m_new) of each row in a key block
 };
 
 struct Kernels {
   const char* name;       // xsimd's name of the instruction set, e.g. "fma3+avx2"
-  std::size_t row_group;  // query rows per flash micro-kernel pass
-  std::size_t col_group;  // keys (and output columns) per flash micro-kernel pass
+  std::size_t row_group;  // query rows per flash micro-kernel pass (two batches)
+  std::size_t group;      // keys (or output columns) per flash micro-kernel pass
 
   // out: (m, n) += a: (m, k) · b: (k, n), all row-major and contiguous
   void (*matmul)(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
@@ -76,8 +68,8 @@ struct Kernels {
   // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
   // keys, written to task.out; flags in no_weight (when given) the rows with a -Infinity score
   // or whose weights summed to 0 or NaN: an overflow, since these kernels mask no whole row.
-  void (*query_block)(const HeadTask& task, const PackedHead& kv, const tiling::TilePlan& plan,
-                      std::size_t first, const BlockBuffers& w, std::uint8_t* no_weight);
+  void (*query_block)(const HeadTask& task, const tiling::TilePlan& plan, std::size_t first,
+                      const BlockBuffers& w, std::uint8_t* no_weight);
 };
 
 // The table for one architecture: defined in simd_arch.cpp, in the object compiled for it.

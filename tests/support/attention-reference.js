@@ -99,5 +99,5 @@ export function tilePlan(d) {
   if (!(d >= 1 && d <= 512)) return null;
   let keyRows = 64;
   while (keyRows > 1 && 2 * keyRows * d * 4 > 16384) keyRows /= 2;
-  return { queryRows: 64, keyRows, headWidth: d, cpuKeyRows: 256, workgroupStorageBytes: 2 * keyRows * d * 4 };
+  return { queryRows: 64, keyRows, headWidth: d, cpuKeyRows: 64, workgroupStorageBytes: 2 * keyRows * d * 4 };
 }
