@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <tuple>
 
@@ -23,44 +24,78 @@ using simd::round_up;
 
 bool finite(float x) { return std::isfinite(x); }
 
-// A worker's buffers (see simd::BlockBuffers), sized for the instruction set's micro-kernels.
-struct Scratch {
-  std::vector<float> qt, st, ot, m, l, block_max, correction;
+// The floats a call needs besides its output, in one allocation: K and V of each head task
+// gathered (see gather()), then each worker's buffers (simd::BlockBuffers). The calling
+// thread keeps it between calls, up to kept_floats, so repeated calls allocate (and fault
+// in) nothing; a larger call gives it back when done.
+class Workspace {
+ public:
+  static constexpr std::size_t kept_floats = std::size_t{8} << 20;  // 32 MiB
 
-  Scratch(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& kernels) {
-    const std::size_t padded = round_up(plan.query_rows, kernels.row_group);
-    qt.resize(plan.head_width * padded);
-    st.resize(round_up(plan.cpu_key_rows(), kernels.group) * padded);
-    ot.resize(round_up(d_v, kernels.group) * padded);
-    for (auto* row : {&m, &l, &block_max, &correction}) row->resize(padded);
+  explicit Workspace(std::size_t floats) : arena_(thread_arena()) {
+    if (arena_.size < floats) arena_ = {std::make_unique_for_overwrite<float[]>(floats), floats};
+  }
+  ~Workspace() {
+    if (arena_.size > kept_floats) arena_ = {};
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  float* take(std::size_t floats) {
+    float* part = arena_.floats.get() + used_;
+    used_ += floats;
+    return part;
   }
 
-  simd::BlockBuffers view() {
-    return {qt.data(), st.data(),        ot.data(),        m.data(),
-            l.data(),  block_max.data(), correction.data()};
-  }
-};
-
-// K and V of one head task with their rows next to each other, when the task is one head of
-// several: the micro-kernels walk down K and V, and rows a whole row of all heads apart would
-// spread every key block over many more pages (and TLB entries) than it needs.
-struct Packed {
-  std::vector<float> k, v;
-};
-
-Packed pack(HeadTask& p) {
-  Packed packed;
-  const auto gather = [&p](const float*& m, std::size_t& ld, std::size_t width,
-                           std::vector<float>& rows) {
-    if (ld == width) return;
-    rows.resize(p.n_k * width);
-    for (std::size_t j = 0; j < p.n_k; ++j) std::copy_n(m + j * ld, width, rows.data() + j * width);
-    m = rows.data();
-    ld = width;
+ private:
+  struct Arena {
+    std::unique_ptr<float[]> floats;
+    std::size_t size = 0;
   };
-  gather(p.k, p.ld_k, p.d, packed.k);
-  gather(p.v, p.ld_v, p.d_v, packed.v);
-  return packed;
+  static Arena& thread_arena() {
+    thread_local Arena arena;
+    return arena;
+  }
+  Arena& arena_;
+  std::size_t used_ = 0;
+};
+
+// Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
+std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
+  const std::size_t padded = round_up(plan.query_rows, k.row_group);
+  return (plan.head_width + round_up(plan.cpu_key_rows(), k.group) + round_up(d_v, k.group) + 4) *
+         padded;
+}
+
+simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std::size_t d_v,
+                                 const simd::Kernels& k) {
+  const std::size_t padded = round_up(plan.query_rows, k.row_group);
+  simd::BlockBuffers b;
+  b.qt = w.take(plan.head_width * padded);
+  b.st = w.take(round_up(plan.cpu_key_rows(), k.group) * padded);
+  b.ot = w.take(round_up(d_v, k.group) * padded);
+  for (float** row : {&b.m, &b.l, &b.block_max, &b.correction}) *row = w.take(padded);
+  return b;
+}
+
+// K and V of a head task with their rows next to each other, when the task is one head of
+// several: the micro-kernels walk down K and V, and rows a whole row of all heads apart would
+// spread every key block over many more pages (and TLB entries) than it needs. The floats
+// it needs (0 for one head) come first; gather() copies into them and repoints the task.
+std::size_t gathered_floats(const HeadTask& p) {
+  return (p.ld_k == p.d ? 0 : p.n_k * p.d) + (p.ld_v == p.d_v ? 0 : p.n_k * p.d_v);
+}
+
+void gather(HeadTask& p, float* into) {
+  const auto rows = [&p, &into](const float*& m, std::size_t& ld, std::size_t width) {
+    if (ld == width) return;
+    for (std::size_t j = 0; j < p.n_k; ++j) std::copy_n(m + j * ld, width, into + j * width);
+    m = into;
+    ld = width;
+    into += p.n_k * width;
+  };
+  rows(p.k, p.ld_k, p.d);
+  rows(p.v, p.ld_v, p.d_v);
 }
 
 // The (batch, head) tasks of a call, with the output they write.
@@ -109,8 +144,9 @@ std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Ma
   std::optional<std::size_t> row;
   for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
     if (no_weight[i]) row = i % q.rows;
-  for (std::size_t i = 0; i < out.data.size() && !row; ++i)
-    if (!std::isfinite(out.data[i])) row = i / out.cols;
+  if (!row && !simd::active().all_finite(out.data.data(), out.data.size()))
+    for (std::size_t i = 0; i < out.data.size() && !row; ++i)
+      if (!std::isfinite(out.data[i])) row = i / out.cols;
   if (!row) return std::nullopt;
   return Error{ErrorCode::non_finite, std::string(kernel) + " overflows float32 at row " +
                                           std::to_string(*row) + ": the scores of Q (" +
@@ -191,19 +227,24 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
-  std::vector<Packed> packed(list.size());
+  const std::size_t workers = std::min(threads, list.size() * blocks);
+  std::size_t floats = workers * block_floats(plan, list.front().d_v, kernels);
+  for (const HeadTask& task : list) floats += gathered_floats(task);
+  Workspace workspace(floats);
+  std::vector<float*> gathered;
+  for (const HeadTask& task : list) gathered.push_back(workspace.take(gathered_floats(task)));
+  std::vector<simd::BlockBuffers> buffers;
+  for (std::size_t w = 0; w < workers; ++w)
+    buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
   parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
     list[item].may_overflow = scores_may_overflow(list[item]);
-    packed[item] = pack(list[item]);
+    gather(list[item], gathered[item]);
   });
-  std::vector<Scratch> scratch;
-  for (std::size_t w = 0; w < std::min(threads, list.size() * blocks); ++w)
-    scratch.emplace_back(plan, list.front().d_v, kernels);
   // Items run causal-heavy blocks (the last query blocks) first for better balance.
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
     const std::size_t block = blocks - 1 - item % blocks;
     const std::size_t task = item / blocks;
-    kernels.query_block(list[task], plan, block * plan.query_rows, scratch[worker].view(),
+    kernels.query_block(list[task], plan, block * plan.query_rows, buffers[worker],
                         no_weight.data() + task % heads * q.rows);
   });
   if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight)) return *e;

@@ -1,11 +1,13 @@
 // parallel_for: runs task(item, worker) for item in [0, count) on `threads` workers that
-// take items from a shared counter (cheap load balancing for uneven causal tiles).
+// take items from a shared counter (cheap load balancing for uneven causal tiles). The
+// workers other than the caller come from a pool that lives as long as the process
+// (parallel.cpp): starting threads on every call cost more than a small call's work.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <thread>
-#include <vector>
 
 namespace attnlab {
 
@@ -24,23 +26,24 @@ inline std::size_t resolve_threads(std::size_t requested) {
   return hardware > 0 ? hardware : 1;
 }
 
+// Runs work(context, w) for w in [0, workers), w = 0 on the calling thread, and returns when
+// all have returned. A call made while another is running (from another thread, or from
+// inside a worker) gets threads of its own instead of waiting for the pool.
+void run_workers(std::size_t workers, void (*work)(void* context, std::size_t worker),
+                 void* context);
+
 template <class Task>
 void parallel_for(std::size_t count, std::size_t threads, Task task) {
   std::atomic<std::size_t> next{0};
-  const auto work = [&](std::size_t worker) {
+  auto work = [&](std::size_t worker) {
     for (std::size_t item = next++; item < count; item = next++) task(item, worker);
   };
-  if constexpr (one_thread) {
-    work(0);
-  } else {
-    const std::size_t workers = std::min(threads, count);
-    if (workers <= 1) return work(0);
-    std::vector<std::thread> pool;
-    pool.reserve(workers - 1);
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
-    work(0);
-    for (auto& t : pool) t.join();
-  }
+  const std::size_t workers = one_thread ? 1 : std::min(threads, count);
+  if (workers <= 1) return work(0);
+  run_workers(
+      workers,
+      [](void* context, std::size_t worker) { (*static_cast<decltype(work)*>(context))(worker); },
+      &work);
 }
 
 }  // namespace attnlab

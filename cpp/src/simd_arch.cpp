@@ -44,6 +44,7 @@ constexpr Kernels table{Arch::name(),
                         &Spans<Arch>::sum,
                         &Spans<Arch>::scale,
                         &Spans<Arch>::max_of,
+                        &Spans<Arch>::all_finite,
                         &Spans<Arch>::exp_shifted,
                         &FlashBlock<Arch>::query_block};
 

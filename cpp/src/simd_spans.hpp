@@ -67,6 +67,20 @@ struct Spans {
     return max;
   }
 
+  // Whether every x[i] is finite, for i < n: x - x is 0 for a finite x and NaN for ±Infinity
+  // or NaN, and a NaN stays in the sum; no branch per batch.
+  static bool all_finite(const float* x, std::size_t n) {
+    Batch acc(0.0f);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const Batch b = Batch::load_unaligned(x + i);
+      acc += b - b;
+    }
+    bool finite = xsimd::all(acc == Batch(0.0f));
+    for (; i < n; ++i) finite = finite && std::isfinite(x[i]);
+    return finite;
+  }
+
   // Whether some x[i] is -Infinity, for i < n.
   static bool any_minus_infinity(const float* x, std::size_t n) {
     const Batch low(minus_infinity);

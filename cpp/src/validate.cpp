@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "simd_kernels.hpp"
+
 namespace attnlab::validate {
 namespace {
 
@@ -33,6 +35,7 @@ Problem not_empty(std::string_view name, const Matrix& m) {
 }
 
 Problem finite(std::string_view name, const Matrix& m) {
+  if (simd::active().all_finite(m.data.data(), m.data.size())) return std::nullopt;
   for (std::size_t r = 0; r < m.rows; ++r)
     for (std::size_t c = 0; c < m.cols; ++c)
       if (!std::isfinite(m(r, c)))
