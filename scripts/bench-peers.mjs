@@ -34,6 +34,7 @@ const ROUNDS = Number(env.ATTNLAB_PEERS_ROUNDS ?? 5);
 const SECTIONS = (env.ATTNLAB_PEERS_SECTIONS ?? 'native,wasm,first').split(',');
 const ONLY_N = env.ATTNLAB_PEERS_N?.split(',').map(Number);
 const TOLERANCE = 1e-4;
+const SETTLE_MS = 50;
 
 function plannedRows() {
   const rows = [];
@@ -72,6 +73,9 @@ async function measure(row, kernels, Q, K, V) {
       const kernel = kernels[(i + round) % kernels.length];
       const result = results[kernel.name];
       if (result.error) continue;
+      // ORT's idle threads spin for a while after a run; a pause keeps them off the cores
+      // the next kernel is timed on.
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       try {
         result.times.push((await kernel.run({ keepOutput: false })).ms);
       } catch (error) {

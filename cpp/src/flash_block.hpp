@@ -130,13 +130,13 @@ struct FlashBlock {
     for (std::size_t r = 0; r < rows; r += lanes) {
       const Batch m_old = Batch::load_unaligned(m + r);
       const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
-      const Batch f = xsimd::exp(m_old - m_new);
+      const Batch f = S::exp_nonpositive(m_old - m_new);
       // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
       // four independent chains of exponentials.
       Batch sum[4] = {};
       for (std::size_t j = 0; j < keys; ++j) {
         const Batch e =
-            xsimd::exp(xsimd::fms(Batch::load_unaligned(st + j * rows + r), factor, m_new));
+            S::exp_nonpositive(xsimd::fms(Batch::load_unaligned(st + j * rows + r), factor, m_new));
         e.store_unaligned(st + j * rows + r);
         sum[j % 4] += e;
       }
