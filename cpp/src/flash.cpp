@@ -133,8 +133,8 @@ bool scores_may_overflow(const HeadTask& p, const simd::Kernels& kernels) {
       most = std::max(most, kernels.dot(rows + r * ld, rows + r * ld, p.d));
     return std::sqrt(double{most});
   };
-  const double bound = largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k) *
-                       std::max(1.0f, p.scale);
+  const double bound =
+      largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k) * std::max(1.0f, p.scale);
   return !(bound < 0.5 * std::numeric_limits<float>::max());
 }
 
