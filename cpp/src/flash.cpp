@@ -84,24 +84,30 @@ simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std
   return b;
 }
 
-// K and V of a head task with their rows next to each other, when the task is one head of
-// several: the micro-kernels walk down K and V, and rows a whole row of all heads apart would
-// spread every key block over many more pages (and TLB entries) than it needs. The floats
-// it needs (0 for one head) come first; gather() copies into them and repoints the task.
-std::size_t gathered_floats(const HeadTask& p) {
-  return (p.ld_k == p.d ? 0 : p.n_k * p.d) + (p.ld_v == p.d_v ? 0 : p.n_k * p.d_v);
+// K and V of a head task, copied into the layout the micro-kernels read (flash_block.hpp):
+// rows next to each other (rows a whole row of all heads apart would spread every key block
+// over many more pages and TLB entries), K with group - 1 copies of its last row after it so
+// a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns to
+// whole groups so every pass reads its columns at fixed offsets. gather() copies into the
+// floats gathered_floats() counts and repoints the task.
+std::size_t gathered_floats(const HeadTask& p, std::size_t group) {
+  return (p.n_k + group - 1) * p.d + p.n_k * round_up(p.d_v, group);
 }
 
-void gather(HeadTask& p, float* into) {
-  const auto rows = [&p, &into](const float*& m, std::size_t& ld, std::size_t width) {
-    if (ld == width) return;
-    for (std::size_t j = 0; j < p.n_k; ++j) std::copy_n(m + j * ld, width, into + j * width);
-    m = into;
-    ld = width;
-    into += p.n_k * width;
-  };
-  rows(p.k, p.ld_k, p.d);
-  rows(p.v, p.ld_v, p.d_v);
+void gather(HeadTask& p, std::size_t group, float* into) {
+  float* k = into;
+  for (std::size_t j = 0; j < p.n_k + group - 1; ++j)
+    std::copy_n(p.k + std::min(j, p.n_k - 1) * p.ld_k, p.d, k + j * p.d);
+  float* v = k + (p.n_k + group - 1) * p.d;
+  const std::size_t width = round_up(p.d_v, group);
+  for (std::size_t j = 0; j < p.n_k; ++j) {
+    std::copy_n(p.v + j * p.ld_v, p.d_v, v + j * width);
+    std::fill(v + j * width + p.d_v, v + (j + 1) * width, 0.0f);
+  }
+  p.k = k;
+  p.ld_k = p.d;
+  p.v = v;
+  p.ld_v = width;
 }
 
 // The (batch, head) tasks of a call, with the output they write.
@@ -234,16 +240,17 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
 
   const std::size_t workers = std::min(threads, list.size() * blocks);
   std::size_t floats = workers * block_floats(plan, list.front().d_v, kernels);
-  for (const HeadTask& task : list) floats += gathered_floats(task);
+  for (const HeadTask& task : list) floats += gathered_floats(task, kernels.group);
   Workspace workspace(floats);
   std::vector<float*> gathered;
-  for (const HeadTask& task : list) gathered.push_back(workspace.take(gathered_floats(task)));
+  for (const HeadTask& task : list)
+    gathered.push_back(workspace.take(gathered_floats(task, kernels.group)));
   std::vector<simd::BlockBuffers> buffers;
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
   parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
     list[item].may_overflow = scores_may_overflow(list[item], kernels);
-    gather(list[item], gathered[item]);
+    gather(list[item], kernels.group, gathered[item]);
   });
   // Items run causal-heavy blocks (the last query blocks) first for better balance.
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {

@@ -34,21 +34,22 @@ struct FlashBlock {
   static constexpr std::size_t row_group = 2 * lanes;  // query rows per pass
 
   // st: (keys, rows) = k: (keys, d) · qᵀ, with qt: (d, rows) and k's rows ld_k apart. The
-  // last group reads its missing keys as copies of key keys - 1, so st holds up to group - 1
-  // rows of such copies after `keys`. With row_max (rows), it also folds the scores into each
-  // row's max while they are in registers, which saves the softmax a pass over the block.
+  // last pass reads up to group - 1 keys past `keys` (gather() provides them), so st holds as
+  // many rows of extra scores after `keys`. With row_max (rows), it also folds the scores into
+  // each row's max while they are in registers, which saves the softmax a pass over the
+  // block. The loops walk pointers rather than index, which wasm's code generation needs.
   static void scores(const float* qt, const float* k, std::size_t ld_k, float* st, std::size_t keys,
                      std::size_t rows, std::size_t d, float* row_max) {
     for (std::size_t j = 0; j < keys; j += group) {
-      const float* key[group];
-      for (std::size_t i = 0; i < group; ++i) key[i] = k + std::min(j + i, keys - 1) * ld_k;
       for (std::size_t r = 0; r < rows; r += row_group) {
         Batch acc[group][2] = {};
-        for (std::size_t l = 0; l < d; ++l) {
-          const Batch q0 = Batch::load_unaligned(qt + l * rows + r);
-          const Batch q1 = Batch::load_unaligned(qt + l * rows + r + lanes);
+        const float* q = qt + r;          // qt[l][r …]
+        const float* key = k + j * ld_k;  // k[j][l]
+        for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {
+          const Batch q0 = Batch::load_unaligned(q);
+          const Batch q1 = Batch::load_unaligned(q + lanes);
           for (std::size_t i = 0; i < group; ++i) {
-            const Batch kv(key[i][l]);
+            const Batch kv(key[i * ld_k]);
             acc[i][0] = xsimd::fma(kv, q0, acc[i][0]);
             acc[i][1] = xsimd::fma(kv, q1, acc[i][1]);
           }
@@ -69,29 +70,27 @@ struct FlashBlock {
     }
   }
 
-  // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v's rows
-  // (keys, width) ld_v apart. The online softmax's rescale of each row is folded into the
-  // pass that loads the accumulators anyway. Columns past width (up to a whole group) read
-  // v's last column; their rows of ot are never written out.
-  static void aggregate(const float* p, const float* v, std::size_t ld_v, const float* correction,
-                        float* ot, std::size_t keys, std::size_t rows, std::size_t width) {
+  // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: (keys,
+  // width), width a whole number of groups (gather() pads it). The online softmax's rescale
+  // of each row is folded into the pass that loads the accumulators anyway.
+  static void aggregate(const float* p, const float* v, const float* correction, float* ot,
+                        std::size_t keys, std::size_t rows, std::size_t width) {
     for (std::size_t r = 0; r < rows; r += row_group) {
       const Batch f0 = Batch::load_unaligned(correction + r);
       const Batch f1 = Batch::load_unaligned(correction + r + lanes);
       for (std::size_t c = 0; c < width; c += group) {
-        std::size_t column[group];
-        for (std::size_t i = 0; i < group; ++i) column[i] = std::min(c + i, width - 1);
         Batch acc[group][2];
         for (std::size_t i = 0; i < group; ++i) {
           acc[i][0] = Batch::load_unaligned(ot + (c + i) * rows + r) * f0;
           acc[i][1] = Batch::load_unaligned(ot + (c + i) * rows + r + lanes) * f1;
         }
-        for (std::size_t j = 0; j < keys; ++j) {
-          const Batch p0 = Batch::load_unaligned(p + j * rows + r);
-          const Batch p1 = Batch::load_unaligned(p + j * rows + r + lanes);
-          const float* value = v + j * ld_v;
+        const float* weights = p + r;  // p[j][r …]
+        const float* value = v + c;    // v[j][c …]
+        for (std::size_t j = 0; j < keys; ++j, weights += rows, value += width) {
+          const Batch p0 = Batch::load_unaligned(weights);
+          const Batch p1 = Batch::load_unaligned(weights + lanes);
           for (std::size_t i = 0; i < group; ++i) {
-            const Batch vv(value[column[i]]);
+            const Batch vv(value[i]);
             acc[i][0] = xsimd::fma(vv, p0, acc[i][0]);
             acc[i][1] = xsimd::fma(vv, p1, acc[i][1]);
           }
@@ -164,8 +163,11 @@ struct FlashBlock {
       if (p.causal && j0 > last_query) break;  // this and later key blocks are all in the future
       std::size_t keys = std::min(plan.cpu_key_rows(), p.n_k - j0);
       if (p.causal) keys = std::min(keys, last_query - j0 + 1);  // later keys: every row's future
-      // A block no row sees in part takes its max from the scores in registers.
-      const bool whole = !(p.causal && j0 + keys - 1 > first);
+      // A block that every row sees whole takes its max from the scores in registers. Those
+      // include the up to group - 1 keys the last pass reads past the block: the next block's
+      // (a larger shift than needed only where a key really dominates) or copies of the last
+      // key, but in the future of some rows when causal, hence their place in the test.
+      const bool whole = !(p.causal && j0 + round_up(keys, group) - 1 > first);
       if (whole) std::fill_n(w.block_max, padded, minus_infinity);
       scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,
              whole ? w.block_max : nullptr);
@@ -176,7 +178,7 @@ struct FlashBlock {
         flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
       if (!whole) mask_and_max(w.st, keys, padded, first, j0, p.causal, w.block_max);
       softmax(w.st, keys, padded, p.scale, w.block_max, w.m, w.l, w.correction);
-      aggregate(w.st, p.v + j0 * p.ld_v, p.ld_v, w.correction, w.ot, keys, padded, p.d_v);
+      aggregate(w.st, p.v + j0 * p.ld_v, w.correction, w.ot, keys, padded, p.ld_v);
     }
 
     for (std::size_t r = 0; r < rows; ++r) {

@@ -104,6 +104,28 @@ TEST_CASE("the flash kernel supports cross-attention shapes and a given scale", 
   CHECK(max_abs_diff(flash.value().output, reference_attention(q, k, v, reference).output) <= 1e-5);
 }
 
+// The micro-kernels compute scores for whole groups of keys, past a causal block's last
+// allowed key; a future key whose score dwarfs the allowed ones must not become a row's shift
+// (its exponentials would all underflow to 0 and the row would look overflowed). One query
+// against 12 keys, and 70 queries where key 65 lies past the first query block's keys.
+TEST_CASE("a causal row's future keys never shift its softmax, however large their scores",
+          "[flash]") {
+  const auto [n_q, n_k, loud] =
+      GENERATE(table<std::size_t, std::size_t, std::size_t>({{1, 12, 3}, {70, 70, 65}}));
+  INFO("n_q = " << n_q << ", n_k = " << n_k << ", key " << loud << " scores 500");
+  Matrix q(n_q, 4), k(n_k, 4);
+  for (std::size_t i = 0; i < n_q; ++i) q(i, 0) = 1.0f;
+  k(loud, 0) = 1000.0f;  // its score is 500 after the scale 1/2, every other one 0
+  const Matrix v = random_matrix(n_k, 3, 51);
+  FlashOptions options;
+  options.causal = true;
+  const auto flash = flash_attention(q, k, v, options);
+  REQUIRE(flash);
+  const MatrixD expected = reference_multi_head(q.cast<double>(), k.cast<double>(),
+                                                v.cast<double>(), 1, reference_options(true));
+  CHECK(max_abs_diff(flash.value().output, expected) <= 1e-6);
+}
+
 TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
   const Matrix ok = random_matrix(4, 4, 51);
   const auto code = [](const Result<FlashResult>& r) {
