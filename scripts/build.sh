@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what is asked: native | native-asan | wasm | fuzz (each a CMake preset) | package |
 # element | site.
-# `package` builds the wasm core and assembles the npm package in dist/, <attn-lab> included.
+# `package` builds the wasm cores (single-threaded, and with pthreads) and assembles the npm
+# package in dist/, <attn-lab> included.
 # `element` bundles web/element/ into dist/element.js and its Worker into
 # dist/attnlab-worker.js, next to the package they import, and writes the element's Custom
 # Elements Manifest, custom-elements.json, at the package root.
@@ -18,9 +19,17 @@ preset() {
 
 package() {
   preset wasm --target attnlab-core attnlab-learn
+  preset wasm-threads --target attnlab-core-threads
   rm -rf dist
   mkdir -p dist
   cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-learn.wasm dist/
+  # The threaded core (createAttnLab({ threads: true })): its wasm, its loader (minified: the
+  # glue is most of it) and the script of its workers, also as .cjs, which Node runs as
+  # CommonJS inside this "type": "module" package.
+  local threads=build/wasm-threads/cpp/bindings/attnlab-core-threads
+  node_modules/.bin/rolldown $threads.js --format esm --minify --file dist/attnlab-core-threads.js --logLevel silent
+  cp $threads.wasm $threads.worker.js dist/
+  cp $threads.worker.js dist/attnlab-core-threads.worker.cjs
   vite build --mode package --logLevel warn
   element
   echo "build: package assembled in dist/"

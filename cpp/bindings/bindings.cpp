@@ -30,12 +30,13 @@ namespace {
 
 // ---- JavaScript → C++: requests (the trace's are in trace_values.hpp) ------------
 
-// { causal, heads, scale? } of a long-sequence request.
+// { causal, heads, scale?, threads? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
   FlashOptions options;
   options.causal = request["causal"].as<bool>();
   options.heads = request["heads"].as<int>();
   if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
+  if (!request["threads"].isUndefined()) options.threads = request["threads"].as<std::size_t>();
   return options;
 }
 
@@ -368,6 +369,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);
+  emscripten::function("maxThreads", &kernels::max_threads);
   emscripten::function("limits", &limits_table);
   emscripten::function("stepIds", &step_ids);
   emscripten::function("errorCodes", &error_codes);

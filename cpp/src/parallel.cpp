@@ -1,5 +1,7 @@
 #include "parallel.hpp"
 
+#include "attnlab/kernels.hpp"
+
 #if !(defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__))
 #include <atomic>
 #include <chrono>
@@ -130,3 +132,5 @@ void run_workers(std::size_t workers, void (*work)(void*, std::size_t), void* co
 }  // namespace attnlab
 
 #endif
+
+std::size_t attnlab::kernels::max_threads() { return attnlab::resolve_threads(0); }

@@ -19,11 +19,20 @@ inline constexpr bool one_thread =
     false;
 #endif
 
+// The wasm build with pthreads starts its workers with the module (a worker started during a
+// call could not start before the call returns), three of them (cpp/bindings/CMakeLists.txt).
+inline constexpr std::size_t most_threads =
+#if defined(__EMSCRIPTEN_PTHREADS__)
+    4;
+#else
+    std::size_t(-1);
+#endif
+
 inline std::size_t resolve_threads(std::size_t requested) {
   if (one_thread) return 1;
-  if (requested > 0) return requested;
   const unsigned hardware = std::thread::hardware_concurrency();
-  return hardware > 0 ? hardware : 1;
+  const std::size_t wanted = requested > 0 ? requested : hardware > 0 ? hardware : 1;
+  return std::min(wanted, most_threads);
 }
 
 // Runs work(context, w) for w in [0, workers), w = 0 on the calling thread, and returns when

@@ -13,6 +13,9 @@ const files = new Set(pack.files.map((f) => f.path));
 test('the tarball holds the entries, their types, the wasm, the manifest and the LICENSE', () => {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
   const required = ['package.json', 'README.md', 'LICENSE', 'custom-elements.json', 'dist/attnlab-core.wasm', 'dist/attnlab.js'];
+  // The threaded core (createAttnLab({ threads: true })): its loader and its workers' script,
+  // as a browser and as Node load it.
+  required.push('dist/attnlab-core-threads.js', 'dist/attnlab-core-threads.worker.js', 'dist/attnlab-core-threads.worker.cjs');
   // Every file an export condition names.
   for (const conditions of Object.values(manifest.exports)) {
     for (const target of typeof conditions === 'string' ? [conditions] : Object.values(conditions)) required.push(target.replace(/^\.\//, ''));
@@ -22,7 +25,7 @@ test('the tarball holds the entries, their types, the wasm, the manifest and the
 });
 
 test('nothing from the sources, tests, builds or tooling is packed', () => {
-  const allowed = /^(package\.json|README\.md|LICENSE|custom-elements\.json|dist\/[^/]+\.(js|d\.ts|wasm)|docs\/(screenshot|train)\.png|docs\/views\/[a-z-]+\.jpg|web\/element\/README\.md|web\/examples\/tutorial\.(html|css)|web\/examples\/react\/(index\.html|package\.json|tsconfig\.json|src\/[A-Za-z]+\.tsx)|web\/examples\/vitepress\/(index\.md|package\.json|\.vitepress\/config\.mjs))$/;
+  const allowed = /^(package\.json|README\.md|LICENSE|custom-elements\.json|dist\/[^/]+\.(js|cjs|d\.ts|wasm)|docs\/(screenshot|train)\.png|docs\/views\/[a-z-]+\.jpg|web\/element\/README\.md|web\/examples\/tutorial\.(html|css)|web\/examples\/react\/(index\.html|package\.json|tsconfig\.json|src\/[A-Za-z]+\.tsx)|web\/examples\/vitepress\/(index\.md|package\.json|\.vitepress\/config\.mjs))$/;
   const stray = [...files].filter((path) => !allowed.test(path));
   assert.deepEqual(stray, []);
   assert.ok(![...files].some((path) => path.endsWith('.map')), 'no source maps');

@@ -433,6 +433,8 @@ export interface LongAttentionRequest {
   causal?: boolean;
   heads?: number;
   scale?: number;
+  /** Threads to run on; 0 or absent: lab.threads. The single-threaded core always uses 1. */
+  threads?: number;
 }
 
 /** A matrix as flat row-major float32 data: what long-sequence kernels return. */
@@ -640,6 +642,8 @@ export interface Trainer {
 export interface AttnLab {
   /** The SIMD instruction set of the core ("sse4.1" is mapped onto wasm SIMD128). */
   readonly simdArch: string;
+  /** The most threads one long-sequence call uses: 1, or up to 4 with createAttnLab({ threads: true }). */
+  readonly threads: number;
   /** The core's documented limits, one table (README, "Limits"). */
   limits(): Limits;
   /** The core's step ids in trace order (STEP_IDS mirrors them). */
@@ -719,4 +723,16 @@ export interface AttnLab {
 }
 
 /** Loads the wasm core once and resolves to the API. Throws AttnLabError on bad input. */
-export declare function createAttnLab(): Promise<AttnLab>;
+/** createAttnLab's options. */
+export interface AttnLabOptions {
+  /**
+   * Load the core built with pthreads, so the long-sequence kernels (flashAttention,
+   * naiveAttention) run on several threads (at most 4). Used where memory can be shared with
+   * workers: in Node, and on a cross-origin-isolated page (served with
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`);
+   * elsewhere the single-threaded core loads. `lab.threads` says which. Default false.
+   */
+  threads?: boolean;
+}
+
+export declare function createAttnLab(options?: AttnLabOptions): Promise<AttnLab>;

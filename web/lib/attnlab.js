@@ -20,6 +20,7 @@ import {
   decodeRequest,
   flashWalkRequest,
   kvCacheRequest,
+  labOptions,
   longRequest,
   normalMatrixRequest,
   permutationRequest,
@@ -32,7 +33,7 @@ import {
   useLimits,
 } from './requests.js';
 import { createTrainer, learning, learningAllocatedBytes, loadLearning } from './learning.js';
-import { instantiate } from './wasm-module.js';
+import { instantiate, isNode } from './wasm-module.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
 // The package's reader of request objects, public so that attnlab/webgpu (which imports only
@@ -75,18 +76,46 @@ export const STEP_IDS = Object.freeze([
   'grad-x',
 ]);
 
-let modulePromise;
-function loadModule() {
-  const wasm = new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url);
-  modulePromise ??= instantiate(createAttnLabModule, wasm).then((core) => {
-    useLimits(core.limits()); // the checks of requests.js quote the core's ranges
-    return core;
-  }).catch((error) => {
-    modulePromise = undefined; // let a later call try again
-    throw error;
-  });
-  return modulePromise;
+// One promise per core: the single-threaded one, and the one with pthreads (a file of its own
+// that only createAttnLab({ threads: true }) downloads).
+const modules = {};
+function loadModule(threaded) {
+  const key = threaded ? 'threads' : 'core';
+  modules[key] ??= (threaded ? loadThreaded() : instantiate(createAttnLabModule, new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url)))
+    .then((core) => {
+      useLimits(core.limits()); // the checks of requests.js quote the core's ranges
+      return core;
+    })
+    .catch((error) => {
+      modules[key] = undefined; // let a later call try again
+      throw error;
+    });
+  return modules[key];
 }
+
+// The threaded core, loaded on demand: the name is a variable so that bundlers leave the file
+// out of the entry. Its loader fetches its wasm and starts its worker threads itself.
+const THREADED = './attnlab-core-threads.js';
+async function loadThreaded() {
+  const url = new URL(THREADED, import.meta.url);
+  const { default: create } = await import(/* @vite-ignore */ url.href);
+  if (!isNode) return create();
+  // Emscripten 3.1.6 writes Node code for CommonJS: the loader reads __dirname and require,
+  // and its workers' script must run as CommonJS (a .cjs copy of it ships beside it).
+  const [{ createRequire }, { fileURLToPath }] = await Promise.all(['node:module', 'node:url'].map((name) => import(/* @vite-ignore */ name)));
+  globalThis.require ??= createRequire(url);
+  globalThis.__dirname ??= fileURLToPath(new URL('.', url));
+  const worker = fileURLToPath(new URL('./attnlab-core-threads.worker.cjs', url));
+  const core = await instantiate(create, new URL('./attnlab-core-threads.wasm', url), {
+    locateFile: (path, directory) => (path.endsWith('.worker.js') ? worker : directory + path),
+  });
+  for (const thread of core.PThread.unusedWorkers) thread.unref(); // idle workers keep no process alive
+  return core;
+}
+
+// Threads need memory shared with workers: in a browser only on a cross-origin-isolated page
+// (COOP and COEP headers); Node always has it.
+const sharedMemory = () => typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated !== false;
 
 const shapeOf = (matrix) => [matrix.rows, matrix.cols];
 
@@ -114,6 +143,11 @@ class AttnLab {
 
   constructor(core) {
     this.#core = core;
+  }
+
+  /** The most threads one long-sequence call uses: 1 unless createAttnLab({ threads: true }) got the threaded core. */
+  get threads() {
+    return this.#core.maxThreads();
   }
 
   /** The SIMD instruction set the core was compiled for (e.g. "sse4.1" = wasm SIMD128). */
@@ -265,7 +299,12 @@ class AttnLab {
   }
 }
 
-/** Loads the wasm core (once per page or process) and returns an API bound to it. */
-export async function createAttnLab() {
-  return new AttnLab(await loadModule());
+/**
+ * Loads the wasm core (once per page or process) and returns an API bound to it. With
+ * { threads: true }, the core with pthreads where memory can be shared (Node, or a
+ * cross-origin-isolated page), the single-threaded core elsewhere; lab.threads says which.
+ */
+export async function createAttnLab(options) {
+  const { threads } = labOptions(options);
+  return new AttnLab(await loadModule(threads && sharedMemory()));
 }

@@ -91,7 +91,7 @@ function labels(value, name) {
 // ---- Every entry's fields, declared once ----
 
 const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number, window: whole, globalTokens: indices };
-const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: kernelHeads, scale: number };
+const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: kernelHeads, scale: number, threads: within(undefined, INT_MAX) };
 const TRACE = {
   X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix, context: matrix,
   heads: traceHeads, positional, tokens: labels, ...OPTIONS,
@@ -136,6 +136,7 @@ const REQUESTS = {
     seed: whole,
   },
   step: { count: within((l) => [1, l.trainSteps]) },
+  createAttnLab: { threads: boolean },
 };
 
 // The request's fields through the readers of `fields`: { name: value } for those present.
@@ -324,3 +325,6 @@ export const trainerRequest = guarded('trainer', (request = {}) => ({ ...read('t
 
 /** A trainer's step(count = 1): the count, checked for type. */
 export const stepRequest = guarded('step', (count = 1) => read('step', { count }).count);
+
+/** createAttnLab's options: { threads }. */
+export const labOptions = guarded('createAttnLab', (options = {}) => ({ threads: read('createAttnLab', options).threads ?? false }));

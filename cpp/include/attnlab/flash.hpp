@@ -17,7 +17,7 @@ struct FlashOptions {
   std::optional<float> scale;  // default 1/sqrt(d)
   int heads = 1;               // columns of Q, K, V split into equal slices
   std::size_t batch = 1;       // rows of Q (and of K, V) split into equal sequences
-  std::size_t threads = 0;     // worker threads; 0 = the hardware's count
+  std::size_t threads = 0;     // worker threads; 0 = kernels::max_threads() (wasm caps it)
 };
 
 struct FlashResult {

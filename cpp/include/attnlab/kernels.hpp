@@ -47,6 +47,10 @@ std::vector<SimdArch> simd_arches();
 // variable ATTNLAB_SIMD_ARCH (read at the first kernel call) or force_simd_arch named another.
 const char* simd_arch();
 
+// The most threads one call of the long-sequence kernels uses: the hardware's count natively,
+// 1 in the single-threaded wasm build, at most 4 in the wasm build with pthreads.
+std::size_t max_threads();
+
 // Runs the kernels with the named instruction set from now on, e.g. to compare them; each
 // kernel call takes the set once, at its start. An invalid-argument error, and no change,
 // for a name not in simd_arches() or one this CPU lacks.
