@@ -140,6 +140,7 @@ const measurePeaks = async () => {
 };
 await measurePeaks(); // before and after the rows, the higher kept: "% of peak" errs low
 const lab = SECTIONS.includes('wasm') ? await createAttnLab() : undefined;
+const threadedLab = SECTIONS.includes('wasm') ? await createAttnLab({ threads: true }) : undefined; // target 3
 const tfjs = SECTIONS.includes('wasm') ? await tfjsWasm() : undefined;
 
 const measured = [];
@@ -148,7 +149,7 @@ for (const row of rows) {
   const kernels =
     row.section === 'native'
       ? await nativeKernels({ ort: ortNode, driver, models: MODELS, row, Q, K, V })
-      : wasmKernels({ lab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
+      : wasmKernels({ lab, threadedLab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
   const results = await measure(row, kernels, Q, K, V);
   const report = Object.entries(results).map(([name, r]) => `${name} ${r.error ? 'failed' : `${median(r.times).toFixed(1)} ms`}`);
   process.stderr.write(`bench:peers: ${row.section} t=${row.threads} n=${row.n} d=${row.d} causal=${row.causal}: ${report.join(', ')}\n`);
@@ -165,6 +166,11 @@ table.forEach(print);
 const failedChecks = table.filter((l) => (l.check?.float64 ?? l.check?.attnlab) > TOLERANCE);
 console.log(`checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`);
 console.log('peer/us: the fastest ORT kernel\'s median over attnlab\'s (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)');
+// Target 3: the threaded core's speed-up from 1 to 2 threads.
+for (const [row, results] of measured.filter(([row]) => row.section === 'wasm')) {
+  const [one, two] = ['attnlab-thr1', 'attnlab-thr2'].map((name) => results[name]?.times.length && median(results[name].times));
+  if (one && two) console.log(`wasm threads, n = ${row.n}, causal ${row.causal}: 1 thread ${one.toFixed(2)} ms, 2 threads ${two.toFixed(2)} ms, ${(one / two).toFixed(2)}× (target ≥ 1.7×)`);
+}
 if (failedChecks.length) process.exitCode = 1;
 
 // Target 5: a fresh process's first call against its later ones, with V8's tiers forced

@@ -1,6 +1,7 @@
-// The WebAssembly contestants of npm run bench:peers, all on one thread in this Node
-// process: attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
-// com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm.
+// The WebAssembly contestants of npm run bench:peers, in this Node process, on one thread:
+// attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
+// com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm; and
+// attnlab's threaded core on 1 and on 2 threads (createAttnLab({ threads: true })).
 // Each kernel is { name, run() → { ms, output } }.
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
@@ -28,8 +29,8 @@ const timed = async (run) => {
   return { ms: performance.now() - start, output };
 };
 
-/** The kernels of one wasm row (one head). */
-export function wasmKernels({ lab, ortWeb, tfjs, models, row, Q, K, V }) {
+/** The kernels of one wasm row (one head); threadedLab is the threaded core (createAttnLab({ threads: true })). */
+export function wasmKernels({ lab, threadedLab, ortWeb, tfjs, models, row, Q, K, V }) {
   const { n, d, causal } = row;
   const tensor = (m) => new ortWeb.Tensor('float32', m.data, [1, n, d]);
   const ortKernel = (name, model) => {
@@ -48,6 +49,9 @@ export function wasmKernels({ lab, ortWeb, tfjs, models, row, Q, K, V }) {
   };
   return [
     { name: 'attnlab', run: () => timed(() => lab.flashAttention({ Q, K, V, causal }).output.data) },
+    // The threaded core on 1 and on 2 threads (target 3: ≥ 1.7× on 2 cores).
+    { name: 'attnlab-thr1', run: () => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 1 }).output.data) },
+    { name: 'attnlab-thr2', run: () => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 2 }).output.data) },
     ortKernel('ort-web-mha', 'mha'),
     ortKernel('ort-web-attention', 'attention'),
     { name: 'tfjs-wasm', run: () => timed(() => tfjs.attention(Q, K, V, causal)) },
