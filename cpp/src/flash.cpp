@@ -225,6 +225,7 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
+  if (resolve_threads(options.threads) > 1) wake_workers();  // while the checks run
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   if (auto e = check_work("the flash kernel", q, k, v, options, limits::flash_scores,
                           limits::flash_multiply_adds))

@@ -16,11 +16,11 @@
 namespace attnlab {
 namespace {
 
-// Polls `ready` for up to 100 µs before the caller sleeps: waking a thread that sleeps in the
-// kernel took 0.1-1 ms on the test VM, as long as a small call itself.
+// Polls `ready` for a while before the caller sleeps: waking a thread that sleeps in the kernel
+// took 0.1-2 ms on the test VM, as long as a small call itself.
 template <class Ready>
-bool spin_until(Ready ready) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+bool spin_until(Ready ready, std::chrono::microseconds patience = std::chrono::microseconds(100)) {
+  const auto until = std::chrono::steady_clock::now() + patience;
   for (unsigned polls = 1;; ++polls) {
     if (ready()) return true;
 #if defined(__x86_64__) || defined(__i386__)
@@ -43,6 +43,16 @@ class Pool {
   }
 
   std::mutex busy;
+
+  // Wakes the sleeping threads, which then poll for a job for up to 2 ms: a call does this
+  // before its checks, so its workers are awake when its job comes.
+  void wake() {
+    {
+      std::lock_guard lock(mutex_);
+      ++wakes_;
+    }
+    start_.notify_all();
+  }
 
   // Workers 1 … workers - 1 run work(context, w) on the pool's threads, worker 0 on the
   // caller's; returns when every one has returned. The caller holds `busy`.
@@ -67,13 +77,19 @@ class Pool {
  private:
   // Thread `index` (1, 2, …) runs each job that has a worker of that index.
   void serve(std::size_t index) {
-    std::uint64_t seen = 0;
+    std::uint64_t seen = 0, woken = 0;
     for (;;) {
       const auto posted = [&] { return stopping_ || generation_ != seen; };
       std::unique_lock lock(mutex_, std::defer_lock);
       if (!spin_until(posted)) {
         lock.lock();
-        start_.wait(lock, posted);
+        start_.wait(lock, [&] { return posted() || wakes_ != woken; });
+        woken = wakes_;
+        if (!posted()) {
+          lock.unlock();
+          if (!spin_until(posted, std::chrono::microseconds(2000))) continue;
+          lock.lock();
+        }
       } else {
         lock.lock();
       }
@@ -97,6 +113,7 @@ class Pool {
   void (*work_)(void*, std::size_t) = nullptr;
   void* context_ = nullptr;
   std::size_t workers_ = 0;
+  std::uint64_t wakes_ = 0;
   std::atomic<std::size_t> pending_{0};
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
@@ -108,6 +125,8 @@ Pool& pool() {
 }
 
 }  // namespace
+
+void wake_workers() { pool().wake(); }
 
 void run_workers(std::size_t workers, void (*work)(void*, std::size_t), void* context) {
   Pool& shared = pool();
@@ -124,6 +143,8 @@ void run_workers(std::size_t workers, void (*work)(void*, std::size_t), void* co
 #else
 
 namespace attnlab {
+
+void wake_workers() {}
 
 void run_workers(std::size_t workers, void (*work)(void*, std::size_t), void* context) {
   for (std::size_t w = 0; w < workers; ++w) work(context, w);  // never more than 1 here

@@ -41,6 +41,10 @@ inline std::size_t resolve_threads(std::size_t requested) {
 void run_workers(std::size_t workers, void (*work)(void* context, std::size_t worker),
                  void* context);
 
+// Wakes the pool's sleeping threads ahead of a parallel_for, so that they are polling for its
+// job by the time it comes.
+void wake_workers();
+
 template <class Task>
 void parallel_for(std::size_t count, std::size_t threads, Task task) {
   std::atomic<std::size_t> next{0};
