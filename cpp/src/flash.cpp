@@ -126,22 +126,23 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   return list;
 }
 
-// Whether a score of this task could pass ±3.4e38, scaled or not. By Cauchy–Schwarz no
-// partial sum of q · k exceeds the largest row norm of Q times that of K; when that bound
-// (times the scale, if above 1) is under half of float32's largest value, no score overflows
-// and the kernel skips its per-score check (a pass over every block of scores).
-bool scores_may_overflow(const HeadTask& p, const simd::Kernels& kernels) {
+// Bounds a task's scores, to set its flags (see HeadTask). By Cauchy–Schwarz no partial sum of
+// q · k exceeds the largest row norm of Q times that of K. When that bound, times the scale
+// if above 1, is under half of float32's largest value, no score overflows and the kernel
+// skips its per-score check (a pass over every block of scores); when the bound times the
+// scale is under 2^20, the softmax may scale the scores without rounding them (flash_block.hpp).
+void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
   // Squared norms in float32 (an overflow there makes the bound infinite, which only keeps
-  // the check); their rounding is far inside the bound's margin of 2.
+  // the check); their rounding is far inside the margins.
   const auto largest_norm = [&](const float* rows, std::size_t ld, std::size_t count) {
     float most = 0.0f;
     for (std::size_t r = 0; r < count; ++r)
       most = std::max(most, kernels.dot(rows + r * ld, rows + r * ld, p.d));
     return std::sqrt(double{most});
   };
-  const double bound =
-      largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k) * std::max(1.0f, p.scale);
-  return !(bound < 0.5 * std::numeric_limits<float>::max());
+  const double bound = largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k);
+  p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
+  p.fused_scale = bound * p.scale < 0x1p20;
 }
 
 // These kernels mask no whole row (a causal query always sees key 0) and no key with -Infinity,
@@ -250,7 +251,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
   parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
-    list[item].may_overflow = scores_may_overflow(list[item], kernels);
+    bound_scores(list[item], kernels);
     gather(list[item], kernels.group, gathered[item]);
   });
   // Items run causal-heavy blocks (the last query blocks) first for better balance.

@@ -121,9 +121,12 @@ struct FlashBlock {
   // The online softmax over a key block, for every row at once: the running max m of the
   // scaled scores and their sum l take the block (whose max unscaled score is block_max),
   // correction gets exp(m_old - m_new) (0 on a row's first block, where m = -inf), and st
-  // holds exp(scale · score - m_new) for aggregate. The scale is applied inside one fused
-  // multiply-add, so it adds no rounding of its own.
-  static void softmax(float* st, std::size_t keys, std::size_t rows, float scale,
+  // holds exp(scale · score - m_new) for aggregate. With `fused`, the scale is applied inside
+  // one fused multiply-add, which adds no rounding of its own; the max then sits at up to half
+  // an ulp of m_new from 0, a shift shared by the whole row, so only for |m| well inside 2^24
+  // (flash.cpp decides). Otherwise each scaled score is rounded first, the max's exactly as
+  // m_new's, so it lands on exp(0) = 1 however large the scores.
+  static void softmax(float* st, std::size_t keys, std::size_t rows, float scale, bool fused,
                       const float* block_max, float* m, float* l, float* correction) {
     const Batch factor(scale);
     for (std::size_t r = 0; r < rows; r += lanes) {
@@ -134,8 +137,9 @@ struct FlashBlock {
       // four independent chains of exponentials.
       Batch sum[4] = {};
       for (std::size_t j = 0; j < keys; ++j) {
+        const Batch s = Batch::load_unaligned(st + j * rows + r);
         const Batch e =
-            S::exp_nonpositive(xsimd::fms(Batch::load_unaligned(st + j * rows + r), factor, m_new));
+            S::exp_nonpositive(fused ? xsimd::fms(s, factor, m_new) : s * factor - m_new);
         e.store_unaligned(st + j * rows + r);
         sum[j % 4] += e;
       }
@@ -177,7 +181,7 @@ struct FlashBlock {
       if (no_weight && p.may_overflow)
         flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
       if (!whole) mask_and_max(w.st, keys, padded, first, j0, p.causal, w.block_max);
-      softmax(w.st, keys, padded, p.scale, w.block_max, w.m, w.l, w.correction);
+      softmax(w.st, keys, padded, p.scale, p.fused_scale, w.block_max, w.m, w.l, w.correction);
       aggregate(w.st, p.v + j0 * p.ld_v, w.correction, w.ot, keys, padded, p.ld_v);
     }
 

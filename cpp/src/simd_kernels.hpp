@@ -31,6 +31,7 @@ struct HeadTask {
   float scale;
   bool causal;
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
+  bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
 };
 
 // A worker's buffers for one query block against one key block, in the transposed layout of

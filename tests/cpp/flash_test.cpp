@@ -126,6 +126,24 @@ TEST_CASE("a causal row's future keys never shift its softmax, however large the
   CHECK(max_abs_diff(flash.value().output, expected) <= 1e-6);
 }
 
+// Scores near 1e30 (well inside float32): the row max must come out as exp(0) = 1 exactly, not
+// half an ulp of 1e30 away from it (which underflows every weight to 0). Found by libFuzzer.
+TEST_CASE("scores far beyond 2^24 keep their row max at weight 1", "[flash]") {
+  const float big = 1e15f;
+  Matrix q(1, 2), k(3, 2);
+  q(0, 0) = big;
+  k(0, 0) = big;  // score 1e30 / √2
+  k(2, 0) = -big;
+  const Matrix v = random_matrix(3, 4, 61);
+  for (const bool causal : {false, true}) {
+    FlashOptions options;
+    options.causal = causal;  // causal: query 0 sees key 0 alone
+    const auto flash = flash_attention(q, k, v, options);
+    REQUIRE(flash);
+    for (std::size_t c = 0; c < v.cols; ++c) CHECK(flash.value().output(0, c) == v(0, c));
+  }
+}
+
 TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
   const Matrix ok = random_matrix(4, 4, 51);
   const auto code = [](const Result<FlashResult>& r) {
