@@ -126,21 +126,21 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   return list;
 }
 
-// Bounds a task's scores, to set its flags (see HeadTask). By Cauchy–Schwarz no partial sum of
-// q · k exceeds the largest row norm of Q times that of K. When that bound, times the scale
-// if above 1, is under half of float32's largest value, no score overflows and the kernel
-// skips its per-score check (a pass over every block of scores); when the bound times the
-// scale is under 2^20, the softmax may scale the scores without rounding them (flash_block.hpp).
+// Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
+// d · max|q| · max|k| (no squares, so nothing underflows or overflows on the way). When that
+// bound, times the scale if above 1, is under half of float32's largest value, no score
+// overflows and the kernel skips its per-score check (a pass over every block of scores); when
+// the bound times the scale is under 2^20, the softmax may scale the scores without rounding
+// them (flash_block.hpp).
 void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
-  // Squared norms in float32 (an overflow there makes the bound infinite, which only keeps
-  // the check); their rounding is far inside the margins.
-  const auto largest_norm = [&](const float* rows, std::size_t ld, std::size_t count) {
+  const auto largest = [&](const float* rows, std::size_t ld, std::size_t count) {
     float most = 0.0f;
     for (std::size_t r = 0; r < count; ++r)
-      most = std::max(most, kernels.dot(rows + r * ld, rows + r * ld, p.d));
-    return std::sqrt(double{most});
+      most = std::max(most, kernels.max_abs(rows + r * ld, p.d));
+    return double{most};
   };
-  const double bound = largest_norm(p.q, p.ld_q, p.n_q) * largest_norm(p.k, p.ld_k, p.n_k);
+  const double bound =
+      static_cast<double>(p.d) * largest(p.q, p.ld_q, p.n_q) * largest(p.k, p.ld_k, p.n_k);
   p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
   p.fused_scale = bound * p.scale < 0x1p20;
 }

@@ -45,6 +45,7 @@ constexpr Kernels table{Arch::name(),
                         &Spans<Arch>::scale,
                         &Spans<Arch>::max_of,
                         &Spans<Arch>::all_finite,
+                        &Spans<Arch>::max_abs,
                         &Spans<Arch>::exp_shifted,
                         &FlashBlock<Arch>::query_block};
 

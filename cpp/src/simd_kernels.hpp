@@ -65,6 +65,7 @@ struct Kernels {
   void (*scale)(float* x, std::size_t n, float factor);  // x *= factor
   float (*max_of)(const float* x, std::size_t n);
   bool (*all_finite)(const float* x, std::size_t n);
+  float (*max_abs)(const float* x, std::size_t n);
   // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)

@@ -68,6 +68,20 @@ struct Spans {
     return max;
   }
 
+  // max |x[i]| for i < n (0 when n = 0)
+  static float max_abs(const float* x, std::size_t n) {
+    Batch acc(0.0f);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      acc = xsimd::max(acc, xsimd::abs(Batch::load_unaligned(x + i)));
+    float parts[lanes];
+    acc.store_unaligned(parts);
+    float max = 0.0f;
+    for (float part : parts) max = std::max(max, part);
+    for (; i < n; ++i) max = std::max(max, std::fabs(x[i]));
+    return max;
+  }
+
   // Whether every x[i] is finite, for i < n: x - x is 0 for a finite x and NaN for ±Infinity
   // or NaN, and a NaN stays in the sum; no branch per batch.
   static bool all_finite(const float* x, std::size_t n) {

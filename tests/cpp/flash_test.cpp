@@ -144,6 +144,20 @@ TEST_CASE("scores far beyond 2^24 keep their row max at weight 1", "[flash]") {
   }
 }
 
+// The same with tiny queries and a huge scale: the bound on the scores that picks the exp's
+// argument must not underflow (a squared norm of 1e-30 did). Found by libFuzzer.
+TEST_CASE("tiny queries times a huge scale keep their row max at weight 1", "[flash]") {
+  Matrix q(1, 2), k(2, 2);
+  q(0, 0) = 1e-30f;
+  k(0, 0) = 1e10f;  // score 1e-20, scaled 1e10; key 1 scores 0
+  const Matrix v = random_matrix(2, 3, 62);
+  FlashOptions options;
+  options.scale = 1e30f;
+  const auto flash = flash_attention(q, k, v, options);
+  REQUIRE(flash);
+  for (std::size_t c = 0; c < v.cols; ++c) CHECK(flash.value().output(0, c) == v(0, c));
+}
+
 TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
   const Matrix ok = random_matrix(4, 4, 51);
   const auto code = [](const Result<FlashResult>& r) {
