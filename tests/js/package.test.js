@@ -24,7 +24,7 @@ test('the tarball holds the entry, its types and the wasm, and nothing from the 
   }
   assert.ok(!files.some((f) => f.startsWith('cpp') || f.startsWith('tests') || f.startsWith('build')), files.join(', '));
   const types = await readFile(join(packageDir, manifest.exports['.'].types), 'utf8');
-  assert.match(types, /export declare function createAttnLab\(\): Promise<AttnLab>/);
+  assert.match(types, /export declare function createAttnLab\(options\?: AttnLabOptions\): Promise<AttnLab>/);
 });
 
 test('the public API is the documented one', () => {
