@@ -1,5 +1,5 @@
 // A float64 reference for attention, multi-head attention and the trace, written
-// independently of src/attention.cpp and src/trace.cpp: it reuses only the scalar kernels of
+// independently of src/kernels/attention.cpp and src/teaching/trace.cpp: it reuses only the scalar kernels of
 // attnlab::reference (instantiated with double) and does its own masking, head slicing,
 // positional encoding and output projection.
 #pragma once

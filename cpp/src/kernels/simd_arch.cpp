@@ -8,9 +8,9 @@
 // raw spans and their callers allocate; the core.simd-isolation test checks the objects.
 #include <xsimd/xsimd.hpp>
 
-#include "flash_block.hpp"
-#include "simd_kernels.hpp"
-#include "simd_spans.hpp"
+#include "kernels/flash_block.hpp"
+#include "kernels/simd_kernels.hpp"
+#include "kernels/simd_spans.hpp"
 
 namespace attnlab::simd {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <xsimd/xsimd.hpp>
 
-#include "simd_kernels.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab::simd {
 

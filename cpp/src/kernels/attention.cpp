@@ -6,8 +6,8 @@
 #include <string>
 
 #include "attnlab/limits.hpp"
-#include "detail.hpp"
-#include "validate.hpp"
+#include "base/detail.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 

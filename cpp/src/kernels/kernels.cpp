@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "simd_kernels.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab::kernels {
 

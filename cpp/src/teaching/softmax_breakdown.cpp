@@ -8,7 +8,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/matrix.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 namespace {

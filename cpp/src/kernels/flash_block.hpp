@@ -9,8 +9,8 @@
 #include <cstdint>
 
 #include "attnlab/tiling.hpp"
-#include "simd_kernels.hpp"
-#include "simd_spans.hpp"
+#include "kernels/simd_kernels.hpp"
+#include "kernels/simd_spans.hpp"
 
 namespace attnlab::simd {
 

@@ -11,7 +11,7 @@
 
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 namespace training {

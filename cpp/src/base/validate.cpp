@@ -1,11 +1,11 @@
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <utility>
 
-#include "simd_kernels.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab::validate {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "attnlab/limits.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 namespace {

@@ -11,8 +11,8 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
-#include "detail.hpp"
-#include "validate.hpp"
+#include "base/detail.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 

@@ -11,9 +11,9 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/tiling.hpp"
-#include "parallel.hpp"
-#include "simd_kernels.hpp"
-#include "validate.hpp"
+#include "base/parallel.hpp"
+#include "base/validate.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab {
 namespace {

@@ -15,9 +15,9 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/positional.hpp"
 #include "attnlab/reference.hpp"
-#include "detail.hpp"
-#include "trace_steps.hpp"
-#include "validate.hpp"
+#include "base/detail.hpp"
+#include "base/validate.hpp"
+#include "teaching/trace_steps.hpp"
 
 namespace attnlab {
 namespace trace_steps {

@@ -5,7 +5,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/trace.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab::detail {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "attnlab/limits.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 

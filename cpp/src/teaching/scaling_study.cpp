@@ -9,8 +9,8 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
-#include "simd_kernels.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "attnlab/limits.hpp"
-#include "validate.hpp"
+#include "base/validate.hpp"
 
 namespace attnlab {
 

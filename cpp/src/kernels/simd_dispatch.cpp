@@ -8,7 +8,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "attnlab/kernels.hpp"
-#include "simd_kernels.hpp"
+#include "kernels/simd_kernels.hpp"
 
 namespace attnlab {
 namespace {
