@@ -30,11 +30,15 @@ namespace {
 
 // ---- JavaScript → C++: requests (the trace's are in trace_values.hpp) ------------
 
-// { causal, heads, scale?, threads? } of a long-sequence request.
+// { causal, causalAlignment?, window?, heads, kvHeads?, scale?, threads? } of a long-sequence
+// request.
 FlashOptions flash_options_from_js(const val& request) {
   FlashOptions options;
   options.causal = request["causal"].as<bool>();
+  options.causal_alignment = alignment_from_js(request["causalAlignment"]);
+  if (!request["window"].isUndefined()) options.window = window_from_js(request["window"]);
   options.heads = request["heads"].as<int>();
+  if (!request["kvHeads"].isUndefined()) options.kv_heads = request["kvHeads"].as<int>();
   if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
   if (!request["threads"].isUndefined()) options.threads = request["threads"].as<std::size_t>();
   return options;

@@ -19,17 +19,33 @@ inline Matrix matrix_at(const val& request, const char* name) {
   return matrix_from_js<float>(request[name]);
 }
 
-// { causal?, keyPadding?: boolean[], mask?: matrix, scale?, temperature? }
+// A window: a number (symmetric) or { left?, right? }, a side left out unbounded.
+inline Window window_from_js(const val& w) {
+  if (w.isNumber()) return Window(w.as<std::size_t>());
+  const auto side = [&w](const char* name) {
+    return w[name].isUndefined() ? Window::unbounded : w[name].as<std::size_t>();
+  };
+  return Window(side("left"), side("right"));
+}
+
+inline CausalAlignment alignment_from_js(const val& a) {
+  return !a.isUndefined() && a.as<std::string>() == "bottom-right" ? CausalAlignment::bottom_right
+                                                                   : CausalAlignment::top_left;
+}
+
+// { causal?, causalAlignment?, keyPadding?: boolean[], mask?: matrix, scale?, temperature?,
+//   window?, globalTokens? }
 inline AttentionOptions options_from_js(const val& o) {
   AttentionOptions options;
   options.causal = o["causal"].as<bool>();
+  options.causal_alignment = alignment_from_js(o["causalAlignment"]);
   if (!o["keyPadding"].isUndefined())
     for (int flag : emscripten::vecFromJSArray<int>(o["keyPadding"]))
       options.key_padding.push_back(flag != 0);
   if (!o["mask"].isUndefined()) options.mask = matrix_from_js<std::uint8_t>(o["mask"]);
   if (!o["scale"].isUndefined()) options.scale = o["scale"].as<float>();
   if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
-  if (!o["window"].isUndefined()) options.window = o["window"].as<std::size_t>();
+  if (!o["window"].isUndefined()) options.window = window_from_js(o["window"]);
   if (!o["globalTokens"].isUndefined())
     options.global_tokens = emscripten::vecFromJSArray<std::size_t>(o["globalTokens"]);
   return options;

@@ -1,6 +1,6 @@
 // A float64 reference for attention, multi-head attention and the trace, written
-// independently of src/kernels/attention.cpp and src/teaching/trace.cpp: it reuses only the scalar kernels of
-// attnlab::reference (instantiated with double) and does its own masking, head slicing,
+// independently of src/kernels/attention.cpp and src/teaching/trace.cpp: it reuses only the scalar
+// kernels of attnlab::reference (instantiated with double) and does its own masking, head slicing,
 // positional encoding and output projection.
 #pragma once
 
@@ -26,13 +26,23 @@ struct ReferenceAttention {
   std::vector<std::size_t> fully_masked_rows;
 };
 
-// Whether query i may attend to key j: not a later key (causal), not a padding key, and
-// allowed by the boolean mask.
-inline bool reference_allows(const AttentionOptions& options, std::size_t i, std::size_t j) {
-  const bool later_key = options.causal && j > i;
+// Whether query i of n_q may attend to key j of n_k: not a key after the query's position
+// (causal; the position is i, or i + n_k − n_q bottom-right), not outside its window, not a
+// padding key, and allowed by the boolean mask. Global tokens are not modelled here.
+inline bool reference_allows(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
+                             std::size_t i, std::size_t j) {
+  const double position = options.causal_alignment == CausalAlignment::bottom_right
+                              ? double(i) + double(n_k) - double(n_q)
+                              : double(i);
+  const auto side = [](std::size_t keys) {
+    return keys == Window::unbounded ? std::numeric_limits<double>::infinity() : double(keys);
+  };
+  const bool later_key = options.causal && double(j) > position;
+  const bool outside_window = double(j) < position - side(options.window.left) ||
+                              double(j) > position + side(options.window.right);
   const bool padding_key = !options.key_padding.empty() && options.key_padding.at(j);
   const bool masked_out = options.mask && options.mask->data.at(i * options.mask->cols + j) == 0;
-  return !later_key && !padding_key && !masked_out;
+  return !later_key && !outside_window && !padding_key && !masked_out;
 }
 
 // softmax(Q·Kᵀ · scale / temperature, masked to -inf) · V in float64.
@@ -44,7 +54,8 @@ inline ReferenceAttention reference_attention(const MatrixD& q, const MatrixD& k
   reference::scale(logits, base / static_cast<double>(options.temperature));
   for (std::size_t i = 0; i < logits.rows; ++i)
     for (std::size_t j = 0; j < logits.cols; ++j)
-      if (!reference_allows(options, i, j)) logits(i, j) = -std::numeric_limits<double>::infinity();
+      if (!reference_allows(options, logits.rows, logits.cols, i, j))
+        logits(i, j) = -std::numeric_limits<double>::infinity();
   const reference::Softmax<double> softmax = reference::softmax_rows(logits);
   ReferenceAttention r{softmax.weights, reference::matmul(softmax.weights, v), {}};
   for (std::size_t i = 0; i < logits.rows; ++i)

@@ -84,7 +84,7 @@ double loss(Model m, const TraceInput& input, const MatrixD& d_y, const Nudge& n
     nudged(Nudge::logits, h, s);
     for (std::size_t i = 0; i < s.rows; ++i)
       for (std::size_t j = 0; j < s.cols; ++j)
-        if (!attnlab::test::reference_allows(o, i, j))
+        if (!attnlab::test::reference_allows(o, s.rows, s.cols, i, j))
           s(i, j) = -std::numeric_limits<double>::infinity();
     MatrixD a = ref::softmax_rows(s).weights;
     nudged(Nudge::weights, h, a);

@@ -555,7 +555,8 @@ TEST_CASE("the mask step's allowed and blocked_by follow the mask rules", "[trac
       if (padding && input.options.key_padding[j]) bits |= 2;
       if (explicit_mask && (*input.options.mask)(i, j) == 0) bits |= 4;
       CHECK(int(cells.blocked_by(i, j)) == bits);
-      CHECK(bool(cells.allowed(i, j)) == attnlab::test::reference_allows(input.options, i, j));
+      CHECK(bool(cells.allowed(i, j)) ==
+            attnlab::test::reference_allows(input.options, n_q, n_k, i, j));
       CHECK(bool(cells.allowed(i, j)) == (bits == 0));
       // and the logits agree: -inf exactly where blocked
       CHECK(std::isinf(it->values(i, j)) == (bits != 0));

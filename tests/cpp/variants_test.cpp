@@ -100,9 +100,16 @@ RefHead ref_head(MatrixD q, MatrixD k, const MatrixD& v, const TraceInput& in_, 
       s *= factor;
       const double distance = i > j ? double(i - j) : double(j - i);
       if (in_.alibi) s -= slope * distance;
-      const bool far = o.window > 0 && distance >= double(o.window) && !in(o.global_tokens, i) &&
+      // The query's key position, the window's sides and the causal rule, written out here.
+      const double p = o.causal_alignment == attnlab::CausalAlignment::bottom_right
+                           ? double(i) + double(k.rows) - double(q.rows)
+                           : double(i);
+      const double left = o.window.left == attnlab::Window::unbounded ? inf : double(o.window.left);
+      const double right =
+          o.window.right == attnlab::Window::unbounded ? inf : double(o.window.right);
+      const bool far = (double(j) < p - left || double(j) > p + right) && !in(o.global_tokens, i) &&
                        !in(o.global_tokens, j);
-      if ((o.causal && j > i) || far) s = -inf;
+      if ((o.causal && double(j) > p) || far) s = -inf;
       r.logits(i, j) = s;
       max = std::max(max, s);
     }
@@ -169,12 +176,12 @@ TEST_CASE("a sliding window with global tokens masks |i - j| >= w except to and 
       ref_head(d.q.cast<double>(), d.k.cast<double>(), d.v.cast<double>(), input, 0, nullptr);
   CHECK(max_abs_diff(r.weights(), ref.weights) <= 1e-6);
   CHECK(max_abs_diff(r.output, ref.output) <= 1e-5);
-  CHECK(attnlab::blocked_by(options, 1, 3) == attnlab::mask_rule::window);  // |1−3| = 2
-  CHECK(attnlab::blocked_by(options, 1, 2) == 0);                           // |1−2| = 1
-  CHECK(attnlab::blocked_by(options, 6, 0) == 0);                           // key 0 is global
-  CHECK(attnlab::blocked_by(options, 4, 1) == 0);                           // query 4 is global
+  CHECK(attnlab::blocked_by(options, 7, 7, 1, 3) == attnlab::mask_rule::window);  // |1−3| = 2
+  CHECK(attnlab::blocked_by(options, 7, 7, 1, 2) == 0);                           // |1−2| = 1
+  CHECK(attnlab::blocked_by(options, 7, 7, 6, 0) == 0);                           // key 0 is global
+  CHECK(attnlab::blocked_by(options, 7, 7, 4, 1) == 0);  // query 4 is global
   options.causal = true;
-  CHECK(attnlab::blocked_by(options, 2, 6) ==
+  CHECK(attnlab::blocked_by(options, 7, 7, 2, 6) ==
         (attnlab::mask_rule::window | attnlab::mask_rule::causal));
 
   SECTION("the trace's mask step shows the window's cells") {
@@ -189,7 +196,8 @@ TEST_CASE("a sliding window with global tokens masks |i - j| >= w except to and 
     const Matrix d_out = random_matrix(7, 3, 12);
     BoolMatrix allowed(7, 7);
     for (std::size_t i = 0; i < 7; ++i)
-      for (std::size_t j = 0; j < 7; ++j) allowed(i, j) = attnlab::blocked_by(options, i, j) == 0;
+      for (std::size_t j = 0; j < 7; ++j)
+        allowed(i, j) = attnlab::blocked_by(options, 7, 7, i, j) == 0;
     attnlab::AttentionOptions explicit_mask;
     explicit_mask.mask = allowed;
     const auto a = ok(attnlab::attention_backward(d.q, d.k, d.v, d_out, options));

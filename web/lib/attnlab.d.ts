@@ -147,9 +147,21 @@ export interface FlashWalkRequest {
   keyRows?: number;
 }
 
+/** Where the queries sit among the keys: query i at key i, or at key i + n_k − n_q (the last queries of a sequence, as in generation with a cache). */
+export type CausalAlignment = 'top-left' | 'bottom-right';
+
+/**
+ * A sliding window: a number w lets query i attend to key j only when |i − j| < w (0 = off);
+ * { left, right } to keys i − left … i + right (a side left out does not limit). Positions are
+ * placed by causalAlignment.
+ */
+export type Window = number | { left?: number; right?: number };
+
 export interface AttentionOptions {
-  /** Query i may not attend to key j > i. */
+  /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). */
   causal?: boolean;
+  /** Default 'top-left'; applies to the causal rule and the window. */
+  causalAlignment?: CausalAlignment;
   /** One flag per key; true marks padding that no query attends to. */
   keyPadding?: boolean[];
   /** (n_q, n_k): true where query i may attend to key j. */
@@ -158,8 +170,8 @@ export interface AttentionOptions {
   scale?: number;
   /** Divides the scaled scores; default 1. */
   temperature?: number;
-  /** Sliding window: query i attends to key j only when |i − j| < window; 0 (default) = off. */
-  window?: number;
+  /** Sliding window (default off). */
+  window?: Window;
   /** Positions exempt from the window both ways (at most limits().globalTokens, each < max(n_q, n_k)). */
   globalTokens?: number[];
 }
@@ -426,13 +438,23 @@ export interface PermutationCheck {
   tokens?: string[];
 }
 
-export interface LongAttentionRequest {
-  Q: MatrixInput; // (n_q, heads·d)
-  K: MatrixInput; // (n_k, heads·d)
-  V: MatrixInput; // (n_k, heads·d_v)
+/** The attention options the long-sequence kernels take. */
+export interface LongAttentionOptions {
   causal?: boolean;
+  /** Default 'top-left'; applies to the causal rule and the window. */
+  causalAlignment?: CausalAlignment;
+  /** Sliding window (default off): the kernels skip every tile of keys no query of a block sees. */
+  window?: Window;
   heads?: number;
+  /** K/V heads (grouped-query attention): a divisor of heads (default heads); K and V have kvHeads slices, query head h reads K/V head ⌊h / (heads / kvHeads)⌋. */
+  kvHeads?: number;
   scale?: number;
+}
+
+export interface LongAttentionRequest extends LongAttentionOptions {
+  Q: MatrixInput; // (n_q, heads·d)
+  K: MatrixInput; // (n_k, kvHeads·d)
+  V: MatrixInput; // (n_k, kvHeads·d_v)
   /** Threads to run on; 0 or absent: lab.threads. The single-threaded core always uses 1. */
   threads?: number;
 }
@@ -446,16 +468,16 @@ export interface FlatMatrix {
 
 export interface LongAttentionResult {
   output: FlatMatrix; // (n_q, heads·d_v)
+  /** Rows whose query sees no key under the causal rule and the window (their output is zeros). */
   fullyMaskedRows: number[];
 }
 
-export interface CheckedLongAttentionRequest {
+export interface CheckedLongAttentionRequest extends LongAttentionOptions {
   Q: FlatMatrix;
   K: FlatMatrix;
   V: FlatMatrix;
   causal: boolean;
   heads: number;
-  scale?: number;
 }
 
 /** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
@@ -692,7 +714,7 @@ export interface AttnLab {
    * Exact weights of one head for chosen rows (at most 32) and columns (at most 4096), each row
    * normalised over all keys.
    */
-  sampledWeights(request: { Q: MatrixInput; K: MatrixInput; causal?: boolean; heads?: number; scale?: number; head?: number; rows: number[]; cols: number[] }): Matrix;
+  sampledWeights(request: LongAttentionOptions & { Q: MatrixInput; K: MatrixInput; head?: number; rows: number[]; cols: number[] }): Matrix;
   /** The FlashAttention tile walk of a small problem, one tile visit at a time (the flash view). */
   flashWalk(request: FlashWalkRequest): FlashWalk;
   /** The tile plan for head width d (null beyond the supported widths). */

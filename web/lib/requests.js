@@ -83,6 +83,30 @@ function positional(value, name) {
   return value;
 }
 
+// The queries' places among the keys, for the causal rule and the window (the core's
+// CausalAlignment).
+export const CAUSAL_ALIGNMENTS = Object.freeze(['top-left', 'bottom-right']);
+
+function causalAlignment(value, name) {
+  if (!CAUSAL_ALIGNMENTS.includes(value)) {
+    fail(`${name} must be 'top-left' or 'bottom-right', got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
+  }
+  return value;
+}
+
+// A sliding window: a whole number w (|i − j| < w; 0 = off), or { left?, right? } (keys
+// i − left … i + right; a side left out does not limit).
+function window(value, name) {
+  if (typeof value === 'number') return wholeNumber(name, value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    fail(`${name} must be a whole number or { left, right }, got ${describe(value)}`);
+  }
+  const sides = ownFields(value, ['left', 'right'], { owner: name, prefix: `${name}.` });
+  const out = {};
+  for (const side of ['left', 'right']) if (sides[side] !== undefined) out[side] = wholeNumber(`${name}.${side}`, sides[side]);
+  return out;
+}
+
 function labels(value, name) {
   const text = (cell, where, i) => (typeof cell === 'string' ? cell : fail(`${where}[${i}] is ${describe(cell)}, not a string`));
   return readList(name, value, text, 'an array of strings');
@@ -90,8 +114,10 @@ function labels(value, name) {
 
 // ---- Every entry's fields, declared once ----
 
-const OPTIONS = { causal: boolean, keyPadding: flags, mask, scale: number, temperature: number, window: whole, globalTokens: indices };
-const LONG = { Q: matrix, K: matrix, V: matrix, causal: boolean, heads: kernelHeads, scale: number, threads: within(undefined, INT_MAX) };
+const OPTIONS = { causal: boolean, causalAlignment, keyPadding: flags, mask, scale: number, temperature: number, window, globalTokens: indices };
+// The long-sequence kernels' attention options: the causal rule, the window, grouped K/V heads.
+const LONG_OPTIONS = { causal: boolean, causalAlignment, window, heads: kernelHeads, kvHeads: kernelHeads, scale: number };
+const LONG = { Q: matrix, K: matrix, V: matrix, ...LONG_OPTIONS, threads: within(undefined, INT_MAX) };
 const TRACE = {
   X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix, context: matrix,
   heads: traceHeads, positional, tokens: labels, ...OPTIONS,
@@ -112,7 +138,7 @@ const REQUESTS = {
   flashAttention: LONG,
   naiveAttention: LONG,
   checkFlashAttention: LONG,
-  sampledWeights: { Q: matrix, K: matrix, causal: boolean, heads: kernelHeads, scale: number, head: within(undefined, INT_MAX), rows: indices, cols: indices },
+  sampledWeights: { Q: matrix, K: matrix, ...LONG_OPTIONS, head: within(undefined, INT_MAX), rows: indices, cols: indices },
   sinusoidalEncoding: { tokens: tokenCount, width: tokenCount },
   flashWalk: { Q: matrix, K: matrix, V: matrix, causal: boolean, scale: number, queryRows: walkTile, keyRows: walkTile },
   softmaxBreakdown: { scores: row, temperature: number },

@@ -68,6 +68,14 @@ const SAFE_SCORE = 3.4028234663852886e38 / 4;
  * |q·k| ≤ |q|·|k|, so the largest row norms of Q and K bound every score (and every partial
  * sum of the dot product, before the scale is applied).
  */
+// Options the shader does not take yet (see attention()).
+function beyondShader({ Q, K, window, kvHeads, heads, causal, causalAlignment }) {
+  const grouped = kvHeads !== undefined && kvHeads !== 0 && kvHeads !== heads;
+  const windowed = window !== undefined && (typeof window === 'number' ? window > 0 : Object.keys(window).length > 0);
+  const shifted = causal && causalAlignment === 'bottom-right' && Q.rows !== K.rows;
+  return grouped || windowed || shifted;
+}
+
 function mayOverflow(Q, K, heads, scale) {
   const d = Q.cols / heads;
   const largestNorm = (m, head) => {
@@ -116,7 +124,11 @@ class GpuAttention {
   async attention(request) {
     const call = `attention() call ${++this.#calls}`;
     this.#throwIfGone(call);
-    const { Q, K, V, causal, heads, scale } = this.#lab.checkFlashAttention(request);
+    const checked = this.#lab.checkFlashAttention(request);
+    const { Q, K, V, causal, heads, scale } = checked;
+    // The shader walks every key of each query with one head per K/V slice; a window, grouped
+    // K/V heads or bottom-right alignment with more keys than queries run on the CPU kernel.
+    if (beyondShader(checked)) return this.#lab.flashAttention(checked);
     const what = `${call} (Q ${Q.rows}x${Q.cols}, K ${K.rows}x${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== Q.cols) {
       throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as Q (V is ${V.rows}x${V.cols}, Q ${Q.rows}x${Q.cols})`);

@@ -7,6 +7,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/kernels.hpp"
+#include "attnlab/key_band.hpp"
 #include "attnlab/matrix.hpp"
 
 namespace attnlab {
@@ -14,8 +15,11 @@ namespace attnlab {
 using BoolMatrix = BasicMatrix<std::uint8_t>;
 
 struct AttentionOptions {
-  // Query i may not attend to key j > i (top-left aligned when n_q != n_k).
+  // Query i may not attend to a key after its position (key_band.hpp).
   bool causal = false;
+  // Where the queries sit among the keys, for the causal rule and the window: query i at key i
+  // (top-left), or at key i + n_k − n_q (bottom-right, the last queries of a sequence).
+  CausalAlignment causal_alignment = CausalAlignment::top_left;
   // Empty, or one flag per key: true marks a padding key that no query attends to.
   std::vector<bool> key_padding;
   // Optional (n_q, n_k) matrix: nonzero where query i may attend to key j.
@@ -24,14 +28,17 @@ struct AttentionOptions {
   std::optional<float> scale;
   // Divides the scaled scores; > 1 flattens the weights, < 1 sharpens them.
   float temperature = 1.0f;
-  // Sliding window (local attention): 0 = off; else query i may attend to key j only when
-  // |i − j| < window.
-  std::size_t window = 0;
+  // Sliding window (local attention): off by default; a number w lets query i attend to key j
+  // only when |i − j| < w; Window{left, right} to keys i − left … i + right (positions as
+  // causal_alignment places them).
+  Window window;
   // Positions exempt from the window both ways: a global query attends to every key, every
   // query attends to a global key. At most limits::global_tokens, each below max(n_q, n_k).
   std::vector<std::size_t> global_tokens;
 
-  bool has_mask() const { return causal || !key_padding.empty() || mask.has_value() || window > 0; }
+  bool has_mask() const {
+    return causal || !key_padding.empty() || mask.has_value() || window.active();
+  }
 };
 
 // Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.
@@ -42,8 +49,10 @@ inline constexpr std::uint8_t mask = 4;         // the explicit mask says no
 inline constexpr std::uint8_t window = 8;       // key j is outside query i's window
 }  // namespace mask_rule
 
-// The mask_rule bits that block (query, key) under these options; 0 when it may attend.
-std::uint8_t blocked_by(const AttentionOptions& options, std::size_t query, std::size_t key);
+// The mask_rule bits that block (query, key) of n_q queries over n_k keys under these options;
+// 0 when it may attend.
+std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
+                        std::size_t query, std::size_t key);
 
 // Every intermediate of one attention call, so a learner can inspect each step.
 struct AttentionResult {

@@ -8,26 +8,35 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "attnlab/key_band.hpp"
 #include "attnlab/matrix.hpp"
 
 namespace attnlab {
 
 struct FlashOptions {
-  bool causal = false;         // query i may not attend to key j > i (per sequence)
+  bool causal = false;  // a query may not attend to a key after its position (per sequence)
+  // The queries' positions among the keys and the sliding window, as in AttentionOptions
+  // (key_band.hpp): the kernel skips every tile of keys that no query of a block sees.
+  CausalAlignment causal_alignment = CausalAlignment::top_left;
+  Window window;
   std::optional<float> scale;  // default 1/sqrt(d)
-  int heads = 1;               // columns of Q, K, V split into equal slices
-  std::size_t batch = 1;       // rows of Q (and of K, V) split into equal sequences
-  std::size_t threads = 0;     // worker threads; 0 = kernels::max_threads() (wasm caps it)
+  int heads = 1;               // columns of Q split into equal slices, one per query head
+  // K/V heads (grouped-query attention): 0 = heads; else a divisor of heads, and K, V have
+  // kv_heads slices, query head h reading K/V head h / (heads / kv_heads).
+  int kv_heads = 0;
+  std::size_t batch = 1;    // rows of Q (and of K, V) split into equal sequences
+  std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
 };
 
 struct FlashResult {
   Matrix output;  // (batch·n_q, heads·d_v)
-  // Always empty: every query of these kernels sees a key (a causal one sees key 0), and a row
-  // left with no weight is an overflow error. Kept beside attention()'s field of that name.
+  // The rows of Q whose query sees no key under the causal rule and the window (a bottom-right
+  // query before the first key, or a window past the last): their output is zeros. Any other
+  // row left with no weight is an overflow error.
   std::vector<std::size_t> fully_masked_rows;
 };
 
-// q: (batch·n_q, heads·d), k: (batch·n_k, heads·d), v: (batch·n_k, heads·d_v).
+// q: (batch·n_q, heads·d), k: (batch·n_k, kv_heads·d), v: (batch·n_k, kv_heads·d_v).
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options = {});
 

@@ -61,18 +61,18 @@ Problem overflowed(std::string_view step, const Matrix& m) {
 
 }  // namespace
 
-std::uint8_t blocked_by(const AttentionOptions& options, std::size_t query, std::size_t key) {
+std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
+                        std::size_t query, std::size_t key) {
+  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
   std::uint8_t rules = 0;
-  if (options.causal && key > query) rules |= mask_rule::causal;
+  if (band.causal_blocks(query, key)) rules |= mask_rule::causal;
   if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
   if (options.mask && (*options.mask)(query, key) == 0) rules |= mask_rule::mask;
-  const std::size_t distance = query > key ? query - key : key - query;
   const auto global = [&](std::size_t p) {
     return std::find(options.global_tokens.begin(), options.global_tokens.end(), p) !=
            options.global_tokens.end();
   };
-  if (options.window > 0 && distance >= options.window && !global(query) && !global(key))
-    rules |= mask_rule::window;
+  if (band.window_blocks(query, key) && !global(query) && !global(key)) rules |= mask_rule::window;
   return rules;
 }
 
@@ -106,7 +106,7 @@ Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, cons
   if (options.has_mask())
     for (std::size_t i = 0; i < q.rows; ++i)
       for (std::size_t j = 0; j < k.rows; ++j)
-        if (blocked_by(options, i, j) != 0)
+        if (blocked_by(options, q.rows, k.rows, i, j) != 0)
           r.logits(i, j) = -std::numeric_limits<float>::infinity();
 
   r.softmax = kernels::softmax_rows(r.logits);

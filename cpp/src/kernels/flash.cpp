@@ -110,20 +110,43 @@ void gather(HeadTask& p, std::size_t group, float* into) {
   p.ld_v = width;
 }
 
-// The (batch, head) tasks of a call, with the output they write.
+// The query heads per K/V head of these options (1 without grouped-query attention).
+std::size_t group_size(const FlashOptions& o) {
+  return o.kv_heads > 0 ? static_cast<std::size_t>(o.heads / o.kv_heads) : 1;
+}
+
+// The (batch, head) tasks of a call, with the output they write: query head h reads K/V head
+// h / group_size.
 std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
                                  const FlashOptions& o, Matrix& out) {
   const auto heads = static_cast<std::size_t>(o.heads);
-  const std::size_t d = q.cols / heads, d_v = v.cols / heads;
+  const std::size_t group = group_size(o);
+  const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
   const float scale = o.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
+  const KeyBand band(o.causal, o.causal_alignment, o.window, n_q, n_k);
   std::vector<HeadTask> list;
   for (std::size_t b = 0; b < o.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
-      list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h * d,
-                              v.row(b * n_k) + h * d_v, out.row(b * n_q) + h * d_v, b * n_q, q.cols,
-                              k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, o.causal});
+      list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d,
+                              v.row(b * n_k) + h / group * d_v, out.row(b * n_q) + h * d_v, b * n_q,
+                              q.cols, k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, band});
   return list;
+}
+
+// The output's width: heads·d_v, V's columns once per query head.
+std::size_t output_cols(const Matrix& v, const FlashOptions& o) {
+  const auto heads = static_cast<std::size_t>(o.heads);
+  return v.cols / (heads / group_size(o)) * heads;
+}
+
+// The rows of Q (batch·n_q) whose query sees no key: FlashResult::fully_masked_rows.
+std::vector<std::size_t> rows_without_keys(const HeadTask& task, std::size_t batch) {
+  std::vector<std::size_t> rows;
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < task.n_q; ++i)
+      if (task.band.range(i).empty()) rows.push_back(b * task.n_q + i);
+  return rows;
 }
 
 // Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
@@ -145,9 +168,10 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
   p.fused_scale = bound * p.scale < 0x1p20;
 }
 
-// These kernels mask no whole row (a causal query always sees key 0) and no key with -Infinity,
-// so a row with a score beyond float32 or no weight left (`no_weight`, one flag per head and
-// row), or an output beyond float32, means that a score or the weighted sum of V overflowed:
+// These kernels give no key a -Infinity score of its own, and a row that sees no key is known
+// from its band (not flagged), so a row with a score beyond float32 or no weight left
+// (`no_weight`, one flag per head and row), or an output beyond float32, means that a score or
+// the weighted sum of V overflowed:
 // attention()'s non-finite error, never NaN, Infinity, a row reported as fully masked or a key
 // silently left out.
 std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
@@ -180,13 +204,15 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
         "%s would compute %llu scores (%zu queries x %zu keys x %d heads), more than the %llu "
         "allowed: use fewer tokens or heads",
         kernel, count(pairs * heads), q.rows, k.rows / o.batch, o.heads, count(scores));
-  const std::uint64_t width = q.cols + v.cols;
+  const std::size_t out_cols = output_cols(v, o);
+  const std::uint64_t width = q.cols + out_cols;
   if (pairs * width > multiply_adds)
     return validate::formatted(
         ErrorCode::too_large,
         "%s would compute %llu multiply-adds (%zu queries x %zu keys x (%zu + %zu columns of Q "
-        "and V)), more than the %llu allowed: use fewer tokens or narrower Q, K and V",
-        kernel, count(pairs * width), q.rows, k.rows / o.batch, q.cols, v.cols,
+        "and V per query head)), more than the %llu allowed: use fewer tokens or narrower Q, K "
+        "and V",
+        kernel, count(pairs * width), q.rows, k.rows / o.batch, q.cols, out_cols,
         count(multiply_adds));
   return std::nullopt;
 }
@@ -196,7 +222,7 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& o) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "the flash kernel"))
+                                          "the flash kernel", false))
     return e;
   for (const auto& [name, m] : {std::pair{"Q", &q}, std::pair{"K", &k}, std::pair{"V", &v}})
     if (std::uint64_t{m->rows} * m->cols > limits::flash_values)
@@ -204,12 +230,22 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
                                  "%s (%zux%zu) is too large: the long-sequence kernels take at "
                                  "most %zu values (rows x columns)",
                                  name, m->rows, m->cols, limits::flash_values);
-  if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
-      v.cols % static_cast<std::size_t>(o.heads) != 0)
+  if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0)
     return Error{ErrorCode::invalid_argument,
                  "heads (" + std::to_string(o.heads) +
-                     ") must be at least 1 and divide the widths of Q (" + shape_string(q) +
-                     ") and V (" + shape_string(v) + ")"};
+                     ") must be at least 1 and divide the width of Q (" + shape_string(q) + ")"};
+  if (o.kv_heads < 0 || (o.kv_heads > 0 && o.heads % o.kv_heads != 0))
+    return Error{ErrorCode::invalid_argument, "kvHeads (" + std::to_string(o.kv_heads) +
+                                                  ") must divide heads (" +
+                                                  std::to_string(o.heads) + ")"};
+  const std::size_t kv_heads = static_cast<std::size_t>(o.heads) / group_size(o);
+  const std::size_t d = q.cols / static_cast<std::size_t>(o.heads);
+  if (k.cols != kv_heads * d || v.cols % kv_heads != 0)
+    return Error{ErrorCode::shape_mismatch,
+                 "K (" + shape_string(k) + ") and V (" + shape_string(v) + ") must have " +
+                     std::to_string(kv_heads) + " head" + (kv_heads == 1 ? "" : "s") +
+                     " of K's width " + std::to_string(d) + " (Q (" + shape_string(q) + ") over " +
+                     std::to_string(o.heads) + " heads) and V's widths alike"};
   if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
     return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
                                            std::to_string(o.heads) + " heads is above " +
@@ -231,7 +267,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   if (auto e = check_work("the flash kernel", q, k, v, options, limits::flash_scores,
                           limits::flash_multiply_adds))
     return *e;
-  FlashResult result{Matrix(q.rows, v.cols), {}};
+  FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
   std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
   const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
@@ -262,7 +298,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                         no_weight.data() + task % heads * q.rows);
   });
   if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight)) return *e;
-  return result;  // fully_masked_rows stays empty: no row here is masked whole
+  result.fully_masked_rows = rows_without_keys(list.front(), options.batch);
+  return result;
 }
 
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
@@ -291,14 +328,18 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                                       std::to_string(limit - 1)};
   const std::size_t d = q.cols / static_cast<std::size_t>(options.heads);
   const std::size_t offset = static_cast<std::size_t>(head) * d;
+  const std::size_t key_offset = static_cast<std::size_t>(head) / group_size(options) * d;
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
+  const KeyBand band(options.causal, options.causal_alignment, options.window, q.rows, k.rows);
   const simd::Kernels& kernels = simd::active();
   Matrix weights(rows.size(), cols.size());  // (rows, cols)
-  std::vector<float> scores(k.rows);         // one row's scores over all keys
+  std::vector<float> scores(k.rows);         // one row's scores over the keys it sees
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::size_t i = rows[r];
-    const std::size_t keys = options.causal ? std::min(i + 1, k.rows) : k.rows;
-    kernels.dots(q.row(i) + offset, k.row(0) + offset, k.cols, keys, d, scores.data());
+    const KeyRange seen = band.range(i);
+    if (seen.empty()) continue;  // a fully masked row: zeros
+    const std::size_t keys = seen.end - seen.begin;
+    kernels.dots(q.row(i) + offset, k.row(seen.begin) + key_offset, k.cols, keys, d, scores.data());
     kernels.scale(scores.data(), keys, scale);
     if (!std::all_of(scores.begin(), scores.begin() + keys, finite))  // see overflow()
       return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
@@ -308,7 +349,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     const float max = kernels.max_of(scores.data(), keys);
     const float sum = kernels.exp_shifted(scores.data(), max, scores.data(), keys);  // ≥ 1
     for (std::size_t c = 0; c < cols.size(); ++c)
-      weights(r, c) = cols[c] < keys ? scores[cols[c]] / sum : 0.0f;
+      weights(r, c) = seen.contains(cols[c]) ? scores[cols[c] - seen.begin] / sum : 0.0f;
   }
   return weights;
 }
@@ -319,7 +360,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
   if (auto e = check_work("the naive kernel", q, k, v, options, limits::naive_scores,
                           limits::naive_multiply_adds))
     return *e;
-  FlashResult result{Matrix(q.rows, v.cols), {}};
+  FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
   const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows), as in flash
@@ -334,20 +375,23 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
                                                slice(p.k, p.ld_k, p.n_k, p.d));  // (n_q, n_k)
     kernels::scale(scores, p.scale);
     for (std::size_t i = 0; i < p.n_q; ++i) {
-      const std::size_t keys = p.causal ? std::min(i + 1, p.n_k) : p.n_k;
-      if (!std::all_of(scores.row(i), scores.row(i) + keys, finite))  // see overflow()
-        no_weight[item % heads * q.rows + p.first_row + i] = 1;
-      std::fill(scores.row(i) + keys, scores.row(i) + p.n_k, minus_infinity);
+      const KeyRange seen = p.band.range(i);
+      if (!std::all_of(scores.row(i) + seen.begin, scores.row(i) + seen.end, finite))
+        no_weight[item % heads * q.rows + p.first_row + i] = 1;  // see overflow()
+      std::fill(scores.row(i), scores.row(i) + seen.begin, minus_infinity);
+      std::fill(scores.row(i) + seen.end, scores.row(i) + p.n_k, minus_infinity);
     }
     const kernels::Softmax softmax = kernels::softmax_rows(scores);
     const Matrix out = kernels::matmul(softmax.weights, slice(p.v, p.ld_v, p.n_k, p.d_v));
     for (std::size_t i = 0; i < p.n_q; ++i) {
       std::copy_n(out.row(i), p.d_v, p.out + i * p.ld_out);
-      if (!(softmax.row_sum[i] > 0.0f)) no_weight[item % heads * q.rows + p.first_row + i] = 1;
+      if (!(softmax.row_sum[i] > 0.0f) && !p.band.range(i).empty())
+        no_weight[item % heads * q.rows + p.first_row + i] = 1;
     }
   });
   if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight)) return *e;
-  return result;  // fully_masked_rows stays empty, as in flash_attention
+  result.fully_masked_rows = rows_without_keys(list.front(), options.batch);
+  return result;
 }
 
 }  // namespace attnlab

@@ -103,16 +103,24 @@ struct FlashBlock {
     }
   }
 
-  // Causal: key j0 + j is in the future of query first + r when j0 + j > first + r; its score
-  // becomes -Infinity (a zero weight). Then block_max: (rows) = each row's max over the keys.
-  static void mask_and_max(float* st, std::size_t keys, std::size_t rows, std::size_t first,
-                           std::size_t j0, bool causal, float* block_max) {
-    std::fill_n(block_max, rows, minus_infinity);
+  // Sets the scores of keys outside a row's band (key_band.hpp) to -Infinity (a zero weight):
+  // key j0 + j of query first + r, for the `rows` real rows of the block. Both ends of a band
+  // only grow with the row, so the rows that may not see a key are a prefix (their band ended
+  // before it) and a suffix (theirs begins after it). Then block_max: (padded) = each row's
+  // max over the keys.
+  static void mask_and_max(float* st, std::size_t keys, std::size_t rows, std::size_t padded,
+                           const KeyBand& band, std::size_t first, std::size_t j0,
+                           float* block_max) {
+    std::fill_n(block_max, padded, minus_infinity);
+    std::size_t ended = 0, begun = 0;  // rows whose band ends at or before / begins by the key
     for (std::size_t j = 0; j < keys; ++j) {
-      float* row = st + j * rows;
-      if (causal && j0 + j > first)  // rows before j0 + j - first see it in the future
-        std::fill_n(row, std::min(rows, j0 + j - first), minus_infinity);
-      for (std::size_t r = 0; r < rows; r += lanes)
+      const std::size_t key = j0 + j;
+      while (ended < rows && band.range(first + ended).end <= key) ++ended;
+      while (begun < rows && band.range(first + begun).begin <= key) ++begun;
+      float* row = st + j * padded;
+      std::fill_n(row, ended, minus_infinity);
+      std::fill(row + std::max(begun, ended), row + rows, minus_infinity);
+      for (std::size_t r = 0; r < padded; r += lanes)
         xsimd::max(Batch::load_unaligned(row + r), Batch::load_unaligned(block_max + r))
             .store_unaligned(block_max + r);
     }
@@ -132,14 +140,17 @@ struct FlashBlock {
     for (std::size_t r = 0; r < rows; r += lanes) {
       const Batch m_old = Batch::load_unaligned(m + r);
       const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
-      const Batch f = S::exp_nonpositive(m_old - m_new);
+      // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
+      // scores exp(-inf) = 0 and its correction 0, where -inf - (-inf) would give NaN.
+      const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
+      const Batch f = S::exp_nonpositive(m_old - shift);
       // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
       // four independent chains of exponentials.
       Batch sum[4] = {};
       for (std::size_t j = 0; j < keys; ++j) {
         const Batch s = Batch::load_unaligned(st + j * rows + r);
         const Batch e =
-            S::exp_nonpositive(fused ? xsimd::fms(s, factor, m_new) : s * factor - m_new);
+            S::exp_nonpositive(fused ? xsimd::fms(s, factor, shift) : s * factor - shift);
         e.store_unaligned(st + j * rows + r);
         sum[j % 4] += e;
       }
@@ -162,16 +173,17 @@ struct FlashBlock {
     std::fill_n(w.m, padded, minus_infinity);
     std::fill_n(w.l, padded, 0.0f);
 
-    const std::size_t last_query = first + rows - 1;
-    for (std::size_t j0 = 0; j0 < p.n_k; j0 += plan.cpu_key_rows()) {
-      if (p.causal && j0 > last_query) break;  // this and later key blocks are all in the future
-      std::size_t keys = std::min(plan.cpu_key_rows(), p.n_k - j0);
-      if (p.causal) keys = std::min(keys, last_query - j0 + 1);  // later keys: every row's future
+    // The keys any row of the block sees, [begin, end): tiles outside are skipped.
+    const KeyRange first_keys = p.band.range(first), last_keys = p.band.range(first + rows - 1);
+    const std::size_t begin = first_keys.begin, end = last_keys.end;
+    for (std::size_t j0 = begin; j0 < end; j0 += plan.cpu_key_rows()) {
+      const std::size_t keys = std::min(plan.cpu_key_rows(), end - j0);
       // A block that every row sees whole takes its max from the scores in registers. Those
       // include the up to group - 1 keys the last pass reads past the block: the next block's
       // (a larger shift than needed only where a key really dominates) or copies of the last
-      // key, but in the future of some rows when causal, hence their place in the test.
-      const bool whole = !(p.causal && j0 + round_up(keys, group) - 1 > first);
+      // key, but outside some rows' bands when a rule limits them, hence their place in the test.
+      const std::size_t last_read = std::min(j0 + round_up(keys, group), p.n_k) - 1;
+      const bool whole = j0 >= last_keys.begin && last_read < first_keys.end;
       if (whole) std::fill_n(w.block_max, padded, minus_infinity);
       scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,
              whole ? w.block_max : nullptr);
@@ -180,7 +192,7 @@ struct FlashBlock {
       // below.
       if (no_weight && p.may_overflow)
         flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
-      if (!whole) mask_and_max(w.st, keys, padded, first, j0, p.causal, w.block_max);
+      if (!whole) mask_and_max(w.st, keys, rows, padded, p.band, first, j0, w.block_max);
       softmax(w.st, keys, padded, p.scale, p.fused_scale, w.block_max, w.m, w.l, w.correction);
       aggregate(w.st, p.v + j0 * p.ld_v, w.correction, w.ot, keys, padded, p.ld_v);
     }
@@ -189,7 +201,10 @@ struct FlashBlock {
       float* out = p.out + (first + r) * p.ld_out;
       const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
       for (std::size_t c = 0; c < p.d_v; ++c) out[c] = w.ot[c * padded + r] * inverse;
-      if (no_weight && !(w.l[r] > 0.0f)) no_weight[p.first_row + first + r] = 1;
+      // No weight on a row that sees keys: its scores overflowed (a row that sees none is
+      // fully masked, its zeros expected).
+      if (no_weight && !(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
+        no_weight[p.first_row + first + r] = 1;
     }
   }
 
@@ -201,7 +216,7 @@ struct FlashBlock {
     if (!S::any_minus_infinity(st, keys * padded)) return;
     for (std::size_t j = 0; j < keys; ++j)
       for (std::size_t r = 0; r < rows; ++r)
-        if (st[j * padded + r] == minus_infinity && !(p.causal && j0 + j > first + r))
+        if (st[j * padded + r] == minus_infinity && p.band.range(first + r).contains(j0 + j))
           no_weight[p.first_row + first + r] = 1;
   }
 };

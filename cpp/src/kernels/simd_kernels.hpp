@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "attnlab/key_band.hpp"
 #include "attnlab/tiling.hpp"
 
 namespace attnlab::simd {
@@ -29,7 +30,7 @@ struct HeadTask {
   std::size_t ld_q, ld_k, ld_v, ld_out;
   std::size_t n_q, n_k, d, d_v;
   float scale;
-  bool causal;
+  KeyBand band;              // the keys each query sees (causal rule, window)
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
   bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
 };

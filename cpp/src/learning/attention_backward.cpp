@@ -84,6 +84,10 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
 Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matrix& k,
                                                     const Matrix& v, const Matrix& d_out,
                                                     const FlashOptions& options) {
+  if (options.kv_heads > 0 && options.kv_heads != options.heads)
+    return Error{ErrorCode::invalid_argument,
+                 "the flash backward pass does not take kvHeads (grouped-query attention) yet: "
+                 "give every query head its own K and V"};
   // The forward checks the inputs and options, and gives O: (batch·n_q, heads·d_v).
   auto forward = flash_attention(q, k, v, options);
   if (!forward) return forward.error();
@@ -94,6 +98,7 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
   const std::size_t d = q.cols / heads, d_v = v.cols / heads;
   const std::size_t n_q = q.rows / options.batch, n_k = k.rows / options.batch;
   const float f = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
+  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
   const tiling::TilePlan plan = *tiling::plan_for(d);
   const std::size_t br = plan.query_rows, bc = plan.key_rows;
 
@@ -110,14 +115,14 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
         return m.row(first_row + r) + h * width;
       };
       const std::size_t qr = b * n_q, kr = b * n_k;
-      // The keys query i sees: all, or under the causal mask those up to i.
-      const auto seen = [&](std::size_t i) { return options.causal ? std::min(i + 1, n_k) : n_k; };
-
       // L_i = log Σ_j exp(s_ij) over the row's scores (one row held, never the matrix), and
-      // D_i = dO_i · O_i (= rowsum(dP ⊙ P), the softmax Jacobian's correction term).
+      // D_i = dO_i · O_i (= rowsum(dP ⊙ P), the softmax Jacobian's correction term). A row that
+      // sees no key has no gradient: it is skipped below.
       for (std::size_t i = 0; i < n_q; ++i) {
-        const std::size_t keys = seen(i);
-        kx.dots(at(q, qr, d, i), at(k, kr, d, 0), k.cols, keys, d, row.data());
+        const KeyRange seen = band.range(i);
+        if (seen.empty()) continue;
+        const std::size_t keys = seen.end - seen.begin;
+        kx.dots(at(q, qr, d, i), at(k, kr, d, seen.begin), k.cols, keys, d, row.data());
         kx.scale(row.data(), keys, f);
         const float m = kx.max_of(row.data(), keys);
         lse[i] = m + std::log(kx.exp_shifted(row.data(), m, row.data(), keys));
@@ -130,22 +135,26 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
         const std::size_t nj = std::min(bc, n_k - j0);
         for (std::size_t i0 = 0; i0 < n_q; i0 += br) {
           const std::size_t ni = std::min(br, n_q - i0);
-          if (seen(i0 + ni - 1) <= j0) continue;  // the tile lies above the causal diagonal
+          // A tile no row of which sees a key of it (the band's ends grow with the row).
+          if (band.range(i0 + ni - 1).end <= j0 || band.range(i0).begin >= j0 + nj) continue;
           for (std::size_t r = 0; r < ni; ++r) {
-            // P = exp(S − L) on the keys the row sees (a row of the (Br, Bc) tile at a time).
-            const std::size_t keys = std::min(nj, seen(i0 + r) - std::min(seen(i0 + r), j0));
-            kx.dots(at(q, qr, d, i0 + r), at(k, kr, d, j0), k.cols, keys, d, p.data());
+            // P = exp(S − L) on the keys of the tile the row sees, [from, to).
+            const KeyRange seen = band.range(i0 + r);
+            const std::size_t from = std::max(seen.begin, j0), to = std::min(seen.end, j0 + nj);
+            if (from >= to) continue;
+            const std::size_t keys = to - from;
+            kx.dots(at(q, qr, d, i0 + r), at(k, kr, d, from), k.cols, keys, d, p.data());
             for (std::size_t c = 0; c < keys; ++c) p[c] = std::exp(f * p[c] - lse[i0 + r]);
             // dV_j += Pᵀ·dO_i
             for (std::size_t c = 0; c < keys; ++c)
-              kx.axpy(p[c], at(d_out, qr, d_v, i0 + r), at(g.dv, kr, d_v, j0 + c), d_v);
+              kx.axpy(p[c], at(d_out, qr, d_v, i0 + r), at(g.dv, kr, d_v, from + c), d_v);
             // dS = P ⊙ (dO_i·V_jᵀ − D_i), times f for the scores' factor.
-            kx.dots(at(d_out, qr, d_v, i0 + r), at(v, kr, d_v, j0), v.cols, keys, d_v, dp.data());
+            kx.dots(at(d_out, qr, d_v, i0 + r), at(v, kr, d_v, from), v.cols, keys, d_v, dp.data());
             for (std::size_t c = 0; c < keys; ++c) p[c] *= f * (dp[c] - delta[i0 + r]);
             // dQ_i += dS·K_j, dK_j += dSᵀ·Q_i
             for (std::size_t c = 0; c < keys; ++c) {
-              kx.axpy(p[c], at(k, kr, d, j0 + c), at(g.dq, qr, d, i0 + r), d);
-              kx.axpy(p[c], at(q, qr, d, i0 + r), at(g.dk, kr, d, j0 + c), d);
+              kx.axpy(p[c], at(k, kr, d, from + c), at(g.dq, qr, d, i0 + r), d);
+              kx.axpy(p[c], at(q, qr, d, i0 + r), at(g.dk, kr, d, from + c), d);
             }
           }
         }

@@ -282,7 +282,8 @@ double loss(const Net& n, const TraceInput& input, const MatrixD& d_y) {
     reference::scale(logits, factor);
     for (std::size_t i = 0; i < logits.rows; ++i)
       for (std::size_t j = 0; j < logits.cols; ++j)
-        if (blocked_by(o, i, j)) logits(i, j) = -std::numeric_limits<double>::infinity();
+        if (blocked_by(o, logits.rows, logits.cols, i, j))
+          logits(i, j) = -std::numeric_limits<double>::infinity();
     const MatrixD out =
         reference::matmul(reference::softmax_rows(logits).weights, column_slice(n.v, h * d_v, d_v));
     for (std::size_t i = 0; i < out.rows; ++i)

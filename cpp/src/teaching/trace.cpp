@@ -178,18 +178,35 @@ std::string scale_formula(const Symbols& s, const AttentionOptions& options, std
   return formula;
 }
 
-std::string mask_formula(const Symbols& s, const AttentionOptions& options) {
+// Query i's key position as the formula writes it: i, or i plus the bottom-right offset.
+std::string position_tex(const AttentionOptions& options, std::size_t n_q, std::size_t n_k) {
+  if (options.causal_alignment == CausalAlignment::top_left || n_q == n_k) return "i";
+  const auto offset = static_cast<long long>(n_k) - static_cast<long long>(n_q);
+  return "i " + std::string(offset < 0 ? "- " : "+ ") +
+         std::to_string(offset < 0 ? -offset : offset);
+}
+
+std::string mask_formula(const Symbols& s, const AttentionOptions& options, std::size_t n_q,
+                         std::size_t n_k) {
   std::string rule;
-  const auto add = [&rule](const char* part) {
-    rule += (rule.empty() ? "" : " \\lor ") + std::string(part);
+  const auto add = [&rule](const std::string& part) {
+    rule += (rule.empty() ? "" : " \\lor ") + part;
   };
-  if (options.causal) add("j > i");
+  const std::string i = position_tex(options, n_q, n_k);
+  if (options.causal) add("j > " + i);
   if (!options.key_padding.empty()) add("\\text{key } j \\text{ is padding}");
   if (options.mask) add("M_{ij} = 0");
-  if (options.window > 0) {
-    const std::string far = "|i - j| \\ge " + std::to_string(options.window);
-    add((options.global_tokens.empty() ? far : "(" + far + " \\land \\text{neither is global})")
-            .c_str());
+  const Window& w = options.window;
+  if (w.active()) {
+    std::string far;
+    if (w.left == w.right)
+      far = "|" + i + " - j| \\ge " + std::to_string(w.left + 1);
+    else {
+      if (w.left != Window::unbounded) far = "j < " + i + " - " + std::to_string(w.left);
+      if (w.right != Window::unbounded)
+        far += (far.empty() ? "" : " \\lor ") + ("j > " + i + " + " + std::to_string(w.right));
+    }
+    add(options.global_tokens.empty() ? far : "(" + far + ") \\land \\text{neither is global}");
   }
   return s.tilde("S") + "_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
 }
@@ -223,7 +240,7 @@ MaskCells mask_cells(const AttentionOptions& options, std::size_t n_q, std::size
   MaskCells cells{BoolMatrix(n_q, n_k), BasicMatrix<std::uint8_t>(n_q, n_k)};
   for (std::size_t i = 0; i < n_q; ++i)
     for (std::size_t j = 0; j < n_k; ++j) {
-      cells.blocked_by(i, j) = blocked_by(options, i, j);
+      cells.blocked_by(i, j) = blocked_by(options, n_q, n_k, i, j);
       cells.allowed(i, j) = cells.blocked_by(i, j) == 0 ? 1 : 0;
     }
   return cells;
@@ -289,7 +306,8 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
   }
   if (options.has_mask()) {
     logits = add_step(t, step::mask, head, "Mask what may not be attended to",
-                      mask_formula(s, options), r.logits, {step_result(t, logits, "S̃")});
+                      mask_formula(s, options, r.logits.rows, r.logits.cols), r.logits,
+                      {step_result(t, logits, "S̃")});
     t.steps.back().mask = mask_cells(options, r.logits.rows, r.logits.cols);
   }
   const std::size_t softmax =

@@ -203,7 +203,7 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     row.scale = options.scale;
     row.temperature = options.temperature;
     row.mask = BoolMatrix(1, t + 1);
-    for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(options, t, j) == 0;
+    for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(options, n, n, t, j) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
       DecodeHead dh{rows_of(in.q, t, 1),
