@@ -1,10 +1,12 @@
 // attnlab-bench: times attention kernels on random N(0,1) inputs.
 //
 //   attnlab-bench --n 1024,4096 --d 64 --heads 8 --causal 0,1 --kernel naive,flash,blas
-//                 [--threads 2] [--repeat 3] [--json]
+//                 [--window 0,256,1024] [--threads 2] [--repeat 3] [--json]
 //
 // `flash` is flash_attention (`tiled`, its older name, is accepted too), `naive`
-// naive_attention, `blas` OpenBLAS matrix products around the same softmax.
+// naive_attention, `blas` OpenBLAS matrix products around the same softmax. --window W
+// (flash and naive only; 0 = none) lets query i see keys i − W … i + W (or … i when causal):
+// flash's time then grows as n·W, not n².
 //
 // Every configuration runs in a child process, so its peak RSS is its own. Progress goes
 // to stderr; results to stdout, as a table or (--json) one JSON object per line.
@@ -38,6 +40,7 @@ struct Config {
   std::size_t d = 64;
   int heads = 8;
   std::vector<int> causal{0};
+  std::vector<std::size_t> windows{0};
   std::vector<std::string> kernels{"flash"};
   std::size_t threads = 0;
   int repeat = 3;
@@ -48,6 +51,7 @@ struct Run {
   std::string kernel;
   std::size_t n;
   bool causal;
+  std::size_t window;  // keys to each side; 0 = none
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -61,7 +65,7 @@ std::vector<std::string> split(const std::string& list) {
   std::fprintf(
       stderr,
       "attnlab-bench: %s\nusage: attnlab-bench --n N[,N…] --d D --heads H --causal 0|1[,…] "
-      "--kernel naive|flash|blas[,…] [--threads T] [--repeat R] [--json]\n",
+      "--kernel naive|flash|blas[,…] [--window W[,…]] [--threads T] [--repeat R] [--json]\n",
       problem);
   std::exit(2);
 }
@@ -92,6 +96,9 @@ Config parse(int argc, char** argv) {
         if (k == "tiled") k = "flash";  // the kernel's older name, accepted on the command line
         if (k != "naive" && k != "flash" && k != "blas") usage(("unknown kernel " + k).c_str());
       }
+    } else if (flag == "--window") {
+      c.windows.clear();
+      for (const auto& s : split(value)) c.windows.push_back(std::stoul(s));
     } else if (flag == "--threads") {
       c.threads = std::stoul(value);
     } else if (flag == "--repeat") {
@@ -116,6 +123,7 @@ std::function<Matrix()> kernel(const Config& c, const Run& r, const Matrix& q, c
                                const Matrix& v) {
   attnlab::FlashOptions options;
   options.causal = r.causal;
+  options.window = r.window > 0 ? attnlab::Window(r.window, r.window) : attnlab::Window();
   options.heads = c.heads;
   options.threads = c.threads;
   if (r.kernel == "blas")
@@ -151,27 +159,36 @@ void measure(const Config& c, const Run& r) {
   }
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2];
-  // 4·n²·d per head: n²·d FMAs for Q·Kᵀ and n²·d for P·V, two flops each; causal does half.
-  const double flops =
-      4.0 * double(r.n) * double(r.n) * double(c.d) * c.heads * (r.causal ? 0.5 : 1.0);
+  // 4·d per head and (query, key) pair it sees: a d-long FMA for Q·Kᵀ and one for P·V, two
+  // flops each. Full: n² pairs; causal about half; a window about n·W (or twice, both sides).
+  double pairs = 0;
+  for (std::size_t i = 0; i < r.n; ++i) {
+    const std::size_t first = r.window > 0 && i > r.window ? i - r.window : 0;
+    const std::size_t last = r.causal       ? i
+                             : r.window > 0 ? std::min(r.n - 1, i + r.window)
+                                            : r.n - 1;
+    pairs += double(last - first + 1);
+  }
+  const double flops = 4.0 * pairs * double(c.d) * c.heads;
   const double gflops = flops / (median * 1e-3) / 1e9;
-  const double error = attnlab::bench::sampled_max_abs_error(q, k, v, c.heads, r.causal, output);
+  const double error =
+      attnlab::bench::sampled_max_abs_error(q, k, v, c.heads, r.causal, r.window, output);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double rss_mb = double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
   if (c.json)
     std::printf(
         "{\"kernel\":\"%s\",\"simd\":\"%s\",\"n\":%zu,\"d\":%zu,\"heads\":%d,\"causal\":%s,"
-        "\"threads\":%zu,"
+        "\"window\":%zu,\"threads\":%zu,"
         "\"ms_median\":%.3f,\"gflops\":%.2f,\"peak_gflops\":%.2f,\"pct_peak\":%.1f,"
         "\"max_abs_err\":%.3g,\"peak_rss_mb\":%.1f}\n",
         r.kernel.c_str(), attnlab::kernels::simd_arch(), r.n, c.d, c.heads,
-        r.causal ? "true" : "false", c.threads, median, gflops, peak_gflops,
+        r.causal ? "true" : "false", r.window, c.threads, median, gflops, peak_gflops,
         100.0 * gflops / peak_gflops, error, rss_mb);
   else
-    std::printf("%-6s %7zu %4zu %5d %6s %7zu %11.2f %8.2f %8.1f %6.1f%% %11.2e %9.1f\n",
-                r.kernel.c_str(), r.n, c.d, c.heads, r.causal ? "yes" : "no", c.threads, median,
-                gflops, peak_gflops, 100.0 * gflops / peak_gflops, error, rss_mb);
+    std::printf("%-6s %7zu %4zu %5d %6s %6zu %7zu %11.2f %8.2f %8.1f %6.1f%% %11.2e %9.1f\n",
+                r.kernel.c_str(), r.n, c.d, c.heads, r.causal ? "yes" : "no", r.window, c.threads,
+                median, gflops, peak_gflops, 100.0 * gflops / peak_gflops, error, rss_mb);
   std::fflush(stdout);
 }
 
@@ -182,15 +199,19 @@ int main(int argc, char** argv) {
   std::vector<Run> runs;
   for (const auto& kernel : c.kernels)
     for (int causal : c.causal)
-      for (std::size_t n : c.n) runs.push_back({kernel, n, causal != 0});
+      for (std::size_t window : c.windows)
+        for (std::size_t n : c.n) {
+          if (window > 0 && kernel == "blas") usage("the blas kernel takes no window");
+          runs.push_back({kernel, n, causal != 0, window});
+        }
 
   // The instruction set attnlab's kernels run with (ATTNLAB_SIMD_ARCH can choose another);
   // JSON rows carry it as "simd".
   if (!c.json) {
     std::printf("attnlab SIMD: %s\n", attnlab::kernels::simd_arch());
-    std::printf("%-6s %7s %4s %5s %6s %7s %11s %8s %8s %7s %11s %9s\n", "kernel", "n", "d", "heads",
-                "causal", "threads", "ms(median)", "GFLOP/s", "peak", "%peak", "max|err|",
-                "RSS(MB)");
+    std::printf("%-6s %7s %4s %5s %6s %6s %7s %11s %8s %8s %7s %11s %9s\n", "kernel", "n", "d",
+                "heads", "causal", "window", "threads", "ms(median)", "GFLOP/s", "peak", "%peak",
+                "max|err|", "RSS(MB)");
   }
   std::fflush(stdout);
   int failures = 0;
