@@ -12,8 +12,13 @@
 //
 // Then the first call (target 5): load, first and later flashAttention in fresh processes.
 //
+// Native rows run once per instruction set of attnlab's kernels: AVX-512 and forced AVX2 where
+// the CPU has AVX-512 (ORT keeps its own choice), each row's "% of peak" against the FMA peak
+// of the set it ran; the CPU model and its SIMD flags head the table.
+//
 // Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
-// ATTNLAB_PEERS_N=256,4096 (these sizes only), ATTNLAB_PEERS_ROUNDS (default 5).
+// ATTNLAB_PEERS_N=256,4096 (these sizes only), ATTNLAB_PEERS_ROUNDS (default 5),
+// ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only).
 // onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -36,17 +41,26 @@ const ONLY_N = env.ATTNLAB_PEERS_N?.split(',').map(Number);
 const TOLERANCE = 1e-4;
 const SETTLE_MS = 50;
 
-function plannedRows() {
+// The instruction sets the native rows run attnlab's kernels with (the driver's `simd` reply).
+function nativeSimd({ simd, available }) {
+  const wanted = env.ATTNLAB_PEERS_SIMD?.split(',') ?? (available.includes('avx512bw') ? ['avx512bw', 'fma3+avx2'] : [simd]);
+  const missing = wanted.filter((name) => !available.includes(name));
+  if (missing.length) throw new Error(`bench:peers: this CPU does not run ${missing.join(', ')} (it runs ${available.join(', ')})`);
+  return wanted;
+}
+
+function plannedRows(simdSets) {
   const rows = [];
   const keep = (n) => (!ONLY_N || ONLY_N.includes(n)) && (!QUICK || n <= 1024);
   if (SECTIONS.includes('native'))
-    for (const threads of [1, 2])
-      for (const d of QUICK ? [64] : [64, 128])
-        for (const causal of [false, true])
-          for (const n of [256, 1024, 4096, 16384].filter(keep)) rows.push({ section: 'native', threads, n, d, heads: 8, causal });
+    for (const simd of simdSets)
+      for (const threads of [1, 2])
+        for (const d of QUICK ? [64] : [64, 128])
+          for (const causal of [false, true])
+            for (const n of [256, 1024, 4096, 16384].filter(keep)) rows.push({ section: 'native', simd, threads, n, d, heads: 8, causal });
   if (SECTIONS.includes('wasm'))
     for (const causal of [false, true])
-      for (const n of [512, 1024, 2048, 4096].filter(keep)) rows.push({ section: 'wasm', threads: 1, n, d: 64, heads: 1, causal });
+      for (const n of [512, 1024, 2048, 4096].filter(keep)) rows.push({ section: 'wasm', simd: 'simd128', threads: 1, n, d: 64, heads: 1, causal });
   return rows;
 }
 
@@ -121,21 +135,30 @@ function print(line) {
   const flag = check > TOLERANCE ? ' CHECK FAILED' : '';
   const target = line.meets_target === undefined ? '' : line.meets_target ? 'yes' : 'no';
   console.log(
-    `${line.section.padEnd(6)} ${cell(line.threads, 3, 0)} ${cell(line.n, 6, 0)} ${cell(line.d, 4, 0)} ${(line.causal ? 'yes' : 'no').padEnd(6)} ${line.kernel.padEnd(17)}` +
+    `${line.section.padEnd(6)} ${line.simd.padEnd(9)} ${cell(line.threads, 3, 0)} ${cell(line.n, 6, 0)} ${cell(line.d, 4, 0)} ${(line.causal ? 'yes' : 'no').padEnd(6)} ${line.kernel.padEnd(17)}` +
       `${cell(line.ms_median, 10, 2)} ${cell(line.spread_pct, 6)}% ${cell(line.gflops, 8)} ${cell(line.pct_peak, 6)}% ${cell(line.best_peer_over_attnlab, 6, 2)} ` +
       `${check === undefined ? '—'.padStart(8) : check.toExponential(1).padStart(8)}${flag} ${target.padEnd(3)}${line.error ? ` failed: ${line.error}` : ''}`,
   );
 }
 
-const cpu = execFileSync('lscpu', { encoding: 'utf8' }).match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
+const lscpu = execFileSync('lscpu', { encoding: 'utf8' });
+const cpu = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
+const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '').split(' ').filter((f) => /^(avx|fma|sse4)/.test(f)).join(' ');
 const { ortNode, ortWeb, versions } = await ensurePeers();
-const rows = plannedRows();
-console.log(`bench:peers on ${cpu}, ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`);
-
 const driver = SECTIONS.includes('native') ? startDriver() : undefined;
+const simdSets = driver ? nativeSimd(await driver.ask('simd')) : [];
+const rows = plannedRows(simdSets);
+const heading = `bench:peers on ${cpu} (${cpuFlags || 'no AVX or FMA flags'}); attnlab's native kernels: ${simdSets.join(', ') || '—'}; ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`;
+console.log(heading);
+
+// FMA peaks per instruction set and thread count ("fma_avx512bw_2"), SIMD128's for wasm.
 const peaks = {};
+const peakKey = (row) => (row.section === 'wasm' ? 'simd128' : `fma_${row.simd}_${row.threads}`);
 const measurePeaks = async () => {
-  for (const t of [1, 2]) if (driver) peaks[`fma_${t}`] = Math.max(peaks[`fma_${t}`] ?? 0, (await driver.ask(`peak ${t}`)).peak_gflops);
+  for (const simd of simdSets) {
+    await driver.ask(`simd ${simd}`);
+    for (const t of [1, 2]) peaks[`fma_${simd}_${t}`] = Math.max(peaks[`fma_${simd}_${t}`] ?? 0, (await driver.ask(`peak ${t}`)).peak_gflops);
+  }
   if (SECTIONS.includes('wasm')) peaks.simd128 = Math.max(peaks.simd128 ?? 0, await measureSimd128PeakGflops());
 };
 await measurePeaks(); // before and after the rows, the higher kept: "% of peak" errs low
@@ -146,22 +169,23 @@ const tfjs = SECTIONS.includes('wasm') ? await tfjsWasm() : undefined;
 const measured = [];
 for (const row of rows) {
   const [Q, K, V] = seededQKV({ ...row, seed: row.n + row.d });
+  if (row.section === 'native') await driver.ask(`simd ${row.simd}`);
   const kernels =
     row.section === 'native'
       ? await nativeKernels({ ort: ortNode, driver, models: MODELS, row, Q, K, V })
       : wasmKernels({ lab, threadedLab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
   const results = await measure(row, kernels, Q, K, V);
   const report = Object.entries(results).map(([name, r]) => `${name} ${r.error ? 'failed' : `${median(r.times).toFixed(1)} ms`}`);
-  process.stderr.write(`bench:peers: ${row.section} t=${row.threads} n=${row.n} d=${row.d} causal=${row.causal}: ${report.join(', ')}\n`);
+  process.stderr.write(`bench:peers: ${row.section} ${row.simd} t=${row.threads} n=${row.n} d=${row.d} causal=${row.causal}: ${report.join(', ')}\n`);
   measured.push([row, results]);
 }
 await measurePeaks();
 driver?.stop();
 
-const peakOf = (row) => (row.section === 'wasm' ? peaks.simd128 : peaks[`fma_${row.threads}`]);
-const table = measured.flatMap(([row, results]) => summarise(row, results, peakOf(row)));
+const table = measured.flatMap(([row, results]) => summarise(row, results, peaks[peakKey(row)]));
+console.log(heading);
 console.log(`peaks (GFLOP/s, the higher of before and after): ${Object.entries(peaks).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
-console.log('section thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us   max|Δ|  target');
+console.log('section simd      thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us   max|Δ|  target');
 table.forEach(print);
 const failedChecks = table.filter((l) => (l.check?.float64 ?? l.check?.attnlab) > TOLERANCE);
 console.log(`checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`);
@@ -181,10 +205,10 @@ for (const f of firstCall ?? [])
   console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
 
 const results = await readResults();
-results.peers = { cpu, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 3 ? true : undefined, peaks, rows: table, first_call: firstCall };
+results.peers = { cpu, cpu_flags: cpuFlags, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 3 ? true : undefined, peaks, rows: table, first_call: firstCall };
 await writeResults(results);
 const COLORS = { attnlab: '#0072b2', 'ort-mha': '#d55e00', 'ort-gqa': '#e69f00', 'ort-web-mha': '#d55e00', 'ort-web-attention': '#e69f00', 'tfjs-wasm': '#cc79a7' };
-const charted = { native: (l) => l.d === 64 && l.threads === 2, wasm: () => true };
+const charted = { native: (l) => l.d === 64 && l.threads === 2 && l.simd === simdSets[0], wasm: () => true };
 for (const [section, keep] of Object.entries(charted)) {
   const lines = table.filter((l) => l.section === section && l.ms_median !== undefined && keep(l));
   if (lines.length) await writeFile(new URL(`../bench/peers-${section}.svg`, import.meta.url), plot(lines, COLORS));

@@ -144,7 +144,8 @@ std::function<Matrix()> kernel(const Config& c, const Run& r, const Matrix& q, c
 // Runs one configuration and prints its result line (in the child process). The FMA peak
 // is measured right before, so a busy or throttled machine lowers both figures alike.
 void measure(const Config& c, const Run& r) {
-  const double peak_gflops = attnlab::bench::measure_fma_peak_gflops(c.threads);
+  const double peak_gflops =
+      attnlab::bench::measure_fma_peak_gflops(c.threads, attnlab::kernels::simd_arch());
   const std::size_t width = c.d * static_cast<std::size_t>(c.heads);
   const Matrix q = random_matrix(r.n, width, 1), k = random_matrix(r.n, width, 2),
                v = random_matrix(r.n, width, 3);

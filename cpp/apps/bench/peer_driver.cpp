@@ -2,8 +2,12 @@
 // so it runs on exactly the inputs the other kernels see, in the same rounds. One command a
 // line on stdin, one JSON line back on stdout:
 //
+//   simd [NAME]                                   → {"simd":…,"available":[…]}
 //   peak THREADS                                  → {"peak_gflops":…}   (peak.cpp)
 //   run INPUT N D HEADS CAUSAL THREADS OUTPUT     → {"ms":…}
+//
+// `simd NAME` runs the kernels with that instruction set from then on (kernels::force_simd_arch,
+// e.g. "fma3+avx2" on an AVX-512 CPU); `peak` measures the FMA peak of the set in use.
 //
 // INPUT holds Q, K, V one after the other, each (N, HEADS·D) float32 row-major; it is read
 // once and kept while the next command names the same file. OUTPUT ("-" for none) receives
@@ -16,6 +20,7 @@
 #include <string>
 
 #include "attnlab/flash.hpp"
+#include "attnlab/kernels.hpp"
 #include "peak.hpp"
 
 namespace {
@@ -69,6 +74,19 @@ void run(Inputs& in, std::istringstream& args) {
   std::printf("{\"ms\":%.4f}\n", ms);
 }
 
+// Chooses the kernels' instruction set when named; replies with the one in use and the
+// ones this CPU runs.
+void simd(std::istringstream& args) {
+  std::string name;
+  if (args >> name)
+    if (auto error = attnlab::kernels::force_simd_arch(name)) return reply_error(error->message);
+  std::string available;
+  for (const auto& arch : attnlab::kernels::simd_arches())
+    if (arch.available) available += (available.empty() ? "\"" : ",\"") + arch.name + "\"";
+  std::printf("{\"simd\":\"%s\",\"available\":[%s]}\n", attnlab::kernels::simd_arch(),
+              available.c_str());
+}
+
 }  // namespace
 
 int main() {
@@ -79,7 +97,10 @@ int main() {
     args >> command;
     std::size_t threads = 0;
     if (command == "peak" && args >> threads)
-      std::printf("{\"peak_gflops\":%.3f}\n", attnlab::bench::measure_fma_peak_gflops(threads));
+      std::printf("{\"peak_gflops\":%.3f}\n",
+                  attnlab::bench::measure_fma_peak_gflops(threads, attnlab::kernels::simd_arch()));
+    else if (command == "simd")
+      simd(args);
     else if (command == "run")
       run(inputs, args);
     else
