@@ -391,9 +391,9 @@ TEST_CASE("backward and check_gradient errors name the field", "[trace-backward]
   refused(attnlab::check_gradient(input, "W", 0, 0), ErrorCode::invalid_argument,
           "parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got \"W\"");
   refused(attnlab::check_gradient(input, "Q", 3, 0), ErrorCode::invalid_argument,
-          "row must be a whole number from 0 to 2 (Q is 3x2), got 3");
+          "row must be a whole number from 0 to 2 (Q is 3×2), got 3");
   refused(attnlab::check_gradient(input, "K", 0, 2), ErrorCode::invalid_argument,
-          "col must be a whole number from 0 to 1 (K is 4x2), got 2");
+          "col must be a whole number from 0 to 1 (K is 4×2), got 2");
   refused(attnlab::check_gradient(input, "Wo", 0, 0), ErrorCode::invalid_argument, "no Wo");
   refused(attnlab::check_gradient(input, "X", 0, 0), ErrorCode::invalid_argument, "no X");
   TraceInput jac = input;
@@ -402,7 +402,7 @@ TEST_CASE("backward and check_gradient errors name the field", "[trace-backward]
           "jacobianRow must be a whole number from 0 to 2 (a query row), got 3");
   TraceInput wrong = input;
   wrong.d_output = Matrix(3, 3, 0.0f);
-  refused(attnlab::trace(wrong), ErrorCode::shape_mismatch, "dOutput (3x3)");
+  refused(attnlab::trace(wrong), ErrorCode::shape_mismatch, "dOutput (3×3)");
   wrong.d_output = Matrix(3, 2, std::numeric_limits<float>::quiet_NaN());
   refused(attnlab::trace(wrong), ErrorCode::non_finite, "dOutput");
   wrong.d_output = Matrix(3, 2, 3e38f);

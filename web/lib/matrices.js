@@ -142,19 +142,30 @@ function isCoreMatrix(value) {
   return keys.length === 3 && Number.isInteger(value.rows) && Number.isInteger(value.cols) && ArrayBuffer.isView(value.data);
 }
 
+function plain(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (ArrayBuffer.isView(value)) return Array.from(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (isCoreMatrix(value)) return toNested(value);
+  const out = {};
+  for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = plain(entry);
+  return out;
+}
+
 /**
  * A value from the core as plain JavaScript, by kind: matrices { rows, cols, data } →
  * number[][], typed arrays → number[], arrays and objects converted entry by entry, fields
- * the core left undefined dropped; numbers, strings and booleans unchanged.
+ * the core left undefined dropped; numbers, strings and booleans unchanged. When the JS
+ * engine cannot allocate the copy, AttnLabError 'out-of-memory' (the core's memory is
+ * already given back), not its raw RangeError.
  */
 export function fromCore(value) {
-  if (value === null || typeof value !== 'object') return value;
-  if (ArrayBuffer.isView(value)) return Array.from(value);
-  if (Array.isArray(value)) return value.map(fromCore);
-  if (isCoreMatrix(value)) return toNested(value);
-  const out = {};
-  for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = fromCore(entry);
-  return out;
+  try {
+    return plain(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new AttnLabError('out-of-memory', `out of memory: the JavaScript engine could not allocate the plain copy of this call's result (${error.message})`);
+  }
 }
 
 /** A list of numbers (an array or a typed array) as the float32 row the core takes. */
