@@ -511,3 +511,24 @@ TEST_CASE("the backward steps refuse the variants they do not differentiate, nam
       },
       "kvHeads");
 }
+
+TEST_CASE("with dOutput, inputs beyond backward_tokens or backward_features are too-large",
+          "[trace-backward]") {
+  using attnlab::limits::backward_features;
+  using attnlab::limits::backward_tokens;
+  const auto refused = [](TraceInput input, const char* name) {
+    with_d_output(input, 7);
+    for (const auto& r :
+         {attnlab::trace(input).error(), attnlab::check_gradient(input, "Q", 0, 0).error()}) {
+      CHECK(r.code == attnlab::ErrorCode::too_large);
+      CHECK_THAT(r.message, Catch::StartsWith(name) && Catch::Contains("at most 256 tokens"));
+    }
+  };
+  refused(direct(backward_tokens + 1, 4, 2, 3), "Q (257×2)");
+  refused(direct(2, 3, backward_features + 2, 5), "Q (2×258)");
+  // At the limits, and without dOutput beyond them, the trace runs.
+  TraceInput at = direct(backward_tokens, 8, 4, 9);
+  with_d_output(at, 11);
+  CHECK(attnlab::trace(at).ok());
+  CHECK(attnlab::trace(direct(backward_tokens + 1, 4, 2, 3)).ok());
+}

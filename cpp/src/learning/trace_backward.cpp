@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
@@ -193,6 +194,30 @@ const char* unfollowed_variant(const TraceInput& input) {
 }
 
 }  // namespace
+
+std::optional<Error> check_backward_size(const TraceInput& input) {
+  std::vector<std::pair<const char*, const Matrix*>> inputs;
+  if (const auto* p = std::get_if<Projections>(&input.source)) {
+    inputs = {{"X", &p->x}, {"W_Q", &p->w_q}, {"W_K", &p->w_k}, {"W_V", &p->w_v}};
+    if (p->context) inputs.emplace_back("context", &*p->context);
+  } else {
+    const auto& d = std::get<DirectQKV>(input.source);
+    inputs = {{"Q", &d.q}, {"K", &d.k}, {"V", &d.v}};
+  }
+  if (input.w_o) inputs.emplace_back("W_O", &*input.w_o);
+  for (const auto& [name, m] : inputs) {
+    // A weight's rows are X's features, not tokens.
+    const bool weight = name[0] == 'W';
+    const std::size_t rows = weight ? limits::backward_features : limits::backward_tokens;
+    if (m->rows > rows || m->cols > limits::backward_features)
+      return validate::formatted(
+          ErrorCode::too_large,
+          "%s (%s) is too large for the backward steps (dOutput): they take at most %zu tokens "
+          "and %zu features, as they and the gradient check cost several times the forward",
+          name, shape_string(*m).c_str(), limits::backward_tokens, limits::backward_features);
+  }
+  return std::nullopt;
+}
 
 std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
   if (const char* variant = unfollowed_variant(input))
@@ -399,6 +424,8 @@ Result<GradientCheck> check_gradient(const TraceInput& input, std::string_view p
 }
 
 Result<Trace> trace(const TraceInput& input) {
+  if (input.d_output)
+    if (auto e = trace_steps::check_backward_size(input)) return *e;
   auto t = detail::forward_steps(input);
   if (!t) return t;
   if (input.d_output)

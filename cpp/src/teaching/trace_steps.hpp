@@ -41,6 +41,9 @@ Operand own(std::string name, const char* symbol, std::optional<int> head, Matri
 // The mask step's −∞ marks a masked cell, not an overflow.
 std::optional<Error> overflowed_step(const Trace& t, std::size_t first);
 
+// With d_output, every input within limits::backward_tokens and backward_features.
+std::optional<Error> check_backward_size(const TraceInput& input);
+
 // The backward steps after the forward ones (trace_backward.cpp), when input.d_output is set.
 std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input);
 
