@@ -71,11 +71,11 @@ function fromNested(name, nested, ArrayType, readCell) {
   let cols = 0;
   let data = new ArrayType(0);
   rows.forEach((row, r) => {
-    if (!Array.isArray(row)) fail(`${name} row ${r} is ${describe(row)}, not an array`);
+    if (!Array.isArray(row)) fail(`${name} row ${r + 1} is ${describe(row)}, not an array`);
     const cells = readList(`${name}[${r}]`, row, readCell, 'an array');
     if (r === 0) [cols, data] = [cells.length, new ArrayType(rows.length * cells.length)];
     if (cells.length !== cols) {
-      throw new AttnLabError('shape-mismatch', `${name} is ragged: row ${r} has ${cells.length} entries but row 0 has ${cols}`);
+      throw new AttnLabError('shape-mismatch', `${name} is ragged: row ${r + 1} has ${cells.length} entries but row 1 has ${cols}`);
     }
     data.set(cells, r * cols);
   });
@@ -95,7 +95,7 @@ function fromFlat(name, matrix, ArrayType, readCell) {
     values = ArrayType.from(readList(where, data, readCell, 'a typed array or an array of numbers'));
   }
   if (values.length !== rows * cols) {
-    throw new AttnLabError('shape-mismatch', `${where} has ${values.length} values but ${name} is ${rows}x${cols} (${rows * cols} values)`);
+    throw new AttnLabError('shape-mismatch', `${where} has ${values.length} values but ${name} is ${rows}×${cols} (${rows * cols} values)`);
   }
   return { rows, cols, data: values };
 }
