@@ -23,7 +23,7 @@ ctest --preset native-asan
 section "libFuzzer on trace() and on the long-sequence kernels, 30 s each from their seed corpora (clang, ASan + UBSan)"
 scripts/build.sh fuzz
 rm -rf build/fuzz/corpus && cp -r tests/fuzz/corpus build/fuzz/corpus # new inputs stay out of the repo
-for target in trace long; do
+for target in trace long learn; do
   log=build/fuzz/$target.log
   if ! build/fuzz/tests/fuzz/attnlab-$target-fuzzer -max_total_time=30 -print_final_stats=1 \
     -artifact_prefix=build/fuzz/$target- build/fuzz/corpus/$target >"$log" 2>&1; then

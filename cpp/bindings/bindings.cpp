@@ -182,6 +182,8 @@ val limits_table() {
       {"traceFeatures", l::trace_features},
       {"maxHeads", l::max_heads},
       {"traceScores", l::trace_scores},
+      {"backwardTokens", l::backward_tokens},
+      {"backwardFeatures", l::backward_features},
       {"attentionTokens", l::attention_tokens},
       {"attentionFeatures", l::attention_features},
       {"flashTokens", l::flash_tokens},

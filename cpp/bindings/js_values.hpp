@@ -4,6 +4,7 @@
 #pragma once
 
 #include <emscripten/bind.h>
+#include <emscripten/em_js.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 
@@ -33,10 +34,27 @@ inline val to_js(const std::optional<T>& value);
 template <class T>
 inline val to_js(const Result<T>& result);
 
+// view.slice(), or null when the JS engine cannot allocate the copy: its RangeError must not
+// cross the C++ frames (nor Embind's conversion of a result, whose heap copy would stay).
+EM_JS(emscripten::EM_VAL, attnlab_copy_or_null, (emscripten::EM_VAL view), {
+  try {
+    return Emval.toHandle(Emval.toValue(view).slice());
+  } catch (e) {
+    return Emval.toHandle(null);
+  }
+});
+
+// Set when a copy out of the heap failed during a call; catch_out_of_memory then answers
+// out-of-memory instead of the half-converted result.
+inline bool copy_failed = false;
+
 // Copies out of the wasm heap, so the result stays valid after the next call.
 template <class T>
 inline val typed_array(const std::vector<T>& values) {
-  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+  const val view(emscripten::typed_memory_view(values.size(), values.data()));
+  val copy = val::take_ownership(attnlab_copy_or_null(view.as_handle()));
+  if (copy.isNull()) copy_failed = true;
+  return copy;
 }
 
 inline val to_js(const std::vector<float>& values) { return typed_array(values); }
@@ -150,11 +168,18 @@ inline val out_of_memory() {
   return val(ErrorValue{{ErrorCode::out_of_memory, message}});
 }
 
-// call(context), or the out-of-memory error when an allocation fails on the way. The one
-// catch of every entry: a catch in each would add its handler code to the download each time.
+// call(context), or the out-of-memory error when an allocation fails on the way, in the heap
+// or in the JS engine (a copy out of the heap). The one catch of every entry: a catch in each
+// would add its handler code to the download each time.
 [[gnu::noinline]] inline val catch_out_of_memory(val (*call)(const void*), const void* context) {
+  copy_failed = false;
   try {
-    return call(context);
+    val out = call(context);
+    if (copy_failed)
+      return val(ErrorValue{{ErrorCode::out_of_memory,
+                             "out of memory: the JavaScript engine could not allocate the copy of "
+                             "this call's result; everything the call took has been given back"}});
+    return out;
   } catch (const std::bad_alloc&) {
     return out_of_memory();
   }

@@ -170,21 +170,21 @@ TEST_CASE("backward errors name the offending input", "[backward]") {
 
   auto e = error_of(qkv.q, qkv.k, qkv.v, Matrix(4, 5, 0.0f));
   CHECK(e.code == ErrorCode::shape_mismatch);
-  CHECK_THAT(e.message, Catch::Contains("dO (4x5)") && Catch::Contains("Q (3x2)"));
+  CHECK_THAT(e.message, Catch::Contains("dO (4×5)") && Catch::Contains("Q (3×2)"));
 
   e = error_of(qkv.q, qkv.k, qkv.v, Matrix(3, 2, 0.0f));
   CHECK(e.code == ErrorCode::shape_mismatch);
-  CHECK_THAT(e.message, Catch::Contains("dO (3x2)") && Catch::Contains("V (4x5)"));
+  CHECK_THAT(e.message, Catch::Contains("dO (3×2)") && Catch::Contains("V (4×5)"));
 
   Matrix nan_d_out = d_out;
   nan_d_out(1, 3) = std::numeric_limits<float>::quiet_NaN();
   e = error_of(qkv.q, qkv.k, qkv.v, nan_d_out);
   CHECK(e.code == ErrorCode::non_finite);
-  CHECK_THAT(e.message, Catch::Contains("dO (3x5) has NaN at row 1, column 3"));
+  CHECK_THAT(e.message, Catch::Contains("dO (3×5) has NaN at row 2, column 4"));
 
   e = error_of(qkv.q, qkv.v, qkv.v, d_out);
   CHECK(e.code == ErrorCode::shape_mismatch);
-  CHECK_THAT(e.message, Catch::Contains("Q (3x2)") && Catch::Contains("K (4x5)"));
+  CHECK_THAT(e.message, Catch::Contains("Q (3×2)") && Catch::Contains("K (4×5)"));
 
   AttentionOptions cold;
   cold.temperature = 0.0f;
@@ -269,7 +269,7 @@ TEST_CASE("flash backward errors name the offending input", "[backward]") {
   auto g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, Matrix(4, 3, 0.0f));
   REQUIRE_FALSE(g);
   CHECK(g.error().code == ErrorCode::shape_mismatch);
-  CHECK_THAT(g.error().message, Catch::Contains("dO (4x3)") && Catch::Contains("V (4x2)"));
+  CHECK_THAT(g.error().message, Catch::Contains("dO (4×3)") && Catch::Contains("V (4×2)"));
 
   attnlab::FlashOptions three_heads;
   three_heads.heads = 3;

@@ -210,5 +210,5 @@ TEST_CASE("softmax_breakdown rejects every bad input with its code", "[softmax-b
   CHECK(error_code({-3e38f, 3e38f}) == ErrorCode::non_finite);
 
   const auto r = attnlab::softmax_breakdown(std::vector<float>{1.0f, not_a_number}, 1.0f);
-  CHECK_THAT(r.error().message, Catch::Contains("score 1"));
+  CHECK_THAT(r.error().message, Catch::Contains("score 2"));
 }

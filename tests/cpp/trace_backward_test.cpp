@@ -391,9 +391,9 @@ TEST_CASE("backward and check_gradient errors name the field", "[trace-backward]
   refused(attnlab::check_gradient(input, "W", 0, 0), ErrorCode::invalid_argument,
           "parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got \"W\"");
   refused(attnlab::check_gradient(input, "Q", 3, 0), ErrorCode::invalid_argument,
-          "row must be a whole number from 0 to 2 (Q is 3x2), got 3");
+          "row must be a whole number from 0 to 2 (Q is 3×2), got 3");
   refused(attnlab::check_gradient(input, "K", 0, 2), ErrorCode::invalid_argument,
-          "col must be a whole number from 0 to 1 (K is 4x2), got 2");
+          "col must be a whole number from 0 to 1 (K is 4×2), got 2");
   refused(attnlab::check_gradient(input, "Wo", 0, 0), ErrorCode::invalid_argument, "no Wo");
   refused(attnlab::check_gradient(input, "X", 0, 0), ErrorCode::invalid_argument, "no X");
   TraceInput jac = input;
@@ -402,7 +402,7 @@ TEST_CASE("backward and check_gradient errors name the field", "[trace-backward]
           "jacobianRow must be a whole number from 0 to 2 (a query row), got 3");
   TraceInput wrong = input;
   wrong.d_output = Matrix(3, 3, 0.0f);
-  refused(attnlab::trace(wrong), ErrorCode::shape_mismatch, "dOutput (3x3)");
+  refused(attnlab::trace(wrong), ErrorCode::shape_mismatch, "dOutput (3×3)");
   wrong.d_output = Matrix(3, 2, std::numeric_limits<float>::quiet_NaN());
   refused(attnlab::trace(wrong), ErrorCode::non_finite, "dOutput");
   wrong.d_output = Matrix(3, 2, 3e38f);
@@ -510,4 +510,25 @@ TEST_CASE("the backward steps refuse the variants they do not differentiate, nam
         i.d_output = Matrix(3, 2, 1.0f);
       },
       "kvHeads");
+}
+
+TEST_CASE("with dOutput, inputs beyond backward_tokens or backward_features are too-large",
+          "[trace-backward]") {
+  using attnlab::limits::backward_features;
+  using attnlab::limits::backward_tokens;
+  const auto refused = [](TraceInput input, const char* name) {
+    with_d_output(input, 7);
+    for (const auto& r :
+         {attnlab::trace(input).error(), attnlab::check_gradient(input, "Q", 0, 0).error()}) {
+      CHECK(r.code == attnlab::ErrorCode::too_large);
+      CHECK_THAT(r.message, Catch::StartsWith(name) && Catch::Contains("at most 256 tokens"));
+    }
+  };
+  refused(direct(backward_tokens + 1, 4, 2, 3), "Q (257×2)");
+  refused(direct(2, 3, backward_features + 2, 5), "Q (2×258)");
+  // At the limits, and without dOutput beyond them, the trace runs.
+  TraceInput at = direct(backward_tokens, 8, 4, 9);
+  with_d_output(at, 11);
+  CHECK(attnlab::trace(at).ok());
+  CHECK(attnlab::trace(direct(backward_tokens + 1, 4, 2, 3)).ok());
 }

@@ -74,3 +74,25 @@ long_seed("overflow", SCALE, 1, 2, 2, 2, 1, [1e20, -1e20, 3e19, 1e20] * 2 + [1, 
 long_seed("skew", SKEW, 1, 2, 2, 2, 1, wave(4, 9) + wave(6, 10) + wave(2, 11), skew=1)
 # Sampled weights of head 1 of 2 (Q, K 3x4), causal, rows 0 and 2, columns 0 … 2.
 long_seed("sampled", SAMPLED | CAUSAL, 2, 3, 3, 2, 2, wave(12, 12) + wave(12, 13) + wave(12, 14), window=(1, [0, 2], [0, 1, 2]))
+
+# trace_fuzzer.cpp's variant flags (after W_O): RoPE, its base, ALiBi, KV heads, dropout, a
+# window with global tokens, dOutput, the gradient check.
+ROPE, ROPE_BASE, ALIBI, KV_HEADS, DROPOUT, WINDOW, D_OUTPUT, CHECK = (1 << i for i in range(8))
+# RoPE and ALiBi on 2 heads (Q, K, V 3x4), dropout 0.25 seed 7.
+trace_seed("variants", 0, 2, 3, 4, 0, floats(wave(36, 15)) + bytes([ROPE | ALIBI | DROPOUT]) + floats([0.25]) + bytes([7]))
+# The backward pass and the gradient check of X[1][0] with projections (X 3x2, W 2x4, 2 heads),
+# a window of 2 with token 0 global.
+write("trace", "backward", bytes([64, 3, 3, 4, 2]) + floats([1, 0, 0, 1, 1, 1] + [0.1 * i for i in range(8)] * 3)
+      + bytes([WINDOW | D_OUTPUT | CHECK, 2, 1, 0, 3, 4]) + floats(wave(12, 18)) + bytes([0, 1, 0]))
+
+
+def learn_seed(name, task, layers, heads, d_model, context, vocab, batch, rate, seed, steps, tail):
+    """learn_fuzzer.cpp's layout; bytes are the field + 1 where the target subtracts 1."""
+    write("learn", name, bytes([task + 1, layers + 1, heads + 1, d_model, context, vocab, batch]) + floats([rate])
+          + bytes([seed, *steps]) + tail)
+
+
+# Previous-token, 1 layer of 2 heads (d_model 8, context 6, vocab 8, batch 4), two steps of 2.
+learn_seed("previous-token", 0, 1, 2, 8, 6, 8, 4, 0.01, 1, [2, 2, 0], floats([0.5]) + bytes([0, 1, 2]))
+# Induction, 2 layers of 1 head, a large learning rate, and one refused step (count 0).
+learn_seed("induction", 3, 2, 1, 4, 8, 6, 2, 1.0, 3, [0, 1, 4], floats([1e30]) + bytes([4, 0, 3]))

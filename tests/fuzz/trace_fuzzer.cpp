@@ -3,13 +3,16 @@
 // finite (masked logits excepted). The layout (make_seeds.py writes seeds in it): flags,
 // heads + 1, n, width, d_model, [n_k], [scale], [temperature], [padding count, flags…],
 // [mask rows, cols, flags…], the matrices as raw float32 bytes (so NaN, infinities,
-// subnormals and huge values all occur), [W_O columns, W_O].
+// subnormals and huge values all occur), [W_O columns, W_O]; then (zeros in older seeds) the
+// variants' flags, [RoPE base], [KV heads], [dropout p, seed], [window, global count,
+// tokens…], [dOutput rows, cols, values, and the gradient check's parameter, row, col].
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
 #include "attnlab/trace.hpp"
+#include "attnlab/trace_backward.hpp"
 #include "fuzz_reader.hpp"
 
 namespace {
@@ -54,9 +57,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     input.source = attnlab::DirectQKV{q, in.matrix(n_k, width), in.matrix(n_k, width)};
   }
   if (flags & 128) input.w_o = in.matrix(width, in.dimension(8));
+  // Every variant option, and the backward pass (the learning module's entries).
+  const std::uint8_t variants = in.byte();
+  input.rope = variants & 1;
+  if (variants & 2) input.rope_base = in.number();
+  input.alibi = variants & 4;
+  if (variants & 8) input.kv_heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3
+  if (variants & 16) input.dropout = in.number(), input.dropout_seed = in.byte();
+  if (variants & 32) {
+    input.options.window = in.dimension(8);
+    input.options.global_tokens.resize(in.dimension(3));
+    for (std::size_t& g : input.options.global_tokens) g = in.dimension(9);
+  }
+  if (variants & 64) {
+    const std::size_t rows = in.dimension(8);
+    input.d_output = in.matrix(rows, in.dimension(8));
+  }
 
   const auto result = attnlab::trace(input);
   if (result && !valid_trace(result.value())) std::abort();  // a value escaped the checks
   if (!result && result.error().message.empty()) std::abort();
+  if (variants & 128) {
+    static constexpr const char* parameters[] = {"X", "Q", "K", "V", "Wq", "Wk", "Wv", "Wo", "W"};
+    const char* parameter = parameters[in.byte() % 9];
+    const auto check = attnlab::check_gradient(input, parameter, in.dimension(9), in.dimension(9));
+    if (check && !(std::isfinite(check.value().analytic) && std::isfinite(check.value().numeric)))
+      std::abort();
+    if (!check && check.error().message.empty()) std::abort();
+  }
   return 0;
 }

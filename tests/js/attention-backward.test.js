@@ -90,10 +90,10 @@ test('a fully masked row has zero dQ; a padding key zero dK and dV', () => {
 
 test('dO must be present, of the output shape and finite; errors name it', () => {
   assert.throws(() => lab.attentionBackward(inputs), { code: 'invalid-argument', message: /dO is missing/ });
-  assert.throws(() => lab.attentionBackward({ ...inputs, dO: dO.slice(1) }), { code: 'shape-mismatch', message: /dO \(3x2\).*Q \(4x3\)/ });
-  assert.throws(() => lab.attentionBackward({ ...inputs, dO: dO.map((r) => [...r, 0]) }), { code: 'shape-mismatch', message: /dO \(4x3\).*V \(5x2\)/ });
+  assert.throws(() => lab.attentionBackward({ ...inputs, dO: dO.slice(1) }), { code: 'shape-mismatch', message: /dO \(3×2\).*Q \(4×3\)/ });
+  assert.throws(() => lab.attentionBackward({ ...inputs, dO: dO.map((r) => [...r, 0]) }), { code: 'shape-mismatch', message: /dO \(4×3\).*V \(5×2\)/ });
   const bad = dO.map((r) => [...r]);
   bad[2][1] = NaN;
-  assert.throws(() => lab.attentionBackward({ ...inputs, dO: bad }), { code: 'non-finite', message: /dO \(4x2\) has NaN at row 2, column 1/ });
+  assert.throws(() => lab.attentionBackward({ ...inputs, dO: bad }), { code: 'non-finite', message: /dO \(4×2\) has NaN at row 3, column 2/ });
   assert.throws(() => lab.attentionBackward({ ...inputs, dO, temperature: 0 }), { code: 'invalid-argument', message: /temperature/ });
 });

@@ -294,3 +294,77 @@ for (const [limit, make, mentions] of BEYOND) {
     assert.ok(after.peakTrackedBytes - before.trackedBytes <= 3 * 4 * L.flashValues + 4 * MiB);
   });
 }
+
+// The learning module's entries at their limits (issue 29, item 5): the backward trace and
+// checkGradient at backwardTokens × backwardFeatures (at the trace's 512 × 512 they took
+// 1.5–2.5 s and 5.6–7.6 s). Their CPU time is asserted, with room for a shared machine; the
+// oracle is the check's own finite differences in float64 and the trace's gradient entry.
+await lab.loadLearning();
+const CPU_BOUND_MS = 1500;
+
+function cpuTimed(what, call) {
+  const cpu = process.cpuUsage();
+  const result = timed(what, call);
+  const { user, system } = process.cpuUsage(cpu);
+  assert.ok((user + system) / 1000 <= CPU_BOUND_MS, `${what} took ${((user + system) / 1000).toFixed(0)} ms of CPU`);
+  return result;
+}
+
+const learningRequest = (n = L.backwardTokens, d = L.backwardFeatures) => {
+  const [Wq, Wk, Wv, Wo] = [14, 15, 16, 18].map((seed) => nested(scaled(filled(d, d, seed), Math.sqrt(3 / d))));
+  return { X: nested(filled(n, d, 13)), Wq, Wk, Wv, Wo, causal: true, dOutput: nested(filled(n, d, 17)) };
+};
+
+test(`trace() with dOutput at ${L.backwardTokens} tokens and ${L.backwardFeatures} features: the backward steps`, () => {
+  const request = learningRequest();
+  const t = cpuTimed(`trace with dOutput ${L.backwardTokens}x${L.backwardFeatures}`, () => lab.trace(request));
+  const gradX = t.steps.find((s) => s.id === 'grad-x');
+  assert.deepEqual(gradX.shape, [L.backwardTokens, L.backwardFeatures]);
+  const c = lab.checkGradient(request, { parameter: 'X', row: L.backwardTokens - 1, col: 7 });
+  assert.equal(c.analytic, gradX.values[L.backwardTokens - 1][7]);
+  assert.ok(c.relativeError <= 1e-3, JSON.stringify(c));
+});
+
+for (const parameter of ['X', 'Wq', 'Wv', 'Wo']) {
+  test(`checkGradient() of ${parameter} at ${L.backwardTokens} tokens and ${L.backwardFeatures} features`, () => {
+    const request = learningRequest();
+    const c = cpuTimed(`checkGradient ${parameter} ${L.backwardTokens}x${L.backwardFeatures}`, () => lab.checkGradient(request, { parameter, row: 3, col: 5 }));
+    assert.ok(c.relativeError <= 1e-3, JSON.stringify(c));
+  });
+}
+
+test('one step beyond backwardTokens or backwardFeatures is too-large, with dOutput only', () => {
+  for (const [n, d] of [[L.backwardTokens + 1, 8], [8, L.backwardFeatures + 8]]) {
+    const request = learningRequest(n, d);
+    for (const call of [() => lab.trace(request), () => lab.checkGradient(request, { parameter: 'X', row: 0, col: 0 })]) {
+      const { code, message } = errorOf(call);
+      assert.equal(code, 'too-large', message);
+      assert.match(message, new RegExp(`at most ${L.backwardTokens} tokens and ${L.backwardFeatures} features`));
+    }
+    const { dOutput, ...forward } = request;
+    assert.equal(errorOf(() => lab.trace(forward)).code, 'no error');
+  }
+});
+
+test('attentionBackward(), decode(), flashWalk() and a trainer at their limits', async () => {
+  const [n, d] = [L.attentionTokens, L.attentionFeatures];
+  const [Q, K, V, dO] = [19, 20, 21, 22].map((seed) => nested(filled(n, d, seed)));
+  const g = timed(`attentionBackward ${n}x${d}`, () => lab.attentionBackward({ Q, K, V, dO, causal: true }));
+  assert.deepEqual([g.dQ.length, g.dK[0].length, g.dV.length], [n, d, n]);
+  const m = nested(filled(L.decodeTokens, L.traceFeatures, 23));
+  const out = timed(`decode ${L.decodeTokens}x${L.traceFeatures}`, () => lab.decode({ Q: m, K: m, V: m }));
+  assert.equal(out.steps.length, L.decodeTokens);
+  const w = nested(filled(L.walkTokens, L.walkFeatures, 24));
+  timed(`flashWalk ${L.walkTokens}x${L.walkFeatures}`, () => lab.flashWalk({ Q: w, K: w, V: w, causal: true }));
+  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, context: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
+  const trainer = await lab.trainer(config);
+  try {
+    const start = performance.now();
+    const progress = trainer.step(L.trainSteps);
+    console.log(`trainer step(${L.trainSteps}) at every training limit: ${(performance.now() - start).toFixed(0)} ms`);
+    assert.equal(progress.step, L.trainSteps);
+    assert.ok(Number.isFinite(progress.loss));
+  } finally {
+    trainer.delete();
+  }
+});

@@ -50,3 +50,33 @@ for (const [what, call, expected] of CASES) {
     assert.doesNotMatch(message, /\d\.\d{6}\b|2147483647|4294967295/, 'no %f padding, no C++ type range');
   });
 }
+
+// Issue 29, item 10, and issue 25, item 7: numbers as written even where float32 would round
+// them; the rotated q named for a RoPE overflow; no matrix the call does not take; shapes
+// written 2×2 and positions 1-based, as a learner reads a matrix.
+const flat = (rows, cols) => ({ rows, cols, data: new Float32Array(rows * cols).fill(0.5) });
+const MORE = [
+  ['dropout 0.99999999', () => lab.trace({ Q, ...KV, dropout: 0.99999999 }), 'dropout must be a probability from 0 up to (not including) 1, got 0.99999999'],
+  ['scale 5e-324', () => lab.attention({ Q, ...KV, scale: 5e-324 }), 'scale is 5e-324, which float32'],
+  ['temperature 1e39', () => lab.attention({ Q, ...KV, temperature: 1e39 }), "temperature is 1e+39, beyond float32's largest number"],
+  ['a RoPE rotation past float32', () => lab.trace({ Q: [[0, 0], [3e38, 3e38]], K: [[0, 0], [0, 0]], V: [[1, 1], [1, 1]], rope: true }), 'the rotated q (RoPE) (2×2) has Infinity at row 2, column 2'],
+  ['sampledWeights with heads 3', () => lab.sampledWeights({ Q: flat(12, 4), K: flat(12, 4), heads: 3, rows: [0], cols: [0] }), 'heads (3) must be at least 1 and divide the width of Q (12×4)'],
+  ['1e40 in Q', () => lab.attention({ Q: [[1, 1e40, 0, 0]], ...KV }), 'Q (1×4) has Infinity at row 1, column 2'],
+  ['a ragged Q', () => lab.attention({ Q: [[1, 0, 0, 1], [1]], ...KV }), 'Q is ragged: row 2 has 1 entries but row 1 has 4'],
+];
+
+for (const [what, call, expected] of MORE) {
+  test(`message for ${what}: "${expected}"`, () => {
+    const message = messageOf(call);
+    assert.ok(message.startsWith(expected), message);
+    assert.doesNotMatch(message, /\dx\d|V \(/, 'shapes as 2×2; no V the call does not take');
+  });
+}
+
+test('a trainer names learningRate 5e-324 as written', async () => {
+  const message = await lab.trainer({ learningRate: 5e-324 }).then(
+    () => 'no error',
+    (error) => error.message,
+  );
+  assert.ok(message.startsWith('learningRate is 5e-324, which float32'), message);
+});

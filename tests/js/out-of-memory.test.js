@@ -73,6 +73,48 @@ test('100 out-of-memory calls leave the heap as it was, and the module computes 
   }
 });
 
+// The JS engine refusing to allocate, as it does when it is short of memory: while call() runs,
+// every typed array's slice() (the core's copy out of its heap) or Array.from (the plain copy)
+// throws the engine's RangeError.
+function withoutCopies(call, [owner, name] = [Object.getPrototypeOf(Float32Array.prototype), 'slice']) {
+  const original = owner[name];
+  owner[name] = () => {
+    throw new RangeError('Array buffer allocation failed');
+  };
+  try {
+    return call();
+  } finally {
+    owner[name] = original;
+  }
+}
+
+test('a result the JS engine cannot copy is out-of-memory, and the core gives back its copy (issue 29, item 11)', () => {
+  const request = { Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] };
+  const expected = lab.attention(request);
+  const traceRequest = { X: [[1, 0], [0, 1]], Wq: [[1, 0], [0, 1]], Wk: [[1, 0], [0, 1]], Wv: [[1, 0], [0, 1]], heads: 2 };
+  lab.trace(traceRequest);
+  const calls = [() => lab.attention(request), () => lab.trace(traceRequest)];
+  // The core's copies (every entry), then the plain copies (the entries with nested results).
+  const rounds = [
+    [undefined, [...calls, () => lab.flashAttention({ Q: ramp(4, 2), K: ramp(4, 2), V: ramp(4, 2) })]],
+    [[Array, 'from'], calls],
+  ];
+  const refuseAll = () => {
+    for (const [copier, entries] of rounds) {
+      for (const call of entries) {
+        const error = withoutCopies(() => errorOf(call), copier);
+        assert.equal(error.code, 'out-of-memory', error.message);
+        assert.match(error.message, /JavaScript engine could not allocate/);
+      }
+    }
+  };
+  refuseAll(); // the first refusals settle the allocator's bookkeeping
+  const before = inUse();
+  for (let i = 0; i < 20; i++) refuseAll();
+  assert.deepEqual(inUse(), before, 'nothing of the calls stays in the heap');
+  assert.deepEqual(lab.attention(request), expected, 'the module computes as before');
+});
+
 test('naiveAttention at 16,384 tokens (issue 14\'s example) is too-large, before the core allocates', () => {
   const m = ramp(16384, 1);
   lab.resetPeakMemory();

@@ -83,3 +83,18 @@ test('a fresh instance of the package can load both cores', async () => {
   const lab = await again.createAttnLab({ threads: true });
   assert.equal(lab.threads, threaded.threads);
 });
+
+test('the threaded core in Node sets no globals (issue 29, item 7)', async () => {
+  const { packageDir } = await import('./support/package.js');
+  // A fresh process: the globals before and after createAttnLab({ threads: true }) and a call.
+  const script = `
+    const before = new Set(Reflect.ownKeys(globalThis));
+    const { createAttnLab } = await import(${JSON.stringify(new URL(`file://${packageDir}/dist/attnlab.js`).href)});
+    const lab = await createAttnLab({ threads: true });
+    const Q = { rows: 128, cols: 16, data: new Float32Array(128 * 16).fill(0.5) };
+    const value = lab.flashAttention({ Q, K: Q, V: Q, threads: 2 }).output.data[0];
+    const added = Reflect.ownKeys(globalThis).filter((key) => !before.has(key)).map(String);
+    console.log(JSON.stringify({ added, require: typeof require, dirname: typeof __dirname, value }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 }));
+  assert.deepEqual(out, { added: [], require: 'undefined', dirname: 'undefined', value: 0.5 });
+});

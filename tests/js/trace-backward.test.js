@@ -94,12 +94,12 @@ test('backward errors are AttnLabErrors naming the field', () => {
   const refused = (call, code, pattern) => {
     assert.throws(call, (e) => e instanceof attnlab.AttnLabError && e.code === code && pattern.test(e.message));
   };
-  refused(() => lab.trace({ ...request, dOutput: [[1, 2, 3]] }), 'shape-mismatch', /^dOutput \(1x3\)/);
+  refused(() => lab.trace({ ...request, dOutput: [[1, 2, 3]] }), 'shape-mismatch', /^dOutput \(1×3\)/);
   refused(() => lab.trace({ ...request, dOutput: request.dOutput.map((r) => r.map(() => NaN)) }), 'non-finite', /dOutput/);
   refused(() => lab.trace({ ...request, jacobianRow: 4 }), 'invalid-argument', /^jacobianRow must be a whole number from 0 to 3/);
   refused(() => lab.trace({ ...request, dOuptut: request.dOutput }), 'invalid-argument', /did you mean dOutput\?/);
   refused(() => lab.checkGradient(request, { parameter: 'W', row: 0, col: 0 }), 'invalid-argument', /^parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got "W"/);
-  refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 9, col: 0 }), 'invalid-argument', /^row must be a whole number from 0 to 3 \(Wq is 4x4\), got 9/);
+  refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 9, col: 0 }), 'invalid-argument', /^row must be a whole number from 0 to 3 \(Wq is 4×4\), got 9/);
   refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 0, col: -1 }), 'invalid-argument', /^col must be a whole number/);
   refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 0 }), 'invalid-argument', /^col is missing/);
   refused(() => lab.checkGradient({ ...request, dOutput: undefined }, { parameter: 'Wq', row: 0, col: 0 }), 'invalid-argument', /^dOutput is missing/);

@@ -56,6 +56,23 @@ test(`a near miss names the field that was meant (${TYPOS.length} typos, every e
   }
 });
 
+test('a key of great length is refused at once, quoted short (issue 29, item 6)', () => {
+  for (const entry of ['attention', 'trace']) {
+    for (const length of [1_000_000, 4_000_000]) {
+      const key = 'q'.repeat(length);
+      const start = performance.now();
+      const { code, message } = errorOf(() => lab[entry]({ ...VALID_REQUESTS[entry](), [key]: 1 }));
+      const ms = performance.now() - start;
+      assert.equal(code, 'invalid-argument', entry);
+      assert.ok(ms < 250, `${entry} with a ${length}-character key took ${ms.toFixed(0)} ms`);
+      assert.match(message, new RegExp(`^q{40}… \\(${length.toLocaleString('en-US')} characters\\): ${entry}\\(\\) has no such field`));
+      assert.ok(message.length < 1000, `${entry}: a ${message.length}-character message`);
+    }
+  }
+  // A plausible length is still compared: a long near miss keeps its suggestion.
+  assert.match(errorOf(() => lab.attention({ ...VALID_REQUESTS.attention(), keyPaddingg: [] })).message, /^keyPaddingg: did you mean keyPadding\?/);
+});
+
 test('the flat matrix form refuses unknown fields too, with the suggestion', () => {
   const Q = { rows: 2, colums: 2, data: new Float32Array(4) };
   const { code, message } = errorOf(() => lab.flashAttention({ ...VALID_REQUESTS.flashAttention(), Q }));

@@ -66,6 +66,8 @@ export interface Limits {
   traceFeatures: number;
   maxHeads: number;
   traceScores: number;
+  backwardTokens: number;
+  backwardFeatures: number;
   attentionTokens: number;
   attentionFeatures: number;
   flashTokens: number;

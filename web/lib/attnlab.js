@@ -100,13 +100,14 @@ async function loadThreaded() {
   const url = new URL(THREADED, import.meta.url);
   const { default: create } = await import(/* @vite-ignore */ url.href);
   if (!isNode) return create();
-  // Emscripten 3.1.6 writes Node code for CommonJS: the loader reads __dirname and require,
-  // and its workers' script must run as CommonJS (a .cjs copy of it ships beside it).
+  // Emscripten 3.1.6 writes Node code for CommonJS: the loader reads require and __dirname,
+  // which it gets as settings (cpp/bindings/node-host.pre.js), never as globals; its workers'
+  // script must run as CommonJS (a .cjs copy of it ships beside it).
   const [{ createRequire }, { fileURLToPath }] = await Promise.all(['node:module', 'node:url'].map((name) => import(/* @vite-ignore */ name)));
-  globalThis.require ??= createRequire(url);
-  globalThis.__dirname ??= fileURLToPath(new URL('.', url));
   const worker = fileURLToPath(new URL('./attnlab-core-threads.worker.cjs', url));
   const core = await instantiate(create, new URL('./attnlab-core-threads.wasm', url), {
+    nodeRequire: createRequire(url),
+    nodeDirname: fileURLToPath(new URL('.', url)),
     locateFile: (path, directory) => (path.endsWith('.worker.js') ? worker : directory + path),
   });
   for (const thread of core.PThread.unusedWorkers) thread.unref(); // idle workers keep no process alive

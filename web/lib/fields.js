@@ -22,21 +22,31 @@ function editDistance(a, b) {
   return d[a.length][b.length];
 }
 
-/** The known name closest to `name` (case aside) when it is near enough to be a typo of it. */
+/**
+ * The known name closest to `name` (case aside) when it is near enough to be a typo of it.
+ * The distance is at least the difference of the lengths, so a name of implausible length is
+ * never compared: the cost stays bounded by the known names, whatever the key's length.
+ */
 function closestName(name, known) {
   let best;
   let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
   for (const candidate of known) {
+    if (Math.abs(name.length - candidate.length) >= bestDistance) continue;
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }
   return best;
 }
 
+// A key as a message quotes it: a very long one cut, its length said.
+const SHOWN = 40;
+const quoted = (key) => (key.length <= SHOWN ? key : `${key.slice(0, SHOWN)}… (${key.length.toLocaleString('en-US')} characters)`);
+
 function unknownField(owner, prefix, key, known) {
   const suggestion = closestName(key, known);
-  if (suggestion) return `${prefix}${key}: did you mean ${suggestion}? (${owner} has no field "${key}")`;
-  return `${prefix}${key}: ${owner} has no such field (it takes ${known.join(', ')})`;
+  const name = quoted(key);
+  if (suggestion) return `${prefix}${name}: did you mean ${suggestion}? (${owner} has no field "${name}")`;
+  return `${prefix}${name}: ${owner} has no such field (it takes ${known.join(', ')})`;
 }
 
 /**

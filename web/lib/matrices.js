@@ -71,11 +71,11 @@ function fromNested(name, nested, ArrayType, readCell) {
   let cols = 0;
   let data = new ArrayType(0);
   rows.forEach((row, r) => {
-    if (!Array.isArray(row)) fail(`${name} row ${r} is ${describe(row)}, not an array`);
+    if (!Array.isArray(row)) fail(`${name} row ${r + 1} is ${describe(row)}, not an array`);
     const cells = readList(`${name}[${r}]`, row, readCell, 'an array');
     if (r === 0) [cols, data] = [cells.length, new ArrayType(rows.length * cells.length)];
     if (cells.length !== cols) {
-      throw new AttnLabError('shape-mismatch', `${name} is ragged: row ${r} has ${cells.length} entries but row 0 has ${cols}`);
+      throw new AttnLabError('shape-mismatch', `${name} is ragged: row ${r + 1} has ${cells.length} entries but row 1 has ${cols}`);
     }
     data.set(cells, r * cols);
   });
@@ -95,7 +95,7 @@ function fromFlat(name, matrix, ArrayType, readCell) {
     values = ArrayType.from(readList(where, data, readCell, 'a typed array or an array of numbers'));
   }
   if (values.length !== rows * cols) {
-    throw new AttnLabError('shape-mismatch', `${where} has ${values.length} values but ${name} is ${rows}x${cols} (${rows * cols} values)`);
+    throw new AttnLabError('shape-mismatch', `${where} has ${values.length} values but ${name} is ${rows}×${cols} (${rows * cols} values)`);
   }
   return { rows, cols, data: values };
 }
@@ -142,19 +142,30 @@ function isCoreMatrix(value) {
   return keys.length === 3 && Number.isInteger(value.rows) && Number.isInteger(value.cols) && ArrayBuffer.isView(value.data);
 }
 
+function plain(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (ArrayBuffer.isView(value)) return Array.from(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (isCoreMatrix(value)) return toNested(value);
+  const out = {};
+  for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = plain(entry);
+  return out;
+}
+
 /**
  * A value from the core as plain JavaScript, by kind: matrices { rows, cols, data } →
  * number[][], typed arrays → number[], arrays and objects converted entry by entry, fields
- * the core left undefined dropped; numbers, strings and booleans unchanged.
+ * the core left undefined dropped; numbers, strings and booleans unchanged. When the JS
+ * engine cannot allocate the copy, AttnLabError 'out-of-memory' (the core's memory is
+ * already given back), not its raw RangeError.
  */
 export function fromCore(value) {
-  if (value === null || typeof value !== 'object') return value;
-  if (ArrayBuffer.isView(value)) return Array.from(value);
-  if (Array.isArray(value)) return value.map(fromCore);
-  if (isCoreMatrix(value)) return toNested(value);
-  const out = {};
-  for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = fromCore(entry);
-  return out;
+  try {
+    return plain(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new AttnLabError('out-of-memory', `out of memory: the JavaScript engine could not allocate the plain copy of this call's result (${error.message})`);
+  }
 }
 
 /** A list of numbers (an array or a typed array) as the float32 row the core takes. */

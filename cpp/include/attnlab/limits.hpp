@@ -17,6 +17,11 @@ inline constexpr std::size_t trace_tokens = 512;    // rows of X, Q, K, V
 inline constexpr std::size_t trace_features = 512;  // columns of any input matrix
 inline constexpr int max_heads = 64;
 inline constexpr std::size_t trace_scores = std::size_t{1} << 18;  // n_q · n_k · heads
+// With d_output the trace adds ten products as large as its forward ones, and
+// check_gradient() runs the network twice more in float64: at 512 they took 1.5–2.5 s and
+// 5.6–7.6 s in wasm. Half the tokens and features cut their work eightfold.
+inline constexpr std::size_t backward_tokens = 256;    // rows of X, Q, K, V with d_output
+inline constexpr std::size_t backward_features = 256;  // columns of any input with d_output
 
 // Plain attention() materialises its (n_q, n_k) intermediates; at least the trace's sizes, as
 // the trace runs attention() head by head.

@@ -52,10 +52,13 @@ BasicMatrix<T> column_slice(const BasicMatrix<T>& m, std::size_t first, std::siz
   return out;
 }
 
-// "2x3": how shapes appear in messages.
+// "2×3": how shapes appear in messages (rows × columns, as the learner reads them).
+inline std::string shape_string(std::size_t rows, std::size_t cols) {
+  return std::to_string(rows) + "×" + std::to_string(cols);
+}
 template <class T>
 std::string shape_string(const BasicMatrix<T>& m) {
-  return std::to_string(m.rows) + "x" + std::to_string(m.cols);
+  return shape_string(m.rows, m.cols);
 }
 
 }  // namespace attnlab

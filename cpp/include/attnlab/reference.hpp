@@ -10,15 +10,18 @@
 
 namespace attnlab::reference {
 
-// out: (m, n) = a: (m, k) · b: (k, n)
+// out: (m, n) = a: (m, k) · b: (k, n). Each out(i, j) is summed over l in order, from 0;
+// the loops run l outside j so that b is read row by row (a column walk of b costs a cache
+// miss per term at 512 columns: the gradient check's float64 forward took seconds).
 template <class T>
 BasicMatrix<T> matmul(const BasicMatrix<T>& a, const BasicMatrix<T>& b) {
-  BasicMatrix<T> out(a.rows, b.cols);
+  BasicMatrix<T> out(a.rows, b.cols);  // zero-filled
   for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < b.cols; ++j) {
-      T sum = 0;
-      for (std::size_t l = 0; l < a.cols; ++l) sum += a(i, l) * b(l, j);
-      out(i, j) = sum;
+    for (std::size_t l = 0; l < a.cols; ++l) {
+      const T a_il = a(i, l);
+      const T* b_row = b.row(l);
+      T* out_row = out.row(i);
+      for (std::size_t j = 0; j < b.cols; ++j) out_row[j] += a_il * b_row[j];
     }
   return out;
 }

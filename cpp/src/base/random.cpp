@@ -36,7 +36,7 @@ Result<Matrix> normal_matrix(std::size_t rows, std::size_t cols, std::uint64_t s
   if (auto p = validate::count_within("rows", rows, 1, limits::normal_values)) return *p;
   if (auto p = validate::count_within("cols", cols, 1, limits::normal_values)) return *p;
   if (rows > limits::normal_values / cols)
-    return Error{ErrorCode::too_large, "normal matrix of " + std::to_string(rows) + "x" +
+    return Error{ErrorCode::too_large, "normal matrix of " + std::to_string(rows) + "×" +
                                            std::to_string(cols) + " has more than " +
                                            std::to_string(limits::normal_values) +
                                            " values (rows·cols)"};

@@ -40,16 +40,22 @@ Problem finite(std::string_view name, const Matrix& m) {
     for (std::size_t c = 0; c < m.cols; ++c)
       if (!std::isfinite(m(r, c)))
         return Error{ErrorCode::non_finite, described(name, m) + " has " + describe_value(m(r, c)) +
-                                                " at row " + std::to_string(r) + ", column " +
-                                                std::to_string(c)};
+                                                " at row " + std::to_string(r + 1) + ", column " +
+                                                std::to_string(c + 1)};  // 1-based, as read
   return std::nullopt;
+}
+
+Problem overflowed(std::string_view what, const Matrix& m) {
+  auto p = finite(what, m);
+  if (p) p->message += ": the values are too large for float32; use smaller inputs";
+  return p;
 }
 
 Problem finite(std::string_view entry, std::span<const float> values) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      return Error{ErrorCode::non_finite, std::string(entry) + " " + std::to_string(i) + " is " +
-                                              describe_value(values[i]) + ": every " +
+      return Error{ErrorCode::non_finite, std::string(entry) + " " + std::to_string(i + 1) +
+                                              " is " + describe_value(values[i]) + ": every " +
                                               std::string(entry) + " must be a finite number"};
   return std::nullopt;
 }

@@ -18,6 +18,11 @@ using Problem = std::optional<Error>;
 
 Problem not_empty(std::string_view name, const Matrix& m);
 Problem finite(std::string_view name, const Matrix& m);
+// The one rule for a value computed after the checks (a product, a sum, a rescaling): finite
+// inputs can still overflow float32 there, and that is a non_finite error naming what
+// overflowed and where, never Infinity or NaN handed back.
+Problem overflowed(std::string_view what, const Matrix& m);
+
 // NaN or Infinity in a list of `entry` values, named by its index ("score 1 is NaN: ...").
 Problem finite(std::string_view entry, std::span<const float> values);
 Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,

@@ -22,8 +22,8 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
                      " keys: give one flag per key"};
   if (options.mask && (options.mask->rows != q.rows || options.mask->cols != k.rows))
     return Error{ErrorCode::shape_mismatch,
-                 "mask (" + shape_string(*options.mask) + ") must be " + std::to_string(q.rows) +
-                     "x" + std::to_string(k.rows) + ": one row per query of Q (" + shape_string(q) +
+                 "mask (" + shape_string(*options.mask) + ") must be " +
+                     shape_string(q.rows, k.rows) + ": one row per query of Q (" + shape_string(q) +
                      "), one column per key of K (" + shape_string(k) + ")"};
   if (options.scale)
     if (auto p = validate::positive_finite("scale", *options.scale)) return p;
@@ -50,13 +50,6 @@ Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
     return p;
   if (auto p = detail::check_attention_options(q, k, options)) return p;
   return validate::finite_qkv(q, k, v);
-}
-
-// Finite inputs can still overflow float32 in a product; say so instead of returning NaN.
-Problem overflowed(std::string_view step, const Matrix& m) {
-  auto p = validate::finite(step, m);
-  if (p) p->message += ": the values are too large for float32; use smaller inputs";
-  return p;
 }
 
 }  // namespace
@@ -87,7 +80,7 @@ Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, cons
 
   AttentionResult r;
   r.scores = kernels::matmul_transposed(q, k);  // scores: (n_q, n_k)
-  if (auto p = overflowed("the scores Q·Kᵀ", r.scores)) return *p;
+  if (auto p = validate::overflowed("the scores Q·Kᵀ", r.scores)) return *p;
 
   const float base = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols)));
   r.scale = base;
@@ -96,12 +89,12 @@ Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, cons
   if (auto p = validate::positive_finite("scale / temperature", r.factor)) return *p;
   r.scaled = r.scores;
   kernels::scale(r.scaled, r.factor);
-  if (auto p = overflowed("the scaled scores", r.scaled)) return *p;
+  if (auto p = validate::overflowed("the scaled scores", r.scaled)) return *p;
 
   r.logits = r.scaled;  // logits: (n_q, n_k), plus the bias, -inf where masked
   if (bias) {
     for (std::size_t i = 0; i < r.logits.data.size(); ++i) r.logits.data[i] += bias->data[i];
-    if (auto p = overflowed("the scaled scores plus the bias", r.logits)) return *p;
+    if (auto p = validate::overflowed("the scaled scores plus the bias", r.logits)) return *p;
   }
   if (options.has_mask())
     for (std::size_t i = 0; i < q.rows; ++i)
@@ -114,6 +107,8 @@ Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, cons
     if (r.softmax.row_sum[i] == 0.0f) r.fully_masked_rows.push_back(i);
 
   r.output = kernels::matmul(r.softmax.weights, v);  // output: (n_q, d_v)
+  // A weighted sum of finite values can pass float32's limit (0.1·FLT_MAX ten times).
+  if (auto p = validate::overflowed("the output A·V", r.output)) return *p;
   return r;
 }
 

@@ -227,8 +227,8 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   for (const auto& [name, m] : {std::pair{"Q", &q}, std::pair{"K", &k}, std::pair{"V", &v}})
     if (std::uint64_t{m->rows} * m->cols > limits::flash_values)
       return validate::formatted(ErrorCode::too_large,
-                                 "%s (%zux%zu) is too large: the long-sequence kernels take at "
-                                 "most %zu values (rows x columns)",
+                                 "%s (%zu×%zu) is too large: the long-sequence kernels take at "
+                                 "most %zu values (rows × columns)",
                                  name, m->rows, m->cols, limits::flash_values);
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0)
     return Error{ErrorCode::invalid_argument,
@@ -306,6 +306,12 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options) {
+  // Checked as flash_attention() of Q, K and K as V: the heads are named against Q alone,
+  // as a V this call does not take must not appear in a message.
+  if (options.heads < 1 || q.cols % static_cast<std::size_t>(options.heads) != 0)
+    return Error{ErrorCode::invalid_argument,
+                 "heads (" + std::to_string(options.heads) +
+                     ") must be at least 1 and divide the width of Q (" + shape_string(q) + ")"};
   if (auto e = check_flash_attention(q, k, k, options)) return *e;
   if (options.batch != 1)
     return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};

@@ -37,18 +37,11 @@ Problem check_d_out(const Matrix& q, const Matrix& v, const Matrix& d_out) {
   return validate::finite("dO", d_out);
 }
 
-// Finite inputs can still overflow float32 in a product; say so instead of returning NaN.
-Problem overflowed(std::string_view gradient, const Matrix& m) {
-  auto p = validate::finite(gradient, m);
-  if (p) p->message += ": the values are too large for float32; use smaller inputs";
-  return p;
-}
-
 // NaN or Infinity in any gradient, from finite inputs.
 Problem overflowed(const AttentionGradients& g) {
-  if (auto p = overflowed("dQ", g.dq)) return p;
-  if (auto p = overflowed("dK", g.dk)) return p;
-  return overflowed("dV", g.dv);
+  if (auto p = validate::overflowed("dQ", g.dq)) return p;
+  if (auto p = validate::overflowed("dK", g.dk)) return p;
+  return validate::overflowed("dV", g.dv);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
@@ -194,6 +195,30 @@ const char* unfollowed_variant(const TraceInput& input) {
 
 }  // namespace
 
+std::optional<Error> check_backward_size(const TraceInput& input) {
+  std::vector<std::pair<const char*, const Matrix*>> inputs;
+  if (const auto* p = std::get_if<Projections>(&input.source)) {
+    inputs = {{"X", &p->x}, {"W_Q", &p->w_q}, {"W_K", &p->w_k}, {"W_V", &p->w_v}};
+    if (p->context) inputs.emplace_back("context", &*p->context);
+  } else {
+    const auto& d = std::get<DirectQKV>(input.source);
+    inputs = {{"Q", &d.q}, {"K", &d.k}, {"V", &d.v}};
+  }
+  if (input.w_o) inputs.emplace_back("W_O", &*input.w_o);
+  for (const auto& [name, m] : inputs) {
+    // A weight's rows are X's features, not tokens.
+    const bool weight = name[0] == 'W';
+    const std::size_t rows = weight ? limits::backward_features : limits::backward_tokens;
+    if (m->rows > rows || m->cols > limits::backward_features)
+      return validate::formatted(
+          ErrorCode::too_large,
+          "%s (%s) is too large for the backward steps (dOutput): they take at most %zu tokens "
+          "and %zu features, as they and the gradient check cost several times the forward",
+          name, shape_string(*m).c_str(), limits::backward_tokens, limits::backward_features);
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
   if (const char* variant = unfollowed_variant(input))
     return Error{ErrorCode::invalid_argument,
@@ -242,12 +267,7 @@ std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
   if (const auto* p = std::get_if<Projections>(&input.source))
     add_projection_gradients(t, *p, heads, std::move(d_q), std::move(d_k), std::move(d_v),
                              input.positional != PositionalEncoding::none);
-  for (std::size_t i = first; i < t.steps.size(); ++i)
-    if (auto e = validate::finite(t.steps[i].id, t.steps[i].values)) {
-      e->message += ": the gradient is too large for float32; use a smaller dOutput";
-      return e;
-    }
-  return std::nullopt;
+  return overflowed_step(t, first);
 }
 
 }  // namespace trace_steps
@@ -266,6 +286,28 @@ void project(Net& n) {
   n.q = reference::matmul(n.x, n.w_q);
   n.k = reference::matmul(n.x, n.w_k);
   n.v = reference::matmul(n.x, n.w_v);
+}
+
+// out(r, c) = Σ_l x(r, l) · w(l, c), summed as reference::matmul sums it.
+double projected(const MatrixD& x, const MatrixD& w, std::size_t r, std::size_t c) {
+  double sum = 0;
+  for (std::size_t l = 0; l < x.cols; ++l) sum += x(r, l) * w(l, c);
+  return sum;
+}
+
+// Q, K and V again after one entry of X or of a weight changed: only X's row or the weight's
+// column moves, so only that row of Q, K, V (or that column of one of them) is recomputed,
+// to the very values project() would give: O(n·d) instead of O(n·d²) per evaluation.
+void reproject(Net& n, std::string_view parameter, std::size_t row, std::size_t col) {
+  const std::pair<const MatrixD*, MatrixD*> all[] = {
+      {&n.w_q, &n.q}, {&n.w_k, &n.k}, {&n.w_v, &n.v}};
+  if (parameter == "X") {
+    for (const auto& [w, out] : all)
+      for (std::size_t c = 0; c < out->cols; ++c) (*out)(row, c) = projected(n.x, *w, row, c);
+    return;
+  }
+  const auto& [w, out] = all[parameter == "Wq" ? 0 : parameter == "Wk" ? 1 : 2];
+  for (std::size_t r = 0; r < out->rows; ++r) (*out)(r, col) = projected(n.x, *w, r, col);
 }
 
 // L = Σ ∂L/∂Y ⊙ Y, Y from Q, K, V through every head (and W_O), in float64.
@@ -372,7 +414,7 @@ Result<GradientCheck> check_gradient(const TraceInput& input, std::string_view p
   const double theta = entry, epsilon = 1e-6 * std::max(1.0, std::abs(theta));
   const auto loss_at = [&](double value) {
     entry = value;
-    if (p->projects) project(net);
+    if (p->projects) reproject(net, parameter, row, col);
     return loss(net, input, d_y);
   };
   const double numeric = (loss_at(theta + epsilon) - loss_at(theta - epsilon)) / (2 * epsilon);
@@ -383,6 +425,8 @@ Result<GradientCheck> check_gradient(const TraceInput& input, std::string_view p
 }
 
 Result<Trace> trace(const TraceInput& input) {
+  if (input.d_output)
+    if (auto e = trace_steps::check_backward_size(input)) return *e;
   auto t = detail::forward_steps(input);
   if (!t) return t;
   if (input.d_output)

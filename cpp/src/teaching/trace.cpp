@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,6 +40,19 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
   s.operands = std::move(operands);
   t.steps.push_back(std::move(s));
   return t.steps.size() - 1;
+}
+
+std::optional<Error> overflowed_step(const Trace& t, std::size_t first) {
+  for (std::size_t i = first; i < t.steps.size(); ++i) {
+    const TraceStep& s = t.steps[i];
+    Matrix values = s.values;
+    if (s.id == step::mask)  // a masked cell's −∞ is the step's meaning
+      for (float& v : values.data)
+        if (v == -std::numeric_limits<float>::infinity()) v = 0.0f;
+    const std::string name = s.head ? s.id + " of head " + std::to_string(*s.head + 1) : s.id;
+    if (auto e = validate::overflowed("the step " + name, values)) return e;
+  }
+  return std::nullopt;
 }
 
 Operand step_result(const Trace& t, std::size_t index, const char* symbol) {
@@ -468,13 +482,12 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
                     add_step(t, step::concat, std::nullopt, "Concatenate the heads side by side",
                              concat_formula(heads), concat, std::move(head_outputs)),
                     "C");
-  if (input.w_o) {
-    Matrix projected_output = kernels::matmul(concat, *input.w_o);  // (n_q, d_out)
-    if (auto e = validate::finite("the output projection", projected_output)) return *e;
+  if (input.w_o)
     add_step(t, step::output_projection, std::nullopt, "Output projection",
-             std::string(heads > 1 ? "Y = C W_O" : "Y = O W_O"), std::move(projected_output),
+             std::string(heads > 1 ? "Y = C W_O" : "Y = O W_O"),
+             kernels::matmul(concat, *input.w_o),  // (n_q, d_out)
              {std::move(heads_output), own("Wo", "W_O", std::nullopt, *input.w_o)});
-  }
+  if (auto e = overflowed_step(t, 0)) return *e;
   t.output = t.steps.back().values;
   return t;
 }

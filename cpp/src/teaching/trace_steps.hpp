@@ -36,6 +36,14 @@ Operand step_result(const Trace& t, std::size_t index, const char* symbol);
 // An operand with values of its own: an input, or a head's slice of one.
 Operand own(std::string name, const char* symbol, std::optional<int> head, Matrix values);
 
+// The first step from `first` on whose values float32 could not hold (validate::overflowed):
+// the trace's one check of what it computed after its input checks, forward and backward.
+// The mask step's −∞ marks a masked cell, not an overflow.
+std::optional<Error> overflowed_step(const Trace& t, std::size_t first);
+
+// With d_output, every input within limits::backward_tokens and backward_features.
+std::optional<Error> check_backward_size(const TraceInput& input);
+
 // The backward steps after the forward ones (trace_backward.cpp), when input.d_output is set.
 std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input);
 

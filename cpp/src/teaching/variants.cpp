@@ -86,7 +86,8 @@ Problem detail::check_variants(const TraceInput& input, std::size_t d_k) {
                              d_k);
 }
 
-detail::HeadInputs detail::head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h) {
+Result<detail::HeadInputs> detail::head_inputs(const TraceInput& input, const Qkv& qkv,
+                                               std::size_t h) {
   const auto heads = static_cast<std::size_t>(input.heads);
   const std::size_t d_k = qkv.q.cols / heads, d_v = qkv.v.cols / kv_heads_of(input);
   const std::size_t g = h / (heads / kv_heads_of(input));  // the head's K/V group
@@ -103,12 +104,16 @@ detail::HeadInputs detail::head_inputs(const TraceInput& input, const Qkv& qkv, 
     in.variants.k_rotation = rotation(in.k.rows);
     in.q = in.variants.rotated_q = rotate_pairs(in.q, in.variants.q_rotation->angles);
     in.k = in.variants.rotated_k = rotate_pairs(in.k, in.variants.k_rotation->angles);
+    if (auto e = validate::overflowed("the rotated q (RoPE)", in.q)) return *e;
+    if (auto e = validate::overflowed("the rotated k (RoPE)", in.k)) return *e;
   }
   return in;
 }
 
 Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv, std::size_t h) {
-  HeadInputs in = head_inputs(input, qkv, h);
+  auto inputs = head_inputs(input, qkv, h);
+  if (!inputs) return inputs.error();
+  HeadInputs& in = inputs.value();
   HeadVariants& v = in.variants;
   if (input.alibi) {
     v.slope = alibi_slope(static_cast<int>(h), input.heads);
@@ -191,7 +196,11 @@ Result<DecodeTrace> decode(const TraceInput& input) {
 
   const auto heads = static_cast<std::size_t>(input.heads);
   std::vector<detail::HeadInputs> head(heads);
-  for (std::size_t h = 0; h < heads; ++h) head[h] = detail::head_inputs(input, qkv, h);
+  for (std::size_t h = 0; h < heads; ++h) {
+    auto inputs = detail::head_inputs(input, qkv, h);
+    if (!inputs) return inputs.error();
+    head[h] = std::move(inputs.value());
+  }
 
   const std::size_t n = qkv.q.rows, d_v = head[0].v.cols;
   DecodeTrace out;
