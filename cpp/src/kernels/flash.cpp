@@ -193,8 +193,12 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
 
 }  // namespace
 
-std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                           const FlashOptions& o) {
+namespace {
+
+// check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
+// the call does not take (K's own checks come first, so only the heads' message names it).
+std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix& v,
+                                 const FlashOptions& o, const char* v_name) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           "the flash kernel"))
     return e;
@@ -206,10 +210,10 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
                                  name, m->rows, m->cols, limits::flash_values);
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0 ||
       v.cols % static_cast<std::size_t>(o.heads) != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "heads (" + std::to_string(o.heads) +
-                     ") must be at least 1 and divide the widths of Q (" + shape_string(q) +
-                     ") and V (" + shape_string(v) + ")"};
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "heads (%d) must be at least 1 and divide the widths of Q (%s) and "
+                               "%s (%s)",
+                               o.heads, shape_string(q).c_str(), v_name, shape_string(v).c_str());
   if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
     return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
                                            std::to_string(o.heads) + " heads is above " +
@@ -222,6 +226,13 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
   return validate::finite_qkv(q, k, v);
+}
+
+}  // namespace
+
+std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                           const FlashOptions& o) {
+  return check_flash(q, k, v, o, "V");
 }
 
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -269,13 +280,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options) {
-  // Checked as flash_attention() of Q, K and K as V: the heads are named against Q alone,
-  // as a V this call does not take must not appear in a message.
-  if (options.heads < 1 || q.cols % static_cast<std::size_t>(options.heads) != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "heads (" + std::to_string(options.heads) +
-                     ") must be at least 1 and divide the width of Q (" + shape_string(q) + ")"};
-  if (auto e = check_flash_attention(q, k, k, options)) return *e;
+  if (auto e = check_flash(q, k, k, options, "K")) return *e;
   if (options.batch != 1)
     return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
   if (head < 0 || head >= options.heads)
