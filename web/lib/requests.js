@@ -77,7 +77,7 @@ const ROUNDS = ", which float32 (the core's number type) rounds to";
 function number(value, name) {
   if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
   const single = Math.fround(value);
-  if (single !== value && (single === 0 || !Number.isFinite(single))) fail(`${name} is ${value}${ROUNDS} ${single}`);
+  if (Number.isFinite(value) && single !== value && (single === 0 || !Number.isFinite(single))) fail(`${name} is ${value}${ROUNDS} ${single}`);
   return value; // range checks (finite, > 0) are the core's
 }
 

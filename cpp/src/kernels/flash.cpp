@@ -161,7 +161,7 @@ std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Ma
       if (!std::isfinite(out.data[i])) row = i / out.cols;
   if (!row) return std::nullopt;
   return Error{ErrorCode::non_finite, std::string(kernel) + " overflows float32 at row " +
-                                          std::to_string(*row) + ": the scores of Q (" +
+                                          std::to_string(*row + 1) + ": the scores of Q (" +
                                           shape_string(q) + ") and K (" + shape_string(k) +
                                           ") or the weighted sum of V (" + shape_string(v) +
                                           ") are beyond ±3.4e38; use smaller values"};
@@ -313,7 +313,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     kernels.scale(scores.data(), keys, scale);
     if (!std::all_of(scores.begin(), scores.begin() + keys, finite))  // see overflow()
       return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
-                                              std::to_string(i) + ": the scores of Q (" +
+                                              std::to_string(i + 1) + ": the scores of Q (" +
                                               shape_string(q) + ") and K (" + shape_string(k) +
                                               ") are beyond ±3.4e38; use smaller values"};
     const float max = kernels.max_of(scores.data(), keys);
