@@ -159,11 +159,15 @@ inline std::uint64_t seed_at(const val& request) {
 
 // ---- Out of memory -----------------------------------------------------------------------
 
+// The wasm heap could not grow, or (copy_failed) the JS engine could not copy the result.
 inline val out_of_memory() {
   char message[200];
   std::snprintf(message, sizeof message,
-                "out of memory: the WebAssembly heap could not grow enough for this call (it "
-                "holds %zu MiB of at most %zu MiB); everything the call took has been given back",
+                copy_failed ? "out of memory: the JavaScript engine could not allocate the result; "
+                              "everything the call took has been given back"
+                            : "out of memory: the WebAssembly heap could not grow enough for this "
+                              "call (it holds %zu MiB of at most %zu MiB); everything the call "
+                              "took has been given back",
                 emscripten_get_heap_size() >> 20, emscripten_get_heap_max() >> 20);
   return val(ErrorValue{{ErrorCode::out_of_memory, message}});
 }
@@ -175,10 +179,7 @@ inline val out_of_memory() {
   copy_failed = false;
   try {
     val out = call(context);
-    if (copy_failed)
-      return val(ErrorValue{{ErrorCode::out_of_memory,
-                             "out of memory: the JavaScript engine could not allocate the copy of "
-                             "this call's result; everything the call took has been given back"}});
+    if (copy_failed) return out_of_memory();
     return out;
   } catch (const std::bad_alloc&) {
     return out_of_memory();

@@ -65,7 +65,7 @@ test('a key of great length is refused at once, quoted short (issue 29, item 6)'
       const ms = performance.now() - start;
       assert.equal(code, 'invalid-argument', entry);
       assert.ok(ms < 250, `${entry} with a ${length}-character key took ${ms.toFixed(0)} ms`);
-      assert.match(message, new RegExp(`^q{40}… \\(${length.toLocaleString('en-US')} characters\\): ${entry}\\(\\) has no such field`));
+      assert.match(message, new RegExp(`^q{40}… \\(${length} characters\\): ${entry}\\(\\) has no such field`));
       assert.ok(message.length < 1000, `${entry}: a ${message.length}-character message`);
     }
   }

@@ -169,7 +169,7 @@ test('inputs whose scores overflow float32 get the core\'s non-finite error, as 
     assert.throws(() => lab.flashAttention(request), { code: 'non-finite' }, `${name}: the wasm kernel refuses it`);
     await assert.rejects(gpu.attention(request), (error) => {
       assert.equal(error.code, 'non-finite', `${name}: ${error.message}`);
-      assert.match(error.message, /overflows float32 at row 0: the scores of Q \(2x4\)/);
+      assert.match(error.message, /overflows float32 at row 1: the scores of Q \(2×4\)/);
       return true;
     });
   }

@@ -254,7 +254,8 @@ export interface BackwardFields {
   /**
    * ∂L/∂Y, the output's shape (finite): the backward steps (grad-output … grad-x) follow the
    * forward ones, for the loss L = Σ dOutput ⊙ Y. They are in the learning module: call
-   * `await lab.loadLearning()` once first (else an AttnLabError says so).
+   * `await lab.loadLearning()` once first (else an AttnLabError says so). With it, every input
+   * is within limits().backwardTokens rows and backwardFeatures columns (else 'too-large').
    */
   dOutput?: MatrixInput;
   /**

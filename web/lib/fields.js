@@ -39,8 +39,7 @@ function closestName(name, known) {
 }
 
 // A key as a message quotes it: a very long one cut, its length said.
-const SHOWN = 40;
-const quoted = (key) => (key.length <= SHOWN ? key : `${key.slice(0, SHOWN)}… (${key.length.toLocaleString('en-US')} characters)`);
+const quoted = (key) => (key.length > 40 ? `${key.slice(0, 40)}… (${key.length} characters)` : key);
 
 function unknownField(owner, prefix, key, known) {
   const suggestion = closestName(key, known);

@@ -163,8 +163,7 @@ export function fromCore(value) {
   try {
     return plain(value);
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    throw new AttnLabError('out-of-memory', `out of memory: the JavaScript engine could not allocate the plain copy of this call's result (${error.message})`);
+    throw error instanceof RangeError ? new AttnLabError('out-of-memory', `out of memory: ${error.message}`) : error;
   }
 }
 

@@ -73,20 +73,18 @@ function boolean(value, name) {
 
 // The core computes in float32: a number it would see as 0 or as Infinity is refused here, in
 // the words of the number as written (the core could only quote its rounding).
+const ROUNDS = ", which float32 (the core's number type) rounds to";
 function number(value, name) {
   if (typeof value !== 'number') fail(`${name} must be a number, got ${describe(value)}`);
   const single = Math.fround(value);
-  if (single === 0 && value !== 0) fail(`${name} is ${value}, which float32 (the core's number type) rounds to 0`);
-  if (!Number.isFinite(single) && Number.isFinite(value)) fail(`${name} is ${value}, beyond float32's largest number (3.4028235e38)`);
+  if (Number.isFinite(value) && single !== value && (single === 0 || !Number.isFinite(single))) fail(`${name} is ${value}${ROUNDS} ${single}`);
   return value; // range checks (finite, > 0) are the core's
 }
 
 // A probability below 1 that float32 rounds up to 1: the core's range, quoting the number as
 // written.
 function probability(value, name) {
-  if (number(value, name) < 1 && Math.fround(value) >= 1) {
-    fail(`${name} must be a probability from 0 up to (not including) 1, got ${value}, which float32 (the core's number type) rounds to 1`);
-  }
+  if (number(value, name) < 1 && Math.fround(value) >= 1) fail(`${name} must be a probability from 0 up to (not including) 1, got ${value}${ROUNDS} 1`);
   return value;
 }
 

@@ -53,13 +53,15 @@ struct HeadVariants {
 };
 
 // Head h's Q (n_q, d_k), K (n_k, d_k) and V (n_k, d_v): its slices (K and V its group's),
-// Q and K rotated under RoPE (with their rotations in variants). A rotation that overflows
-// float32 is named as the rotated q or k (validate::overflowed).
+// Q and K rotated under RoPE (with their rotations in variants).
 struct HeadInputs {
   Matrix q, k, v;
   HeadVariants variants;
 };
-Result<HeadInputs> head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h);
+HeadInputs head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h);
+
+// A rotation of head_inputs() that overflowed float32, named as the rotated q or k.
+validate::Problem rotation_overflowed(const HeadInputs& in);
 
 // Head h through every variant: attention() with the ALiBi bias, then dropout (result.output
 // is then the dropped weights times V).

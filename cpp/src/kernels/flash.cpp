@@ -185,7 +185,7 @@ std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Ma
       if (!std::isfinite(out.data[i])) row = i / out.cols;
   if (!row) return std::nullopt;
   return Error{ErrorCode::non_finite, std::string(kernel) + " overflows float32 at row " +
-                                          std::to_string(*row) + ": the scores of Q (" +
+                                          std::to_string(*row + 1) + ": the scores of Q (" +
                                           shape_string(q) + ") and K (" + shape_string(k) +
                                           ") or the weighted sum of V (" + shape_string(v) +
                                           ") are beyond ±3.4e38; use smaller values"};
@@ -219,8 +219,12 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
 
 }  // namespace
 
-std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                           const FlashOptions& o) {
+namespace {
+
+// check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
+// the call does not take (K's own checks come first, so only the heads' message names it).
+std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix& v,
+                                 const FlashOptions& o, const char* v_name) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           "the flash kernel", false))
     return e;
@@ -242,10 +246,13 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   const std::size_t d = q.cols / static_cast<std::size_t>(o.heads);
   if (k.cols != kv_heads * d || v.cols % kv_heads != 0)
     return Error{ErrorCode::shape_mismatch,
-                 "K (" + shape_string(k) + ") and V (" + shape_string(v) + ") must have " +
-                     std::to_string(kv_heads) + " head" + (kv_heads == 1 ? "" : "s") +
-                     " of K's width " + std::to_string(d) + " (Q (" + shape_string(q) + ") over " +
-                     std::to_string(o.heads) + " heads) and V's widths alike"};
+                 "K (" + shape_string(k) + ")" +
+                     (v_name == std::string_view("K")
+                          ? std::string()
+                          : " and " + std::string(v_name) + " (" + shape_string(v) + ")") +
+                     " must have " + std::to_string(kv_heads) + " head" +
+                     (kv_heads == 1 ? "" : "s") + " of width " + std::to_string(d) + " (Q (" +
+                     shape_string(q) + ") over " + std::to_string(o.heads) + " heads)"};
   if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
     return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
                                            std::to_string(o.heads) + " heads is above " +
@@ -258,6 +265,13 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
   return validate::finite_qkv(q, k, v);
+}
+
+}  // namespace
+
+std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                           const FlashOptions& o) {
+  return check_flash(q, k, v, o, "V");
 }
 
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -306,13 +320,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options) {
-  // Checked as flash_attention() of Q, K and K as V: the heads are named against Q alone,
-  // as a V this call does not take must not appear in a message.
-  if (options.heads < 1 || q.cols % static_cast<std::size_t>(options.heads) != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "heads (" + std::to_string(options.heads) +
-                     ") must be at least 1 and divide the width of Q (" + shape_string(q) + ")"};
-  if (auto e = check_flash_attention(q, k, k, options)) return *e;
+  if (auto e = check_flash(q, k, k, options, "K")) return *e;
   if (options.batch != 1)
     return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
   if (head < 0 || head >= options.heads)
@@ -349,7 +357,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
     kernels.scale(scores.data(), keys, scale);
     if (!std::all_of(scores.begin(), scores.begin() + keys, finite))  // see overflow()
       return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
-                                              std::to_string(i) + ": the scores of Q (" +
+                                              std::to_string(i + 1) + ": the scores of Q (" +
                                               shape_string(q) + ") and K (" + shape_string(k) +
                                               ") are beyond ±3.4e38; use smaller values"};
     const float max = kernels.max_of(scores.data(), keys);

@@ -45,12 +45,12 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
 std::optional<Error> overflowed_step(const Trace& t, std::size_t first) {
   for (std::size_t i = first; i < t.steps.size(); ++i) {
     const TraceStep& s = t.steps[i];
-    Matrix values = s.values;
-    if (s.id == step::mask)  // a masked cell's −∞ is the step's meaning
-      for (float& v : values.data)
-        if (v == -std::numeric_limits<float>::infinity()) v = 0.0f;
-    const std::string name = s.head ? s.id + " of head " + std::to_string(*s.head + 1) : s.id;
-    if (auto e = validate::overflowed("the step " + name, values)) return e;
+    // A masked cell's −∞ is the mask step's meaning; its other values are attention()'s
+    // checked logits, so a mask step never reaches the message below.
+    const bool mask = s.id == step::mask;
+    for (float v : s.values.data)
+      if (!std::isfinite(v) && !(mask && v == -std::numeric_limits<float>::infinity()))
+        return validate::overflowed("the step " + s.id, s.values);
   }
   return std::nullopt;
 }

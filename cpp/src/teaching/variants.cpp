@@ -86,8 +86,7 @@ Problem detail::check_variants(const TraceInput& input, std::size_t d_k) {
                              d_k);
 }
 
-Result<detail::HeadInputs> detail::head_inputs(const TraceInput& input, const Qkv& qkv,
-                                               std::size_t h) {
+detail::HeadInputs detail::head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h) {
   const auto heads = static_cast<std::size_t>(input.heads);
   const std::size_t d_k = qkv.q.cols / heads, d_v = qkv.v.cols / kv_heads_of(input);
   const std::size_t g = h / (heads / kv_heads_of(input));  // the head's K/V group
@@ -104,16 +103,19 @@ Result<detail::HeadInputs> detail::head_inputs(const TraceInput& input, const Qk
     in.variants.k_rotation = rotation(in.k.rows);
     in.q = in.variants.rotated_q = rotate_pairs(in.q, in.variants.q_rotation->angles);
     in.k = in.variants.rotated_k = rotate_pairs(in.k, in.variants.k_rotation->angles);
-    if (auto e = validate::overflowed("the rotated q (RoPE)", in.q)) return *e;
-    if (auto e = validate::overflowed("the rotated k (RoPE)", in.k)) return *e;
   }
   return in;
 }
 
+Problem detail::rotation_overflowed(const HeadInputs& in) {
+  if (!in.variants.q_rotation) return std::nullopt;
+  if (auto e = validate::overflowed("the rotated q (RoPE)", in.q)) return e;
+  return validate::overflowed("the rotated k (RoPE)", in.k);
+}
+
 Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv, std::size_t h) {
-  auto inputs = head_inputs(input, qkv, h);
-  if (!inputs) return inputs.error();
-  HeadInputs& in = inputs.value();
+  HeadInputs in = head_inputs(input, qkv, h);
+  if (auto e = rotation_overflowed(in)) return *e;
   HeadVariants& v = in.variants;
   if (input.alibi) {
     v.slope = alibi_slope(static_cast<int>(h), input.heads);
@@ -197,9 +199,8 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   const auto heads = static_cast<std::size_t>(input.heads);
   std::vector<detail::HeadInputs> head(heads);
   for (std::size_t h = 0; h < heads; ++h) {
-    auto inputs = detail::head_inputs(input, qkv, h);
-    if (!inputs) return inputs.error();
-    head[h] = std::move(inputs.value());
+    head[h] = detail::head_inputs(input, qkv, h);
+    if (auto e = detail::rotation_overflowed(head[h])) return *e;
   }
 
   const std::size_t n = qkv.q.rows, d_v = head[0].v.cols;
