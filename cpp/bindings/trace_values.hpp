@@ -34,7 +34,7 @@ inline CausalAlignment alignment_from_js(const val& a) {
 }
 
 // { causal?, causalAlignment?, keyPadding?: boolean[], mask?: matrix, scale?, temperature?,
-//   window?, globalTokens? }
+//   softcap?, bias?: matrix, window?, globalTokens? }
 inline AttentionOptions options_from_js(const val& o) {
   AttentionOptions options;
   options.causal = o["causal"].as<bool>();
@@ -45,6 +45,8 @@ inline AttentionOptions options_from_js(const val& o) {
   if (!o["mask"].isUndefined()) options.mask = matrix_from_js<std::uint8_t>(o["mask"]);
   if (!o["scale"].isUndefined()) options.scale = o["scale"].as<float>();
   if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
+  if (!o["softcap"].isUndefined()) options.softcap = o["softcap"].as<float>();
+  if (!o["bias"].isUndefined()) options.bias = matrix_from_js<float>(o["bias"]);
   if (!o["window"].isUndefined()) options.window = window_from_js(o["window"]);
   if (!o["globalTokens"].isUndefined())
     options.global_tokens = emscripten::vecFromJSArray<std::size_t>(o["globalTokens"]);
@@ -117,6 +119,7 @@ inline void register_trace_results() {
       .field<&TraceStep::rotation, &Rotation::frequencies>("frequencies")
       .field<&TraceStep::rotation, &Rotation::base>("ropeBase")
       .field<&TraceStep::slope>("slope")
+      .field<&TraceStep::softcap>("softcap")
       .field<&TraceStep::dropout, &DropoutCells::keep, &boolean_rows>("keep")
       .field<&TraceStep::dropout, &DropoutCells::rate>("rate")
       .field<&TraceStep::dropout, &DropoutCells::keep_scale>("keepScale")

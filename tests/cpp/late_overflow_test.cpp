@@ -102,6 +102,11 @@ TEST_CASE("sampled_weights(): heads that do not divide Q are named against Q, no
   const auto r = attnlab::sampled_weights(Matrix(12, 4, 0.5f), Matrix(12, 4, 0.5f), {0}, {0}, 0, o);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::invalid_argument);
-  CHECK(r.error().message ==
-        "heads (3) must be at least 1 and divide the widths of Q (12×4) and K (12×4)");
+  CHECK(r.error().message == "heads (3) must be at least 1 and divide the width of Q (12×4)");
+  // K's width against the heads (grouped K/V: kvHeads slices) names K, never a V.
+  o.heads = 2;
+  const auto k = attnlab::sampled_weights(Matrix(12, 4, 0.5f), Matrix(12, 6, 0.5f), {0}, {0}, 0, o);
+  REQUIRE_FALSE(k.ok());
+  CHECK(k.error().message.find("K (12×6) must have 2 heads") == 0);
+  CHECK(k.error().message.find("V") == std::string::npos);
 }

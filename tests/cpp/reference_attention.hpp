@@ -45,17 +45,22 @@ inline bool reference_allows(const AttentionOptions& options, std::size_t n_q, s
   return !later_key && !outside_window && !padding_key && !masked_out;
 }
 
-// softmax(Q·Kᵀ · scale / temperature, masked to -inf) · V in float64.
+// softmax(cap(Q·Kᵀ · scale / temperature) + bias, masked to -inf) · V in float64.
 inline ReferenceAttention reference_attention(const MatrixD& q, const MatrixD& k, const MatrixD& v,
                                               const AttentionOptions& options = {}) {
   MatrixD logits = reference::matmul_transposed(q, k);  // (n_q, n_k)
   const double base =
       options.scale ? static_cast<double>(*options.scale) : 1.0 / std::sqrt(double(q.cols));
   reference::scale(logits, base / static_cast<double>(options.temperature));
+  // Soft-capping c·tanh(x / c), then the additive bias (−∞ blocks, as the mask does).
   for (std::size_t i = 0; i < logits.rows; ++i)
-    for (std::size_t j = 0; j < logits.cols; ++j)
+    for (std::size_t j = 0; j < logits.cols; ++j) {
+      double& x = logits(i, j);
+      if (options.softcap) x = double(*options.softcap) * std::tanh(x / double(*options.softcap));
+      if (options.bias) x += double((*options.bias)(i, j));
       if (!reference_allows(options, logits.rows, logits.cols, i, j))
-        logits(i, j) = -std::numeric_limits<double>::infinity();
+        x = -std::numeric_limits<double>::infinity();
+    }
   const reference::Softmax<double> softmax = reference::softmax_rows(logits);
   ReferenceAttention r{softmax.weights, reference::matmul(softmax.weights, v), {}};
   for (std::size_t i = 0; i < logits.rows; ++i)

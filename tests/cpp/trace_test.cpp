@@ -605,10 +605,12 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
   std::vector<TraceInput> inputs{full_input(1, true, 281), full_input(2, false, 282),
                                  direct(3, 3, 2, 2, 283)};
   inputs.back().options.key_padding = {false, true, false};
-  // Every variant's step: RoPE (even d_k), ALiBi, dropout, with the projections and W_O.
+  // Every variant's step: RoPE (even d_k), softcap, ALiBi, dropout, with the projections and
+  // W_O.
   TraceInput variants = random_tokens(4, 6, 4, 4, 284);
   variants.heads = 2;
   variants.rope = variants.alibi = true;
+  variants.options.softcap = 5.0f;
   variants.dropout = 0.25f;
   variants.w_o = random_matrix(4, 3, 285);
   for (TraceInput& input : inputs) {  // with the backward steps too (which refuse the variants)

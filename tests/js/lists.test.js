@@ -22,7 +22,7 @@ test('every step id a trace emits is in STEP_IDS, in trace order', async () => {
   const request = { X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal' };
   await lab.loadLearning(); // the backward steps
   const traces = [
-    lab.trace({ ...request, rope: true, alibi: true, dropout: 0.5 }), // the variants' steps appear only when on
+    lab.trace({ ...request, rope: true, softcap: 5, alibi: true, dropout: 0.5 }), // the variants' steps appear only when on
     lab.trace({ ...request, dOutput: X.map(() => [1, -1, 0.5, 2]) }), // the backward steps (no variants)
   ];
   const seen = new Set();

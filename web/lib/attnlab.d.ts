@@ -38,6 +38,7 @@ export type StepId =
   | 'rotate-k'
   | 'scores'
   | 'scale'
+  | 'softcap'
   | 'bias'
   | 'mask'
   | 'softmax'
@@ -172,6 +173,13 @@ export interface AttentionOptions {
   scale?: number;
   /** Divides the scaled scores; default 1. */
   temperature?: number;
+  /** Logit soft-capping (Gemma 2): the scaled scores become softcap·tanh(S̃ / softcap); finite and > 0; default off. */
+  softcap?: number;
+  /**
+   * An additive bias on the (capped) scaled scores, (n_q, n_k): a float attention mask or a relative bias;
+   * -Infinity blocks the key (blockedBy bit 16). trace() also takes one per head, (heads·n_q, n_k), head h's rows from h·n_q.
+   */
+  bias?: MatrixInput;
   /** Sliding window (default off). */
   window?: Window;
   /** Positions exempt from the window both ways (at most limits().globalTokens, each < max(n_q, n_k)). */
@@ -291,7 +299,7 @@ export interface GradientCheck {
  */
 export interface TraceOperand {
   /** The source step's id ('scores', 'project-q', …) or the input's name ('X', 'Q', 'Wq', 'Wo', …). */
-  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'context' | 'alibi';
+  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'context' | 'alibi' | 'bias';
   /** Plain-text caption without a head index: 'X', 'X + PE', 'W_Q', 'Q', 'S', 'S̃', 'A', 'V', 'O', 'C', 'W_O'. */
   symbol: string;
   /** Zero-based head, on per-head operands when heads > 1. */
@@ -343,7 +351,7 @@ export interface TraceStep {
   defaultScale?: boolean;
   /** Mask steps only: (n_q, n_k), true where query i may attend to key j. */
   allowed?: boolean[][];
-  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask, 8 window); 0 = allowed. */
+  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask, 8 window, 16 a -Infinity bias); 0 = allowed. */
   blockedBy?: number[][];
   /** rotate-q / rotate-k steps: (rows, d_k/2) angle of each pair, position · frequencies[i]. */
   angles?: Matrix;
@@ -351,8 +359,10 @@ export interface TraceStep {
   frequencies?: number[];
   /** rotate-q / rotate-k steps. */
   ropeBase?: number;
-  /** bias steps: the head's ALiBi slope m_h (the bias matrix is operand 1). */
+  /** bias steps with ALiBi: the head's slope m_h (the bias matrix B is operand 1, named 'alibi', or 'bias' without ALiBi). */
   slope?: number;
+  /** softcap steps: the cap c. */
+  softcap?: number;
   /** dropout steps: (n_q, n_k), true where the weight was kept. */
   keep?: boolean[][];
   /** dropout steps: p. */

@@ -54,6 +54,7 @@ export const STEP_IDS = Object.freeze([
   'rotate-k',
   'scores',
   'scale',
+  'softcap',
   'bias',
   'mask',
   'softmax',

@@ -32,13 +32,23 @@ struct AttentionOptions {
   // only when |i − j| < w; Window{left, right} to keys i − left … i + right (positions as
   // causal_alignment places them).
   Window window;
+  // Logit soft-capping (Gemma 2): the scaled scores S̃ become softcap·tanh(S̃ / softcap), so none
+  // passes ±softcap. Absent = off; else finite and > 0.
+  std::optional<float> softcap;
+  // An additive bias on the (capped) scaled scores, (n_q, n_k): a float attention mask (ONNX's
+  // and PyTorch's attn_mask) or a learned relative bias (T5). A −∞ entry blocks its key as the
+  // mask does (mask_rule::bias); +∞ and NaN are refused. A trace also takes one per head,
+  // stacked: (heads·n_q, n_k), head h's rows from h·n_q.
+  std::optional<Matrix> bias;
   // Positions exempt from the window both ways: a global query attends to every key, every
   // query attends to a global key. At most limits::global_tokens, each below max(n_q, n_k).
   std::vector<std::size_t> global_tokens;
 
   bool has_mask() const {
-    return causal || !key_padding.empty() || mask.has_value() || window.active();
+    return causal || !key_padding.empty() || mask.has_value() || window.active() || bias_blocks();
   }
+  // Whether some bias entry is −∞.
+  bool bias_blocks() const;
 };
 
 // Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.
@@ -47,6 +57,7 @@ inline constexpr std::uint8_t causal = 1;       // key j comes after query i
 inline constexpr std::uint8_t key_padding = 2;  // key j is padding
 inline constexpr std::uint8_t mask = 4;         // the explicit mask says no
 inline constexpr std::uint8_t window = 8;       // key j is outside query i's window
+inline constexpr std::uint8_t bias = 16;        // the bias is −∞ there
 }  // namespace mask_rule
 
 // The mask_rule bits that block (query, key) of n_q queries over n_k keys under these options;
@@ -61,6 +72,7 @@ struct AttentionResult {
   float temperature = 1.0f;  // options.temperature
   float factor = 1.0f;       // scale / temperature: what multiplies the scores
   Matrix scaled;             // scores · factor: (n_q, n_k)
+  Matrix capped;             // softcap·tanh(scaled / softcap) with a softcap, else empty
   Matrix logits;             // scaled, with masked entries set to -inf: (n_q, n_k)
   kernels::Softmax softmax;  // exponentials, weights, row max and sum of the logits
   Matrix output;             // weights · V: (n_q, d_v)

@@ -71,7 +71,8 @@ inline constexpr const char* rotate_q = "rotate-q";  // RoPE only
 inline constexpr const char* rotate_k = "rotate-k";  // RoPE only
 inline constexpr const char* scores = "scores";
 inline constexpr const char* scale = "scale";
-inline constexpr const char* bias = "bias";  // ALiBi only
+inline constexpr const char* softcap = "softcap";  // softcap only
+inline constexpr const char* bias = "bias";        // ALiBi or a given bias only
 inline constexpr const char* mask = "mask";
 inline constexpr const char* softmax = "softmax";
 inline constexpr const char* dropout = "dropout";  // dropout > 0 only
@@ -95,15 +96,36 @@ inline constexpr const char* grad_x = "grad-x";  // ∂Q·W_Qᵀ + ∂K·W_Kᵀ 
 }  // namespace step
 
 // Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 29> step_ids{
-    step::encoding,     step::positional,   step::project_q,   step::project_k,
-    step::project_v,    step::rotate_q,     step::rotate_k,    step::scores,
-    step::scale,        step::bias,         step::mask,        step::softmax,
-    step::dropout,      step::aggregate,    step::concat,      step::output_projection,
-    step::grad_output,  step::grad_wo,      step::grad_concat, step::grad_v,
-    step::grad_weights, step::grad_softmax, step::grad_scores, step::grad_q,
-    step::grad_k,       step::grad_wq,      step::grad_wk,     step::grad_wv,
-    step::grad_x};
+inline constexpr std::array<const char*, 30> step_ids{step::encoding,
+                                                      step::positional,
+                                                      step::project_q,
+                                                      step::project_k,
+                                                      step::project_v,
+                                                      step::rotate_q,
+                                                      step::rotate_k,
+                                                      step::scores,
+                                                      step::scale,
+                                                      step::softcap,
+                                                      step::bias,
+                                                      step::mask,
+                                                      step::softmax,
+                                                      step::dropout,
+                                                      step::aggregate,
+                                                      step::concat,
+                                                      step::output_projection,
+                                                      step::grad_output,
+                                                      step::grad_wo,
+                                                      step::grad_concat,
+                                                      step::grad_v,
+                                                      step::grad_weights,
+                                                      step::grad_softmax,
+                                                      step::grad_scores,
+                                                      step::grad_q,
+                                                      step::grad_k,
+                                                      step::grad_wq,
+                                                      step::grad_wk,
+                                                      step::grad_wv,
+                                                      step::grad_x};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -168,13 +190,14 @@ struct TraceStep {
   // The sum of each row of values (a weight row sums to 1), in double so float32 values near
   // its limit cannot sum beyond it; masked (−∞) entries are left out: a total is always finite.
   std::vector<double> row_totals;
-  std::vector<Operand> operands;        // what feeds this step, in order
-  std::optional<SoftmaxParts> softmax;  // softmax steps only
-  std::optional<ScaleFactors> scaling;  // scale steps only
-  std::optional<MaskCells> mask;        // mask steps only
-  std::optional<Rotation> rotation;     // rotate-q and rotate-k steps only
-  std::optional<float> slope;           // bias steps only: the head's ALiBi slope m_h
-  std::optional<DropoutCells> dropout;  // dropout steps only
+  std::vector<Operand> operands;            // what feeds this step, in order
+  std::optional<SoftmaxParts> softmax;      // softmax steps only
+  std::optional<ScaleFactors> scaling;      // scale steps only
+  std::optional<MaskCells> mask;            // mask steps only
+  std::optional<Rotation> rotation;         // rotate-q and rotate-k steps only
+  std::optional<float> slope;               // bias steps with ALiBi only: the head's slope m_h
+  std::optional<float> softcap;             // softcap steps only: the cap c
+  std::optional<DropoutCells> dropout;      // dropout steps only
   std::optional<SoftmaxJacobian> jacobian;  // grad-softmax steps only
 };
 

@@ -9,14 +9,19 @@
 
 namespace attnlab::detail {
 
-// attention() with an additive bias on the scaled scores before the mask (ALiBi): bias is
-// null or (n_q, n_k). result.scaled stays without it; result.logits include it.
+// attention() with ALiBi's distance bias on the (capped) scaled scores before the mask, beside
+// options.bias: alibi is null or (n_q, n_k). result.scaled and result.capped stay without
+// either; result.logits include both.
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                  const AttentionOptions& options, const Matrix* bias);
+                                  const AttentionOptions& options, const Matrix* alibi);
 
-// attention()'s checks of the options against Q (n_q, ·) and K (n_k, ·).
+// attention()'s checks of the options against Q (n_q, ·) and K (n_k, ·); a trace of `heads`
+// heads also takes a bias per head, stacked.
 validate::Problem check_attention_options(const Matrix& q, const Matrix& k,
-                                          const AttentionOptions& options);
+                                          const AttentionOptions& options, std::size_t heads = 1);
+
+// Head h's (n_q, n_k) rows of a bias given one per head (heads·n_q rows), else the bias itself.
+Matrix head_bias(const Matrix& bias, std::size_t h, std::size_t n_q);
 
 // trace()'s checks of its input, every size and value, before anything is computed.
 validate::Problem check_trace_input(const TraceInput& input);
@@ -47,7 +52,8 @@ struct HeadVariants {
   std::optional<Rotation> q_rotation, k_rotation;  // RoPE
   Matrix rotated_q, rotated_k;
   std::optional<float> slope;  // ALiBi
-  Matrix bias, biased;         // the bias, and the scaled scores plus it
+  // B, ALiBi's bias plus the given bias, and the (capped) scaled scores plus B (with either)
+  Matrix bias, biased;
   std::optional<DropoutCells> dropout;
   Matrix dropped;  // the weights after dropout
 };
@@ -68,6 +74,7 @@ validate::Problem rotation_overflowed(const HeadInputs& in);
 struct HeadRun {
   AttentionResult result;
   HeadVariants variants;
+  AttentionOptions options;  // the head's: input.options with its rows of a per-head bias
 };
 Result<HeadRun> run_head(const TraceInput& input, const Qkv& qkv, std::size_t h);
 

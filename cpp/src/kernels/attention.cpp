@@ -13,8 +13,40 @@ namespace attnlab {
 
 using validate::Problem;
 
+namespace {
+
+// The bias: (n_q, n_k), or (heads·n_q, n_k) one per head in a trace; no NaN or +∞ (−∞ blocks).
+Problem check_bias(const Matrix& q, const Matrix& k, const Matrix& bias, std::size_t heads) {
+  if (bias.cols != k.rows || (bias.rows != q.rows && bias.rows != heads * q.rows))
+    return Error{ErrorCode::shape_mismatch,
+                 "bias (" + shape_string(bias) + ") must be " + shape_string(q.rows, k.rows) +
+                     (heads > 1 ? " or, one per head, " + shape_string(heads * q.rows, k.rows)
+                                : std::string()) +
+                     ": one row per query of Q (" + shape_string(q) +
+                     "), one column per key of K (" + shape_string(k) + ")"};
+  for (std::size_t i = 0; i < bias.data.size(); ++i)
+    if (std::isnan(bias.data[i]) || bias.data[i] == std::numeric_limits<float>::infinity())
+      return Error{ErrorCode::non_finite,
+                   "bias (" + shape_string(bias) + ") is " + validate::number_text(bias.data[i]) +
+                       " at row " + std::to_string(i / bias.cols + 1) + ", column " +
+                       std::to_string(i % bias.cols + 1) +
+                       ": a bias entry is a finite number, or -Infinity to block the key"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool AttentionOptions::bias_blocks() const {
+  return bias && std::any_of(bias->data.begin(), bias->data.end(),
+                             [](float b) { return b == -std::numeric_limits<float>::infinity(); });
+}
+
 Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
-                                        const AttentionOptions& options) {
+                                        const AttentionOptions& options, std::size_t heads) {
+  if (options.bias)
+    if (auto p = check_bias(q, k, *options.bias, heads)) return p;
+  if (options.softcap)
+    if (auto p = validate::positive_finite("softcap", *options.softcap)) return p;
   if (!options.key_padding.empty() && options.key_padding.size() != k.rows)
     return Error{ErrorCode::shape_mismatch,
                  "key padding has " + std::to_string(options.key_padding.size()) +
@@ -60,6 +92,8 @@ std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::s
   std::uint8_t rules = 0;
   if (band.causal_blocks(query, key)) rules |= mask_rule::causal;
   if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
+  if (options.bias && (*options.bias)(query, key) == -std::numeric_limits<float>::infinity())
+    rules |= mask_rule::bias;
   if (options.mask && (*options.mask)(query, key) == 0) rules |= mask_rule::mask;
   const auto global = [&](std::size_t p) {
     return std::find(options.global_tokens.begin(), options.global_tokens.end(), p) !=
@@ -75,7 +109,7 @@ Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix
 }
 
 Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                          const AttentionOptions& options, const Matrix* bias) {
+                                          const AttentionOptions& options, const Matrix* alibi) {
   if (auto p = check_inputs(q, k, v, options)) return *p;
 
   AttentionResult r;
@@ -91,9 +125,20 @@ Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, cons
   kernels::scale(r.scaled, r.factor);
   if (auto p = validate::overflowed("the scaled scores", r.scaled)) return *p;
 
-  r.logits = r.scaled;  // logits: (n_q, n_k), plus the bias, -inf where masked
-  if (bias) {
-    for (std::size_t i = 0; i < r.logits.data.size(); ++i) r.logits.data[i] += bias->data[i];
+  if (options.softcap) {  // |cap·tanh(x / cap)| < cap: nothing to overflow
+    r.capped = r.scaled;
+    const float cap = *options.softcap;
+    for (float& x : r.capped.data) x = cap * std::tanh(x / cap);
+  }
+  // logits: (n_q, n_k), the (capped) scaled scores plus the biases, -inf where masked
+  r.logits = options.softcap ? r.capped : r.scaled;
+  if (alibi || options.bias) {
+    for (std::size_t i = 0; i < r.logits.data.size(); ++i) {
+      if (alibi) r.logits.data[i] += alibi->data[i];
+      // A −∞ entry of the bias is a block: the mask below sets it, not a sum.
+      if (options.bias && std::isfinite(options.bias->data[i]))
+        r.logits.data[i] += options.bias->data[i];
+    }
     if (auto p = validate::overflowed("the scaled scores plus the bias", r.logits)) return *p;
   }
   if (options.has_mask())

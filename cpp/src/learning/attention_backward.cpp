@@ -65,7 +65,16 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
     for (std::size_t j = 0; j < ds.cols; ++j) dot += ds(i, j) * a(i, j);
     for (std::size_t j = 0; j < ds.cols; ++j) ds(i, j) = a(i, j) * (ds(i, j) - dot);
   }
-  // The logits are scores · f, with f = scale / temperature.
+  // Soft-capping: d(c·tanh(x/c))/dx = 1 − tanh²(x/c) = 1 − (capped/c)²; a bias adds a constant.
+  if (options.softcap) {
+    const Matrix& capped = forward.value().capped;
+    const float cap = *options.softcap;
+    for (std::size_t i = 0; i < ds.data.size(); ++i) {
+      const float t = capped.data[i] / cap;
+      ds.data[i] *= 1.0f - t * t;
+    }
+  }
+  // The scaled scores are scores · f, with f = scale / temperature.
   kernels::scale(ds, forward.value().factor);
   g.dq = kernels::matmul(ds, k);              // dS·K: (n_q, d_k)
   g.dk = kernels::matmul(transposed(ds), q);  // dSᵀ·Q: (n_k, d_k)

@@ -181,11 +181,13 @@ void add_projection_gradients(Trace& t, const Projections& p, std::size_t heads,
 }
 
 // The variant the backward steps do not differentiate, or null: they follow multi-head
-// attention with its masks (a sliding window included), not RoPE's rotation, ALiBi's bias,
-// dropout, K and V shared across heads, or keys from a context.
+// attention with its masks (a sliding window included), not RoPE's rotation, soft-capping, a
+// bias (ALiBi's or a given one), dropout, K and V shared across heads, or keys from a context.
 const char* unfollowed_variant(const TraceInput& input) {
   if (input.rope) return "RoPE (rope)";
   if (input.alibi) return "ALiBi (alibi)";
+  if (input.options.softcap) return "soft-capping (softcap)";
+  if (input.options.bias) return "a bias (bias)";
   if (input.dropout > 0.0f) return "dropout";
   if (input.kv_heads != 0 && input.kv_heads != input.heads) return "shared K/V heads (kvHeads)";
   const auto* projections = std::get_if<Projections>(&input.source);

@@ -45,11 +45,11 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
 std::optional<Error> overflowed_step(const Trace& t, std::size_t first) {
   for (std::size_t i = first; i < t.steps.size(); ++i) {
     const TraceStep& s = t.steps[i];
-    // A masked cell's −∞ is the mask step's meaning; its other values are attention()'s
-    // checked logits, so a mask step never reaches the message below.
-    const bool mask = s.id == step::mask;
+    // A masked cell's −∞ is the mask step's meaning, and a −∞ bias entry's the bias step's; their
+    // other values are attention()'s checked logits, so they never reach the message below.
+    const bool blocks = s.id == step::mask || s.id == step::bias;
     for (float v : s.values.data)
-      if (!std::isfinite(v) && !(mask && v == -std::numeric_limits<float>::infinity()))
+      if (!std::isfinite(v) && !(blocks && v == -std::numeric_limits<float>::infinity()))
         return validate::overflowed("the step " + s.id, s.values);
   }
   return std::nullopt;
@@ -308,14 +308,27 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
                r.scaled, {step_result(t, scores, "S")});
   t.steps.back().scaling =
       ScaleFactors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
-  if (variants.slope) {
-    logits = add_step(t, step::bias, head, "Add the distance bias (ALiBi)",
-                      s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") +
-                          "_{ij} - m\\,|i - j|, "
-                          "\\quad m = " +
-                          tex_number(*variants.slope),
-                      variants.biased,
-                      {step_result(t, logits, "S̃"), own("alibi", "B", head, variants.bias)});
+  if (options.softcap) {
+    logits = add_step(t, step::softcap, head, "Cap the scores (soft-capping)",
+                      s.tilde("S") + "_{ij} \\leftarrow c \\tanh\\!\\left(\\frac{" + s.tilde("S") +
+                          "_{ij}}{c}\\right), \\quad c = " + tex_number(*options.softcap),
+                      r.capped, {step_result(t, logits, "S̃")});
+    t.steps.back().softcap = options.softcap;
+  }
+  if (variants.slope || options.bias) {
+    // B: ALiBi's −m|i − j|, the given bias, or their sum.
+    const std::string added = variants.slope && options.bias ? " - m\\,|i - j| + B_{ij}"
+                              : variants.slope               ? " - m\\,|i - j|"
+                                                             : " + B_{ij}";
+    std::string formula = s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") + "_{ij}" + added;
+    if (variants.slope) formula += ", \\quad m = " + tex_number(*variants.slope);
+    logits = add_step(t, step::bias, head,
+                      variants.slope && options.bias ? "Add the biases (ALiBi's and the given one)"
+                      : variants.slope               ? "Add the distance bias (ALiBi)"
+                                                     : "Add the bias",
+                      formula, variants.biased,
+                      {step_result(t, logits, "S̃"),
+                       own(variants.slope ? "alibi" : "bias", "B", head, variants.bias)});
     t.steps.back().slope = variants.slope;
   }
   if (options.has_mask()) {
@@ -469,8 +482,8 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
     auto run = detail::run_head(input, qkv, h);
     if (!run) return run.error();
     const AttentionResult& r = run.value().result;
-    head_outputs.push_back(
-        step_result(t, add_head_steps(t, r, h, sources, input.options, run.value().variants), "O"));
+    head_outputs.push_back(step_result(
+        t, add_head_steps(t, r, h, sources, run.value().options, run.value().variants), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
       std::copy_n(r.output.row(i), d_v, concat.row(i) + h * d_v);
     if (h == 0) t.fully_masked_rows = r.fully_masked_rows;

@@ -113,20 +113,36 @@ Problem detail::rotation_overflowed(const HeadInputs& in) {
   return validate::overflowed("the rotated k (RoPE)", in.k);
 }
 
+Matrix detail::head_bias(const Matrix& bias, std::size_t h, std::size_t n_q) {
+  if (bias.rows == n_q) return bias;  // one for all heads
+  Matrix own(n_q, bias.cols);
+  std::copy_n(bias.row(h * n_q), own.data.size(), own.data.begin());
+  return own;
+}
+
 Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv, std::size_t h) {
   HeadInputs in = head_inputs(input, qkv, h);
   if (auto e = rotation_overflowed(in)) return *e;
   HeadVariants& v = in.variants;
+  const auto heads = static_cast<std::size_t>(input.heads);
+  if (auto e = check_attention_options(in.q, in.k, input.options, heads)) return *e;
+  AttentionOptions options = input.options;  // the head's own: its rows of a per-head bias
+  if (options.bias) options.bias = head_bias(*options.bias, h, in.q.rows);
   if (input.alibi) {
     v.slope = alibi_slope(static_cast<int>(h), input.heads);
     v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows);
   }
-  auto r = attention(in.q, in.k, in.v, input.options, input.alibi ? &v.bias : nullptr);
+  auto r = attention(in.q, in.k, in.v, options, input.alibi ? &v.bias : nullptr);
   if (!r) return r.error();
   AttentionResult& result = r.value();
-  if (input.alibi) {
-    v.biased = result.scaled;
-    for (std::size_t i = 0; i < v.biased.data.size(); ++i) v.biased.data[i] += v.bias.data[i];
+  if (input.alibi || options.bias) {
+    // B: ALiBi's distance bias plus the given bias (−∞ where it blocks); S̃ + B before the mask.
+    if (!input.alibi) v.bias = Matrix(in.q.rows, in.k.rows);
+    v.biased = options.softcap ? result.capped : result.scaled;
+    for (std::size_t i = 0; i < v.biased.data.size(); ++i) {
+      if (options.bias) v.bias.data[i] += options.bias->data[i];
+      v.biased.data[i] += v.bias.data[i];
+    }
   }
   if (input.dropout > 0.0f) {
     const float keep_scale = 1.0f / (1.0f - input.dropout);
@@ -138,7 +154,7 @@ Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv
       v.dropped.data[i] = v.dropout->keep.data[i] ? v.dropped.data[i] * keep_scale : 0.0f;
     result.output = kernels::matmul(v.dropped, in.v);
   }
-  return HeadRun{std::move(result), std::move(v)};
+  return HeadRun{std::move(result), std::move(v), std::move(options)};
 }
 
 // ---- Generation with a KV cache ----------------------------------------------------------
@@ -194,7 +210,9 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   const detail::Qkv& qkv = prepared.value();
   AttentionOptions options = input.options;
   options.causal = true;
-  if (auto e = detail::check_attention_options(qkv.q, qkv.k, options)) return *e;
+  if (auto e = detail::check_attention_options(qkv.q, qkv.k, options,
+                                               static_cast<std::size_t>(input.heads)))
+    return *e;
 
   const auto heads = static_cast<std::size_t>(input.heads);
   std::vector<detail::HeadInputs> head(heads);
@@ -204,6 +222,9 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   }
 
   const std::size_t n = qkv.q.rows, d_v = head[0].v.cols;
+  // The rules of the row masks; a bias, per head, blocks through each head's own row of it.
+  AttentionOptions rules = options;
+  rules.bias.reset();
   DecodeTrace out;
   Matrix concat(1, heads * d_v);
   for (std::size_t t = 0; t < n; ++t) {
@@ -212,8 +233,9 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     AttentionOptions row = {};
     row.scale = options.scale;
     row.temperature = options.temperature;
+    row.softcap = options.softcap;
     row.mask = BoolMatrix(1, t + 1);
-    for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(options, n, n, t, j) == 0;
+    for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(rules, n, n, t, j) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
       DecodeHead dh{rows_of(in.q, t, 1),
@@ -229,6 +251,11 @@ Result<DecodeTrace> decode(const TraceInput& input) {
         bias = Matrix(1, t + 1);
         const float slope = alibi_slope(static_cast<int>(h), input.heads);
         for (std::size_t j = 0; j <= t; ++j) (*bias)(0, j) = -slope * static_cast<float>(t - j);
+      }
+      if (options.bias) {  // row t of the head's bias, over the t + 1 cached keys
+        const Matrix own = detail::head_bias(*options.bias, h, n);
+        row.bias = Matrix(1, t + 1);
+        std::copy_n(own.row(t), t + 1, row.bias->data.begin());
       }
       auto r = detail::attention(dh.q, dh.keys, dh.values, row, bias ? &*bias : nullptr);
       if (!r) return r.error();

@@ -3,7 +3,7 @@
 // cells, what to ask before revealing it, and which NumPy expression recomputes it.
 import { fmt, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
-import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS } from './variant-steps.js';
+import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS, SOFTCAP_STEP } from './variant-steps.js';
 import * as why from './why.js';
 
 /**
@@ -149,15 +149,17 @@ defineStep({
   numpy: 'scaled',
 });
 
+defineStep(SOFTCAP_STEP);
 defineStep(BIAS_STEP);
 
 // Why the core blocked a cell: its blockedBy flags (1 causal, 2 key padding, 4 the mask,
-// 8 the sliding window).
+// 8 the sliding window, 16 a −∞ bias).
 function maskReason(flags, col, keys) {
   if (flags & 1) return `key ${keys[col]} comes after this query (causal mask)`;
   if (flags & 2) return `key ${keys[col]} is padding`;
   if (flags & 4) return 'the mask forbids this pair';
   if (flags & 8) return `key ${keys[col]} is outside this query’s window`;
+  if (flags & 16) return `the bias is −∞ for key ${keys[col]}`;
   return null;
 }
 

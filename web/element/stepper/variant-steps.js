@@ -1,7 +1,7 @@
-// The steps of the attention variants (the core's trace: rope, alibi, dropout), each present
-// only when its variant is on. steps.js defines them in trace order, with the same checks as
-// the others: rotate-q and rotate-k after the projections, bias after scale, dropout after
-// softmax. Every number is read off the trace; the texts only lay them side by side.
+// The steps of the attention variants (the core's trace: rope, softcap, alibi or a bias,
+// dropout), each present only when its variant is on. steps.js defines them in trace order,
+// with the same checks as the others: rotate-q and rotate-k after the projections, softcap and
+// bias after scale, dropout after softmax. Every number is read off the trace; the texts only lay them side by side.
 import { fmt, sub } from '../shared/format.js';
 import { at } from './explain.js';
 
@@ -52,15 +52,52 @@ export const ROTATE_STEPS = [
   numpy: ropeNumpy(letter),
 }));
 
-// ---- ALiBi: bias ----
+// ---- Soft-capping: softcap ----
+
+export const SOFTCAP_STEP = {
+  id: 'softcap',
+  name: 'S̃, capped',
+  caption: 'S̃ soft-capped: c·tanh(S̃ / c)',
+  why: ({ panel }) => {
+    const { softcap } = panel.step;
+    const before = panel.operands[0].values.flat();
+    const largest = before.reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
+    return {
+      idea: 'Soft-capping (Gemma 2) squeezes every scaled score through c·tanh(s̃ / c): small scores pass almost unchanged, large ones bend towards ±c and never pass it, so no single score can grow without bound and swamp the softmax.',
+      live: `Here c = ${fmt(softcap)}: the largest score, ${fmt(largest)}, becomes ${fmt(softcap * Math.tanh(largest / softcap))}.`,
+    };
+  },
+  rows: 'queries',
+  cols: 'keys',
+  heat: 'scores',
+  perHead: true,
+  explain: ({ panel, row, col, value }) => {
+    const s = panel.operands[0].values[row][col];
+    const c = fmt(panel.step.softcap);
+    return { text: `${c}·tanh(s̃${at(row, col)} / ${c}) = ${c}·tanh(${fmt(s)} / ${c}) = ${fmt(value)}`, highlight: [{ cell: [row, col] }] };
+  },
+  predict: {
+    elementwise: 'bends each entry towards ±c, keeping its sign and its order in the row',
+    largest: { noun: 'capped score', reason: 'tanh only grows, so the capped row keeps the order of the scores.' },
+  },
+  numpy: 'np.float32(softcap) * np.tanh(scaled / np.float32(softcap))',
+};
+
+// ---- Biases: ALiBi's distance bias and a given one (bias) ----
 
 export const BIAS_STEP = {
   id: 'bias',
   name: 'S̃ + B, bias',
-  caption: 'S̃ plus the distance bias (ALiBi)',
+  caption: 'S̃ plus the bias B',
   why: ({ panel, labels }) => {
     const bias = panel.operands[1].values[0];
     const j = bias.length - 1;
+    if (panel.step.slope === undefined) {
+      return {
+        idea: 'A bias adds a number of its own to each score before the softmax: a float attention mask (0 where allowed, −∞ where blocked), or a relative bias a model learned (T5). A positive entry pulls weight towards its key, a negative one pushes it away.',
+        live: `For ${q(labels.queries[0])}, ${q(labels.keys[j])} gets ${fmt(bias[j])} added to its score.`,
+      };
+    }
     return {
       idea: 'ALiBi adds no position vectors: it subtracts a penalty that grows in a straight line with the distance between query and key, so far keys get less weight. Each head has its own slope m: a steep head looks nearby, a gentle one far.',
       live: `This head’s slope is m = ${fmt(panel.step.slope)}: for ${q(labels.queries[0])}, ${q(labels.keys[j])} (${j} positions away) loses ${fmt(-bias[j])}.`,
@@ -72,14 +109,15 @@ export const BIAS_STEP = {
   perHead: true,
   explain: ({ panel, row, col, value }) => {
     const [s, b] = panel.operands.map((o) => o.values[row][col]);
+    const alibi = panel.step.slope === undefined ? '' : ` − m·|i − j| = ${fmt(s)} − ${fmt(panel.step.slope)} × ${Math.abs(row - col)}`;
     return {
-      text: `s̃${at(row, col)} − m·|i − j| = ${fmt(s)} − ${fmt(panel.step.slope)} × ${Math.abs(row - col)} = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}`,
+      text: `s̃${at(row, col)}${alibi} + b = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}`,
       highlight: [{ cell: [row, col] }, { cell: [row, col] }],
     };
   },
   predict: {
-    elementwise: 'subtracts from each entry a penalty in proportion to its distance from the diagonal',
-    largest: { noun: 'biased score', reason: 'the bias is 0 on the diagonal and grows with the distance, so nearby keys gain on far ones.' },
+    elementwise: 'adds to each entry the bias at the same place',
+    largest: { noun: 'biased score', reason: 'each score moves by its own bias, so the largest can change: nearby keys gain on far ones under ALiBi.' },
   },
   numpy: 'scaled - np.float32(2.0 ** (-8 * (h + 1) / heads)) * np.abs(np.arange(q.shape[0])[:, None] - np.arange(k.shape[0])[None, :])',
 };
