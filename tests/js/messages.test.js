@@ -60,7 +60,7 @@ const MORE = [
   ['scale 5e-324', () => lab.attention({ Q, ...KV, scale: 5e-324 }), 'scale is 5e-324, which float32'],
   ['temperature 1e39', () => lab.attention({ Q, ...KV, temperature: 1e39 }), 'temperature is 1e+39, which float32 (the core\'s number type) rounds to Infinity'],
   ['a RoPE rotation past float32', () => lab.trace({ Q: [[0, 0], [3e38, 3e38]], K: [[0, 0], [0, 0]], V: [[1, 1], [1, 1]], rope: true }), 'the rotated q (RoPE) (2×2) has Infinity at row 2, column 2'],
-  ['sampledWeights with heads 3', () => lab.sampledWeights({ Q: flat(12, 4), K: flat(12, 4), heads: 3, rows: [0], cols: [0] }), 'heads (3) must be at least 1 and divide the widths of Q (12×4) and K (12×4)'],
+  ['sampledWeights with heads 3', () => lab.sampledWeights({ Q: flat(12, 4), K: flat(12, 4), heads: 3, rows: [0], cols: [0] }), 'heads (3) must be at least 1 and divide the width of Q (12×4)'],
   ['1e40 in Q', () => lab.attention({ Q: [[1, 1e40, 0, 0]], ...KV }), 'Q (1×4) has Infinity at row 1, column 2'],
   ['a ragged Q', () => lab.attention({ Q: [[1, 0, 0, 1], [1]], ...KV }), 'Q is ragged: row 2 has 1 entries but row 1 has 4'],
 ];
