@@ -6,7 +6,7 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
-import { DEFAULT_PRESET, hasPreset, presetState } from './presets.js';
+import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
 import { backwardRequest } from './stepper/backward.js';
 import { stepIds } from './stepper/panels.js';
@@ -340,10 +340,16 @@ export class AttnLabElement extends LitElement {
 
   // An unknown inputs or controls value is named in the message; the default applies.
   _checkLayout() {
-    for (const [name, values] of Object.entries(LAYOUT)) {
+    const problem = this._layoutProblem();
+    if (problem) this.showMessage(problem);
+  }
+
+  _layoutProblem() {
+    const problems = Object.entries(LAYOUT).flatMap(([name, values]) => {
       const value = this[name];
-      if (value != null && !values.includes(value)) this.showMessage(`${name}="${value}" is not one of ${values.join(', ')}; the default is used.`);
-    }
+      return value != null && !values.includes(value) ? [`${name}="${value}" is not one of ${values.join(', ')}`] : [];
+    });
+    return problems.length ? `${problems.join('; ')}; the default is used.` : null;
   }
 
   // ---- state ----
@@ -357,7 +363,7 @@ export class AttnLabElement extends LitElement {
       const fromUrl = this.urlState ? decodeHash(window.location.hash) : null;
       if (fromUrl) {
         state = mergeState(state, fromUrl);
-        fromPreset = null;
+        fromPreset = presetOfState(state); // a link to a preset names it
       } else {
         if (hasPreset(this.preset)) [state, fromPreset] = [presetState(this.preset), this.preset];
         else if (this.preset) problem = `There is no preset "${this.preset}", so the default example is shown.`;
@@ -378,6 +384,7 @@ export class AttnLabElement extends LitElement {
       problem ??= `This state could not be shown (${this.message.text}), so the default example is shown.`;
       this.apply(presetState(DEFAULT_PRESET));
     }
+    problem ??= this._layoutProblem();
     if (problem) this.showMessage(problem);
     // What Reset returns to until the learner chooses a preset (reset() reads presetId first).
     this._resetPoint = { state: this.good.state, presetId: this.presetId };
@@ -399,21 +406,36 @@ export class AttnLabElement extends LitElement {
 
   render() {
     const error = this.message?.error;
-    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
+    const message = html`<p class="message ${error ? 'error' : ''} ${this.message?.text ? '' : 'empty'}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
     return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
   }
 
+  // The WAI-ARIA tabs pattern: one Tab stop (the selected tab); ←/→/Home/End move between
+  // the tabs and show the one reached.
   _renderTabs() {
     if (!this.tabs) return nothing;
     const current = this.good.state.view;
-    return html`<div role="tablist" aria-label="Views" part="tabs">
+    return html`<div role="tablist" aria-label="Views" part="tabs" @keydown=${(event) => this._onTabKey(event)}>
       ${VIEWS.map(
         ({ id, title }) =>
-          html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} @click=${() => this.showView(id)}>${title}</button>`,
+          html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} tabindex=${id === current ? '0' : '-1'}
+            @click=${() => this.showView(id)}>${title}</button>`,
       )}
     </div>`;
+  }
+
+  _onTabKey(event) {
+    const ids = VIEWS.map((v) => v.id);
+    const index = ids.indexOf(this.good.state.view);
+    const target = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: ids.length - 1 }[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    event.stopPropagation(); // the step keys are the stepper's, not the tabs'
+    const id = ids[(target + ids.length) % ids.length];
+    if (!this.showView(id)) return;
+    this.updateComplete.then(() => this.renderRoot.querySelector(`[role="tab"][data-view="${id}"]`)?.focus());
   }
 }
 

@@ -179,3 +179,19 @@ export function presetState(id) {
   state.step = state.mode === 'x' ? 'project-q' : 'scores';
   return state;
 }
+
+// The fields a preset sets that the learner edits: not what is on view (step, view,
+// viewState) nor how they work (predict).
+const INPUT_FIELDS = Object.keys(BASE_STATE).filter((key) => !['step', 'predict', 'view', 'viewState'].includes(key));
+
+/**
+ * The stepper preset whose inputs `state` still holds (a link to it, "#view=stepper" on the
+ * default), or null when the inputs are the learner's own.
+ */
+export function presetOfState(state) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return STEPPER_PRESET_IDS.find((id) => {
+    const preset = presetState(id);
+    return INPUT_FIELDS.every((key) => same(preset[key], state[key]));
+  }) ?? null;
+}

@@ -89,17 +89,33 @@ export class Stepper {
   render(message) {
     const { inputs, controls, resultFirst } = this.host.layout;
     const options = controls === 'full' ? this.inputs.renderControls() : nothing;
-    const nav = controls === 'none' ? nothing : this._renderNav();
+    const hasSetup = controls === 'full' || inputs !== 'hidden';
+    // The narrow layout's jump to the options and inputs below the step (hidden when wide).
+    const toSetup = !resultFirst && hasSetup ? html`<button class="to-setup" data-action="to-setup" @click=${() => this._showSetup()}>Inputs and options ↓</button>` : nothing;
+    const nav = controls === 'none' ? toSetup : this._renderNav(toSetup);
     const editors = {
       shown: () => this.inputs.renderInputs(),
       collapsed: () => html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
       hidden: () => nothing,
     }[inputs]();
-    if (resultFirst) return html`${message} ${this._renderStep()} ${nav} ${options} ${editors}`;
-    return html`${options} ${message} ${editors} ${nav} ${this._renderStep()}`;
+    if (resultFirst) return html`${message} ${this._renderStep(false)} ${nav} ${options} ${editors}`;
+    // Result first: the steps and the step on view lead; the options and inputs sit beside
+    // them on a wide element and below them on a narrow one, a tap away (styles.js).
+    const setup = hasSetup ? html`<aside class="setup" data-role="setup" aria-label="Inputs and options" tabindex="-1">${options} ${editors}</aside>` : nothing;
+    return html`<div class="stepper-layout">
+      <div class="lead-column">${message} ${nav} ${this._renderStep(controls !== 'none')}</div>
+      ${setup}
+    </div>`;
   }
 
-  _renderNav() {
+  _showSetup() {
+    const setup = this.host.renderRoot.querySelector('[data-role="setup"]');
+    setup?.scrollIntoView({ block: 'start' });
+    setup?.focus({ preventScroll: true });
+  }
+
+  // `extra`: what ends the navigation's row (the jump to the options on a narrow element).
+  _renderNav(extra = nothing) {
     const { trace, state } = this.host.good;
     const ids = stepIds(trace);
     const current = ids.indexOf(state.step);
@@ -113,7 +129,7 @@ export class Stepper {
         <button data-action="last" @click=${() => this.moveStep('last')} ?disabled=${current === last}>Last »</button>
         <input data-control="step" type="range" min="0" max=${last} .value=${String(current)} aria-label="Step"
           aria-valuetext=${stepTitle(trace, ids[current])} @input=${(e) => this.host.goToStep(ids[Number(e.target.value)])} />
-        <span>Step ${current + 1} of ${ids.length}</span>
+        <span>Step ${current + 1} of ${ids.length}</span> ${extra}
       </div>
       <ol class="steps">
         ${ids.map(
@@ -124,7 +140,8 @@ export class Stepper {
     </nav>`;
   }
 
-  _renderStep() {
+  // `divided`: a rule separates the step from the navigation above it.
+  _renderStep(divided = true) {
     const { state, trace } = this.host.good;
     const id = state.step;
     const labels = tokenLabels(state);
@@ -133,7 +150,7 @@ export class Stepper {
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
     const scaleOf = stepScales(id, panels, { withResult: !prediction.hidden });
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
-    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" part="step" aria-live="polite">
+    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${stepTitle(trace, id)}</h2>
       ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
       ${panels.map((panel) => {
