@@ -33,12 +33,14 @@ function sentence(name, description, Wq, Wk, extra = {}) {
 
 const TINY = {
   name: 'Tiny example: 2 queries, 3 keys',
-  description: 'Q is 2x2, K and V are 3x2: small enough to check every number by hand.',
+  description: 'Q is 2×2, K and V are 3×2: small enough to check every number by hand.',
+  // Each query has one best key, and a different one (no tie for a sentence to paper over):
+  // q₁ scores 2, 1, 0 and q₂ scores 0, 1, 2.
   state: {
     mode: 'qkv',
     tokens: ['k₁', 'k₂', 'k₃'],
     Q: [[1, 0], [0, 1]],
-    K: [[1, 0], [1, 1], [0, 1]],
+    K: [[2, 0], [1, 1], [0, 2]],
     V: [[1, 0], [0, 2], [1, 1]],
     heads: 1,
   },
@@ -50,7 +52,7 @@ const TWO_HEADS = (() => {
   const random = seededRandom(7);
   return {
     name: 'Two heads with an output projection',
-    description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
+    description: 'W_Q, W_K and W_V are 4×4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
     state: {
       mode: 'x',
       tokens: ['I', 'like', 'green', 'tea'],

@@ -134,7 +134,7 @@ export class Stepper {
       <ol class="steps">
         ${ids.map(
           (id, i) =>
-            html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${stepEntry(id).name}</button></li>`,
+            html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${subscripted(stepEntry(id).name)}</button></li>`,
         )}
       </ol>
     </nav>`;
@@ -148,10 +148,10 @@ export class Stepper {
     const panels = stepPanels(trace, id, labels);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
-    const scaleOf = stepScales(id, panels, { withResult: !prediction.hidden });
+    const scaleOf = stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden });
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
-      <h2>${stepTitle(trace, id)}</h2>
+      <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>
       ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
       ${panels.map((panel) => {
         const explanation = explanationOf(panel);
@@ -161,7 +161,7 @@ export class Stepper {
           <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands" part="operands">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: explanation?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(trace, o.head ?? panel.head) : undefined, highlight: explanation?.highlight[i] }))}
             </div>
             <div class="matrices" data-role="result" part="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
               ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}
@@ -175,7 +175,7 @@ export class Stepper {
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
       <div class="controls export" role="group" aria-label="Export this step" part="export">
         <span>Export:</span>
-        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
+        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, trace, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
       </div>
       <p class="explanation" data-role="explanation" part="explanation" aria-live="polite">
         ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}
@@ -194,6 +194,7 @@ export class Stepper {
       colLabels: panel.colLabels,
       scale: scaleOf(id),
       totals: id === 'softmax' ? panel.step.rowTotals : undefined,
+      blocked: id === 'softmax' ? blockedWeights(this.host.good.trace, panel.head) : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
@@ -223,9 +224,10 @@ export class Stepper {
   // What the step does and why; its live numbers wait while a prediction hides the result.
   _renderWhy(id, panel, labels, hidden) {
     if (!panel) return nothing;
-    const { idea, live } = stepEntry(id).why({ panel, labels });
+    // `before`: the idea said without the answer a prediction asks for (softmax's row sum).
+    const { idea, before, live } = stepEntry(id).why({ panel, labels });
     return html`<div class="why" data-role="why" part="why">
-      <p>${idea}</p>
+      <p>${hidden && before ? before : idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
     </div>`;
   }
@@ -254,6 +256,12 @@ export class Stepper {
       </div>
     </details>`;
   }
+}
+
+// The weights of head `head` that a mask blocked: where softmax's logits are −∞ (the core's).
+function blockedWeights(trace, head) {
+  const logits = trace.steps.find((s) => s.id === 'softmax' && s.head === head)?.operands[0].values;
+  return logits?.map((row) => row.map((v) => v === -Infinity));
 }
 
 // The explanation of the focused cell of `panel`, by its step's registry entry.

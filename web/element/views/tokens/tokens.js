@@ -6,7 +6,7 @@
 import { html, nothing } from 'lit';
 
 import { WEIGHT_SCALE } from '../../shared/colors.js';
-import { fmt } from '../../shared/format.js';
+import { largestEntries, namedLargest } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -107,11 +107,9 @@ class TokensView extends ViewBase {
   // The focused token's strongest keys (all of them when they tie), in words, with the weight.
   _explain(weights, queries, keys, focus, head, count) {
     const row = weights[focus];
-    const largest = Math.max(...row);
-    const top = keys.filter((_, j) => fmt(row[j]) === fmt(largest)).map((label) => `“${label}”`);
     const where = count > 1 ? `In head ${head + 1}, ` : '';
     const seen = row.filter((w) => w > 0).length;
-    const to = top.length > 1 ? `${top.slice(0, -1).join(', ')} and ${top.at(-1)} (${fmt(largest)} each)` : `${top[0]} (${fmt(largest)})`;
+    const to = namedLargest(row, largestEntries(row), (j) => keys[j]);
     return `${where}“${queries[focus]}” gives the most attention to ${to}; it looks at ${seen} of the ${keys.length} tokens at all.`;
   }
 

@@ -93,7 +93,7 @@ class VariantsView extends ViewBase {
   _renderStep(id) {
     const labels = exampleLabels(this.viewState);
     const panels = stepPanels(this._trace, id, labels);
-    const scaleOf = stepScales(id, panels);
+    const scaleOf = stepScales(id, this._trace, { heads: panels.length });
     const focus = this._focus?.id === id ? this._focus : null;
     const explained = focus && panels.find((p) => p.head === focus.head);
     const explanation = explained ? stepEntry(id).explain({ panel: explained, row: focus.row, col: focus.col, value: explained.step.values[focus.row][focus.col], labels }) : null;
