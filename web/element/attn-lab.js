@@ -33,7 +33,7 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  *
  * @summary Steps through softmax(QKᵀ/√d_k)·V with every number computed by the core and editable.
  *
- * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
+ * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'heads-differ' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
  * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
  * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection' | 'grad-output' | 'grad-wo' | 'grad-concat' | 'grad-v' | 'grad-weights' | 'grad-softmax' | 'grad-scores' | 'grad-q' | 'grad-k' | 'grad-wq' | 'grad-wk' | 'grad-wv' | 'grad-x'} step - The step on view (a grad-* step needs backward in the state); an embed given one leads with its result.
  * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.

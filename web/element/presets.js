@@ -67,6 +67,32 @@ const TWO_HEADS = (() => {
   };
 })();
 
+// Two heads that clearly differ, over the sentence as one-hot tokens: head 1 looks at the
+// previous token (the first token at itself), head 2 at the first token. Head 1's queries and
+// keys are points on a circle, token i's key at angle 60°·i and its query at the angle of the
+// key before it, so a query matches that key best (cos 0 = 1 against cos 60° = ½ for its
+// neighbours); head 2's keys are 0 except the first token's, which every query points at.
+const HEADS_DIFFER = (() => {
+  const r = 3; // scores 9 against 4.5: after softmax about 0.8 for the chosen key
+  const angle = (i) => (Math.PI / 3) * i;
+  const point = (i) => [r * Math.cos(angle(i)), r * Math.sin(angle(i))].map((v) => Math.round(v * 1000) / 1000);
+  return {
+    name: 'Two heads: the previous token and the first token',
+    description: 'Head 1 attends to the token before each one (the first token to itself), head 2 to the first token: two heads, two patterns.',
+    state: {
+      mode: 'x',
+      tokens: [...SENTENCE],
+      X: identity(n),
+      Wq: matrix(n, 4, (i, j) => (j < 2 ? point(Math.max(i - 1, 0))[j] : j === 2 ? r : 0)),
+      Wk: matrix(n, 4, (i, j) => (j < 2 ? point(i)[j] : j === 2 && i === 0 ? r : 0)),
+      Wv: matrix(n, 4, (i, j) => VALUES_2D[i][j % 2]),
+      Wo: null,
+      heads: 2,
+      positional: 'none',
+    },
+  };
+})();
+
 const c = 3; // large enough that softmax turns a score gap into a clear preference
 
 export const PRESETS = Object.freeze({
@@ -110,6 +136,7 @@ export const PRESETS = Object.freeze({
     { causal: false },
   ),
   'two-heads': TWO_HEADS,
+  'heads-differ': HEADS_DIFFER,
   ...viewPresets(),
 });
 
@@ -131,8 +158,8 @@ function viewPresets() {
     train: ['Train: watch attention learn', 'A tiny transformer learns a toy task in your browser: loss, accuracy and every head’s weights as it trains.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };
-  // The tokens view shows the stepper's own sentence: two heads of four words to begin with.
-  const under = (view) => (view === 'tokens' ? TWO_HEADS.state : TINY.state);
+  // The tokens view shows the stepper's own sentence: two heads that clearly differ to begin with.
+  const under = (view) => (view === 'tokens' ? HEADS_DIFFER.state : TINY.state);
   return Object.fromEntries(
     Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...under(view), view } }]),
   );

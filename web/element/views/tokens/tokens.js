@@ -77,7 +77,7 @@ class TokensView extends ViewBase {
           scale: WEIGHT_SCALE,
         })}
       </div>
-      ${heads.length > 1 ? this._renderHeads(heads, queries, keys, head) : nothing}
+      ${this._renderHeads(heads, queries, keys, head)}
       <attn-topic-quiz topic="tokens"></attn-topic-quiz>`;
   }
 
@@ -114,9 +114,10 @@ class TokensView extends ViewBase {
   }
 
   _renderHeads(heads, queries, keys, current) {
+    const many = heads.length > 1;
     return html`<section data-role="heads">
-      <h3>Every head at once</h3>
-      <p>Each thumbnail is one head's weights (rows: queries, columns: keys). Open one to follow it step by step.</p>
+      <h3>${many ? 'Every head and every query at once' : 'Every query at once'}</h3>
+      <p>${many ? 'Each thumbnail is one head\'s weights' : 'The weights'} (rows: queries, columns: keys): where every token looks, not only the one hovered. Open ${many ? 'one' : 'it'} to follow it step by step.</p>
       <ul class="thumbnails">
         ${heads.map(
           (weights, h) => html`<li data-head=${h} class=${h === current ? 'current' : ''}>
