@@ -11,17 +11,30 @@ import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
 
-test('"Scale by 1/√dₖ": the k sits right after the d', async (t) => {
-  const { page, problems } = await session.open(t);
-  const gap = await page.evaluate(() => {
-    const label = document.querySelector('attn-lab').shadowRoot.querySelector('input[data-control="scaling"]').closest('label');
-    const sub = label.querySelector('sub');
-    const text = [...sub.parentNode.childNodes].find((node) => node.nodeType === Node.TEXT_NODE && node.textContent.includes('√d'));
+// How far the subscript of the label around `control` starts after the "d" before it, in px.
+const subscriptGap = (page, view, control) =>
+  page.evaluate(([view, control]) => {
+    const lab = document.querySelector('attn-lab').shadowRoot;
+    const root = view ? lab.querySelector(`attn-${view}-view`).shadowRoot : lab;
+    const sub = root.querySelector(`[data-control="${control}"]`).closest('label').querySelector('sub');
+    const text = [...sub.parentNode.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE && /d\s*$/.test(node.textContent)).find((node) => node.nextSibling === sub);
     const range = document.createRange();
-    range.selectNodeContents(text);
+    range.setStart(text, text.textContent.trimEnd().length - 1);
+    range.setEnd(text, text.textContent.trimEnd().length);
     return sub.getBoundingClientRect().left - range.getBoundingClientRect().right;
-  });
-  assert.ok(Math.abs(gap) < 1.5, `the subscript starts ${gap}px after the d`);
+  }, [view, control]);
+
+test('"Scale by 1/√dₖ" and the views\' dₖ labels: the k sits right after the d', async (t) => {
+  const { page, problems } = await session.open(t);
+  for (const [view, control] of [[null, 'scaling'], ['scaling', 'dk'], ['geometry', 'scaled']]) {
+    if (view) {
+      await page.evaluate((view) => document.querySelector('attn-lab').showView(view), view);
+      await page.waitForFunction((view) => document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`)?.shadowRoot?.querySelector('label sub'), view);
+      await settle(page);
+    }
+    const gap = await subscriptGap(page, view, control);
+    assert.ok(Math.abs(gap) < 1.5, `${view ?? 'stepper'}: the subscript starts ${gap}px after the d`);
+  }
   assertClean(problems);
 });
 

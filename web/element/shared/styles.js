@@ -88,6 +88,11 @@ const hostStyles = css`
     align-items: center;
     max-width: 100%;
   }
+  /* A subscript right inside a label is a flex item of its own: take back the gap, so
+     "d<sub>k</sub>" reads as dₖ and not "d k". */
+  .controls label > sub {
+    margin-inline-start: -4px;
+  }
   .controls select {
     max-width: 100%;
     min-width: 0;
