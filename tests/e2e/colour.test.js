@@ -270,3 +270,21 @@ test('dark mode: a score of 0 is a quiet dark grey, not a glaring white cell', a
   assert.ok(contrast(zero.background, host) < 1.5, `zero ${zero.background} sits close to the background ${host}`);
   assertClean(problems);
 });
+
+test('masked weights are hatched in the views too: the patterns gallery and the tokens thumbnails', async (t) => {
+  const causal = presetState('causal');
+  const logits = expectedTrace(causal).steps.find((s) => s.id === 'softmax').operands[0].values;
+  const want = logits.flatMap((row, r) => row.map((v, c) => [`${r},${c}`, v === -Infinity]));
+  assert.ok(want.some(([, masked]) => masked) && want.some(([, masked]) => !masked));
+  const hatched = (page, view, selector) =>
+    page.evaluate(([view, selector]) => {
+      const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
+      return [...root.querySelectorAll(`${selector} td[data-row]`)].map((td) => [`${td.dataset.row},${td.dataset.col}`, getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]);
+    }, [view, selector]);
+  const patterns = await session.open(t, 'index.html#view=patterns', { view: 'patterns' });
+  assert.deepEqual(await hatched(patterns.page, 'patterns', '[data-pattern="causal"] table'), want);
+  assertClean(patterns.problems);
+  const tokens = await session.open(t, `index.html${encodeHash({ ...causal, view: 'tokens', viewState: {} })}`, { view: 'tokens' });
+  assert.deepEqual(await hatched(tokens.page, 'tokens', '[data-role="heads"] table'), want);
+  assertClean(tokens.problems);
+});

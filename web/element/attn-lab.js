@@ -14,6 +14,7 @@ import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
 import { elementStyles } from './shared/styles.js';
+import { viewTabs } from './view-tabs.js';
 import { stepperStyles } from './stepper/styles.js';
 import { VIEWS, viewById } from './views/index.js';
 
@@ -409,33 +410,7 @@ export class AttnLabElement extends LitElement {
     const message = html`<p class="message ${error ? 'error' : ''} ${this.message?.text ? '' : 'empty'}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
-    return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
-  }
-
-  // The WAI-ARIA tabs pattern: one Tab stop (the selected tab); ←/→/Home/End move between
-  // the tabs and show the one reached.
-  _renderTabs() {
-    if (!this.tabs) return nothing;
-    const current = this.good.state.view;
-    return html`<div role="tablist" aria-label="Views" part="tabs" @keydown=${(event) => this._onTabKey(event)}>
-      ${VIEWS.map(
-        ({ id, title }) =>
-          html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} tabindex=${id === current ? '0' : '-1'}
-            @click=${() => this.showView(id)}>${title}</button>`,
-      )}
-    </div>`;
-  }
-
-  _onTabKey(event) {
-    const ids = VIEWS.map((v) => v.id);
-    const index = ids.indexOf(this.good.state.view);
-    const target = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: ids.length - 1 }[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    event.stopPropagation(); // the step keys are the stepper's, not the tabs'
-    const id = ids[(target + ids.length) % ids.length];
-    if (!this.showView(id)) return;
-    this.updateComplete.then(() => this.renderRoot.querySelector(`[role="tab"][data-view="${id}"]`)?.focus());
+    return html`${this.tabs ? viewTabs(this, view) : nothing} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
   }
 }
 

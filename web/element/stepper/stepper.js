@@ -9,7 +9,7 @@ import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
-import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
+import { blockedWeights, stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
 import { PredictController } from './predict.js';
 import { stepEntry, stepScales } from './registry.js';
 
@@ -256,12 +256,6 @@ export class Stepper {
       </div>
     </details>`;
   }
-}
-
-// The weights of head `head` that a mask blocked: where softmax's logits are −∞ (the core's).
-function blockedWeights(trace, head) {
-  const logits = trace.steps.find((s) => s.id === 'softmax' && s.head === head)?.operands[0].values;
-  return logits?.map((row) => row.map((v) => v === -Infinity));
 }
 
 // The explanation of the focused cell of `panel`, by its step's registry entry.
