@@ -1,4 +1,4 @@
-// Saves a screenshot of the stepper's teaching views into docs/views/ (for the README):
+// Saves screenshots of the stepper's teaching views into docs/views/ (for the README):
 // node scripts/view-screenshots.mjs [ID …], after `npm run build` (every view without IDs;
 // `stepper` is the README's first picture, docs/screenshot.png).
 import { mkdir } from 'node:fs/promises';
@@ -13,27 +13,37 @@ const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 await mkdir('docs/views', { recursive: true });
 const server = await serveStatic('web/dist');
 const browser = await launchChromium();
-const page = await browser.newPage({ viewport: { width: 1100, height: 800 }, colorScheme: 'light' });
-for (const view of TEACHING) {
-  await page.goto(`${server.url}/index.html#view=${view}`);
-  const lab = page.locator('attn-lab');
-  await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
-  if (view === 'tokens') {
-    // The tokens preset's two heads, the lines of "like".
-    await page.evaluate(() => document.querySelector('attn-lab').applyPreset('tokens'));
-    await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
+// Each view at a laptop's and a phone's width, light and dark: docs/views/ID-WIDTH-THEME.jpg;
+// the README's picture, docs/views/ID.jpg, is the 1280 px light one.
+for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [390, 'dark']]) {
+  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: theme });
+  for (const view of TEACHING) {
+    await page.goto(`${server.url}/index.html#view=${view}`);
+    const lab = page.locator('attn-lab');
+    await page.waitForFunction((view) => document.querySelector('attn-lab')?.dataset.view === view, view);
+    if (view === 'tokens') {
+      // The tokens preset's two heads, the lines of "cat".
+      await page.evaluate(() => document.querySelector('attn-lab').applyPreset('tokens'));
+      await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
+    }
+    if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
+    if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { rope: true, alibi: true, kvHeads: 2, step: 'bias' } }));
+    if (view === 'cost') {
+      await page.locator('attn-cost-view [data-action="measure"]').click();
+      await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
+    }
+    await page.waitForTimeout(300);
+    const box = await lab.boundingBox();
+    const clip = { ...box, height: Math.min(box.height, width < 600 ? 1600 : 900) };
+    const paths = [`docs/views/${view}-${width}-${theme}.jpg`, ...(width === 1280 && theme === 'light' ? [`docs/views/${view}.jpg`] : [])];
+    for (const path of paths) {
+      await page.screenshot({ path, type: 'jpeg', quality: 75, fullPage: true, clip });
+      console.log(path);
+    }
   }
-  if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
-  if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { rope: true, alibi: true, kvHeads: 2, step: 'bias' } }));
-  if (view === 'cost') {
-    await page.locator('attn-cost-view [data-action="measure"]').click();
-    await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
-  }
-  await page.waitForTimeout(300);
-  const box = await lab.boundingBox();
-  await page.screenshot({ path: `docs/views/${view}.jpg`, type: 'jpeg', quality: 80, fullPage: true, clip: { ...box, height: Math.min(box.height, 900) } });
-  console.log(`docs/views/${view}.jpg`);
+  await page.close();
 }
+const page = await browser.newPage({ viewport: { width: 1100, height: 800 }, colorScheme: 'light' });
 // The README's first picture: the stepper at the softmax step of the two-head preset.
 if (VIEWS === ALL || VIEWS.includes('stepper')) {
   await page.goto(`${server.url}/index.html`);

@@ -28,6 +28,8 @@ const TOP = 'rgb(253, 231, 37)';
 const SCORE_BOTTOM = 'rgb(33, 102, 172)';
 const SCORE_ZERO = 'rgb(247, 247, 247)';
 const SCORE_TOP = 'rgb(178, 24, 43)';
+// On a dark background the diverging palette's ends are lighter and its zero a dark grey.
+const SCORE_DARK = { bottom: 'rgb(146, 197, 240)', zero: 'rgb(46, 49, 56)', top: 'rgb(250, 160, 138)' };
 
 /** Every cell of the tables named `matrix` in `role` ("result" or "operands"): [{ head, row, col, value, background }]. */
 function cells(page, role, matrix) {
@@ -67,7 +69,8 @@ const near = (list, value, tolerance = 5e-5) => {
   return found;
 };
 
-const tiny = (extra) => ({ ...presetState('tiny'), ...extra });
+// The tiny example with its first keys (a tie in each row), which these tests' numbers come from.
+const tiny = (extra) => ({ ...presetState('tiny'), K: [[1, 0], [1, 1], [0, 1]], ...extra });
 // A Q/K/V state of the tiny example's form, with as many padding flags as keys.
 const qkv = (extra) => tiny({ ...extra, keyPadding: extra.K.map(() => false) });
 
@@ -187,8 +190,8 @@ test('the hover highlight stands out on every colour of the scale, light and dar
   for (const colorScheme of ['light', 'dark']) {
     const { page, problems } = await session.open(t, encodeHash(state), { colorScheme });
     const shown = await cells(page, 'result', 'scores');
-    assert.equal(shown[0].background, SCORE_BOTTOM);
-    assert.equal(shown.at(-1).background, SCORE_TOP);
+    assert.equal(shown[0].background, colorScheme === 'dark' ? SCORE_DARK.bottom : SCORE_BOTTOM);
+    assert.equal(shown.at(-1).background, colorScheme === 'dark' ? SCORE_DARK.top : SCORE_TOP);
     for (const { col } of shown) {
       const cell = page.locator(`attn-lab [data-role="result"] td[data-row="0"][data-col="${col}"]`);
       await cell.hover();
@@ -228,4 +231,60 @@ test('a step draws its input and result scores on one scale: the mask keeps the 
   const largest = scaled.reduce((a, b) => (b.value > a.value ? b : a));
   assert.notEqual(largest.background, SCORE_TOP, `the largest scaled score ${largest.value} sits below the top of the scores' scale`);
   assertClean(problems);
+});
+
+test('one colour per value across steps: S̃ keeps its colours from the scale step to the mask step; masked weights are hatched', async (t) => {
+  const state = { ...presetState('two-heads'), causal: true, step: 'scale' };
+  const trace = expectedTrace(state);
+  const { page, problems } = await session.open(t, encodeHash(state));
+  const key = (c) => `${c.head},${c.row},${c.col}`;
+  const atScale = new Map((await cells(page, 'result', 'scale')).map((c) => [key(c), c.background]));
+  const [scaleLegend] = await legends(page, 'result', 'scale');
+  await goToStep(page, 'mask');
+  const atMask = await cells(page, 'operands', 'scale');
+  assert.equal(atMask.length, atScale.size);
+  for (const c of atMask) assert.equal(c.background, atScale.get(key(c)), `S̃ head ${c.head + 1} (${c.row + 1}, ${c.col + 1}) = ${c.value}: one colour at both steps`);
+  assert.equal((await legends(page, 'operands', 'scale'))[0], scaleLegend, 'one scale, one legend');
+
+  // The weights a mask blocked (the core's logits are −∞ there) are hatched, at softmax and as A at the outputs step.
+  const blocked = new Set(trace.steps.filter((s) => s.id === 'softmax').flatMap((s) => s.operands[0].values.flatMap((row, r) => row.flatMap((v, col) => (v === -Infinity ? [`${s.head},${r},${col}`] : [])))));
+  assert.ok(blocked.size > 0, 'the causal mask blocks some weights');
+  for (const [step, role] of [['softmax', 'result'], ['aggregate', 'operands']]) {
+    await goToStep(page, step);
+    const hatched = await page.evaluate((role) => {
+      const root = document.querySelector('attn-lab').shadowRoot;
+      return [...root.querySelectorAll(`[data-role="${role}"] table[data-matrix="softmax"]`)].flatMap((table) =>
+        [...table.querySelectorAll('td[data-row]')].map((td) => [`${table.dataset.head || 0},${td.dataset.row},${td.dataset.col}`, getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
+      );
+    }, role);
+    for (const [cell, isHatched] of hatched) assert.equal(isHatched, blocked.has(cell), `${step}: weight ${cell} hatched iff masked`);
+  }
+  assertClean(problems);
+});
+
+test('dark mode: a score of 0 is a quiet dark grey, not a glaring white cell', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash(tiny({ step: 'scores' })), { colorScheme: 'dark' });
+  const zero = (await cells(page, 'result', 'scores')).find((c) => c.value === 0);
+  assert.equal(zero.background, SCORE_DARK.zero);
+  const host = await page.evaluate(() => getComputedStyle(document.querySelector('attn-lab')).backgroundColor);
+  assert.ok(contrast(zero.background, host) < 1.5, `zero ${zero.background} sits close to the background ${host}`);
+  assertClean(problems);
+});
+
+test('masked weights are hatched in the views too: the patterns gallery and the tokens thumbnails', async (t) => {
+  const causal = presetState('causal');
+  const logits = expectedTrace(causal).steps.find((s) => s.id === 'softmax').operands[0].values;
+  const want = logits.flatMap((row, r) => row.map((v, c) => [`${r},${c}`, v === -Infinity]));
+  assert.ok(want.some(([, masked]) => masked) && want.some(([, masked]) => !masked));
+  const hatched = (page, view, selector) =>
+    page.evaluate(([view, selector]) => {
+      const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
+      return [...root.querySelectorAll(`${selector} td[data-row]`)].map((td) => [`${td.dataset.row},${td.dataset.col}`, getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]);
+    }, [view, selector]);
+  const patterns = await session.open(t, 'index.html#view=patterns', { view: 'patterns' });
+  assert.deepEqual(await hatched(patterns.page, 'patterns', '[data-pattern="causal"] table'), want);
+  assertClean(patterns.problems);
+  const tokens = await session.open(t, `index.html${encodeHash({ ...causal, view: 'tokens', viewState: {} })}`, { view: 'tokens' });
+  assert.deepEqual(await hatched(tokens.page, 'tokens', '[data-role="heads"] table'), want);
+  assertClean(tokens.problems);
 });

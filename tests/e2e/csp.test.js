@@ -53,17 +53,18 @@ async function editAndRead(page, matrix) {
 test('the page works under the policy', async (t) => {
   const { page, problems } = await openUnderPolicy(t, '', 1);
   // An edit goes through the wasm core and re-renders every step.
-  assert.equal(await editAndRead(page, 'scores'), 2); // q₁ = (2, 0), k₁ = (1, 0)
+  assert.equal(await editAndRead(page, 'scores'), 4); // q₁ = (2, 0), k₁ = (2, 0)
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assertClean(problems);
 });
 
 test('the tutorial works under the policy, its styles applied', async (t) => {
   const { page, problems } = await openUnderPolicy(t, 'examples/tutorial.html', 2);
-  // The tutorial's first element shows softmax of the tiny example: with q₁ = (2, 0) the
-  // scores of row 1 are (2, 2, 0), scaled by 1/√2, so the first weight is a/(2a + 1), a = e^√2.
-  const a = Math.exp(Math.SQRT2);
-  assert.ok(Math.abs((await editAndRead(page, 'softmax')) - a / (2 * a + 1)) < 1e-6);
+  // The tutorial's first element shows softmax of the tiny example: with q₁ = (2, 0) and keys
+  // (2, 0), (1, 1), (0, 2) the scores of row 1 are (4, 2, 0), scaled by 1/√2, so the first
+  // weight is a/(a + b + 1), a = e^(4/√2), b = e^(2/√2).
+  const [a, b] = [Math.exp(4 / Math.SQRT2), Math.exp(2 / Math.SQRT2)];
+  assert.ok(Math.abs((await editAndRead(page, 'softmax')) - a / (a + b + 1)) < 1e-6);
   assert.equal(await page.evaluate(() => getComputedStyle(document.body).maxWidth), '960px'); // 60rem: the stylesheet loaded
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assertClean(problems);

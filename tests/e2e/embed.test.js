@@ -125,3 +125,35 @@ test('no-quiz hides the self-check at the end of a teaching view', async (t) => 
   await page.evaluate(() => document.querySelector('attn-lab').setAttribute('no-quiz', ''));
   assert.equal(await quizShown(), false);
 });
+
+test('a bad inputs or controls value is named on screen from the first render', async (t) => {
+  for (const [name, value] of [['inputs', 'weird'], ['controls', 'tiny']]) {
+    const { page, errors } = await embed(t, { preset: 'tiny', [name]: value });
+    await page.waitForFunction(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="result"] table'));
+    const message = await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]').textContent);
+    assert.match(message, new RegExp(`${name}="${value}" is not one of`), `${name}="${value}": ${message}`);
+    assert.deepEqual(errors, []);
+  }
+});
+
+test('controls="minimal" and "none" leave no empty band or rule above the step', async (t) => {
+  for (const controls of ['none', 'minimal']) {
+    for (const step of [undefined, 'softmax']) {
+      const { page } = await embed(t, { preset: 'tiny', controls, inputs: 'hidden', ...(step ? { step } : {}) });
+      await page.waitForFunction(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="result"] table'));
+      const gap = await page.evaluate((controls) => {
+        const lab = document.querySelector('attn-lab');
+        const root = lab.shadowRoot;
+        const first = root.querySelector(root.querySelector('nav[part="nav"]') && !lab.step ? 'nav[part="nav"]' : '[data-role="step"]');
+        const style = getComputedStyle(root.querySelector('[data-role="step"]'));
+        return {
+          above: first.getBoundingClientRect().top - lab.getBoundingClientRect().top - parseFloat(getComputedStyle(lab).paddingTop) - parseFloat(getComputedStyle(lab).borderTopWidth),
+          rule: !lab.step && controls === 'minimal' ? '0px' : style.borderTopWidth,
+        };
+      }, controls);
+      // At most the step title's own margin (the band was about 45 px).
+      assert.ok(gap.above <= 8, `controls="${controls}"${step ? ` step="${step}"` : ''}: ${gap.above}px above the first content`);
+      assert.equal(gap.rule, '0px', `controls="${controls}"${step ? ` step="${step}"` : ''}: no rule on top`);
+    }
+  }
+});

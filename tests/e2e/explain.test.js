@@ -33,10 +33,11 @@ test('hovering a score shows q·k written out and lights up its query row and it
 });
 
 test('focusing a softmax weight shows it as its exp over the row sum', async (t) => {
-  const { page, problems } = await session.open(t, encodeHash({ ...presetState('tiny'), step: 'softmax' }));
+  // The tiny example's first keys, k₁ = (1, 0), k₂ = (1, 1), k₃ = (0, 1): a tie in row 1.
+  const { page, problems } = await session.open(t, encodeHash({ ...presetState('tiny'), K: [[1, 0], [1, 1], [0, 1]], step: 'softmax' }));
   await page.locator('attn-lab [data-role="result"] table[data-matrix="softmax"] td[data-row="0"][data-col="2"]').focus();
   await settle(page);
-  // Row 1 of the tiny example: logits (1/√2, 1/√2, 0) and max 1/√2, so the shifted
+  // Row 1 of that example: logits (1/√2, 1/√2, 0) and max 1/√2, so the shifted
   // exponentials are (1, 1, e^−0.7071 = 0.4931) and Σ = 2.4931.
   assert.match(await explanation(page), /^a₁₃ = exp\(s̃₁₃ − m₁\) \/ Σ = exp\(0 − 0\.7071\) \/ 2\.4931 = 0\.4931 \/ 2\.4931 = 0\.1978$/);
   assertClean(problems);

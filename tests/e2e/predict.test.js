@@ -13,8 +13,9 @@ import { browserSession } from './support/session.js';
 const session = browserSession('web/dist');
 const PROGRESS_KEY = 'attnlab:progress:v1';
 
-// The tiny example with q₁ = (2, 0.5): its scores [2, 2.5, 0.5] have one clear largest key.
-const EDITED_TINY = { ...presetState('tiny'), Q: [[2, 0.5], [0, 1]], step: 'scores' };
+// The tiny example's first keys (k₁ = (1, 0), k₂ = (1, 1), k₃ = (0, 1)) with q₁ = (2, 0.5): its
+// scores [2, 2.5, 0.5] have one clear largest key.
+const EDITED_TINY = { ...presetState('tiny'), Q: [[2, 0.5], [0, 1]], K: [[1, 0], [1, 1], [0, 1]], step: 'scores' };
 
 const fieldset = (kind) => `attn-lab [data-role="predict"] fieldset[data-question="${kind}"]`;
 

@@ -57,7 +57,9 @@ const near = (actual, expected, what) =>
   );
 
 test('custom properties restyle the element: background, font, and both heat scales by their ends', async (t) => {
-  const { page, problems } = await themedPage(t, '<attn-lab preset="causal" step="softmax"></attn-lab>');
+  // Every query of the sharp preset picks "cat", at T = 0.01 with weight exactly 1 (the others 0,
+  // none of them masked: a masked weight is hatched, not coloured).
+  const { page, problems } = await themedPage(t, `<attn-lab preset="sharp" step="softmax" state='{"temperature":0.01}'></attn-lab>`);
   const seen = await page.evaluate(async () => {
     const bytes = window.colourBytes;
     const lab = document.querySelector('attn-lab');
@@ -71,7 +73,8 @@ test('custom properties restyle the element: background, font, and both heat sca
       zero: look(cells('softmax').find((td) => Number(td.dataset.value) === 0)),
       ramp: getComputedStyle(root.querySelector('[data-role="result"] .legend .ramp')).backgroundImage,
     };
-    lab.applyPreset('tiny'); // scores 0 and 1 only
+    lab.applyPreset('tiny');
+    lab.setState({ K: [[1, 0], [1, 1], [0, 1]] }); // its first keys: scores 0 and 1 only
     lab.goToStep('scores');
     await lab.updateComplete;
     result.scores = cells('scores').map(look);
@@ -79,13 +82,13 @@ test('custom properties restyle the element: background, font, and both heat sca
   });
   near(seen.background, [250, 240, 230], 'background');
   assert.match(seen.font, /DejaVu Serif/);
-  // The causal mask gives the first query one key: weight 1, the high end; the keys after it 0, the low end.
+  // Weight 1 takes the high end, 0 the low end.
   near(seen.one.background, [0, 0, 139], 'weight 1');
   near(seen.one.text, [255, 255, 255], 'text on the dark high end');
   near(seen.zero.background, [255, 255, 255], 'weight 0');
   near(seen.zero.text, [0, 0, 0], 'text on the white low end');
   assert.match(seen.ramp, /rgb\(255, 255, 255\).*rgb\(0, 0, 139\)/);
-  // The tiny example's scores are 0 and 1 (max |score| 1): 0 takes the default zero colour,
+  // Those scores are 0 and 1 (max |score| 1): 0 takes the default zero colour,
   // 1 the positive end the page set.
   assert.deepEqual([...new Set(seen.scores.map((c) => c.value))].sort(), [0, 1]);
   for (const cell of seen.scores) near(cell.background, cell.value === 0 ? [247, 247, 247] : [128, 0, 128], `score ${cell.value}`);

@@ -107,3 +107,58 @@ test('at 390 px the flash view fits the page width', async (t) => {
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
   assertClean(problems);
 });
+
+// What the text must say about a tile, from the core's walk in Node: each kind of row the
+// tile holds (m was −∞: nothing held yet; the max rose: rescaled; it stayed: factor 1; every
+// key of the tile masked: nothing added).
+function rowKinds(event) {
+  const kinds = new Set();
+  event.scores.forEach((scores, r) => {
+    if (!scores.some(Number.isFinite)) kinds.add('masked');
+    else if (event.oldMax[r] === -Infinity) kinds.add('fresh');
+    else if (event.newMax[r] > event.oldMax[r]) kinds.add('raised');
+    else kinds.add('kept');
+  });
+  return kinds;
+}
+const SAYS = {
+  fresh: /m starts at −∞ and nothing is held yet/,
+  raised: /The max rose in/,
+  kept: /no score beat m, so the factor is 1/,
+  masked: /every key of this tile comes later \(the causal mask\)/,
+};
+
+test('the walk\'s text follows its numbers at every event: −∞ at a block\'s first tile, no factor where nothing is held', async (t) => {
+  // Causal, one query per block and one key per tile: every kind of row shows up.
+  const viewState = { n: 6, queryRows: 2, keyRows: 1, causal: true, seed: 2 };
+  const { walk } = walkOf(viewState);
+  const seen = new Set();
+  const { page, problems } = await open(t, viewState);
+  for (const [index, event] of walk.events.entries()) {
+    await page.evaluate((viewState) => document.querySelector('attn-lab').setState({ viewState }), { ...viewState, event: index });
+    await settle(page);
+    const { why, factors } = await page.evaluate(() => {
+      const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-flash-view').shadowRoot;
+      return {
+        why: root.querySelector('[data-role="event"] [data-role="why"]').textContent.replace(/\s+/g, ' '),
+        factors: [...root.querySelectorAll('table[data-matrix="rescale"] td[data-row]')].map((td) => td.textContent.trim()),
+      };
+    });
+    if (event.kind !== 'tile') {
+      seen.add(event.kind);
+      assert.match(why, /O = acc \/ l/);
+      continue;
+    }
+    const kinds = rowKinds(event);
+    for (const kind of kinds) seen.add(kind);
+    for (const [kind, text] of Object.entries(SAYS)) assert.equal(text.test(why), kinds.has(kind), `event ${index + 1} (${[...kinds]}): ${kind} in "${why}"`);
+    // exp(m_old − m_new) of a row that held nothing is no factor at all (exp(−∞) = 0 times nothing).
+    event.oldMax.forEach((m, r) => {
+      if (m === -Infinity) assert.equal(factors[r], 'nothing held yet', `event ${index + 1}, row ${r + 1}`);
+      else assert.notEqual(factors[r], 'nothing held yet');
+    });
+    if (event.keyBlock === 0) assert.ok(kinds.has('fresh') && !/nothing is rescaled/.test(why), 'a block\'s first tile starts from −∞');
+  }
+  assert.deepEqual([...seen].sort(), ['finish', 'fresh', 'kept', 'masked', 'raised'], 'the walk holds every kind of event');
+  assertClean(problems);
+});

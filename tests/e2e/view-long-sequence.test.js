@@ -225,3 +225,21 @@ test('the sample\'s colours show structure around the even share 1/n, with a not
   assert.deepEqual(await audit(page), [], 'the coloured sample keeps its text readable (axe)');
   assert.deepEqual(errors, []);
 });
+
+test('without WebGPU the view offers only what the processor runs, and says the rest as information', async (t) => {
+  const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
+  const message = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-long-sequence-view').shadowRoot;
+      const line = root.querySelector('[data-role="message"]');
+      return { text: line.textContent.trim(), error: line.classList.contains('error'), role: line.getAttribute('role') };
+    });
+  const option = (n) => page.locator(`${VIEW} [data-control="n"] option[value="${n}"]`);
+  assert.match(await option(16384).textContent(), /16384 \(graphics card only\)/);
+  await run(page, 'compare');
+  assert.deepEqual(await message(), { text: 'Without a graphics card there is only the processor\'s run to show.', error: false, role: 'status' });
+  // The probe found no graphics card: sizes beyond the processor's are no longer offered.
+  assert.equal(await option(16384).isDisabled(), true);
+  assert.equal(await option(4096).isDisabled(), false);
+  assert.deepEqual(errors, []);
+});

@@ -69,9 +69,11 @@ async function assertShowsCore(page, dk, seed) {
   }
   assertList(got.bars.scaled, point.exampleWeightsScaled, 'scaled bars');
   assertList(got.bars.unscaled, point.exampleWeightsUnscaled, 'unscaled bars');
-  assertList(got.table[0], point.exampleScores, 'example scores');
-  assertList(got.table[1], point.exampleWeightsScaled, 'example scaled weights');
-  assertList(got.table[2], point.exampleWeightsUnscaled, 'example unscaled weights');
+  // One row per key: its score and its two weights.
+  const column = (c) => got.table.map((row) => row[c]);
+  assertList(column(0), point.exampleScores, 'example scores');
+  assertList(column(1), point.exampleWeightsScaled, 'example scaled weights');
+  assertList(column(2), point.exampleWeightsUnscaled, 'example unscaled weights');
   assert.equal(got.summary.dk, dk);
   for (const key of ['scoreStd', 'sqrtDk', 'maxWeightScaled', 'maxWeightUnscaled', 'entropyScaled', 'entropyUnscaled']) {
     assert.ok(near(got.summary[key], point[key]), `summary ${key}: ${got.summary[key]} vs ${point[key]}`);

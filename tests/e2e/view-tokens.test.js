@@ -73,7 +73,7 @@ test('tokens preset: the head view and the thumbnails show the core\'s weights f
   await settle(page);
   view = await shown(page);
   assertShows(view, weights[1], 2);
-  assert.match(view.explanation, /^In head 2, “green” gives the most attention to /);
+  assert.match(view.explanation, /^In head 2, “sat” gives the most attention to /);
   assert.deepEqual((await page.evaluate(() => document.querySelector('attn-lab').getState().viewState)), { head: 1, token: 2 });
   assertClean(problems);
 });
@@ -95,7 +95,8 @@ test('hovering a token draws its lines; a causal example draws none to later tok
 
 test('the learner\'s own tokens and matrices from the stepper are what the view draws', async (t) => {
   const { page, problems } = await open(t, presetState('tokens'));
-  const own = { ...presetState('tokens'), tokens: ['we', 'drink', 'hot', 'tea'], X: [[1, 0, 0, 2], [0, 1, 0, 0], [0, 0, 1, 0], [2, 0, 0, 1]] };
+  // The two-head example's 4×4 weights under the learner's own four tokens.
+  const own = { ...presetState('two-heads'), view: 'tokens', viewState: {}, tokens: ['we', 'drink', 'hot', 'tea'], X: [[1, 0, 0, 2], [0, 1, 0, 0], [0, 0, 1, 0], [2, 0, 0, 1]] };
   await page.evaluate((own) => document.querySelector('attn-lab').setState(own), own);
   await settle(page);
   const view = await shown(page);
@@ -118,5 +119,29 @@ test('at 390 px the tokens view fits the page width', async (t) => {
   const { page, problems } = await open(t, presetState('tokens'), { viewport: { width: 390, height: 844 } });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+  assertClean(problems);
+});
+
+test('the tokens example\'s two heads clearly differ: head 1 looks at the previous token, head 2 at the first (the core\'s weights)', async (t) => {
+  const state = presetState('tokens');
+  const [previous, first] = weightsOf(state);
+  const argmax = (row) => row.indexOf(Math.max(...row));
+  previous.forEach((row, i) => {
+    assert.equal(argmax(row), Math.max(i - 1, 0), `head 1, “${state.tokens[i]}”`);
+    assert.ok(row[argmax(row)] > 0.8, `head 1, “${state.tokens[i]}”: ${row}`);
+  });
+  first.forEach((row, i) => assert.ok(argmax(row) === 0 && row[0] > 0.8, `head 2, “${state.tokens[i]}”: ${row}`));
+  // Every query's weights at once, for each head: the overview is the thumbnails.
+  const { page, problems } = await open(t, state);
+  const view = await shown(page);
+  view.heads.forEach((head, h) => assert.equal(head.length, state.tokens.length, `head ${h + 1}: a row for every query`));
+  assertClean(problems);
+});
+
+test('with one head the overview still shows every query\'s weights', async (t) => {
+  const { page, problems } = await open(t, { ...presetState('causal'), view: 'tokens', viewState: {} });
+  const view = await shown(page);
+  assert.deepEqual(view.thumbnails, [0]);
+  assert.equal(view.heads[0].length, 6);
   assertClean(problems);
 });

@@ -6,7 +6,7 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
-import { DEFAULT_PRESET, hasPreset, presetState } from './presets.js';
+import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
 import { backwardRequest } from './stepper/backward.js';
 import { stepIds } from './stepper/panels.js';
@@ -14,6 +14,7 @@ import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
 import { elementStyles } from './shared/styles.js';
+import { viewTabs } from './view-tabs.js';
 import { stepperStyles } from './stepper/styles.js';
 import { VIEWS, viewById } from './views/index.js';
 
@@ -33,7 +34,7 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  *
  * @summary Steps through softmax(QKᵀ/√d_k)·V with every number computed by the core and editable.
  *
- * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
+ * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'heads-differ' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
  * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
  * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection' | 'grad-output' | 'grad-wo' | 'grad-concat' | 'grad-v' | 'grad-weights' | 'grad-softmax' | 'grad-scores' | 'grad-q' | 'grad-k' | 'grad-wq' | 'grad-wk' | 'grad-wv' | 'grad-x'} step - The step on view (a grad-* step needs backward in the state); an embed given one leads with its result.
  * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
@@ -340,10 +341,16 @@ export class AttnLabElement extends LitElement {
 
   // An unknown inputs or controls value is named in the message; the default applies.
   _checkLayout() {
-    for (const [name, values] of Object.entries(LAYOUT)) {
+    const problem = this._layoutProblem();
+    if (problem) this.showMessage(problem);
+  }
+
+  _layoutProblem() {
+    const problems = Object.entries(LAYOUT).flatMap(([name, values]) => {
       const value = this[name];
-      if (value != null && !values.includes(value)) this.showMessage(`${name}="${value}" is not one of ${values.join(', ')}; the default is used.`);
-    }
+      return value != null && !values.includes(value) ? [`${name}="${value}" is not one of ${values.join(', ')}`] : [];
+    });
+    return problems.length ? `${problems.join('; ')}; the default is used.` : null;
   }
 
   // ---- state ----
@@ -357,7 +364,7 @@ export class AttnLabElement extends LitElement {
       const fromUrl = this.urlState ? decodeHash(window.location.hash) : null;
       if (fromUrl) {
         state = mergeState(state, fromUrl);
-        fromPreset = null;
+        fromPreset = presetOfState(state); // a link to a preset names it
       } else {
         if (hasPreset(this.preset)) [state, fromPreset] = [presetState(this.preset), this.preset];
         else if (this.preset) problem = `There is no preset "${this.preset}", so the default example is shown.`;
@@ -378,6 +385,7 @@ export class AttnLabElement extends LitElement {
       problem ??= `This state could not be shown (${this.message.text}), so the default example is shown.`;
       this.apply(presetState(DEFAULT_PRESET));
     }
+    problem ??= this._layoutProblem();
     if (problem) this.showMessage(problem);
     // What Reset returns to until the learner chooses a preset (reset() reads presetId first).
     this._resetPoint = { state: this.good.state, presetId: this.presetId };
@@ -399,21 +407,10 @@ export class AttnLabElement extends LitElement {
 
   render() {
     const error = this.message?.error;
-    const message = html`<p class="message ${error ? 'error' : ''}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
+    const message = html`<p class="message ${error ? 'error' : ''} ${this.message?.text ? '' : 'empty'}" data-role="message" part="message" role=${error ? 'alert' : 'status'}>${subscripted(this.message?.text ?? '')}</p>`;
     if (!this.good) return message;
     const { view, viewState } = this.good.state;
-    return html`${this._renderTabs()} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
-  }
-
-  _renderTabs() {
-    if (!this.tabs) return nothing;
-    const current = this.good.state.view;
-    return html`<div role="tablist" aria-label="Views" part="tabs">
-      ${VIEWS.map(
-        ({ id, title }) =>
-          html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} @click=${() => this.showView(id)}>${title}</button>`,
-      )}
-    </div>`;
+    return html`${this.tabs ? viewTabs(this, view) : nothing} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
   }
 }
 

@@ -53,7 +53,7 @@ export interface AttnLabState {
 export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz';
 
 /** A stepper preset, or a teaching view's id: that view on its own. */
-export type PresetId = 'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | Exclude<ViewId, 'stepper'>;
+export type PresetId = 'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'heads-differ' | Exclude<ViewId, 'stepper'>;
 
 export interface StepChangeDetail {
   step: StepId;

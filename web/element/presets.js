@@ -33,12 +33,14 @@ function sentence(name, description, Wq, Wk, extra = {}) {
 
 const TINY = {
   name: 'Tiny example: 2 queries, 3 keys',
-  description: 'Q is 2x2, K and V are 3x2: small enough to check every number by hand.',
+  description: 'Q is 2×2, K and V are 3×2: small enough to check every number by hand.',
+  // Each query has one best key, and a different one (no tie for a sentence to paper over):
+  // q₁ scores 2, 1, 0 and q₂ scores 0, 1, 2.
   state: {
     mode: 'qkv',
     tokens: ['k₁', 'k₂', 'k₃'],
     Q: [[1, 0], [0, 1]],
-    K: [[1, 0], [1, 1], [0, 1]],
+    K: [[2, 0], [1, 1], [0, 2]],
     V: [[1, 0], [0, 2], [1, 1]],
     heads: 1,
   },
@@ -50,7 +52,7 @@ const TWO_HEADS = (() => {
   const random = seededRandom(7);
   return {
     name: 'Two heads with an output projection',
-    description: 'W_Q, W_K and W_V are 4x4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
+    description: 'W_Q, W_K and W_V are 4×4: head 1 uses columns 1-2, head 2 columns 3-4. W_O mixes the heads.',
     state: {
       mode: 'x',
       tokens: ['I', 'like', 'green', 'tea'],
@@ -59,6 +61,32 @@ const TWO_HEADS = (() => {
       Wk: randomMatrix(4, 4, random),
       Wv: randomMatrix(4, 4, random),
       Wo: randomMatrix(4, 4, random),
+      heads: 2,
+      positional: 'none',
+    },
+  };
+})();
+
+// Two heads that clearly differ, over the sentence as one-hot tokens: head 1 looks at the
+// previous token (the first token at itself), head 2 at the first token. Head 1's queries and
+// keys are points on a circle, token i's key at angle 60°·i and its query at the angle of the
+// key before it, so a query matches that key best (cos 0 = 1 against cos 60° = ½ for its
+// neighbours); head 2's keys are 0 except the first token's, which every query points at.
+const HEADS_DIFFER = (() => {
+  const r = 3; // scores 9 against 4.5: after softmax about 0.8 for the chosen key
+  const angle = (i) => (Math.PI / 3) * i;
+  const point = (i) => [r * Math.cos(angle(i)), r * Math.sin(angle(i))].map((v) => Math.round(v * 1000) / 1000);
+  return {
+    name: 'Two heads: the previous token and the first token',
+    description: 'Head 1 attends to the token before each one (the first token to itself), head 2 to the first token: two heads, two patterns.',
+    state: {
+      mode: 'x',
+      tokens: [...SENTENCE],
+      X: identity(n),
+      Wq: matrix(n, 4, (i, j) => (j < 2 ? point(Math.max(i - 1, 0))[j] : j === 2 ? r : 0)),
+      Wk: matrix(n, 4, (i, j) => (j < 2 ? point(i)[j] : j === 2 && i === 0 ? r : 0)),
+      Wv: matrix(n, 4, (i, j) => VALUES_2D[i][j % 2]),
+      Wo: null,
       heads: 2,
       positional: 'none',
     },
@@ -108,6 +136,7 @@ export const PRESETS = Object.freeze({
     { causal: false },
   ),
   'two-heads': TWO_HEADS,
+  'heads-differ': HEADS_DIFFER,
   ...viewPresets(),
 });
 
@@ -129,8 +158,8 @@ function viewPresets() {
     train: ['Train: watch attention learn', 'A tiny transformer learns a toy task in your browser: loss, accuracy and every head’s weights as it trains.'],
     quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
   };
-  // The tokens view shows the stepper's own sentence: two heads of four words to begin with.
-  const under = (view) => (view === 'tokens' ? TWO_HEADS.state : TINY.state);
+  // The tokens view shows the stepper's own sentence: two heads that clearly differ to begin with.
+  const under = (view) => (view === 'tokens' ? HEADS_DIFFER.state : TINY.state);
   return Object.fromEntries(
     Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...under(view), view } }]),
   );
@@ -178,4 +207,20 @@ export function presetState(id) {
   state.keyPadding = Array(keys).fill(false);
   state.step = state.mode === 'x' ? 'project-q' : 'scores';
   return state;
+}
+
+// The fields a preset sets that the learner edits: not what is on view (step, view,
+// viewState) nor how they work (predict).
+const INPUT_FIELDS = Object.keys(BASE_STATE).filter((key) => !['step', 'predict', 'view', 'viewState'].includes(key));
+
+/**
+ * The stepper preset whose inputs `state` still holds (a link to it, "#view=stepper" on the
+ * default), or null when the inputs are the learner's own.
+ */
+export function presetOfState(state) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return STEPPER_PRESET_IDS.find((id) => {
+    const preset = presetState(id);
+    return INPUT_FIELDS.every((key) => same(preset[key], state[key]));
+  }) ?? null;
 }

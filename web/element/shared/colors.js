@@ -25,7 +25,24 @@ const PALETTES = {
     [214, 96, 77],
     [178, 24, 43],
   ],
+  // The diverging palette on a dark background: the same blue and red, lightest at the ends
+  // and a dark grey at 0, so a score of 0 is quiet rather than a glaring white cell.
+  divergingDark: [
+    [146, 197, 240],
+    [104, 160, 214],
+    [67, 122, 182],
+    [45, 80, 128],
+    [46, 49, 56],
+    [128, 52, 50],
+    [184, 72, 62],
+    [226, 110, 92],
+    [250, 160, 138],
+  ],
 };
+// The palette each palette becomes on a dark background (light-dark(): color-scheme picks).
+const DARK = { sequential: 'sequential', diverging: 'divergingDark' };
+const rgbOf = (rgb) => `rgb(${rgb.join(' ')})`;
+const onScheme = (palette, t, of) => `light-dark(${of(paletteColor(palette, t))}, ${of(paletteColor(DARK[palette], t))})`;
 
 /** [r, g, b] for t in [0, 1] on `palette`, linearly between its stops. */
 function paletteColor(palette, t) {
@@ -36,8 +53,8 @@ function paletteColor(palette, t) {
   return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
-// A palette as a left-to-right CSS gradient, for a legend.
-const gradient = (palette) => `linear-gradient(to right, ${PALETTES[palette].map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
+// A palette as a left-to-right CSS gradient, for a legend, on either scheme.
+const gradient = (palette) => `linear-gradient(to right, ${PALETTES[palette].map((_, i, stops) => onScheme(palette, i / (stops.length - 1), rgbOf)).join(', ')})`;
 
 // WCAG relative luminance of an sRGB colour.
 function luminance(rgb) {
@@ -97,12 +114,11 @@ const pct = (t) => `${Math.round(t * 1000) / 10}%`;
 const TEXT_ON_MIX = 'oklch(from var(--_mix) clamp(0, (0.57 - l) * 1000, 1) 0 0)';
 
 /** CSS rules for the heat classes of both palettes. */
-export const HEAT_RULES = Object.keys(PALETTES)
+export const HEAT_RULES = Object.keys(CLASS_PREFIX)
   .flatMap((palette) =>
     Array.from({ length: HEAT_LEVELS }, (_, level) => {
       const t = level / (HEAT_LEVELS - 1);
-      const rgb = paletteColor(palette, t);
-      return `td.${CLASS_PREFIX[palette]}-${level} { --_mix: ${HOST_ENDS[palette](t)}; background: var(--_mix, rgb(${rgb.join(' ')})); color: var(--_text, ${textOn(rgb)}); }`;
+      return `td.${CLASS_PREFIX[palette]}-${level} { --_mix: ${HOST_ENDS[palette](t)}; background: var(--_mix, ${onScheme(palette, t, rgbOf)}); color: var(--_text, ${onScheme(palette, t, textOn)}); }`;
     }),
   )
   .concat(`td[class*='heat-'], td[class*='div-'] { --_text: ${TEXT_ON_MIX}; }`)

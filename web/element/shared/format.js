@@ -32,6 +32,29 @@ const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 /** A 0-based head shown as the formulas write it, a 1-based superscript: 0 → "⁽¹⁾". */
 export const headMark = (head) => `⁽${String(head + 1).replace(/\d/g, (d) => SUPERSCRIPTS[d])}⁾`;
 
+/**
+ * The entries of `values` that share its largest finite value as a learner reads it (equal to
+ * 4 decimals, so two entries that print the same are never told apart): their indices, none
+ * when every entry is masked.
+ */
+export function largestEntries(values) {
+  const finite = values.filter(Number.isFinite);
+  if (!finite.length) return [];
+  const shown = fmt(Math.max(...finite));
+  return values.flatMap((v, j) => (Number.isFinite(v) && fmt(v) === shown ? [j] : []));
+}
+
+/**
+ * The keys `indices` of `values` named in words, a tie named in full as the tokens view
+ * does: "“k₁” (2)" or "“k₁” and “k₂” (1 each)". `name` gives a key's label.
+ */
+export function namedLargest(values, indices, name) {
+  const names = indices.map((j) => `“${name(j)}”`);
+  const value = fmt(values[indices[0]]);
+  if (names.length === 1) return `${names[0]} (${value})`;
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)} (${value} each)`;
+}
+
 /** A shape as "2×3". */
 export const shape = (rows, cols) => `${rows}×${cols}`;
 

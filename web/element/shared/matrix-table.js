@@ -41,6 +41,8 @@ export function legend(scaleOrRange, palette) {
  * @param {{rows?: number[], cols?: number[], cell?: number[]}} [m.highlight]
  * @param {(row: number, col: number) => void} [m.onFocusCell]
  * @param {() => void} [m.onLeave]
+ * @param {boolean[][]} [m.blocked]  cells a mask blocked, hatched as masked scores are (a
+ *   masked weight is 0, and only the mask tells it from a weight that is merely tiny)
  * @param {number[][]} [m.previous]  the values before the last change, same shape: a cell
  *   whose shown value moved says what it was, fading (what an edit changed)
  * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
@@ -55,8 +57,9 @@ export function matrixTable(m) {
   const cellClass = (v, r, c) => {
     const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
     const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    const masked = scale && v === -Infinity; // no colour on the scale: shown apart from a score near 0
-    return [scale ? scaleClass(scale, v, r, c) : '', masked ? 'masked' : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    // No colour on the scale: a masked score (−∞) or weight is shown apart from one near 0.
+    const masked = (scale && v === -Infinity) || m.blocked?.[r]?.[c];
+    return [scale && !masked ? scaleClass(scale, v, r, c) : '', masked ? 'masked' : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
   };
   const was = (v, r, c) => {
     const before = m.previous?.[r]?.[c];

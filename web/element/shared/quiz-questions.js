@@ -170,10 +170,10 @@ export const QUESTIONS = {
     {
       id: 'shift',
       prompt: 'You subtract the same constant c from every score of a row. What happens to that row’s softmax?',
-      options: ['Every weight drops by c', 'Nothing: the weights are exactly the same', 'Every weight is multiplied by e^−c', 'The row no longer adds up to 1'],
+      options: ['Every weight drops by c', 'Nothing: the weights are exactly the same', 'Every weight is multiplied by e⁻ᶜ', 'The row no longer adds up to 1'],
       answer: 1,
       explanation:
-        'exp(sⱼ − c) = exp(sⱼ)·e^−c: every term and their sum pick up the same factor e^−c, which cancels in the division. ' +
+        'exp(sⱼ − c) = exp(sⱼ)·e⁻ᶜ: every term and their sum pick up the same factor e⁻ᶜ, which cancels in the division. ' +
         'That is why the core subtracts the row max m first: the weights do not change, and every exponent is ≤ 0.',
     },
     {
@@ -182,7 +182,7 @@ export const QUESTIONS = {
       options: ['10', '709.8', '88.7', '1000'],
       answer: 2,
       explanation:
-        'The largest float32 is about 3.4·10³⁸ ≈ e^88.72, so exp(89) is already +∞ (float64 lasts until about 709.8). ' +
+        'The largest float32 is about 3.4·10³⁸ ≈ e⁸⁸·⁷², so exp(89) is already +∞ (float64 lasts until about 709.8). ' +
         'Then ∞/∞ gives NaN. After subtracting the row max, the largest exponent is exp(0) = 1 and nothing overflows.',
     },
     {

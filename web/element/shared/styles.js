@@ -43,6 +43,7 @@ const hostStyles = css`
   :host {
     color-scheme: var(--attn-auto-scheme, light dark);
     display: block;
+    container: attn / inline-size; /* the layouts follow the element's width, not the window's */
     color: var(--attn-fg);
     background: var(--attn-bg);
     font: 15px/1.45 var(--attn-font);
@@ -87,6 +88,11 @@ const hostStyles = css`
     align-items: center;
     max-width: 100%;
   }
+  /* A subscript right inside a label is a flex item of its own: take back the gap, so
+     "d<sub>k</sub>" reads as dₖ and not "d k". */
+  .controls label > sub {
+    margin-inline-start: -4px;
+  }
   .controls select {
     max-width: 100%;
     min-width: 0;
@@ -117,6 +123,10 @@ const hostStyles = css`
     min-height: 1.4em;
     margin: 6px 0;
     color: var(--attn-muted);
+  }
+  .message.empty {
+    min-height: 0;
+    margin: 0;
   }
   .message.error {
     color: var(--attn-error);
@@ -150,6 +160,17 @@ const hostStyles = css`
     margin-bottom: 8px;
     border-bottom: 1px solid var(--attn-border);
     padding-bottom: 6px;
+  }
+  /* A narrow element: the tabs in one scrolling strip, not five rows. */
+  @container attn (max-width: 600px) {
+    [role='tablist'] {
+      flex-wrap: nowrap;
+      overflow-x: auto;
+      scrollbar-width: thin;
+    }
+    [role='tab'] {
+      white-space: nowrap;
+    }
   }
   [role='tab'][aria-selected='true'] {
     background: var(--attn-accent);

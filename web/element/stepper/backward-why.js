@@ -13,9 +13,12 @@ function largest(values) {
   return best;
 }
 
+// A tie for the largest |value| is said, as the forward steps say theirs.
 const strongest = (what, values, rowName, colName) => {
   const { row, col, value } = largest(values);
-  return `The largest ${what} here is ${fmt(value)}, at ${rowName(row)}, ${colName(col)}: nudging that entry up by a little ε changes L by about ${fmt(value)}·ε.`;
+  const ties = values.flat().filter((v) => fmt(Math.abs(v)) === fmt(Math.abs(value))).length - 1;
+  const others = ties ? ` (${ties} other ${ties === 1 ? 'entry is' : 'entries are'} as large)` : '';
+  return `The largest ${what} here is ${fmt(value)}, at ${rowName(row)}, ${colName(col)}${others}: nudging that entry up by a little ε changes L by about ${fmt(value)}·ε.`;
 };
 const nth = (i) => `row ${i + 1}`;
 const col = (j) => `column ${j + 1}`;
@@ -41,7 +44,7 @@ export const BACKWARD_WHY = {
     idea: "Softmax ties a row together: raising one logit raises its weight and lowers all the others. Its Jacobian diag(a) − aaᵀ says by how much; applied to ∂L/∂A it gives a ⊙ (∂a − a·∂a): a key gains when its ∂a beats the row's weighted average. Masked cells have a = 0 and pass nothing.",
     live: `Row ${q(labels.queries[0])} subtracts the weighted average rowsum(∂A ⊙ A) = ${fmt(panel.step.rowDot[0])}; each row of this step sums to 0.`,
   }),
-  'grad-scores': gradientWhy('The scaled scores are the scores times one factor (1/√d_k, over the temperature), so their gradient is the same factor times ∂L/∂S̃. Masked cells stay 0.', 'entry'),
+  'grad-scores': gradientWhy('The scaled scores are the scores times one factor (1/√d_k, over the temperature), so their gradient is the same factor times ∂L/∂S̃. Masked cells stay 0.', 'entry', byQuery, byKey),
   'grad-q': gradientWhy('S = Q·Kᵀ, so a query moves toward the keys whose scores should rise and away from those that should fall: ∂L/∂Q = ∂L/∂S·K.', 'entry', byQuery),
   'grad-k': gradientWhy('The same product seen from the keys: ∂L/∂K = ∂L/∂Sᵀ·Q, each key pulled by the queries that scored it.', 'entry', byKey),
   'grad-wq': gradientWhy('Q = X·W_Q is shared by every token, so W_Q gathers the gradient of every query at once: ∂L/∂W_Q = Xᵀ·∂L/∂Q, over every head (each head owns its columns). This is what training follows.', 'gradient of W_Q'),

@@ -55,10 +55,10 @@ function pngOf(values, rowLabels, colLabels, scale) {
 }
 
 /** Downloads the step on view as `kind` (one of EXPORT_KINDS). */
-export async function downloadStep(kind, { state, id, panels, dOutput }) {
+export async function downloadStep(kind, { state, trace, id, panels, dOutput }) {
   // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
   // Pictures use the screen's colour scale, shared by the heads.
-  const scale = stepScales(id, panels)(id); // the screen's scale
+  const scale = stepScales(id, trace, { heads: panels.length })(id); // the screen's scale
   for (const { step, head, rowLabels, colLabels } of panels) {
     const name = (suffix) => `attnlab-${id}${head === undefined ? '' : `-head${head + 1}`}.${suffix}`;
     if (kind === 'csv') save(name('csv'), text(toCsv(step.values, rowLabels, colLabels), 'text/csv'));

@@ -121,7 +121,7 @@ export class InputEditor {
         ? nothing
         : html`<label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>`}
       <label><input data-control="backward" type="checkbox" .checked=${Boolean(s.backward)} @change=${(e) => this.change({ backward: e.target.checked })} />Backward pass</label>
-      <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this.change({ scale: e.target.checked })} />Scale by 1/√d<sub>k</sub></label>
+      <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this.change({ scale: e.target.checked })} /><span>Scale by 1/√d<sub>k</sub></span></label>
       <label
         >Temperature
         <input data-control="temperature" type="range" min="0.1" max="4" step="0.1" .value=${String(s.temperature)}
@@ -132,7 +132,7 @@ export class InputEditor {
         ? html`<label><input data-control="positional" type="checkbox" .checked=${s.positional === 'sinusoidal'}
               @change=${(e) => this.change({ positional: e.target.checked ? 'sinusoidal' : 'none' })} />Sinusoidal positions</label>
             <label><input data-control="wo" type="checkbox" .checked=${s.Wo != null} ?disabled=${!editable}
-              @change=${(e) => this.toggleOutputProjection(e.target.checked)} />Output projection W<sub>O</sub></label>`
+              @change=${(e) => this.toggleOutputProjection(e.target.checked)} /><span>Output projection W<sub>O</sub></span></label>`
         : nothing}
       ${editable
         ? html`<label>Seed <input data-control="seed" type="number" .value=${String(this.seed)} @change=${(e) => (this.seed = Number(e.target.value) || 0)} /></label>

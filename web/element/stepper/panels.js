@@ -17,6 +17,15 @@ export function tokenLabels(state) {
   return { queries: Array.from({ length: state.Q.length }, (_, i) => `q${sub(i)}`), keys: tokens(state.K.length, 'k') };
 }
 
+/**
+ * The weights of head `head` (undefined for one head) that a mask blocked, true where
+ * softmax's logits in `trace` are −∞ (the core's); matrixTable hatches them.
+ */
+export function blockedWeights(trace, head) {
+  const logits = trace.steps.find((s) => s.id === 'softmax' && s.head === head)?.operands[0].values;
+  return logits?.map((row) => row.map((v) => v === -Infinity));
+}
+
 /** The distinct step ids of a trace, in order: the stepper's stops. */
 export const stepIds = (trace) => trace.groups.map((group) => group.id);
 

@@ -35,21 +35,24 @@ const INPUT_AXES = {
 export const axesOf = (name) => stepEntry(name) ?? INPUT_AXES[name];
 
 /**
- * The colour scales of what step `id` shows in `panels` (panels.js): a function from a
- * matrix's name to its scale, or null when it is not a heatmap. Weights sit on the fixed
- * 0–1 scale; every scores-like matrix of the step (its input and its result, in every
- * head) shares one symmetric scale, so the scale step's shrinking and the mask's surviving
- * cells keep their true size and colour. `withResult: false` leaves the result out (while a
- * prediction hides it, the legends must not give its range away).
+ * The colour scales of what step `id` shows: a function from a matrix's name to its scale, or
+ * null when it is not a heatmap. One scale per quantity for the whole trace, so a matrix
+ * keeps its colours at every step that shows it: weights on the fixed 0–1 scale; the scores,
+ * scaled and masked scores on one symmetric scale over all of them, in every head (so the
+ * scale step's shrinking and the mask's surviving cells keep their true size and colour);
+ * each gradient on its own symmetric scale over its heads. `withResult: false` leaves this
+ * step and the later ones out (while a prediction hides the result, the legends must not
+ * give its range away). `heads`: how many heads the step shows, for the legend.
  */
-export function stepScales(id, panels, { withResult = true } = {}) {
+export function stepScales(id, trace, { heads = 1, withResult = true } = {}) {
   const kind = (name) => stepEntry(name)?.heat;
-  // Scores and gradients: each kind on one symmetric scale over the step's matrices of it.
-  const sharedOf = (signed) => {
-    const result = (p) => (withResult && kind(id) === signed ? [p.step.values] : []);
-    const matrices = panels.flatMap((p) => [...p.operands.filter((o) => kind(o.name) === signed).map((o) => o.values), ...result(p)]);
-    return matrices.length ? scaleOf(signed, matrices, panels.length) : null;
+  const order = trace.groups.map((group) => group.id);
+  const shown = withResult ? trace.steps : trace.steps.filter((s) => order.indexOf(s.id) < order.indexOf(id));
+  const valuesOf = (keep) => shown.filter((s) => keep(s.id)).map((s) => s.values);
+  const scores = scaleOf('scores', valuesOf((name) => kind(name) === 'scores'), heads);
+  return (name) => {
+    if (kind(name) === 'scores') return scores;
+    if (kind(name) === 'gradients') return scaleOf('gradients', valuesOf((other) => other === name), heads);
+    return scaleOf(kind(name), []);
   };
-  const shared = { scores: sharedOf('scores'), gradients: sharedOf('gradients') };
-  return (name) => shared[kind(name)] ?? scaleOf(kind(name), []);
 }

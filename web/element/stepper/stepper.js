@@ -9,7 +9,7 @@ import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
-import { stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
+import { blockedWeights, stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
 import { PredictController } from './predict.js';
 import { stepEntry, stepScales } from './registry.js';
 
@@ -89,17 +89,33 @@ export class Stepper {
   render(message) {
     const { inputs, controls, resultFirst } = this.host.layout;
     const options = controls === 'full' ? this.inputs.renderControls() : nothing;
-    const nav = controls === 'none' ? nothing : this._renderNav();
+    const hasSetup = controls === 'full' || inputs !== 'hidden';
+    // The narrow layout's jump to the options and inputs below the step (hidden when wide).
+    const toSetup = !resultFirst && hasSetup ? html`<button class="to-setup" data-action="to-setup" @click=${() => this._showSetup()}>Inputs and options ↓</button>` : nothing;
+    const nav = controls === 'none' ? toSetup : this._renderNav(toSetup);
     const editors = {
       shown: () => this.inputs.renderInputs(),
       collapsed: () => html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
       hidden: () => nothing,
     }[inputs]();
-    if (resultFirst) return html`${message} ${this._renderStep()} ${nav} ${options} ${editors}`;
-    return html`${options} ${message} ${editors} ${nav} ${this._renderStep()}`;
+    if (resultFirst) return html`${message} ${this._renderStep(false)} ${nav} ${options} ${editors}`;
+    // Result first: the steps and the step on view lead; the options and inputs sit beside
+    // them on a wide element and below them on a narrow one, a tap away (styles.js).
+    const setup = hasSetup ? html`<aside class="setup" data-role="setup" aria-label="Inputs and options" tabindex="-1">${options} ${editors}</aside>` : nothing;
+    return html`<div class="stepper-layout">
+      <div class="lead-column">${message} ${nav} ${this._renderStep(controls !== 'none')}</div>
+      ${setup}
+    </div>`;
   }
 
-  _renderNav() {
+  _showSetup() {
+    const setup = this.host.renderRoot.querySelector('[data-role="setup"]');
+    setup?.scrollIntoView({ block: 'start' });
+    setup?.focus({ preventScroll: true });
+  }
+
+  // `extra`: what ends the navigation's row (the jump to the options on a narrow element).
+  _renderNav(extra = nothing) {
     const { trace, state } = this.host.good;
     const ids = stepIds(trace);
     const current = ids.indexOf(state.step);
@@ -113,28 +129,29 @@ export class Stepper {
         <button data-action="last" @click=${() => this.moveStep('last')} ?disabled=${current === last}>Last »</button>
         <input data-control="step" type="range" min="0" max=${last} .value=${String(current)} aria-label="Step"
           aria-valuetext=${stepTitle(trace, ids[current])} @input=${(e) => this.host.goToStep(ids[Number(e.target.value)])} />
-        <span>Step ${current + 1} of ${ids.length}</span>
+        <span>Step ${current + 1} of ${ids.length}</span> ${extra}
       </div>
       <ol class="steps">
         ${ids.map(
           (id, i) =>
-            html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${stepEntry(id).name}</button></li>`,
+            html`<li><button data-goto=${id} aria-current=${i === current ? 'step' : 'false'} @click=${() => this.host.goToStep(id)}>${i + 1}. ${subscripted(stepEntry(id).name)}</button></li>`,
         )}
       </ol>
     </nav>`;
   }
 
-  _renderStep() {
+  // `divided`: a rule separates the step from the navigation above it.
+  _renderStep(divided = true) {
     const { state, trace } = this.host.good;
     const id = state.step;
     const labels = tokenLabels(state);
     const panels = stepPanels(trace, id, labels);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
-    const scaleOf = stepScales(id, panels, { withResult: !prediction.hidden });
+    const scaleOf = stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden });
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
-    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''}" data-role="step" part="step" aria-live="polite">
-      <h2>${stepTitle(trace, id)}</h2>
+    return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
+      <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>
       ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
       ${panels.map((panel) => {
         const explanation = explanationOf(panel);
@@ -144,7 +161,7 @@ export class Stepper {
           <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands" part="operands">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: explanation?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(trace, o.head ?? panel.head) : undefined, highlight: explanation?.highlight[i] }))}
             </div>
             <div class="matrices" data-role="result" part="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
               ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}
@@ -158,7 +175,7 @@ export class Stepper {
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
       <div class="controls export" role="group" aria-label="Export this step" part="export">
         <span>Export:</span>
-        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
+        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, trace, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
       </div>
       <p class="explanation" data-role="explanation" part="explanation" aria-live="polite">
         ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}
@@ -177,6 +194,7 @@ export class Stepper {
       colLabels: panel.colLabels,
       scale: scaleOf(id),
       totals: id === 'softmax' ? panel.step.rowTotals : undefined,
+      blocked: id === 'softmax' ? blockedWeights(this.host.good.trace, panel.head) : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
@@ -206,9 +224,10 @@ export class Stepper {
   // What the step does and why; its live numbers wait while a prediction hides the result.
   _renderWhy(id, panel, labels, hidden) {
     if (!panel) return nothing;
-    const { idea, live } = stepEntry(id).why({ panel, labels });
+    // `before`: the idea said without the answer a prediction asks for (softmax's row sum).
+    const { idea, before, live } = stepEntry(id).why({ panel, labels });
     return html`<div class="why" data-role="why" part="why">
-      <p>${idea}</p>
+      <p>${hidden && before ? before : idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
     </div>`;
   }

@@ -13,7 +13,7 @@ import * as why from './why.js';
  * @property {string} id             the core's step id
  * @property {string} name           the step in a learner's words, for the step buttons
  * @property {string} caption        what the result is, beside its shape: "A, the weights"
- * @property {(first: object) => { idea, live }} why   what the step does and why, with the
+ * @property {(first: object) => { idea, live, before? }} why   what the step does and why, with the
  *   live numbers of its first panel { panel, labels } (why.js)
  * @property {Axis} rows             what the result's rows are
  * @property {Axis} cols             what the result's columns are

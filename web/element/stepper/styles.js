@@ -45,10 +45,62 @@ export const stepperStyles = css`
   input[data-control='step'] {
     flex: 1 1 160px;
   }
-  section.step {
+  section.step.divided {
     border-top: 1px solid var(--attn-border);
     margin-top: 8px;
     padding-top: 6px;
+  }
+  /* Result first: the steps and the step on view lead. A wide element puts the options and
+     inputs in a column beside them; a narrow one puts them below, behind a jump button, lays
+     the steps out as a scrolling strip and shows each step's result before its operands. */
+  .setup:focus {
+    outline: none;
+  }
+  .setup > .controls {
+    margin-bottom: 8px;
+  }
+  .to-setup {
+    margin-left: auto;
+    font-size: 0.9em;
+  }
+  @container attn (min-width: 900px) {
+    .stepper-layout {
+      display: grid;
+      grid-template-columns: minmax(0, 1fr) minmax(18rem, 25rem);
+      gap: 0 18px;
+      align-items: start;
+    }
+    .setup {
+      border-left: 1px solid var(--attn-border);
+      padding-left: 14px;
+    }
+    .to-setup {
+      display: none;
+    }
+  }
+  @container attn (max-width: 600px) {
+    .nav {
+      gap: 6px;
+    }
+    .nav button {
+      padding: 3px 7px;
+    }
+    .setup {
+      border-top: 1px solid var(--attn-border);
+      margin-top: 12px;
+      padding-top: 6px;
+    }
+    ol.steps {
+      flex-wrap: nowrap;
+      overflow-x: auto;
+      padding-bottom: 4px;
+    }
+    ol.steps button {
+      white-space: nowrap;
+    }
+    section.step [data-role='result'] {
+      order: -1;
+    }
   }
   /* While a result cell is explained, its explanation stays on screen (at the bottom edge
      when the step is taller than the screen, as with two heads), not a screen away below. */

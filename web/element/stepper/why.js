@@ -1,34 +1,20 @@
 // The "why" of each step: what it does and why attention needs it, said with the numbers of
 // the trace on view. Each function takes { panel, labels } (the step's first panel) and
-// returns { idea, live }: `idea` holds without the numbers (shown while a
-// prediction hides the result), `live` quotes the trace. The numbers are read off the core's
+// returns { idea, live, before? }: `idea` holds without the numbers (shown while a
+// prediction hides the result, as `before` where the idea would give its answer away),
+// `live` quotes the trace. The numbers are read off the core's
 // results and operands; the only arithmetic is a difference quoted in words.
 import { html } from 'lit';
 
-import { fmt, sub } from '../shared/format.js';
+import { fmt, largestEntries, namedLargest, sub } from '../shared/format.js';
 
 const list = (values) => values.map(fmt).join(', ');
 // A token's label inside a sentence: quoted, so "the" reads as a token and not as a word.
 const q = (label) => `“${label}”`;
 const row = (values) => `[${list(values.slice(0, 4))}${values.length > 4 ? ', …' : ''}]`;
 
-// The largest finite entry of a row: its index, or -1 when every entry is masked.
-function top(values) {
-  let best = -1;
-  values.forEach((v, j) => {
-    if (Number.isFinite(v) && (best === -1 || v > values[best])) best = j;
-  });
-  return best;
-}
-
-// The smallest finite entry of a row, or -1.
-function bottom(values) {
-  let worst = -1;
-  values.forEach((v, j) => {
-    if (Number.isFinite(v) && (worst === -1 || v < values[worst])) worst = j;
-  });
-  return worst;
-}
+// The entries sharing a row's smallest finite value (largestEntries of the negated row).
+const smallestEntries = (values) => largestEntries(values.map((v) => (Number.isFinite(v) ? -v : v)));
 
 export const encodingWhy = ({ panel, labels }) => {
   const pe = panel.step.values;
@@ -57,10 +43,11 @@ export const projectionWhy = (symbol, noun, role) => ({ panel, labels }) => {
 
 export const scoresWhy = ({ panel, labels }) => {
   const s = panel.step.values[0];
-  const best = top(s);
+  const best = largestEntries(s);
+  const tie = best.length > 1 ? ' equally' : '';
   return {
     idea: 'S = QKᵀ: every query against every key. A score is a dot product, large when the query and the key point the same way; each key is one column of Kᵀ.',
-    live: best < 0 ? '' : `Row ${q(labels.queries[0])} scores ${list(s)}: it matches ${q(labels.keys[best])} best (${fmt(s[best])}).`,
+    live: best.length ? `Row ${q(labels.queries[0])} scores ${list(s)}: it matches ${namedLargest(s, best, (j) => labels.keys[j])} best${tie}.` : '',
   };
 };
 
@@ -68,13 +55,15 @@ export const scaleWhy = ({ panel, labels }) => {
   const { scale, temperature, dk, defaultScale } = panel.step;
   const before = panel.operands[0].values[0];
   const after = panel.step.values[0];
-  const [hi, lo] = [top(before), bottom(before)];
+  const [highs, lows] = [largestEntries(before), smallestEntries(before)];
+  const [hi, lo] = [highs[0] ?? -1, lows[0] ?? -1];
+  const names = (indices) => indices.map((j) => q(labels.keys[j])).join(' and ');
   const by = defaultScale ? `√${dk} = ${fmt(1 / scale)}` : `1/${fmt(scale)}`;
   const idea = defaultScale
     ? 'A dot product of dₖ numbers spreads out like √dₖ: unscaled, softmax would give almost all the weight to one key and learning would stall. Dividing by √dₖ keeps the spread near 1 whatever dₖ is.'
     : 'The scores are multiplied by the factor given instead of 1/√dₖ.';
   const heat = temperature !== 1 ? ` Dividing by the temperature T = ${fmt(temperature)} then ${temperature > 1 ? 'flattens' : 'sharpens'} the weights.` : '';
-  const gap = hi >= 0 && lo >= 0 && hi !== lo ? ` In row ${q(labels.queries[0])}, the gap between ${q(labels.keys[hi])} and ${q(labels.keys[lo])} goes from ${fmt(before[hi] - before[lo])} to ${fmt(after[hi] - after[lo])}.` : '';
+  const gap = hi >= 0 && lo >= 0 && fmt(before[hi]) !== fmt(before[lo]) ? ` In row ${q(labels.queries[0])}, the gap between the largest score (${names(highs)}) and the smallest (${names(lows)}) goes from ${fmt(before[hi] - before[lo])} to ${fmt(after[hi] - after[lo])}.` : '';
   return { idea: idea + heat, live: `Here the scores are divided by ${by}${temperature !== 1 ? ` and by T = ${fmt(temperature)}` : ''}.${gap}` };
 };
 
@@ -104,6 +93,7 @@ export const softmaxWhy = ({ panel, labels }) => {
   const r = openRow(panel.operands[0].values);
   return {
     idea: 'Softmax turns each row of scores into weights: positive and adding up to 1. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
+    before: 'Softmax turns each row of scores into positive weights. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
     live:
       `Row ${q(labels.queries[r])}: m = ${fmt(rowMax[r])}, Σ = ${fmt(rowSum[r])}, weights ${list(values[r])}.` +
       (masked >= 0 ? ` Row ${q(labels.queries[masked])} has every key masked: attnlab defines its weights as zeros (a sum of 0, not 1).` : ''),

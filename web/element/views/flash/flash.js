@@ -5,7 +5,7 @@
 // the walk never forms it. Every number is the core's (lab.flashWalk, lab.tilePlan).
 import { html, nothing } from 'lit';
 
-import { fmt, sub } from '../../shared/format.js';
+import { fmt, sub, subscripted } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { SEED_FIELD, wholeField } from '../../shared/view-state.js';
@@ -120,20 +120,17 @@ class FlashView extends ViewBase {
   _renderTile(event) {
     const rows = this._rowLabels(event);
     const keys = Array.from({ length: event.keys }, (_, c) => `k${sub(event.firstKey + c)}`);
-    const perRow = (name, caption, label, values) => matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label] });
-    // Rows with nothing summed yet (m was −∞) have nothing to shrink.
-    const raised = event.newMax.filter((m, r) => Number.isFinite(event.oldMax[r]) && m > event.oldMax[r]).length;
+    const perRow = (name, caption, label, values, format) => matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label], format });
+    // A row whose m was −∞ held nothing (l = 0, acc = 0): exp(−∞ − m) = 0 scales nothing, so
+    // the core leaves its factor at 1 and the table says so in words.
+    const fresh = (r) => event.oldMax[r] === -Infinity;
+    const factor = (v, r) => (fresh(r) ? 'nothing held yet' : fmt(v));
     return html`<h3>Block Q${sub(event.queryBlock)} visits tile K${sub(event.keyBlock)}</h3>
-      <p data-role="why">
-        The tile's scores are computed, ÷√d, and ${event.keys} keys' worth of K and V sit in fast memory. ${raised
-          ? html`The max rose in ${raised} of ${event.queries} rows, so their sum and accumulator shrink by
-              exp(m<sub>old</sub> − m<sub>new</sub>) before this tile's exponentials are added.`
-          : 'No row found a larger score, so nothing is rescaled: this tile\'s exponentials are simply added.'}
-      </p>
+      <p data-role="why">${tileWhy(event)}</p>
       <div class="matrices">
         ${matrixTable({ name: 'tile-scores', caption: `scores of the tile (${event.queries}×${event.keys})`, values: event.scores, rowLabels: rows, colLabels: keys })}
         ${perRow('old-max', 'm before', 'm', event.oldMax)} ${perRow('new-max', 'm after', 'm', event.newMax)}
-        ${perRow('rescale', 'exp(m_old − m_new)', 'factor', event.rescale)} ${perRow('sum', 'l after', 'l', event.sum)}
+        ${perRow('rescale', 'exp(m_old − m_new)', 'factor', event.rescale, factor)} ${perRow('sum', 'l after', 'l', event.sum)}
         ${matrixTable({ name: 'acc', caption: `acc after (${event.queries}×${WIDTH})`, values: event.acc, rowLabels: rows, colLabels: ['1', '2'] })}
       </div>`;
   }
@@ -178,6 +175,31 @@ class FlashView extends ViewBase {
       </p>
     </section>`;
   }
+}
+
+// What a tile does to each of its rows, read off the event's numbers: a row that held
+// nothing (m was −∞), one whose max rose (rescaled), one whose max stayed (factor 1), and
+// one whose keys in this tile are all masked (nothing added). One sentence per kind present.
+function tileWhy(event) {
+  const kinds = { fresh: 0, raised: 0, kept: 0, masked: 0 };
+  event.scores.forEach((scores, r) => {
+    if (!scores.some(Number.isFinite)) kinds.masked += 1;
+    else if (event.oldMax[r] === -Infinity) kinds.fresh += 1;
+    else if (event.newMax[r] > event.oldMax[r]) kinds.raised += 1;
+    else kinds.kept += 1;
+  });
+  const rows = (count) => (count === event.queries ? (count === 1 ? 'its row' : `all ${count} rows`) : `${count} of ${event.queries} rows`);
+  const parts = [`The tile's scores are computed, ÷√d, and ${event.keys} keys' worth of K and V sit in fast memory.`];
+  if (kinds.fresh) {
+    parts.push(
+      `This is the first tile for ${rows(kinds.fresh)}: the running max m starts at −∞ and nothing is held yet (l = 0, acc = 0), ` +
+        `so there is nothing to rescale; m becomes the tile's largest score and its exponentials start the sum.`,
+    );
+  }
+  if (kinds.raised) parts.push(`The max rose in ${rows(kinds.raised)}, so their sum and accumulator shrink by exp(m_old − m_new) before this tile's exponentials are added.`);
+  if (kinds.kept) parts.push(`In ${rows(kinds.kept)} no score beat m, so the factor is 1: this tile's exponentials are simply added.`);
+  if (kinds.masked) parts.push(`In ${rows(kinds.masked)} every key of this tile comes later (the causal mask): nothing is added and m, l and acc stay.`);
+  return subscripted(parts.join(' '));
 }
 
 export const flashView = defineView({ id: 'flash', title: 'Flash tiles', element: FlashView, fields: FIELDS });

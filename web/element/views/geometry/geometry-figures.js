@@ -73,7 +73,10 @@ export function planeFigure({ query, keys, values }, result, on) {
     <g class="axis" aria-hidden="true">
       <line x1=${PAD} x2=${SIZE - PAD} y1=${zy} y2=${zy}></line>
       <line x1=${zx} x2=${zx} y1=${PAD} y2=${SIZE - PAD}></line>
-      ${TICKS.map((t) => svg`<text x=${X(t)} y=${zy + 13} text-anchor="middle">${t}</text><text x=${zx - 5} y=${Y(t) + 4} text-anchor="end">${t}</text>`)}
+      ${TICKS.map((t) => svg`<line x1=${X(t)} x2=${X(t)} y1=${zy - 3} y2=${zy + 3}></line><line x1=${zx - 3} x2=${zx + 3} y1=${Y(t)} y2=${Y(t)}></line>`)}
+      <!-- The numbers along the plot's bottom and left edges, where no point, label or the
+           values' triangle can sit on them (points stay inside ±LIMIT). -->
+      ${TICKS.map((t) => svg`<text class="tick" x=${X(t)} y=${SIZE - PAD + 15} text-anchor="middle">${fmt(t)}</text><text class="tick" x=${PAD - 4} y=${Y(t) + 4} text-anchor="end">${fmt(t)}</text>`)}
     </g>
     <polygon class="hull" data-role="hull" points=${hull} aria-hidden="true"></polygon>
     <g aria-hidden="true">

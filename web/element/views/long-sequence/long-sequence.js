@@ -17,6 +17,9 @@ import { SEED_FIELD } from '../../shared/view-state.js';
 import { WorkerViewBase } from '../../shared/worker-view.js';
 
 const SIZES = [256, 1024, 4096, 16384];
+// Beyond this the processor's kernel refuses (the lead says so): such sizes are offered as
+// the graphics card's only, and not at all once this browser turns out to have none.
+const WASM_MAX = 4096;
 const WIDTHS = [32, 64, 128];
 const SAMPLES = 12; // rows and columns of the sampled block of weights
 
@@ -82,6 +85,7 @@ class LongSequenceView extends WorkerViewBase {
     _sample: { state: true },
     _gpuNote: { state: true },
     _focus: { state: true },
+    _info: { state: true },
   };
 
   constructor() {
@@ -92,6 +96,8 @@ class LongSequenceView extends WorkerViewBase {
     this._gpuNote = GPU_NOTES.before;
     this._gpuReady = null; // the WebGPU probe, started by the first run
     this._focus = null; // { row, col } of the sampled weight hovered or focused
+    this._info = null; // what the last run could not do, said as information (not an error)
+    this._noGpu = false; // the probe found no WebGPU
   }
 
   disconnectedCallback() {
@@ -110,12 +116,13 @@ class LongSequenceView extends WorkerViewBase {
       return gpu;
     } catch {
       this._gpuNote = GPU_NOTES.none;
+      this._noGpu = true;
       return null;
     }
   }
 
   clearFigures() {
-    [this._runs, this._agreement, this._sample] = [[], null, null];
+    [this._runs, this._agreement, this._sample, this._info] = [[], null, null, null];
   }
 
   // The WebGPU kernel on inputs from the worker: { ms, output }, or null once the run is cancelled.
@@ -134,6 +141,7 @@ class LongSequenceView extends WorkerViewBase {
   // On the GPU where there is one, in wasm where there is none or to compare; the sampled
   // weights always come from the wasm core.
   _run(compare) {
+    this._info = null;
     return this.startRun(async (current) => {
       const { n, d, causal, seed } = this.viewState;
       this._gpuReady ??= this._findGpu();
@@ -141,19 +149,22 @@ class LongSequenceView extends WorkerViewBase {
       if (!current()) return;
       const onGpu = gpu ? await this._timeGpu(gpu, current) : null;
       if (!current()) return;
-      const onWasm = !gpu || compare;
+      const onWasm = (!gpu || compare) && n <= WASM_MAX;
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
       const settings = { n, d, causal, seed, rows, cols, kernel: onWasm, keepOutput: Boolean(onGpu) && onWasm };
       const { ms, output, refused, weights } = await this.tasks.run('longSequence', settings);
       if (!current()) return;
-      if (refused) this._message = `${refused}. The sample of weights below is still exact.${gpu ? '' : ' This size runs on a graphics card (WebGPU) only.'}`;
+      if (refused) this._message = `${refused}. The sample of weights below is still exact.`;
       // 4·n²·d floating-point operations, half of them when causal.
       const figures = (backend, time) => ({ backend, ms: time, gflops: (4 * n * n * d * (causal ? 0.5 : 1)) / time / 1e6 });
       this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm && !refused ? [figures('wasm', ms)] : [])];
       this._agreement = output ? maxDifference(onGpu.output, output) : null;
       this._sample = { n, causal, rows, cols, weights };
-      if (compare && !gpu) this._message = 'Without a graphics card there is only the processor\'s run to show.';
+      const tooLong = `${n.toLocaleString('en')} tokens run on a graphics card only: the processor takes up to ${WASM_MAX.toLocaleString('en')}.`;
+      if (!gpu && n > WASM_MAX) this._info = `${tooLong} This browser offers no graphics card (WebGPU), so only the exact sample of weights is shown.`;
+      else if (compare && n > WASM_MAX) this._info = `${tooLong} There is only the graphics card's run to show.`;
+      else if (compare && !gpu) this._info = 'Without a graphics card there is only the processor\'s run to show.';
     });
   }
 
@@ -162,7 +173,7 @@ class LongSequenceView extends WorkerViewBase {
     const select = (control, label, values, current) =>
       html`<label>${label}
         <select data-control=${control} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
-          ${values.map((v) => html`<option value=${v} ?selected=${v === current}>${v}</option>`)}
+          ${values.map((v) => html`<option value=${v} ?selected=${v === current} ?disabled=${control === 'n' && v > WASM_MAX && this._noGpu}>${control === 'n' && v > WASM_MAX ? `${v} (graphics card only)` : v}</option>`)}
         </select></label>`;
     const problem = this.draftProblem ?? this._message;
     const busy = `Working out attention for ${n} tokens… (Cancel stops it.)`;
@@ -184,7 +195,7 @@ class LongSequenceView extends WorkerViewBase {
         <button data-action="compare" @click=${() => this._run(true)}>Run on both and compare</button>
         ${this.cancelButton()}
       </div>
-      ${this.messageLine(this._busy ? busy : problem ?? this._status, { role: 'message', error: !this._busy && Boolean(problem) })}
+      ${this.messageLine(this._busy ? busy : (problem ?? this._status ?? this._info), { role: 'message', error: !this._busy && Boolean(problem) })}
       ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
       ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explain() ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
   }

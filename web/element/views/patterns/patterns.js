@@ -9,6 +9,7 @@ import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
 import { recordAnswer } from '../../shared/progress.js';
 import { traceRequest } from '../../state.js';
+import { blockedWeights } from '../../stepper/panels.js';
 import { patternsStyles } from './styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -63,8 +64,9 @@ function galleryWeights(lab) {
   if (!galleryCache.has(lab)) {
     const entries = PATTERN_IDS.map((id) => {
       const state = presetState(id);
-      const softmax = lab.trace(traceRequest(state)).steps.find((step) => step.id === 'softmax');
-      return [id, { tokens: state.tokens, weights: softmax.values }];
+      const trace = lab.trace(traceRequest(state));
+      const softmax = trace.steps.find((step) => step.id === 'softmax');
+      return [id, { tokens: state.tokens, weights: softmax.values, blocked: blockedWeights(trace, softmax.head) }];
     });
     galleryCache.set(lab, Object.fromEntries(entries));
   }
@@ -110,13 +112,14 @@ class PatternsView extends ViewBase {
   }
 
   _renderCard(id) {
-    const { tokens, weights } = this._gallery[id];
+    const { tokens, weights, blocked } = this._gallery[id];
     return html`<li class="card" data-pattern=${id}>
       <h3>${ABOUT[id].name}</h3>
       ${matrixTable({
         name: 'softmax',
         caption: `${PRESETS[id].name}: weights (${weights.length}×${weights[0].length})`,
         values: weights,
+        blocked,
         rowLabels: tokens,
         colLabels: tokens,
         scale: WEIGHT_SCALE,

@@ -117,11 +117,12 @@ class ScalingView extends ViewBase {
         </figure>
       </div>
       ${matrixTable({
+        // One row per key: 16 keys as columns were wider than a 1280 px screen.
         name: 'example',
         caption: `One query against ${study.keys} keys at dₖ = ${point.dk}`,
-        values: [point.exampleScores, point.exampleWeightsScaled, point.exampleWeightsUnscaled],
-        rowLabels: ['q·k', 'weight, ÷√dₖ', 'weight, unscaled'],
-        colLabels: point.exampleScores.map((_, i) => `k${sub(i)}`),
+        values: point.exampleScores.map((score, i) => [score, point.exampleWeightsScaled[i], point.exampleWeightsUnscaled[i]]),
+        rowLabels: point.exampleScores.map((_, i) => `k${sub(i)}`),
+        colLabels: ['q·k', 'weight, ÷√dₖ', 'weight, unscaled'],
       })}
       <p class="lead">
         Softmax only cares about the gaps between scores: a gap of g makes one weight e<sup>g</sup> times another. With

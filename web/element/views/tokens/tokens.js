@@ -6,12 +6,12 @@
 import { html, nothing } from 'lit';
 
 import { WEIGHT_SCALE } from '../../shared/colors.js';
-import { fmt } from '../../shared/format.js';
+import { largestEntries, namedLargest } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { wholeField } from '../../shared/view-state.js';
-import { tokenLabels } from '../../stepper/panels.js';
+import { blockedWeights, tokenLabels } from '../../stepper/panels.js';
 import { tokensStyles } from './styles.js';
 import { tokenLines } from './token-lines.js';
 import '../../shared/topic-quiz.js';
@@ -37,7 +37,7 @@ class TokensView extends ViewBase {
   _weights() {
     const group = this.trace.groups.find((g) => g.id === 'softmax');
     const { queries, keys } = tokenLabels(this.state);
-    return { heads: group.steps.map((step) => step.values), queries, keys };
+    return { heads: group.steps.map((step) => step.values), blocked: group.steps.map((step) => blockedWeights(this.trace, step.head)), queries, keys };
   }
 
   _openHead(head) {
@@ -46,7 +46,7 @@ class TokensView extends ViewBase {
 
   render() {
     if (!this.trace || !this.state || !this.viewState) return this.placeholder(HEADING);
-    const { heads, queries, keys } = this._weights();
+    const { heads, blocked, queries, keys } = this._weights();
     const head = this.viewState.head < heads.length ? this.viewState.head : 0;
     const focus = Math.min(this.viewState.token, queries.length - 1);
     const weights = heads[head];
@@ -72,12 +72,13 @@ class TokensView extends ViewBase {
           name: 'focus-weights',
           caption: `${queries[focus]}'s weights${heads.length > 1 ? `, head ${head + 1}` : ''}`,
           values: [weights[focus]],
+          blocked: blocked[head] && [blocked[head][focus]],
           rowLabels: [queries[focus]],
           colLabels: keys,
           scale: WEIGHT_SCALE,
         })}
       </div>
-      ${heads.length > 1 ? this._renderHeads(heads, queries, keys, head) : nothing}
+      ${this._renderHeads(heads, blocked, queries, keys, head)}
       <attn-topic-quiz topic="tokens"></attn-topic-quiz>`;
   }
 
@@ -107,22 +108,21 @@ class TokensView extends ViewBase {
   // The focused token's strongest keys (all of them when they tie), in words, with the weight.
   _explain(weights, queries, keys, focus, head, count) {
     const row = weights[focus];
-    const largest = Math.max(...row);
-    const top = keys.filter((_, j) => fmt(row[j]) === fmt(largest)).map((label) => `“${label}”`);
     const where = count > 1 ? `In head ${head + 1}, ` : '';
     const seen = row.filter((w) => w > 0).length;
-    const to = top.length > 1 ? `${top.slice(0, -1).join(', ')} and ${top.at(-1)} (${fmt(largest)} each)` : `${top[0]} (${fmt(largest)})`;
+    const to = namedLargest(row, largestEntries(row), (j) => keys[j]);
     return `${where}“${queries[focus]}” gives the most attention to ${to}; it looks at ${seen} of the ${keys.length} tokens at all.`;
   }
 
-  _renderHeads(heads, queries, keys, current) {
+  _renderHeads(heads, blocked, queries, keys, current) {
+    const many = heads.length > 1;
     return html`<section data-role="heads">
-      <h3>Every head at once</h3>
-      <p>Each thumbnail is one head's weights (rows: queries, columns: keys). Open one to follow it step by step.</p>
+      <h3>${many ? 'Every head and every query at once' : 'Every query at once'}</h3>
+      <p>${many ? 'Each thumbnail is one head\'s weights' : 'The weights'} (rows: queries, columns: keys): where every token looks, not only the one hovered. Open ${many ? 'one' : 'it'} to follow it step by step.</p>
       <ul class="thumbnails">
         ${heads.map(
           (weights, h) => html`<li data-head=${h} class=${h === current ? 'current' : ''}>
-            ${matrixTable({ name: 'softmax', head: h, caption: `Head ${h + 1}`, values: weights, rowLabels: queries, colLabels: keys, scale: WEIGHT_SCALE })}
+            ${matrixTable({ name: 'softmax', head: h, caption: `Head ${h + 1}`, values: weights, blocked: blocked[h], rowLabels: queries, colLabels: keys, scale: WEIGHT_SCALE })}
             <button data-control="open-head" data-head=${h} @click=${() => this._openHead(h)}>Open head ${h + 1} in the stepper</button>
           </li>`,
         )}

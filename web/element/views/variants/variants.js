@@ -10,7 +10,7 @@ import { shape } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { isNumberIn, SEED_FIELD, wholeField } from '../../shared/view-state.js';
-import { stepPanels } from '../../stepper/panels.js';
+import { blockedWeights, stepPanels } from '../../stepper/panels.js';
 import { stepEntry, stepScales } from '../../stepper/registry.js';
 import { exampleLabels, HEADS, TOKENS, variantRequest } from './example.js';
 import { renderCacheBytes, renderDecode } from './kv-cache.js';
@@ -93,7 +93,7 @@ class VariantsView extends ViewBase {
   _renderStep(id) {
     const labels = exampleLabels(this.viewState);
     const panels = stepPanels(this._trace, id, labels);
-    const scaleOf = stepScales(id, panels);
+    const scaleOf = stepScales(id, this._trace, { heads: panels.length });
     const focus = this._focus?.id === id ? this._focus : null;
     const explained = focus && panels.find((p) => p.head === focus.head);
     const explanation = explained ? stepEntry(id).explain({ panel: explained, row: focus.row, col: focus.col, value: explained.step.values[focus.row][focus.col], labels }) : null;
@@ -106,7 +106,7 @@ class VariantsView extends ViewBase {
           return html`<div class="panel" data-head=${panel.head ?? 0}>
             <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
             <div class="matrices">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: lit?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(this._trace, o.head ?? panel.head) : undefined, highlight: lit?.highlight[i] }))}
               ${matrixTable({
                 name: id,
                 head: panel.head,
@@ -116,6 +116,7 @@ class VariantsView extends ViewBase {
                 colLabels: panel.colLabels,
                 scale: scaleOf(id),
                 totals: ['softmax', 'dropout'].includes(id) ? panel.step.rowTotals : undefined,
+                blocked: ['softmax', 'dropout'].includes(id) ? blockedWeights(this._trace, panel.head) : undefined,
                 highlight: lit ? { cell: [focus.row, focus.col] } : undefined,
                 onFocusCell: (row, col) => (this._focus = { id, head: panel.head, row, col }),
               })}
