@@ -10,11 +10,11 @@ const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions'
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
 const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
-await mkdir('docs/views', { recursive: true });
+await mkdir('docs/views/all', { recursive: true });
 const server = await serveStatic('web/dist');
 const browser = await launchChromium();
-// Each view at a laptop's and a phone's width, light and dark: docs/views/ID-WIDTH-THEME.jpg;
-// the README's picture, docs/views/ID.jpg, is the 1280 px light one.
+// Each view at a laptop's and a phone's width, light and dark: docs/views/all/ID-WIDTH-THEME.jpg
+// (kept out of the npm package); the README's picture, docs/views/ID.jpg, is the 1280 px light one.
 for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [390, 'dark']]) {
   const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: theme });
   for (const view of TEACHING) {
@@ -35,7 +35,7 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     await page.waitForTimeout(300);
     const box = await lab.boundingBox();
     const clip = { ...box, height: Math.min(box.height, width < 600 ? 1600 : 900) };
-    const paths = [`docs/views/${view}-${width}-${theme}.jpg`, ...(width === 1280 && theme === 'light' ? [`docs/views/${view}.jpg`] : [])];
+    const paths = [`docs/views/all/${view}-${width}-${theme}.jpg`, ...(width === 1280 && theme === 'light' ? [`docs/views/${view}.jpg`] : [])];
     for (const path of paths) {
       await page.screenshot({ path, type: 'jpeg', quality: 75, fullPage: true, clip });
       console.log(path);
