@@ -127,7 +127,7 @@ class TrainView extends WorkerViewBase {
   }
 
   clearFigures() {
-    [this._history, this._attention, this._fresh, this._pause, this._learnedAt] = [[], null, true, false, null];
+    [this._history, this._attention, this._fresh, this._pause, this._learnedAt, this._replaying] = [[], null, true, false, null, false];
   }
 
   get _config() {
@@ -141,12 +141,12 @@ class TrainView extends WorkerViewBase {
     const saved = kept.get(this._host);
     kept.delete(this._host);
     if (saved?.key !== JSON.stringify(this._config) || !saved.history.length) return this._advance(0);
-    [this._history, this._learnedAt] = [saved.history, saved.learnedAt];
+    [this._history, this._learnedAt, this._replaying] = [saved.history, saved.learnedAt, true];
     return this.startRun(async (current) => {
       const steps = saved.history.at(-1).step;
       const r = await this.tasks.run('train', { config: this._config, steps, fresh: true });
       if (!current()) return;
-      [this._fresh, this._attention] = [false, r.attention];
+      [this._fresh, this._attention, this._replaying] = [false, r.attention, false];
     }, (error) => this.coreProblem(error));
   }
 
@@ -247,7 +247,7 @@ class TrainView extends WorkerViewBase {
     const problem = this.draftProblem ?? this._message;
     if (problem) return this.messageLine(problem, { role: 'train-status' });
     const last = this._history.at(-1);
-    const ending = this._busy ? ' (training…)' : this._learnedAt === last?.step ? '. Learned: Train stopped here; press it again to go on.' : '';
+    const ending = this._busy ? (this._replaying ? ' (the trainer is being rebuilt: its steps replayed…)' : ' (training…)') : this._learnedAt === last?.step ? '. Learned: Train stopped here; press it again to go on.' : '';
     const text = last
       ? html`Step <span data-field="step" data-value=${last.step}>${last.step}</span>: loss
           <span data-field="loss" data-value=${last.loss}>${lossText(last.loss)}</span>, accuracy on held-out sequences
