@@ -69,10 +69,10 @@ const nextFrame = () => new Promise((done) => requestAnimationFrame(() => done()
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
 /** A loss as a learner reads it: three significant digits, however small (never "0"). */
-export const lossText = (loss) => (loss >= 1e-6 || loss === 0 ? Number(loss.toPrecision(3)).toString() : loss.toExponential(2)).replaceAll('-', '−');
+const lossText = (loss) => (loss >= 1e-6 || loss === 0 ? Number(loss.toPrecision(3)).toString() : loss.toExponential(2)).replaceAll('-', '−');
 
 /** Position i's label: t₁ … tₙ with its token beside it, so repeated tokens stay apart. */
-export const positionLabel = (token, i) => `t${sub(i)} (${token})`;
+const positionLabel = (token, i) => `t${sub(i)} (${token})`;
 
 const styles = css`
   .heads {
