@@ -80,7 +80,8 @@ EMSCRIPTEN_BINDINGS(attnlab_learn) {
       .value("previous-token", TrainingTask::previous_token)
       .value("copy-first", TrainingTask::copy_first)
       .value("reverse", TrainingTask::reverse)
-      .value("induction", TrainingTask::induction);
+      .value("induction", TrainingTask::induction)
+      .value("induction-anywhere", TrainingTask::induction_anywhere);
   // The one stateful object: the wrapper's trainer() owns it and deletes it.
   emscripten::class_<Trainer>("Trainer")
       .function("step", &guarded<&train_step>::call)

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,9 @@ TEST_CASE("training gradients match central finite differences in float64, every
   // Relative error max|g − fd| / max|fd| per kind ≤ 1e-4: in float64 with h = 1e-5 the
   // differences' truncation error (O(h²)) and rounding (≈1e-16/h) are near 1e-10, so what is
   // left is a wrong derivative, not noise.
-  const TrainingTask task = GENERATE(TrainingTask::previous_token, TrainingTask::copy_first,
-                                     TrainingTask::reverse, TrainingTask::induction);
+  const TrainingTask task =
+      GENERATE(TrainingTask::previous_token, TrainingTask::copy_first, TrainingTask::reverse,
+               TrainingTask::induction, TrainingTask::induction_anywhere);
   TrainingConfig c;
   c.task = task;
   c.layers = 2;
@@ -91,13 +93,17 @@ TEST_CASE("each task's targets follow from its tokens", "[training]") {
   c.context = 7;
   c.vocab = 30;
   const std::size_t n = c.context, m = 4;  // ⌈7/2⌉
-  for (TrainingTask task : {TrainingTask::previous_token, TrainingTask::copy_first,
-                            TrainingTask::reverse, TrainingTask::induction}) {
+  for (TrainingTask task :
+       {TrainingTask::previous_token, TrainingTask::copy_first, TrainingTask::reverse,
+        TrainingTask::induction, TrainingTask::induction_anywhere}) {
     c.task = task;
     const auto b = training::make_batch(c, 5, 3);
     for (std::size_t s = 0; s < b.count; ++s) {
       const int* x = &b.tokens[s * n];
       const int* t = &b.targets[s * n];
+      // induction-anywhere: the copy starts at the first target, 2 … n−2.
+      const std::size_t p =
+          static_cast<std::size_t>(std::find_if(t, t + n, [](int v) { return v >= 0; }) - t);
       for (std::size_t i = 0; i < n; ++i) {
         INFO("task " << static_cast<int>(task) << ", sequence " << s << ", position " << i);
         CHECK(x[i] >= 0);
@@ -118,8 +124,45 @@ TEST_CASE("each task's targets follow from its tokens", "[training]") {
             if (i >= m) CHECK(x[i] == x[i - m]);
             expected = i >= m && i + 1 < n ? x[i + 1] : -1;
             break;
+          case TrainingTask::induction_anywhere:
+            CHECK(p >= 2);
+            CHECK(p <= n - 2);
+            if (i >= p) CHECK(x[i] == x[i - p]);
+            expected = i >= p && i + 1 < n ? x[i + 1] : -1;
+            break;
         }
         CHECK(t[i] == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("induction-anywhere starts its copy at every position 2 … n−2, induction always at m",
+          "[training]") {
+  // The fixed split lets a model find the earlier copy by position alone; the honest variant
+  // must leave position no clue, so each start appears (uniformly drawn: 400 sequences over
+  // 5 starts leave each ≈ 80, far from 0).
+  TrainingConfig c;
+  c.context = 8;
+  std::map<std::size_t, int> starts;
+  for (TrainingTask task : {TrainingTask::induction, TrainingTask::induction_anywhere}) {
+    c.task = task;
+    starts.clear();
+    const auto b = training::make_batch(c, 400, 9);
+    for (std::size_t s = 0; s < b.count; ++s) {
+      const int* t = &b.targets[s * c.context];
+      ++starts[static_cast<std::size_t>(
+          std::find_if(t, t + c.context, [](int v) { return v >= 0; }) - t)];
+    }
+    if (task == TrainingTask::induction) {
+      CHECK(starts == std::map<std::size_t, int>{{4, 400}});
+    } else {
+      REQUIRE(starts.size() == 5);
+      for (const auto& [start, count] : starts) {
+        INFO("start " << start);
+        CHECK(start >= 2);
+        CHECK(start <= 6);
+        CHECK(count >= 40);
       }
     }
   }
@@ -231,7 +274,7 @@ TEST_CASE("a bad config or step count names the field and its range", "[training
        "learningRate must be above 0 and at most 1, got 2"},
       {[](TrainingConfig& c) { c.task = static_cast<TrainingTask>(9); },
        ErrorCode::invalid_argument,
-       "task must be previous-token, copy-first, reverse or induction"},
+       "task must be previous-token, copy-first, reverse, induction or induction-anywhere"},
   };
   for (const Case& k : cases) {
     TrainingConfig c;

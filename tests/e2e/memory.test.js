@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { browserSession } from './support/session.js';
+import { heapMeter } from './support/worker-page.js';
 
 const session = browserSession('.');
 const EDITS = 10_000;
@@ -26,14 +27,7 @@ function edit(page, count, offset) {
 
 test(`${EDITS.toLocaleString('en')} edits leave the wasm heap and the JS heap flat`, { timeout: 600_000 }, async (t) => {
   const { page } = await session.open(t, 'web/examples/tutorial.html', { labs: 2 });
-  const cdp = await page.context().newCDPSession(page);
-  const measure = async () => {
-    await cdp.send('HeapProfiler.collectGarbage');
-    const { usedSize } = await cdp.send('Runtime.getHeapUsage');
-    // The page's element shares the package's one wasm instance with this import.
-    const wasm = await page.evaluate(async () => (await (await import('/dist/attnlab.js')).createAttnLab()).memoryStats());
-    return { js: usedSize, wasm };
-  };
+  const measure = await heapMeter(page);
   await edit(page, 10, 0);
   const before = await measure();
   await edit(page, EDITS, 10);

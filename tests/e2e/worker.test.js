@@ -7,80 +7,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { launchChromium } from '../../scripts/chromium.mjs';
-import { serveStatic } from '../../scripts/serve.mjs';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { maxAbsDiff } from '../support/compare.js';
 import { normalQKV } from '../support/normal-qkv.js';
 import { encodeHash, presetState } from './support/expected.js';
-import { assertClean, labState, watch } from './support/lab-page.js';
+import { assertClean, labState } from './support/lab-page.js';
+import { cpuAfterStop, longTasks, openWatched, pause, workers } from './support/worker-page.js';
 
 const lab = await createAttnLab();
 const LONG = 'attn-lab attn-long-sequence-view';
 const COST = 'attn-lab attn-cost-view';
 const README_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'";
 
-// Runs in the page before its scripts: records the duration of every long task of the page's
-// thread, and every Worker the page starts (its script URL, whether it was terminated).
-function instrument() {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
-  window.__workers = [];
-  const NativeWorker = window.Worker;
-  window.Worker = class extends NativeWorker {
-    constructor(url, options) {
-      super(url, options);
-      window.__workers.push(this);
-      [this.url, this.terminated] = [String(url), false];
-    }
-
-    terminate() {
-      this.terminated = true;
-      super.terminate();
-    }
-  };
-}
-
-// Opens `path` of `root` in Chromium without WebGPU (so every run is the wasm kernel's);
-// `headers` go with every response, `setup(page)` runs before the page loads.
-async function open(t, { root = 'web/dist', path, headers, setup }) {
-  const server = await serveStatic(root, { headers });
-  const browser = await launchChromium({ extraArgs: ['--disable-webgpu'] });
-  t.after(async () => {
-    await browser.close();
-    await server.close();
-  });
-  const page = await browser.newPage();
-  const problems = watch(page);
-  await page.addInitScript(instrument);
-  await setup?.(page);
-  await page.goto(`${server.url}/${path}`);
-  const cdp = await browser.newBrowserCDPSession();
-  // CPU seconds the page's processes (the renderer, where its workers run) have used so far.
-  const cpuSeconds = async () => (await cdp.send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer').reduce((sum, p) => sum + p.cpuTime, 0);
-  return { page, problems, cpuSeconds };
-}
-
-const openView = (t, view, viewState, options) => open(t, { path: `index.html${encodeHash({ ...presetState('tiny'), view, viewState })}`, ...options });
+const openView = (t, view, viewState, options) => openWatched(t, { path: `index.html${encodeHash({ ...presetState('tiny'), view, viewState })}`, ...options });
 
 const shown = (page, view) => page.locator(`attn-lab attn-${view}-view`).first().waitFor();
-const longTasks = (page) => page.evaluate(() => window.__longTasks);
-const workers = (page) => page.evaluate(() => window.__workers.map((w) => ({ url: w.url, terminated: w.terminated })));
-const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
-// CPU seconds used over `ms` of wall time.
-async function cpuOver(cpuSeconds, ms) {
-  const start = await cpuSeconds();
-  await pause(ms);
-  return (await cpuSeconds()) - start;
-}
-
-// CPU seconds used over the second after the next 2.5 s: Chromium stops a terminated worker
-// that is inside a long call (wasm here) by force only after 2 s.
-async function cpuAfterStop(cpuSeconds) {
-  await pause(2500);
-  return cpuOver(cpuSeconds, 1000);
-}
 
 // The sampled weights the long-sequence view shows, with their 0-based query rows and key columns.
 const sampledWeights = (page) =>
@@ -126,7 +67,7 @@ test('a long-sequence run at n = 4,096 and a cost measurement up to n = 2,048 le
 });
 
 test('embedded from dist/element.js, the view starts dist/attnlab-worker.js, which finds the wasm beside it', async (t) => {
-  const { page, problems } = await open(t, { root: '.', path: 'tests/e2e/fixtures/blank.html' });
+  const { page, problems } = await openWatched(t, { root: '.', path: 'tests/e2e/fixtures/blank.html' });
   await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
   await page.evaluate(() => document.body.append(Object.assign(document.createElement('attn-lab'), { preset: 'long-sequence' })));
   await page.locator(`${LONG} [data-control="n"]`).selectOption('4096');

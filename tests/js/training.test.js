@@ -80,7 +80,7 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
     [{ learningRate: -1 }, 'invalid-argument', 'learningRate must be a finite number above 0, got -1'],
     [{ learningRate: 5 }, 'invalid-argument', 'learningRate must be above 0 and at most 1, got 5'],
     [{ seed: -2 }, 'invalid-argument', 'seed must be a whole number of at least 0, got -2'],
-    [{ task: 'copy' }, 'invalid-argument', `task must be one of 'previous-token', 'copy-first', 'reverse', 'induction', got "copy"`],
+    [{ task: 'copy' }, 'invalid-argument', `task must be one of 'previous-token', 'copy-first', 'reverse', 'induction', 'induction-anywhere', got "copy"`],
     [{ learningrate: 0.1 }, 'invalid-argument', 'learningrate: did you mean learningRate? (trainer() has no field "learningrate")'],
   ];
   for (const [config, code, message] of cases) {
@@ -111,4 +111,25 @@ test('trainers made, stepped and deleted leave the learning module\'s heap as it
   const after = lab.memoryStats();
   assert.equal(after.learningAllocatedBytes, before.learningAllocatedBytes);
   assert.equal(after.allocatedBytes, before.allocatedBytes);
+});
+
+test("induction's fixed split is learned by one layer through position alone; induction-anywhere needs two layers", async () => {
+  // What the train view says on screen: the repeat always starts halfway, so a one-layer
+  // model (which cannot find the token after an earlier copy of this one) still reaches 99%;
+  // with the copy's start drawn per sequence, one layer stays far below and two layers
+  // (a previous-token head feeding an induction head) do clearly better.
+  const accuracyAfter = async (config, steps) => {
+    const trainer = await lab.trainer({ seed: 1, ...config });
+    let progress;
+    for (let done = 0; done < steps; done += 50) progress = trainer.step(50);
+    trainer.delete();
+    return progress.accuracy;
+  };
+  const fixed = await accuracyAfter({ task: 'induction', layers: 1 }, 400);
+  const oneLayer = await accuracyAfter({ task: 'induction-anywhere', layers: 1 }, 2000);
+  const twoLayers = await accuracyAfter({ task: 'induction-anywhere', layers: 2 }, 2000);
+  console.log(`induction, one layer, 400 steps: ${fixed}; induction-anywhere, 2,000 steps: one layer ${oneLayer}, two layers ${twoLayers}`);
+  assert.ok(fixed >= 0.99, `induction, one layer: ${fixed}`);
+  assert.ok(oneLayer <= 0.9, `induction-anywhere, one layer: ${oneLayer}`);
+  assert.ok(twoLayers >= oneLayer + 0.05, `induction-anywhere: two layers ${twoLayers}, one ${oneLayer}`);
 });

@@ -276,7 +276,8 @@ export class AttnLabElement extends LitElement {
   // use: the state applies once it is in. Meanwhile the last good trace stays or, on a first
   // load, the forward steps show.
   _applyWithLearning(state) {
-    if (!this.good) this.apply({ ...state, backward: false });
+    // A first state whose forward steps the core refuses is refused as a whole, as without backward.
+    if (!this.good && !this.apply({ ...state, backward: false })) return false;
     this._pendingBackward = state;
     this._learningLoad ??= this._lab.loadLearning();
     this._learningLoad.then(

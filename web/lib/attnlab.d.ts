@@ -19,6 +19,17 @@ export declare class AttnLabError extends Error {
 }
 
 /**
+ * A part of the package loaded on demand (the core, the threaded core, the learning module)
+ * that could not load after a few tries (none while the browser is offline): `part` names
+ * it, the message says why. A later call tries again.
+ */
+export declare class LoadError extends Error {
+  readonly name: 'LoadError';
+  readonly part: string;
+  constructor(part: string, reason: string);
+}
+
+/**
  * The package's reader of request objects, for wrappers that take options the same way: the
  * own fields of `object` among `known`, each read once, in a null-prototype object. Throws
  * AttnLabError ('invalid-argument') for a key `known` lacks (suggesting the closest known one),
@@ -610,9 +621,10 @@ export interface NormalMatrixRequest {
  * What is learned at each target position i of a sequence x (n = context, m = ⌈n/2⌉):
  * 'previous-token' x[i−1] (i ≥ 1); 'copy-first' x[0] (i ≥ 1); 'reverse' (m random tokens,
  * then the same reversed) x[i+1] for i ≥ m−1; 'induction' (m random tokens, then the same
- * again) x[i+1] for i ≥ m.
+ * again) x[i+1] for i ≥ m; 'induction-anywhere' (p random tokens, 2 ≤ p ≤ n−2 drawn per
+ * sequence, then the same again, so the copy's start is no clue) x[i+1] for i ≥ p.
  */
-export type TrainingTask = 'previous-token' | 'copy-first' | 'reverse' | 'induction';
+export type TrainingTask = 'previous-token' | 'copy-first' | 'reverse' | 'induction' | 'induction-anywhere';
 
 /** lab.trainer()'s config; every field optional, the defaults learn previous-token fast. */
 export interface TrainerConfig {

@@ -33,9 +33,10 @@ import {
   useLimits,
 } from './requests.js';
 import { createTrainer, learning, learningAllocatedBytes, loadLearning } from './learning.js';
-import { instantiate, isNode } from './wasm-module.js';
+import { instantiate, isNode, onDemand } from './wasm-module.js';
 
 export { AttnLabError, ERROR_CODES } from './errors.js';
+export { LoadError } from './wasm-module.js';
 // The package's reader of request objects, public so that attnlab/webgpu (which imports only
 // this entry) reads its options the same way and throws the same AttnLabError class.
 export { ownFields } from './fields.js';
@@ -79,19 +80,14 @@ export const STEP_IDS = Object.freeze([
 
 // One promise per core: the single-threaded one, and the one with pthreads (a file of its own
 // that only createAttnLab({ threads: true }) downloads).
-const modules = {};
-function loadModule(threaded) {
-  const key = threaded ? 'threads' : 'core';
-  modules[key] ??= (threaded ? loadThreaded() : instantiate(createAttnLabModule, new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url)))
-    .then((core) => {
-      useLimits(core.limits()); // the checks of requests.js quote the core's ranges
-      return core;
-    })
-    .catch((error) => {
-      modules[key] = undefined; // let a later call try again
-      throw error;
-    });
-  return modules[key];
+const modules = {
+  core: onDemand("attnlab's core (attnlab-core.wasm)", () => instantiate(createAttnLabModule, new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url))),
+  threads: onDemand("attnlab's threaded core (attnlab-core-threads.js and .wasm)", () => loadThreaded()),
+};
+async function loadModule(threaded) {
+  const core = await modules[threaded ? 'threads' : 'core']();
+  useLimits(core.limits()); // the checks of requests.js quote the core's ranges
+  return core;
 }
 
 // The threaded core, loaded on demand: the name is a variable so that bundlers leave the file

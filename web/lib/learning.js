@@ -6,21 +6,15 @@
 import { AttnLabError, unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
 import { stepRequest, trainerRequest } from './requests.js';
-import { instantiate } from './wasm-module.js';
+import { instantiate, onDemand } from './wasm-module.js';
 
 let learnModule; // the loaded module
-let loading;
-/** Loads the learning module once; resolves when it is ready. */
-export function loadLearning() {
-  loading ??= import('./attnlab-learn.js')
+/** Loads the learning module once (onDemand: retried a few times, else a LoadError); resolves when it is ready. */
+export const loadLearning = onDemand("attnlab's learning module (attnlab-learn.js and attnlab-learn.wasm)", () =>
+  import('./attnlab-learn.js')
     .then(({ default: createLearnModule }) => instantiate(createLearnModule, new URL(/* @vite-ignore */ './attnlab-learn.wasm', import.meta.url)))
-    .then((core) => (learnModule = core))
-    .catch((error) => {
-      loading = undefined; // let a later call try again
-      throw error;
-    });
-  return loading;
-}
+    .then((core) => (learnModule = core)),
+);
 
 /** The loaded learning module, for `what` (a request field or a method); throws if not loaded yet. */
 export function learning(what) {

@@ -57,7 +57,7 @@ const seed32 = within(undefined, 0xffffffff);
 const cacheSize = (key) => within((l) => [1, l[key]]);
 
 // The trainer's tasks: the core's TrainingTask names.
-export const TRAINING_TASKS = Object.freeze(['previous-token', 'copy-first', 'reverse', 'induction']);
+export const TRAINING_TASKS = Object.freeze(['previous-token', 'copy-first', 'reverse', 'induction', 'induction-anywhere']);
 
 function task(value, name) {
   if (!TRAINING_TASKS.includes(value)) {

@@ -20,6 +20,9 @@ enum class TrainingTask {
   copy_first,      // "copy-first": random tokens; target x[0], i ≥ 1
   reverse,         // "reverse": a (m random tokens) then a reversed; target x[i+1], i ≥ m−1
   induction,       // "induction": a then a again; target x[i+1] in the repeat, i ≥ m
+  // "induction-anywhere": p random tokens (2 ≤ p ≤ n−2, drawn per sequence), then them again:
+  // x[i] = x[i−p]; target x[i+1] for i ≥ p. The copy's start varies, so no position gives it.
+  induction_anywhere,
 };
 
 struct TrainingConfig {

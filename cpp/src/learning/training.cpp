@@ -241,9 +241,14 @@ Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t 
   for (std::size_t s = 0; s < count; ++s) {
     int* x = &b.tokens[s * n];
     int* t = &b.targets[s * n];
-    const bool halves =
-        config.task == TrainingTask::reverse || config.task == TrainingTask::induction;
-    for (std::size_t i = 0; i < (halves ? m : n); ++i) x[i] = tokens.next(config.vocab);
+    // The random tokens before the copy: half for reverse and induction; for
+    // induction-anywhere a prefix of 2 … n−2 tokens drawn per sequence, so where the copy
+    // starts tells nothing and only the tokens themselves can.
+    std::size_t fresh = n;
+    if (config.task == TrainingTask::reverse || config.task == TrainingTask::induction) fresh = m;
+    if (config.task == TrainingTask::induction_anywhere)
+      fresh = 2 + static_cast<std::size_t>(tokens.next(n - 3));
+    for (std::size_t i = 0; i < fresh; ++i) x[i] = tokens.next(config.vocab);
     switch (config.task) {
       case TrainingTask::previous_token:
         for (std::size_t i = 1; i < n; ++i) t[i] = x[i - 1];
@@ -258,6 +263,10 @@ Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t 
       case TrainingTask::induction:
         for (std::size_t i = m; i < n; ++i) x[i] = x[i - m];
         for (std::size_t i = m; i + 1 < n; ++i) t[i] = x[i + 1];
+        break;
+      case TrainingTask::induction_anywhere:
+        for (std::size_t i = fresh; i < n; ++i) x[i] = x[i - fresh];
+        for (std::size_t i = fresh; i + 1 < n; ++i) t[i] = x[i + 1];
         break;
     }
   }
@@ -311,9 +320,10 @@ constexpr std::size_t evaluation_sequences = 64;
 validate::Problem check(const TrainingConfig& c) {
   using validate::count_within;
   const auto task = static_cast<int>(c.task);
-  if (task < 0 || task > static_cast<int>(TrainingTask::induction))
-    return validate::formatted(ErrorCode::invalid_argument,
-                               "task must be previous-token, copy-first, reverse or induction");
+  if (task < 0 || task > static_cast<int>(TrainingTask::induction_anywhere))
+    return validate::formatted(
+        ErrorCode::invalid_argument,
+        "task must be previous-token, copy-first, reverse, induction or induction-anywhere");
   if (auto p =
           count_within("layers", c.layers, 1, limits::train_layers, ErrorCode::invalid_argument))
     return p;

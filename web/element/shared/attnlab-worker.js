@@ -6,6 +6,7 @@ import { createAttnLab } from 'attnlab';
 import { TASKS } from './core-tasks.js';
 
 const loading = createAttnLab();
+const kept = {}; // this worker's caller's: one view owns each worker
 loading.then(
   () => postMessage({ ready: true }),
   (error) => postMessage({ failed: error.message }),
@@ -13,7 +14,7 @@ loading.then(
 
 onmessage = async ({ data: { id, task, args } }) => {
   try {
-    const { result, transfer } = await TASKS[task](await loading, args);
+    const { result, transfer } = await TASKS[task](await loading, args, kept);
     postMessage({ id, result }, transfer);
   } catch ({ name, code, message }) {
     postMessage({ id, error: { name, code, message } });

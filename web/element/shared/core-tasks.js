@@ -1,33 +1,32 @@
 // The heavy work of the views that time kernels (cost, long-sequence) or train (train), as tasks
-// (lab, args) → { result, transfer }. core-worker.js runs them in a Worker, or on the page's
+// (lab, args, kept) → { result, transfer }; `kept` holds what one caller's tasks keep between
+// calls (the train view's trainer). core-worker.js runs them in a Worker, or on the page's
 // thread where no Worker can start. Each task draws its own inputs from the seed
 // (random-inputs.js), so only a few numbers cross to the worker, and big results cross as
 // transferred buffers, not copies.
 import { randomQKV } from './random-inputs.js';
 
-// The train view's trainer, kept between its calls: the core's Trainer and its config.
-let training = null;
-
 export const TASKS = {
   /**
-   * The train view's run: `steps` more steps of the trainer of `config` (a new one when
+   * The train view's run: `steps` (≥ 0) more steps of the trainer of `config` (a new one when
    * `fresh` or the config changed; 0 steps just makes it), then { progress, attention } and,
-   * with `withModel`, layer 1's model for the stepper.
+   * with `withModel`, layer 1's model for the stepper. The trainer is kept between calls in
+   * `kept`, the caller's own (one per CoreWorker, so two views never share a trainer).
    */
-  async train(lab, { config, steps, fresh, withModel }) {
+  async train(lab, { config, steps, fresh, withModel }, kept) {
     const key = JSON.stringify(config);
-    if (fresh || training?.key !== key) {
-      training?.trainer.delete();
-      training = null; // a config the core refuses leaves no trainer behind
-      training = { key, trainer: await lab.trainer(config), progress: { step: 0, loss: null, accuracy: null } };
+    if (fresh || kept.training?.key !== key) {
+      kept.training?.trainer.delete();
+      kept.training = null; // a config the core refuses leaves no trainer behind
+      kept.training = { key, trainer: await lab.trainer(config), progress: { step: 0, loss: null, accuracy: null } };
     }
-    const { trainer } = training;
-    if (steps) training.progress = trainer.step(steps);
-    const result = { progress: training.progress, attention: trainer.attention() };
-    if (withModel) result.model = trainer.model();
+    const { training } = kept;
+    // Any number of steps (the view rebuilds a trainer it had by replaying them), in calls the core allows.
+    for (let left = steps, most = lab.limits().trainSteps; left > 0; left -= most) training.progress = training.trainer.step(Math.min(left, most));
+    const result = { progress: training.progress, attention: training.trainer.attention() };
+    if (withModel) result.model = training.trainer.model();
     return { result, transfer: [] };
   },
-
 
   /** Q, K and V of the seed, for a kernel that runs on the page (WebGPU). */
   inputs(lab, args) {

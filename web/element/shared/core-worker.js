@@ -1,7 +1,9 @@
 // Runs the tasks of core-tasks.js off the page's thread, in a module Worker with its own copy
 // of the wasm core, so seconds of kernel work leave the page responsive. A wasm call cannot
 // be interrupted, so stop() terminates the worker, which ends its CPU work (Chromium forces
-// it within 2 s); the next task starts a fresh one. Where no Worker starts (none in this browser, or a
+// it within 2 s); the next task starts a fresh one. Its view owns it: close() when the view
+// leaves the page ends the worker for good (a task asked for after that is cancelled, never
+// started) until open() when the view is shown again. Where no Worker starts (none in this browser, or a
 // Content-Security-Policy that forbids it), tasks run on the page's thread instead and
 // `onPage` is true, for the view to say so.
 import { createAttnLab } from 'attnlab';
@@ -29,6 +31,8 @@ export class CoreWorker {
   #calls = new Map(); // id → { task, args, resolve, reject }
   #nextId = 1;
   #generation = 0; // bumped by stop(): a task waiting to run on the page then never runs
+  #closed = false;
+  #kept = {}; // what the tasks keep between calls when they run on the page (in a worker, its own)
 
   /** `onFallback` is called once, when tasks move to the page's thread. */
   constructor(onFallback = () => {}) {
@@ -37,6 +41,7 @@ export class CoreWorker {
 
   /** Runs TASKS[task] on `args`; resolves with its result, rejects with its error or TaskCancelled. */
   run(task, args) {
+    if (this.#closed) return Promise.reject(new TaskCancelled());
     if (this.onPage || !this.#start()) return this.#runOnPage(task, args);
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
@@ -48,9 +53,21 @@ export class CoreWorker {
   /** Ends every task under way or waiting, and the worker; their promises reject with TaskCancelled. */
   stop() {
     this.#generation++;
-    this.#worker?.terminate();
-    this.#worker = null;
+    this.#end();
     this.#settleAll((call) => call.reject(new TaskCancelled()));
+    this.#kept.training?.trainer.delete(); // as a terminated worker's trainer ends
+    this.#kept = {};
+  }
+
+  /** Ends everything as stop() does, and refuses every task until open(). */
+  close() {
+    this.stop();
+    this.#closed = true;
+  }
+
+  /** Takes tasks again after close(). */
+  open() {
+    this.#closed = false;
   }
 
   #start() {
@@ -76,6 +93,15 @@ export class CoreWorker {
     return true;
   }
 
+  // Terminates the worker and lets go of it: its handlers would keep this object, and the view,
+  // alive for whoever still holds the Worker.
+  #end() {
+    if (!this.#worker) return;
+    this.#worker.terminate();
+    this.#worker.onmessage = this.#worker.onerror = null;
+    this.#worker = null;
+  }
+
   #answer({ id, result, error }) {
     const call = this.#calls.get(id);
     this.#calls.delete(id);
@@ -91,8 +117,7 @@ export class CoreWorker {
 
   // No worker: the tasks it held, and every later one, run on the page's thread.
   #fallBack() {
-    this.#worker?.terminate();
-    this.#worker = null;
+    this.#end();
     this.onPage = true;
     this.#onFallback();
     this.#settleAll(({ task, args, resolve, reject }) => this.#runOnPage(task, args).then(resolve, reject));
@@ -103,6 +128,12 @@ export class CoreWorker {
     const generation = this.#generation;
     await afterFrame();
     if (generation !== this.#generation) throw new TaskCancelled();
-    return (await TASKS[task](await createAttnLab(), args)).result;
+    const kept = this.#kept;
+    try {
+      return (await TASKS[task](await createAttnLab(), args, kept)).result;
+    } finally {
+      // Stopped while the task awaited: what it made since belongs to no one.
+      if (generation !== this.#generation) kept.training?.trainer.delete();
+    }
   }
 }

@@ -66,11 +66,12 @@ export class ViewBase extends LitElement {
   }
 
   /**
-   * The message for a request the core refused (an AttnLabError: bad input, a size limit);
-   * any other error is a bug, so it is thrown on rather than shown as the learner's fault.
+   * The message for a request the core refused (an AttnLabError: bad input, a size limit) or
+   * a part of the package that could not load (a LoadError, naming it); any other error is a
+   * bug, so it is thrown on rather than shown as the learner's fault.
    */
   coreProblem(error) {
-    if (error.name !== 'AttnLabError') throw error;
+    if (error.name !== 'AttnLabError' && error.name !== 'LoadError') throw error;
     return error.message;
   }
 

@@ -2,10 +2,11 @@
 // long-sequence. A view has one run at a time; the run ends early, its worker terminated,
 // when the learner cancels it, starts another, changes the settings, or the view leaves the
 // page (another view chosen, the element removed). Between runs the worker stays, ready for
-// the next one, until the view leaves the page.
+// the next one, until the view leaves the page: the view owns its worker, opened when it is
+// shown and closed when it goes, whatever it was doing, so no task starts one after.
 import { html, nothing } from 'lit';
 
-import { CoreWorker } from './core-worker.js';
+import { CoreWorker, TaskCancelled } from './core-worker.js';
 import { ViewBase } from './view-base.js';
 
 export class WorkerViewBase extends ViewBase {
@@ -25,10 +26,15 @@ export class WorkerViewBase extends ViewBase {
     this.tasks = new CoreWorker(() => this.requestUpdate());
   }
 
+  connectedCallback() {
+    super.connectedCallback();
+    this.tasks.open();
+  }
+
   disconnectedCallback() {
     super.disconnectedCallback();
     this.cancelRun(null);
-    this.tasks.stop(); // an idle worker too: it holds a core and its memory
+    this.tasks.close(); // an idle worker too: it holds a core and its memory
   }
 
   willUpdate(changed) {
@@ -56,7 +62,10 @@ export class WorkerViewBase extends ViewBase {
     try {
       await work(current);
     } catch (error) {
-      if (current()) this._message = describe(error);
+      if (current() && !(error instanceof TaskCancelled)) {
+        this._message = error.message; // kept even where describe throws on (a bug): no view retries a failure by itself
+        this._message = describe(error);
+      }
     } finally {
       if (current()) this._busy = false;
     }

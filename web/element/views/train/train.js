@@ -2,13 +2,16 @@
 // trained by the core) learns a toy task the learner picks; the loss and accuracy curves grow
 // and every head's weights on a fixed sample sequence change as it trains. The training runs
 // in a Worker with its own core (shared/worker-view.js, the `train` task), a few steps per
-// message, so the page never blocks. The trained layer 1 opens in the stepper and the tokens
-// view. Every number is the core's.
+// message, so the page never blocks, at a speed the learner picks (slow by default, so the
+// pattern forms over seconds), and stops once the task is learned. Leaving the view ends its
+// worker; coming back rebuilds the trainer by replaying its steps (the seed makes them the
+// same), so the progress survives a view switch. The trained layer 1 opens in the stepper
+// and the tokens view. Every number is the core's.
 import { css, html, nothing } from 'lit';
 
 import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { lineChart } from '../../shared/chart.js';
-import { fmt } from '../../shared/format.js';
+import { sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import '../../shared/topic-quiz.js';
 import { defineView } from '../../shared/view-base.js';
@@ -19,11 +22,37 @@ const TASKS = [
   ['previous-token', 'Previous token', 'At each position, predict the token just before it. One head learns to look one step back.'],
   ['copy-first', 'Copy the first token', 'At each position, predict the first token of the sequence. A head learns to look at position 1.'],
   ['reverse', 'Reverse', 'A random half, then the same half reversed: predict each next token of the reversed half.'],
-  ['induction', 'Induction', 'A random half, then the same half again: predict each next token of the repeat.'],
+  ['induction', 'Induction (copy at halfway)', 'A random half, then the same half again: predict each next token of the repeat.'],
+  [
+    'induction-anywhere',
+    'Induction (copy anywhere)',
+    'Random tokens, then the same tokens again from a position drawn for each sequence (after 2 to 6 tokens): predict each next token of the copy.',
+  ],
 ];
+// What the fixed split gives away, and the variant that gives nothing away.
+const SHORTCUTS = {
+  induction: `A shortcut: here the repeat always starts halfway (after 4 of the 8 tokens), so the token to predict is
+    always the one 3 positions back. A model can learn that fixed offset from the positions alone, without noticing which
+    tokens match: even one layer reaches 100% this way, though real induction (find the earlier copy of this token, read
+    the token after it) needs two. Choose “Induction (copy anywhere)” for the honest task.`,
+  'induction-anywhere': `The honest induction task: the copy starts at a position drawn for each sequence, so no fixed
+    offset works. The model has to find where the current token appeared before and read the token that followed it: a
+    previous-token head in layer 1 feeding an induction head in layer 2. One layer stalls near 85% on guesses; two
+    layers climb to about 95% within 2,000 steps (choose a faster speed); a token seen twice before the copy can leave
+    the answer ambiguous.`,
+};
 const HEAD_COUNTS = [1, 2, 4];
-const CHUNK = 5; // steps per message from the worker
-const MAX_STEPS = 2000; // Train stops here
+// Steps a second: slow enough by default to watch a head find its pattern (most tasks are
+// learned in 40–100 steps); the curves are drawn after every message to the worker.
+const SPEEDS = [
+  ['slow', 'Slow (10 steps/s)', 10],
+  ['medium', 'Medium (50 steps/s)', 50],
+  ['fast', 'Fast (as fast as it runs)', Infinity],
+];
+const TICK_MS = 100; // one message per tick at a set speed
+const FAST_CHUNK = 5; // steps per message at full speed
+const LEARNED = 0.99; // accuracy on held-out sequences at which Train stops: the task is learned
+const MAX_STEPS = 2000; // Train stops here in any case
 
 const FIELDS = {
   task: [TASKS[0][0], (v) => TASKS.some(([id]) => id === v), `one of ${TASKS.map(([id]) => id).join(', ')}`],
@@ -32,7 +61,18 @@ const FIELDS = {
   seed: SEED_FIELD,
 };
 
+// Each element's training, kept while its train view is away (another view shown, the element
+// moved): { key, history, learnedAt, speed, logAxis }. Keyed by the element, so two elements never share one.
+const kept = new WeakMap();
+
 const nextFrame = () => new Promise((done) => requestAnimationFrame(() => done()));
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/** A loss as a learner reads it: three significant digits, however small (never "0"). */
+const lossText = (loss) => (loss >= 1e-6 || loss === 0 ? Number(loss.toPrecision(3)).toString() : loss.toExponential(2)).replaceAll('-', '−');
+
+/** Position i's label: t₁ … tₙ with its token beside it, so repeated tokens stay apart. */
+const positionLabel = (token, i) => `t${sub(i)} (${token})`;
 
 const styles = css`
   .heads {
@@ -52,30 +92,62 @@ class TrainView extends WorkerViewBase {
     ...WorkerViewBase.properties,
     _history: { state: true },
     _attention: { state: true },
+    _learnedAt: { state: true },
+    _speed: { state: true },
+    _logAxis: { state: true },
   };
 
   constructor() {
     super();
+    [this._speed, this._logAxis] = [SPEEDS[0][0], false];
     this.clearFigures();
   }
 
+  connectedCallback() {
+    super.connectedCallback();
+    this._host = this.getRootNode().host; // the element whose training kept holds
+    const saved = kept.get(this._host);
+    if (saved) [this._speed, this._logAxis] = [saved.speed, saved.logAxis];
+  }
+
   disconnectedCallback() {
-    super.disconnectedCallback(); // the worker, and its trainer, end
+    // Kept for the view's return: the worker, and its trainer, end with super's call.
+    if (this._host && this.viewState) {
+      const { _history: history, _learnedAt: learnedAt, _speed: speed, _logAxis: logAxis } = this;
+      kept.set(this._host, { key: JSON.stringify(this._config), history, learnedAt, speed, logAxis });
+    }
+    super.disconnectedCallback();
     this.clearFigures();
   }
 
   updated() {
-    // The untrained model's weights, at first and after a reset or a change of settings.
-    if (this.viewState && !this._attention && !this._busy && !this._message) this._advance(0);
+    // The untrained model's weights, at first and after a reset or a change of settings; the
+    // kept training on coming back. Never while away, never again after a failure.
+    if (this.isConnected && this.viewState && !this._attention && !this._busy && !this._message) this._resume();
   }
 
   clearFigures() {
-    [this._history, this._attention, this._fresh, this._pause] = [[], null, true, false];
+    [this._history, this._attention, this._fresh, this._pause, this._learnedAt, this._replaying] = [[], null, true, false, null, false];
   }
 
   get _config() {
     const { task, layers, heads, seed } = this.viewState;
     return { task, layers, heads, seed };
+  }
+
+  // The training kept for this element, if it is of these settings: its steps are replayed
+  // by a fresh trainer (one message), else the untrained model is shown.
+  _resume() {
+    const saved = kept.get(this._host);
+    kept.delete(this._host);
+    if (saved?.key !== JSON.stringify(this._config) || !saved.history.length) return this._advance(0);
+    [this._history, this._learnedAt, this._replaying] = [saved.history, saved.learnedAt, true];
+    return this.startRun(async (current) => {
+      const steps = saved.history.at(-1).step;
+      const r = await this.tasks.run('train', { config: this._config, steps, fresh: true });
+      if (!current()) return;
+      [this._fresh, this._attention, this._replaying] = [false, r.attention, false];
+    }, (error) => this.coreProblem(error));
   }
 
   // One message to the worker: `steps` more steps (a new trainer after a reset), recorded.
@@ -94,12 +166,21 @@ class TrainView extends WorkerViewBase {
     }, (error) => this.coreProblem(error));
   }
 
+  // Trains at the chosen speed until Pause, MAX_STEPS or, the first time, the task is learned.
   _train() {
     this._pause = false;
     return this.startRun(async (current) => {
       while (current() && !this._pause && this._step < MAX_STEPS) {
-        await this._call(CHUNK);
-        await nextFrame(); // the curves and heatmaps are drawn between messages
+        const started = performance.now();
+        const perSecond = SPEEDS.find(([id]) => id === this._speed)[2];
+        const steps = Number.isFinite(perSecond) ? (perSecond * TICK_MS) / 1000 : FAST_CHUNK;
+        const { progress } = await this._call(Math.min(steps, MAX_STEPS - this._step));
+        if (this._learnedAt === null && progress.accuracy >= LEARNED) {
+          this._learnedAt = progress.step;
+          break;
+        }
+        // The curves and heatmaps are drawn between messages.
+        await (Number.isFinite(perSecond) ? pause(Math.max(0, TICK_MS - (performance.now() - started))) : nextFrame());
       }
     }, (error) => this.coreProblem(error));
   }
@@ -115,7 +196,7 @@ class TrainView extends WorkerViewBase {
     this._pause = true;
     const { model } = await this._call(0, { withModel: true });
     const { X, Wq, Wk, Wv, Wo, heads, tokens } = model;
-    const state = { mode: 'x', X, Wq, Wk, Wv, Wo, heads, tokens: tokens.map(String), causal: true, positional: 'none', view, step: 'softmax' };
+    const state = { mode: 'x', X, Wq, Wk, Wv, Wo, heads, tokens: tokens.map(positionLabel), causal: true, positional: 'none', view, step: 'softmax' };
     this.dispatchEvent(new CustomEvent('open-state', { detail: { state }, bubbles: true, composed: true }));
   }
 
@@ -125,11 +206,12 @@ class TrainView extends WorkerViewBase {
 
   render() {
     const { task, layers, heads } = this.viewState;
-    const select = (control, label, options, current, parse = Number) =>
+    const select = (control, label, options, current, change) =>
       html`<label>${label}
-        <select data-control=${control} ?disabled=${this._busy} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
+        <select data-control=${control} ?disabled=${this._busy && control !== 'speed'} @change=${(e) => change(e.target.value)}>
           ${options.map(([value, text]) => html`<option value=${value} ?selected=${value === current}>${text}</option>`)}
         </select></label>`;
+    const setting = (control, parse) => (value) => this.changeView({ [control]: parse(value) });
     return html`
       <h2>Train: watch attention learn</h2>
       <p class="lead">
@@ -140,9 +222,9 @@ class TrainView extends WorkerViewBase {
       </p>
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Training options">
-        ${select('task', 'Task', TASKS, task, String)}
-        ${select('layers', 'Layers', [[1, '1'], [2, '2']], layers)}
-        ${select('heads', 'Heads per layer', HEAD_COUNTS.map((h) => [h, String(h)]), heads)}
+        ${select('task', 'Task', TASKS, task, setting('task', String))}
+        ${select('layers', 'Layers', [[1, '1'], [2, '2']], layers, setting('layers', Number))}
+        ${select('heads', 'Heads per layer', HEAD_COUNTS.map((h) => [h, String(h)]), heads, setting('heads', Number))}
         ${this.seedInput({ disabled: this._busy })}
       </div>
       <div class="controls" role="group" aria-label="Training">
@@ -150,10 +232,12 @@ class TrainView extends WorkerViewBase {
         <button data-action="pause" ?disabled=${!this._busy} @click=${() => (this._pause = true)}>Pause</button>
         <button data-action="step" ?disabled=${this._busy} @click=${() => this._advance(1)}>Step</button>
         <button data-action="reset" @click=${() => this._reset()}>Reset</button>
+        ${select('speed', 'Speed', SPEEDS, this._speed, (value) => (this._speed = value))}
         <button data-action="open-stepper" ?disabled=${this._busy || !this._attention} @click=${() => this._open('stepper')}>Open in the stepper</button>
         <button data-action="open-tokens" ?disabled=${this._busy || !this._attention} @click=${() => this._open('tokens')}>Open in the tokens view</button>
       </div>
       <p class="note">${TASKS.find(([id]) => id === task)[2]}</p>
+      ${SHORTCUTS[task] ? html`<p class="note" data-role="shortcut">${SHORTCUTS[task]}</p>` : nothing}
       ${this._renderStatus()} ${this._history.length ? this._renderCurves() : nothing} ${this._renderHeads()}
       <attn-topic-quiz topic="train"></attn-topic-quiz>
     `;
@@ -163,41 +247,48 @@ class TrainView extends WorkerViewBase {
     const problem = this.draftProblem ?? this._message;
     if (problem) return this.messageLine(problem, { role: 'train-status' });
     const last = this._history.at(-1);
+    const ending = this._busy ? (this._replaying ? ' (the trainer is being rebuilt: its steps replayed…)' : ' (training…)') : this._learnedAt === last?.step ? '. Learned: Train stopped here; press it again to go on.' : '';
     const text = last
       ? html`Step <span data-field="step" data-value=${last.step}>${last.step}</span>: loss
-          <span data-field="loss" data-value=${last.loss}>${fmt(last.loss)}</span>, accuracy on held-out sequences
-          <span data-field="accuracy" data-value=${last.accuracy}>${fmt(100 * last.accuracy)}%</span>${this._busy ? ' (training…)' : ''}`
+          <span data-field="loss" data-value=${last.loss}>${lossText(last.loss)}</span>, accuracy on held-out sequences
+          <span data-field="accuracy" data-value=${last.accuracy}>${(100 * last.accuracy).toFixed(1)}%</span>${ending}`
       : 'Untrained: press Train, or Step for one step at a time.';
     return html`<p class="message" data-role="train-status" role="status">${text}</p>`;
   }
 
   _renderCurves() {
-    const steps = this._history.map((p) => p.step);
-    const domainX = [0, Math.max(10, steps.at(-1))];
+    const last = this._step;
+    // The axis spans the run so far; log spreads the first steps, where the learning is.
+    const x = this._logAxis ? { label: 'step (log)', domain: [1, Math.max(10, last)], type: 'log' } : { label: 'step', domain: [0, Math.max(10, last)] };
     const maxLoss = Math.max(...this._history.map((p) => p.loss));
-    return html`<div class="figures">
-      ${lineChart({
-        title: 'Training loss (cross-entropy) against steps',
-        x: { label: 'step', domain: domainX },
-        y: { label: 'loss', domain: [0, maxLoss * 1.05] },
-        series: [{ id: 'loss', label: 'loss on the training batch', points: this._history.map((p) => [p.step, p.loss]) }],
-      })}
-      ${lineChart({
-        title: 'Accuracy on held-out sequences against steps',
-        x: { label: 'step', domain: domainX },
-        y: { label: 'accuracy', domain: [0, 1] },
-        series: [{ id: 'accuracy', label: 'accuracy (argmax = target)', points: this._history.map((p) => [p.step, p.accuracy]) }],
-      })}
-    </div>`;
+    return html`<label class="note"
+        ><input type="checkbox" data-control="log-axis" .checked=${this._logAxis} @change=${(e) => (this._logAxis = e.target.checked)} /> Log step
+        axis</label
+      >
+      <div class="figures">
+        ${lineChart({
+          title: 'Training loss (cross-entropy) against steps',
+          x,
+          y: { label: 'loss', domain: [0, maxLoss * 1.05] },
+          series: [{ id: 'loss', label: 'loss on the training batch', points: this._history.map((p) => [p.step, p.loss]) }],
+        })}
+        ${lineChart({
+          title: 'Accuracy on held-out sequences against steps',
+          x,
+          y: { label: 'accuracy', domain: [0, 1] },
+          series: [{ id: 'accuracy', label: 'accuracy (argmax = target)', points: this._history.map((p) => [p.step, p.accuracy]) }],
+        })}
+      </div>`;
   }
 
   _renderHeads() {
     if (!this._attention) return nothing;
     const { tokens, weights } = this._attention;
-    const labels = tokens.map(String);
+    const labels = tokens.map(positionLabel);
     return html`<p class="lead">
         Every head's weights on one sample sequence (rows: the query position, columns: the key position; causal, so
-        nothing above the diagonal). The tokens are numbers from the vocabulary.
+        nothing above the diagonal). Positions are t₁ to t${sub(tokens.length - 1)}, each with its token (a number from the
+        vocabulary) beside it.
       </p>
       ${weights.map(
         (layer, l) => html`<div class="heads" data-layer=${l}>
