@@ -184,6 +184,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it comes, also into a log file
   try {
     return run(parse(argc, argv));
   } catch (const std::exception& e) {

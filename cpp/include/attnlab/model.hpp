@@ -96,6 +96,42 @@ struct ModelForward {
 // Errors: invalid_argument naming a token out of range, too_large beyond the context.
 Result<ModelForward> forward(const Model& model, const std::vector<int>& tokens);
 
+// Token-by-token decoding through a KV cache: each token's keys and values, per layer, are
+// computed once and kept; a new token's query attends to them with attention() (its row of
+// the causal pass). The model must outlive the decoder.
+class ModelDecoder {
+ public:
+  explicit ModelDecoder(const Model& model);
+  // Appends tokens at the next positions; returns the logits after the last (vocab).
+  // Errors: invalid-argument for a token out of range or none, too-large past the context.
+  Result<std::vector<float>> append(const std::vector<int>& tokens);
+  std::size_t length() const { return length_; }
+
+ private:
+  const Model* model_;
+  ModelLayout layout_;
+  std::vector<Matrix> keys_, values_;  // per layer: (context, d), rows [0, length) filled
+  std::size_t length_ = 0;
+};
+
+// How the next token is drawn from the logits: softmax(logits / temperature) over the top_k
+// largest (0 = all; ties to the smaller id); temperature 0 takes the largest.
+struct SampleOptions {
+  float temperature = 1.0f;
+  std::size_t top_k = 0;
+  std::uint64_t seed = 1;
+};
+
+// The token that `u` (in [0, 1)) picks from the distribution above.
+// Errors: invalid-argument for a negative or non-finite temperature or empty logits.
+Result<int> sample_token(const std::vector<float>& logits, float temperature, std::size_t top_k,
+                         double u);
+
+// `count` tokens after the prompt, each drawn with the generator's next u from the seed.
+// Errors: the decoder's and sample_token's; too-large when prompt + count exceeds the context.
+Result<std::vector<int>> generate(const Model& model, const std::vector<int>& prompt,
+                                  std::size_t count, const SampleOptions& options);
+
 // The mean cross-entropy of predicting tokens[i + 1] from tokens[0 … i], from the logits.
 double next_token_loss(const Matrix& logits, const std::vector<int>& tokens);
 

@@ -9,18 +9,27 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/model.hpp"
 #include "base/validate.hpp"
+#include "model/forward_parts.hpp"
 #include "model/ops.hpp"
 
 namespace attnlab {
-namespace {
 
-Matrix layer_norm(const Model& m, const Matrix& x, std::size_t gain, std::size_t bias) {
+Matrix model_parts::layer_norm(const Model& m, const Matrix& x, std::size_t gain,
+                               std::size_t bias) {
   Matrix y(x.rows, x.cols);
   for (std::size_t i = 0; i < x.rows; ++i)
     model_ops::layer_norm_row(x.row(i), &m.parameters[gain], &m.parameters[bias], x.cols, y.row(i),
                               static_cast<float*>(nullptr), static_cast<float*>(nullptr));
   return y;
 }
+
+Matrix model_parts::sum(const Matrix& a, const Matrix& b) {
+  Matrix c = a;
+  for (std::size_t i = 0; i < c.data.size(); ++i) c.data[i] += b.data[i];
+  return c;
+}
+
+namespace {
 
 // x·W + bias (bias broadcast over the rows).
 Matrix affine(const Matrix& x, const Matrix& w, const float* bias) {
@@ -30,11 +39,44 @@ Matrix affine(const Matrix& x, const Matrix& w, const float* bias) {
   return y;
 }
 
-Matrix sum(const Matrix& a, const Matrix& b) {
-  Matrix c = a;
-  for (std::size_t i = 0; i < c.data.size(); ++i) c.data[i] += b.data[i];
-  return c;
+}  // namespace
+
+Matrix model_parts::mlp(const Model& m, const ModelLayout::Layer& l, const Matrix& norm2) {
+  const std::size_t d = m.config.d_model, dm = m.config.d_mlp();
+  Matrix hidden = affine(norm2, m.tensor(l.w_fc, d, dm), &m.parameters[l.b_fc]);
+  for (float& u : hidden.data) u = model_ops::gelu(u);
+  return affine(hidden, m.tensor(l.w_proj, dm, d), &m.parameters[l.b_proj]);
 }
+
+std::optional<Error> model_parts::check_tokens(const Model& m, const std::vector<int>& tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= m.config.vocab)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "token %zu is %d: token ids run from 0 to %zu", i, tokens[i],
+                                 m.config.vocab - 1);
+  return std::nullopt;
+}
+
+Matrix model_parts::embed(const Model& m, const ModelLayout& layout, const std::vector<int>& tokens,
+                          std::size_t first) {
+  const std::size_t d = m.config.d_model;
+  Matrix x(tokens.size(), d);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      x(i, j) = m.parameters[layout.embedding + static_cast<std::size_t>(tokens[i]) * d + j] +
+                m.parameters[layout.positions + (first + i) * d + j];
+  return x;
+}
+
+Matrix model_parts::logits(const Model& m, const ModelLayout& layout, const Matrix& x) {
+  return kernels::matmul(layer_norm(m, x, layout.final_gain, layout.final_bias),
+                         m.tensor(layout.unembedding, m.config.d_model, m.config.vocab));
+}
+
+namespace {
+
+using model_parts::layer_norm;
+using model_parts::sum;
 
 Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input) {
   const std::size_t d = m.config.d_model, dh = m.config.d_head(), n = input.rows;
@@ -57,9 +99,7 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
   }
   b.attention_output = kernels::matmul(concat, m.tensor(l.w_o, d, d));
   b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
-  Matrix hidden = affine(b.norm2, m.tensor(l.w_fc, d, m.config.d_mlp()), &m.parameters[l.b_fc]);
-  for (float& u : hidden.data) u = model_ops::gelu(u);
-  b.mlp_output = affine(hidden, m.tensor(l.w_proj, m.config.d_mlp(), d), &m.parameters[l.b_proj]);
+  b.mlp_output = model_parts::mlp(m, l, b.norm2);
   b.output = sum(sum(input, b.attention_output), b.mlp_output);
   if (auto p = validate::finite("the residual stream", b.output)) return *p;
   b.input = std::move(input);
@@ -71,18 +111,9 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
 Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
   const ModelConfig& c = m.config;
   if (auto p = validate::count_within("tokens", tokens.size(), 1, c.context)) return *p;
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= c.vocab)
-      return validate::formatted(ErrorCode::invalid_argument,
-                                 "token %zu is %d: token ids run from 0 to %zu", i, tokens[i],
-                                 c.vocab - 1);
+  if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   const ModelLayout layout(c);
-  const std::size_t n = tokens.size(), d = c.d_model;
-  Matrix x(n, d);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j)
-      x(i, j) = m.parameters[layout.embedding + static_cast<std::size_t>(tokens[i]) * d + j] +
-                m.parameters[layout.positions + i * d + j];
+  Matrix x = model_parts::embed(m, layout, tokens, 0);
   ModelForward out;
   for (const auto& l : layout.layers) {
     auto b = block(m, l, std::move(x));
@@ -90,8 +121,7 @@ Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
     x = b.value().output;
     out.blocks.push_back(std::move(b.value()));
   }
-  out.logits = kernels::matmul(layer_norm(m, x, layout.final_gain, layout.final_bias),
-                               m.tensor(layout.unembedding, d, c.vocab));
+  out.logits = model_parts::logits(m, layout, x);
   if (auto p = validate::finite("the logits", out.logits)) return *p;
   return out;
 }
