@@ -30,13 +30,13 @@ struct Options {
       {"held-out-every", "10"},
       {"merges", "256"},
       {"context", "128"},
-      {"d-model", "96"},
+      {"d-model", "128"},
       {"layers", "3"},
       {"heads", "4"},
-      {"batch", "16"},
+      {"batch", "32"},
       {"steps", "6000"},
       {"stop-after", "0"},  // 0: run every step; k: the first k steps of the same schedule
-      {"warmup", "200"},
+      {"warmup", "300"},
       {"learning-rate", "0.002"},
       {"min-learning-rate", "0.0002"},
       {"weight-decay", "0.1"},
@@ -138,10 +138,11 @@ int run(const Options& o) {
     const float rate = model_training::learning_rate_at(s, step);
     const float norm = adam.step(parameters, total);
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    steps_json += (steps_json.empty() ? "\n    " : ",\n    ") + std::string("{ \"step\": ") +
-                  std::to_string(step + 1) + ", \"train_loss\": " + json_number(loss) +
-                  ", \"learning_rate\": " + json_number(rate) +
-                  ", \"gradient_norm\": " + json_number(norm) + " }";
+    if (step < 100 || (step + 1) % 10 == 0)  // every step at first, then every tenth
+      steps_json += (steps_json.empty() ? "\n    " : ",\n    ") + std::string("{ \"step\": ") +
+                    std::to_string(step + 1) + ", \"train_loss\": " + json_number(loss) +
+                    ", \"learning_rate\": " + json_number(rate) +
+                    ", \"gradient_norm\": " + json_number(norm) + " }";
     if ((step + 1) % 25 == 0 || step == 0)
       std::printf("step %zu: train loss %.4f, lr %.2e, |g| %.3f, %.3f s/step\n", step + 1, loss,
                   rate, norm, train_seconds / static_cast<double>(step + 1));
