@@ -77,6 +77,10 @@ TEST_CASE("the forward refuses bad tokens and bad parameters", "[model-forward]"
   CHECK(e.error().message == "token 1 is 40: token ids run from 0 to 39");
   CHECK(forward(m, std::vector<int>(17, 1)).error().code == ErrorCode::too_large);
   CHECK(forward(m, {}).error().code == ErrorCode::invalid_argument);
+  // A model put together by hand, without Model::create's checks.
+  const Model short_of_one{c, std::vector<float>(m.parameters.begin(), m.parameters.end() - 1)};
+  CHECK(forward(short_of_one, {1, 2}).error().code == ErrorCode::shape_mismatch);
+  CHECK(ModelDecoder(short_of_one).append({1}).error().code == ErrorCode::shape_mismatch);
   auto p = m.parameters;
   p[3] = NAN;
   CHECK(Model::create(c, p).error().code == ErrorCode::non_finite);

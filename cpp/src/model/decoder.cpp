@@ -23,6 +23,8 @@ Matrix block_of(const Matrix& m, std::size_t count, std::size_t first, std::size
 }  // namespace
 
 ModelDecoder::ModelDecoder(const Model& model) : model_(&model), layout_(model.config) {
+  // A model that does not fit its config gets no cache: append() says what is wrong.
+  if (model_parts::check_shape(model.config, model.parameters.size())) return;
   const ModelConfig& c = model.config;
   keys_.assign(layout_.layers.size(), Matrix(c.context, c.d_model));
   values_ = keys_;
@@ -31,6 +33,7 @@ ModelDecoder::ModelDecoder(const Model& model) : model_(&model), layout_(model.c
 Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) {
   const Model& m = *model_;
   const std::size_t d = m.config.d_model, dh = m.config.d_head();
+  if (auto p = model_parts::check_shape(m.config, m.parameters.size())) return *p;
   if (tokens.empty()) return Error{ErrorCode::invalid_argument, "no tokens to append"};
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   if (length_ + tokens.size() > m.config.context)

@@ -110,6 +110,7 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
 
 Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
   const ModelConfig& c = m.config;
+  if (auto p = model_parts::check_shape(c, m.parameters.size())) return *p;
   if (auto p = validate::count_within("tokens", tokens.size(), 1, c.context)) return *p;
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   const ModelLayout layout(c);

@@ -12,6 +12,9 @@ Matrix layer_norm(const Model& m, const Matrix& x, std::size_t gain, std::size_t
 Matrix sum(const Matrix& a, const Matrix& b);
 // The block's MLP on its input rows: GELU(norm2·W_fc + b_fc)·W_proj + b_proj.
 Matrix mlp(const Model& m, const ModelLayout::Layer& l, const Matrix& norm2);
+// The config's errors, or shape-mismatch when the parameter count does not fit it: what a
+// Model made without Model::create may get wrong.
+std::optional<Error> check_shape(const ModelConfig& config, std::size_t count);
 // invalid-argument naming the first token id outside 0 … vocab − 1.
 std::optional<Error> check_tokens(const Model& m, const std::vector<int>& tokens);
 // E[token] + P[position] for each token, positions from `first`.

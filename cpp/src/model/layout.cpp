@@ -4,6 +4,7 @@
 
 #include "attnlab/model.hpp"
 #include "base/validate.hpp"
+#include "model/forward_parts.hpp"
 
 namespace attnlab {
 
@@ -56,13 +57,17 @@ ModelLayout::ModelLayout(const ModelConfig& c) {
   unembedding = add("unembedding", d, c.vocab, true);
 }
 
-Result<Model> Model::create(const ModelConfig& config, std::vector<float> parameters) {
-  if (auto p = check_model_config(config)) return *p;
+std::optional<Error> model_parts::check_shape(const ModelConfig& config, std::size_t count) {
+  if (auto p = check_model_config(config)) return p;
   const std::size_t total = ModelLayout(config).total;
-  if (parameters.size() != total)
+  if (count != total)
     return validate::formatted(ErrorCode::shape_mismatch,
-                               "the model's config needs %zu parameters, got %zu", total,
-                               parameters.size());
+                               "the model's config needs %zu parameters, got %zu", total, count);
+  return std::nullopt;
+}
+
+Result<Model> Model::create(const ModelConfig& config, std::vector<float> parameters) {
+  if (auto p = model_parts::check_shape(config, parameters.size())) return *p;
   for (std::size_t i = 0; i < parameters.size(); ++i)
     if (!std::isfinite(parameters[i]))
       return validate::formatted(ErrorCode::non_finite, "parameter %zu is %s", i,
