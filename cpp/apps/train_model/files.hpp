@@ -11,9 +11,6 @@
 
 namespace train_model {
 
-// IEEE binary16, rounded to nearest (ties to even); beyond its range ±65504 saturates.
-std::uint16_t to_float16(float x);
-float from_float16(std::uint16_t h);
 // The parameters as the shipped file holds them: each rounded to float16 and back.
 std::vector<float> rounded_to_float16(const std::vector<float>& values);
 
