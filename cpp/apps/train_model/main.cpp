@@ -154,6 +154,17 @@ int run(const Options& o) {
       evaluate(model16.value(), held_out, o.size("eval-windows"), threads, stop);
   std::printf("float16 weights: held-out loss %.4f (bigram %.4f); %.3f s/step on %zu threads\n",
               final16.held_out_loss, bigram, train_seconds / static_cast<double>(stop), threads);
+  // The inference forward over a full context, one thread (printed only: the log stays the
+  // same from run to run).
+  const std::vector<int> window(held_out.begin(),
+                                held_out.begin() + static_cast<std::ptrdiff_t>(c.context));
+  const auto f0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i)
+    if (!attnlab::forward(model16.value(), window)) throw std::runtime_error("forward failed");
+  std::printf(
+      "forward over %zu tokens: %.2f ms (native, one thread, mean of 10)\n", c.context,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count() /
+          10);
 
   write_model(out_dir, c, parameters, tokenizer);
   std::ofstream log(out_dir + "/train-log.json");
