@@ -1,7 +1,7 @@
 // lab.loadModel() from JavaScript (issue 24): the shipped model (model/) in the model module
 // against a float64 forward written here from model/README.md, a byte-pair encoder written
-// here, the stepper's trace() on a block's LayerNorm output, and greedy decoding by the
-// reference's argmax; bad files are AttnLabErrors; delete() ends the model.
+// here, the stepper's trace() on a block's LayerNorm output, greedy decoding by the reference's
+// argmax and the native trainer's sample; bad files are AttnLabErrors; delete() ends the model.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
@@ -142,6 +142,14 @@ test('generate: the same seed gives the same tokens; temperature 0 follows the r
     chain.push(last.indexOf(Math.max(...last)));
   }
   assert.deepEqual(greedy, chain.slice(prompt.length));
+});
+
+test('generate repeats the native sample of the training log, token for token', async () => {
+  const { sample } = JSON.parse(await readFile('model/train-log.json', 'utf8'));
+  const prompt = model.tokenize(sample.prompt).tokens;
+  const options = { count: sample.tokens.length, temperature: sample.temperature, topK: sample.top_k, seed: sample.seed };
+  assert.equal(sample.tokens.length, 32);
+  assert.deepEqual(model.generate(prompt, options), sample.tokens);
 });
 
 test('headScores are the mean weights on the previous, first, earlier-copy and next-after-copy tokens', () => {

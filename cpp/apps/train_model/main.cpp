@@ -166,6 +166,16 @@ int run(const Options& o) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count() /
           10);
 
+  // A sample from the shipped weights, which the wasm module must repeat (tests/js/model.test.js).
+  const attnlab::SampleOptions sampling{0.8f, 20, 1};
+  const std::string prompt = "The Congress";
+  const auto sample = attnlab::generate(model16.value(), tokenizer.encode(prompt), 32, sampling);
+  if (!sample) throw std::runtime_error(sample.error().message);
+  std::string sample_json;
+  for (int token : sample.value())
+    sample_json += (sample_json.empty() ? "" : ", ") + std::to_string(token);
+  std::printf("sample: %s%s\n", prompt.c_str(), tokenizer.decode(sample.value()).value().c_str());
+
   write_model(out_dir, c, parameters, tokenizer);
   std::ofstream log(out_dir + "/train-log.json");
   log << "{\n  \"settings\": {";
@@ -185,6 +195,10 @@ int run(const Options& o) {
   log << "] },\n  \"parameters\": " << parameters.size()
       << ",\n  \"bigram_held_out_loss\": " << json_number(bigram)
       << ",\n  \"float16_held_out_loss\": " << json_number(final16.held_out_loss)
+      << ",\n  \"sample\": { \"prompt\": \"" << prompt
+      << "\", \"temperature\": " << json_number(sampling.temperature)
+      << ", \"top_k\": " << sampling.top_k << ", \"seed\": " << sampling.seed << ", \"tokens\": ["
+      << sample_json << "] }"
       << ",\n  \"steps\": [" << steps_json << "\n  ],\n  \"evaluations\": [" << evals_json
       << "\n  ]\n}\n";
   if (!log) throw std::runtime_error("cannot write " + out_dir + "/train-log.json");
