@@ -117,6 +117,13 @@ test('forward: logits and every head\'s weights match a float64 forward', () => 
       const gap = maxGap(got.blocks[l].attention[h], want.attention[l][h]);
       assert.ok(gap <= 1e-5, `layer ${l} head ${h}: ${gap}`);
     }
+  // The issue's benchmark: one forward over a full context, in wasm on one thread (the time
+  // includes copying every block's matrices out to JavaScript).
+  const full = Array.from({ length: files.model.config.context }, (_, i) => tokens[i % tokens.length]);
+  model.forward(full);
+  const start = performance.now();
+  for (let i = 0; i < 5; i++) assert.equal(model.forward(full).logits.length, full.length);
+  console.log(`forward over ${full.length} tokens in wasm: ${((performance.now() - start) / 5).toFixed(1)} ms (mean of 5); ${files.weights.length} B of float16 weights`);
 });
 
 test('a block\'s heads are the stepper\'s: trace() on its LayerNorm output and weights', () => {
