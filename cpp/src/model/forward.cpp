@@ -3,7 +3,6 @@
 // concatenated and multiplied by W_O, exactly as trace() does for the same X and weights.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/kernels.hpp"
