@@ -18,11 +18,12 @@ preset() {
 }
 
 package() {
-  preset wasm --target attnlab-core attnlab-learn
+  preset wasm --target attnlab-core attnlab-learn attnlab-model
   preset wasm-threads --target attnlab-core-threads
   rm -rf dist
   mkdir -p dist
   cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-learn.wasm dist/
+  cp build/wasm/cpp/bindings/attnlab-model.wasm dist/
   # The threaded core (createAttnLab({ threads: true })): its wasm, its loader (minified: the
   # glue is most of it) and the script of its workers, also as .cjs, which Node runs as
   # CommonJS inside this "type": "module" package.

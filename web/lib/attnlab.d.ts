@@ -677,6 +677,53 @@ export interface Trainer {
   delete(): void;
 }
 
+/** What `npm run train-model` writes (model/README.md): model.json and tokenizer.json parsed, weights.bin's bytes. */
+export interface ModelFiles {
+  model: { format: 'attnlab-model-1'; config: { vocab: number; context: number; d_model: number; layers: number; heads: number }; weights: { count: number } };
+  tokenizer: { merges: [number, number][] };
+  weights: ArrayBuffer | Uint8Array;
+}
+
+/** One block of the model on a text (n tokens, width dModel); norm1 is the X its attention takes. */
+export interface ModelBlock {
+  input: Matrix;
+  norm1: Matrix;
+  /** Each head's weights (n × n), computed as trace() computes them for norm1 and the block's W_Q, W_K, W_V. */
+  attention: Matrix[];
+  attentionOutput: Matrix;
+  norm2: Matrix;
+  mlpOutput: Matrix;
+  output: Matrix;
+}
+
+/** A head's scores, each a mean attention weight 0 … 1 (head_scores.hpp). */
+export interface HeadScores {
+  previousToken: number;
+  firstToken: number;
+  /** With a period (the tokens are a sequence repeated): attention to the earlier copy of the token. */
+  duplicateToken?: number;
+  /** With a period: attention to the token after the earlier copy (Olsson et al. 2022). */
+  induction?: number;
+}
+
+/**
+ * The little language model (a GPT-style decoder trained on the State of the Union addresses)
+ * in the model module's heap until delete(); after that every method throws 'invalid-argument'.
+ */
+export interface LanguageModel {
+  readonly config: { vocab: number; context: number; dModel: number; layers: number; heads: number };
+  /** The text's token ids and each token's text (byte-level BPE). */
+  tokenize(text: string): { tokens: number[]; pieces: string[] };
+  /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
+  forward(tokens: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
+  /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
+  generate(prompt: ArrayLike<number>, options: { count: number; temperature?: number; topK?: number; seed?: number }): number[];
+  /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
+  headScores(tokens: ArrayLike<number>, period?: number): HeadScores[][];
+  /** Frees the core's model (a second call does nothing). */
+  delete(): void;
+}
+
 /**
  * Every entry takes one request object and returns plain values (nothing to .delete()):
  * matrices as number[][], except the flat FlatMatrix of flashAttention, naiveAttention and
@@ -752,6 +799,11 @@ export interface AttnLab {
    * config rejects with an AttnLabError before it loads.
    */
   trainer(config?: TrainerConfig): Promise<Trainer>;
+  /**
+   * The little language model from its files; the model module (dist/attnlab-model.js + .wasm)
+   * is loaded by the first call. Files of the wrong shape reject with an AttnLabError.
+   */
+  loadModel(files: ModelFiles): Promise<LanguageModel>;
   /** The sinusoidal positional encoding: (tokens, width). */
   sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
   /** The older form: sinusoidalEncoding(tokens, width). */

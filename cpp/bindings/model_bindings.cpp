@@ -1,0 +1,111 @@
+// Embind bindings of the model module, attnlab-model: the little language model (model.hpp),
+// its tokenizer (tokenizer.hpp) and head scores (head_scores.hpp). A wasm module of its own,
+// loaded by lab.loadModel(), so the core's download stays as it is. The conventions of
+// bindings.cpp (js_values.hpp): plain results, errors { error: { code, message } }.
+#include "attnlab/float16.hpp"
+#include "attnlab/head_scores.hpp"
+#include "attnlab/model.hpp"
+#include "attnlab/tokenizer.hpp"
+#include "js_values.hpp"
+
+namespace attnlab::bindings {
+namespace {
+
+// The model and its tokenizer, owned by the wrapper's model object (web/lib/model.js).
+struct LoadedModel {
+  Model model;
+  Tokenizer tokenizer;
+};
+
+std::vector<int> tokens_of(const val& array) {
+  return emscripten::convertJSArrayToNumberVector<int>(array);
+}
+
+// { config: { vocab, context, dModel, layers, heads }, weights: Uint16Array (float16),
+// merges: [[left, right], …] }, shapes and types checked by the wrapper: a LoadedModel, or
+// { error }.
+val load_model(const val& request) {
+  const val config = request["config"];
+  ModelConfig c;
+  c.vocab = config["vocab"].as<std::size_t>();
+  c.context = config["context"].as<std::size_t>();
+  c.d_model = config["dModel"].as<std::size_t>();
+  c.layers = config["layers"].as<int>();
+  c.heads = config["heads"].as<int>();
+  const auto halves = emscripten::convertJSArrayToNumberVector<std::uint16_t>(request["weights"]);
+  std::vector<float> parameters(halves.size());
+  for (std::size_t i = 0; i < halves.size(); ++i) parameters[i] = from_float16(halves[i]);
+  std::vector<Tokenizer::Merge> merges;
+  const val list = request["merges"];
+  for (std::size_t i = 0, n = list["length"].as<std::size_t>(); i < n; ++i)
+    merges.emplace_back(list[i][0].as<int>(), list[i][1].as<int>());
+  auto tokenizer = Tokenizer::from_merges(std::move(merges));
+  if (!tokenizer) return val(ErrorValue{tokenizer.error()});
+  if (tokenizer.value().vocab() != c.vocab)
+    return val(ErrorValue{{ErrorCode::shape_mismatch,
+                           "the tokenizer has " + std::to_string(tokenizer.value().vocab()) +
+                               " tokens but the model's vocab is " + std::to_string(c.vocab)}});
+  auto model = Model::create(c, std::move(parameters));
+  if (!model) return val(ErrorValue{model.error()});
+  return val(LoadedModel{std::move(model.value()), std::move(tokenizer.value())});
+}
+
+val tokenize(const LoadedModel& m, const std::string& text) {
+  return to_js(m.tokenizer.encode(text));
+}
+
+// A token's bytes (UTF-8 pieces, which may split a character).
+val token_bytes(const LoadedModel& m, int token) {
+  if (token < 0 || static_cast<std::size_t>(token) >= m.tokenizer.vocab())
+    return val(ErrorValue{{ErrorCode::invalid_argument,
+                           "token " + std::to_string(token) + " is not in the vocabulary (0 to " +
+                               std::to_string(m.tokenizer.vocab() - 1) + ")"}});
+  const std::string& bytes = m.tokenizer.bytes(token);
+  return to_js(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+}
+
+val forward_of(const LoadedModel& m, const val& tokens) {
+  return to_js(forward(m.model, tokens_of(tokens)));
+}
+
+val generate_from(const LoadedModel& m, const val& prompt, std::size_t count, float temperature,
+                  std::size_t top_k, double seed) {
+  return to_js(generate(m.model, tokens_of(prompt), count,
+                        {temperature, top_k, static_cast<std::uint64_t>(seed)}));
+}
+
+val head_scores_of(const LoadedModel& m, const val& tokens, std::size_t period) {
+  return to_js(model_head_scores(m.model, tokens_of(tokens), period));
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_model) {
+  register_common();
+  result<ModelBlockForward>("ModelBlockForward")
+      .field<&ModelBlockForward::input>("input")
+      .field<&ModelBlockForward::norm1>("norm1")
+      .field<&ModelBlockForward::attention>("attention")
+      .field<&ModelBlockForward::attention_output>("attentionOutput")
+      .field<&ModelBlockForward::norm2>("norm2")
+      .field<&ModelBlockForward::mlp_output>("mlpOutput")
+      .field<&ModelBlockForward::output>("output");
+  result<ModelForward>("ModelForward")
+      .field<&ModelForward::blocks>("blocks")
+      .field<&ModelForward::logits>("logits");
+  result<HeadScores>("HeadScores")
+      .field<&HeadScores::previous_token>("previousToken")
+      .field<&HeadScores::first_token>("firstToken")
+      .field<&HeadScores::duplicate_token>("duplicateToken")
+      .field<&HeadScores::induction>("induction");
+  // The one stateful object: the wrapper's model owns it and deletes it.
+  emscripten::class_<LoadedModel>("LoadedModel")
+      .function("tokenize", &guarded<&tokenize>::call)
+      .function("tokenBytes", &guarded<&token_bytes>::call)
+      .function("forward", &guarded<&forward_of>::call)
+      .function("generate", &guarded<&generate_from>::call)
+      .function("headScores", &guarded<&head_scores_of>::call);
+  emscripten::function("loadModel", &guarded<&load_model>::call);
+}
+
+}  // namespace attnlab::bindings

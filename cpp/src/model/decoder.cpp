@@ -1,0 +1,120 @@
+// Generation: the KV-cache decoder and the sampler.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/kernels.hpp"
+#include "attnlab/model.hpp"
+#include "attnlab/random.hpp"
+#include "base/validate.hpp"
+#include "model/forward_parts.hpp"
+
+namespace attnlab {
+namespace {
+
+// Rows [0, count) and columns [first, first + width) of m.
+Matrix block_of(const Matrix& m, std::size_t count, std::size_t first, std::size_t width) {
+  Matrix out(count, width);
+  for (std::size_t i = 0; i < count; ++i) std::copy_n(m.row(i) + first, width, out.row(i));
+  return out;
+}
+
+}  // namespace
+
+ModelDecoder::ModelDecoder(const Model& model) : model_(&model), layout_(model.config) {
+  // A model that does not fit its config gets no cache: append() says what is wrong.
+  if (model_parts::check_shape(model.config, model.parameters.size())) return;
+  const ModelConfig& c = model.config;
+  keys_.assign(layout_.layers.size(), Matrix(c.context, c.d_model));
+  values_ = keys_;
+}
+
+Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) {
+  const Model& m = *model_;
+  const std::size_t d = m.config.d_model, dh = m.config.d_head();
+  if (auto p = model_parts::check_shape(m.config, m.parameters.size())) return *p;
+  if (tokens.empty()) return Error{ErrorCode::invalid_argument, "no tokens to append"};
+  if (auto p = model_parts::check_tokens(m, tokens)) return *p;
+  if (length_ + tokens.size() > m.config.context)
+    return validate::formatted(ErrorCode::too_large,
+                               "%zu tokens after the %zu already read are more than the "
+                               "model's context of %zu",
+                               tokens.size(), length_, m.config.context);
+  Matrix x;
+  for (int token : tokens) {
+    const std::size_t t = length_;
+    x = model_parts::embed(m, layout_, {token}, t);
+    for (std::size_t l = 0; l < layout_.layers.size(); ++l) {
+      const ModelLayout::Layer& w = layout_.layers[l];
+      const Matrix norm1 = model_parts::layer_norm(m, x, w.ln1_gain, w.ln1_bias);
+      const Matrix q = kernels::matmul(norm1, m.tensor(w.w_q, d, d));
+      std::copy_n(kernels::matmul(norm1, m.tensor(w.w_k, d, d)).data.data(), d, keys_[l].row(t));
+      std::copy_n(kernels::matmul(norm1, m.tensor(w.w_v, d, d)).data.data(), d, values_[l].row(t));
+      Matrix concat(1, d);
+      for (std::size_t h = 0; h < static_cast<std::size_t>(m.config.heads); ++h) {
+        auto r = attention(column_slice(q, h * dh, dh), block_of(keys_[l], t + 1, h * dh, dh),
+                           block_of(values_[l], t + 1, h * dh, dh));
+        if (!r) return r.error();
+        std::copy_n(r.value().output.data.data(), dh, concat.row(0) + h * dh);
+      }
+      x = model_parts::sum(x, kernels::matmul(concat, m.tensor(w.w_o, d, d)));
+      x = model_parts::sum(
+          x, model_parts::mlp(m, w, model_parts::layer_norm(m, x, w.ln2_gain, w.ln2_bias)));
+    }
+    ++length_;
+  }
+  Matrix logits = model_parts::logits(m, layout_, x);
+  if (auto p = validate::finite("the logits", logits)) return *p;
+  return std::move(logits.data);
+}
+
+Result<int> sample_token(const std::vector<float>& logits, float temperature, std::size_t top_k,
+                         double u) {
+  if (logits.empty()) return Error{ErrorCode::invalid_argument, "no logits to sample from"};
+  if (!std::isfinite(temperature) || temperature < 0)
+    return Error{ErrorCode::invalid_argument,
+                 "temperature must be 0 (the likeliest token) or a finite number above 0, got " +
+                     validate::number_text(temperature)};
+  std::vector<int> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return logits[std::size_t(a)] > logits[std::size_t(b)]; });
+  if (temperature == 0) return order[0];
+  if (top_k > 0 && top_k < order.size()) order.resize(top_k);
+  const double top = logits[std::size_t(order[0])];
+  std::vector<double> weights;
+  double total = 0;
+  for (int id : order)
+    total += weights.emplace_back(std::exp((logits[std::size_t(id)] - top) / temperature));
+  double reach = u * total;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    reach -= weights[i];
+    if (reach < 0) return order[i];
+  }
+  return order.back();  // u · total rounded up to the total
+}
+
+Result<std::vector<int>> generate(const Model& model, const std::vector<int>& prompt,
+                                  std::size_t count, const SampleOptions& options) {
+  if (prompt.size() + count > model.config.context)
+    return validate::formatted(ErrorCode::too_large,
+                               "a prompt of %zu tokens and %zu more are more than the model's "
+                               "context of %zu",
+                               prompt.size(), count, model.config.context);
+  ModelDecoder decoder(model);
+  auto logits = decoder.append(prompt);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < count && logits; ++i) {
+    const std::uint64_t bits = splitmix64_mix(options.seed + (i + 1) * 0x9e3779b97f4a7c15ULL);
+    auto token = sample_token(logits.value(), options.temperature, options.top_k,
+                              static_cast<double>(bits >> 11) * 0x1p-53);
+    if (!token) return token.error();
+    out.push_back(token.value());
+    if (i + 1 < count) logits = decoder.append({token.value()});
+  }
+  if (!logits) return logits.error();
+  return out;
+}
+
+}  // namespace attnlab

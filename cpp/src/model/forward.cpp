@@ -1,0 +1,141 @@
+// The model's inference forward pass. Its attention is the stepper's: Q = X·W_Q by
+// kernels::matmul, each head's column slice through attention() (causal, 1/√d_head), the heads
+// concatenated and multiplied by W_O, exactly as trace() does for the same X and weights.
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/kernels.hpp"
+#include "attnlab/model.hpp"
+#include "base/validate.hpp"
+#include "model/forward_parts.hpp"
+#include "model/ops.hpp"
+
+namespace attnlab {
+
+Matrix model_parts::layer_norm(const Model& m, const Matrix& x, std::size_t gain,
+                               std::size_t bias) {
+  Matrix y(x.rows, x.cols);
+  for (std::size_t i = 0; i < x.rows; ++i)
+    model_ops::layer_norm_row(x.row(i), &m.parameters[gain], &m.parameters[bias], x.cols, y.row(i),
+                              static_cast<float*>(nullptr), static_cast<float*>(nullptr));
+  return y;
+}
+
+Matrix model_parts::sum(const Matrix& a, const Matrix& b) {
+  Matrix c = a;
+  for (std::size_t i = 0; i < c.data.size(); ++i) c.data[i] += b.data[i];
+  return c;
+}
+
+namespace {
+
+// x·W + bias (bias broadcast over the rows).
+Matrix affine(const Matrix& x, const Matrix& w, const float* bias) {
+  Matrix y = kernels::matmul(x, w);
+  for (std::size_t i = 0; i < y.rows; ++i)
+    for (std::size_t j = 0; j < y.cols; ++j) y(i, j) += bias[j];
+  return y;
+}
+
+}  // namespace
+
+Matrix model_parts::mlp(const Model& m, const ModelLayout::Layer& l, const Matrix& norm2) {
+  const std::size_t d = m.config.d_model, dm = m.config.d_mlp();
+  Matrix hidden = affine(norm2, m.tensor(l.w_fc, d, dm), &m.parameters[l.b_fc]);
+  for (float& u : hidden.data) u = model_ops::gelu(u);
+  return affine(hidden, m.tensor(l.w_proj, dm, d), &m.parameters[l.b_proj]);
+}
+
+std::optional<Error> model_parts::check_tokens(const Model& m, const std::vector<int>& tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= m.config.vocab)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "token %zu is %d: token ids run from 0 to %zu", i, tokens[i],
+                                 m.config.vocab - 1);
+  return std::nullopt;
+}
+
+Matrix model_parts::embed(const Model& m, const ModelLayout& layout, const std::vector<int>& tokens,
+                          std::size_t first) {
+  const std::size_t d = m.config.d_model;
+  Matrix x(tokens.size(), d);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      x(i, j) = m.parameters[layout.embedding + static_cast<std::size_t>(tokens[i]) * d + j] +
+                m.parameters[layout.positions + (first + i) * d + j];
+  return x;
+}
+
+Matrix model_parts::logits(const Model& m, const ModelLayout& layout, const Matrix& x) {
+  return kernels::matmul(layer_norm(m, x, layout.final_gain, layout.final_bias),
+                         m.tensor(layout.unembedding, m.config.d_model, m.config.vocab));
+}
+
+namespace {
+
+using model_parts::layer_norm;
+using model_parts::sum;
+
+Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input) {
+  const std::size_t d = m.config.d_model, dh = m.config.d_head(), n = input.rows;
+  const auto heads = static_cast<std::size_t>(m.config.heads);
+  ModelBlockForward b;
+  b.norm1 = layer_norm(m, input, l.ln1_gain, l.ln1_bias);
+  const Matrix q = kernels::matmul(b.norm1, m.tensor(l.w_q, d, d));
+  const Matrix k = kernels::matmul(b.norm1, m.tensor(l.w_k, d, d));
+  const Matrix v = kernels::matmul(b.norm1, m.tensor(l.w_v, d, d));
+  AttentionOptions causal;
+  causal.causal = true;
+  Matrix concat(n, d);
+  for (std::size_t h = 0; h < heads; ++h) {
+    auto r = attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
+                       column_slice(v, h * dh, dh), causal);
+    if (!r) return r.error();
+    for (std::size_t i = 0; i < n; ++i)
+      std::copy_n(r.value().output.row(i), dh, concat.row(i) + h * dh);
+    b.attention.push_back(std::move(r.value().softmax.weights));
+  }
+  b.attention_output = kernels::matmul(concat, m.tensor(l.w_o, d, d));
+  b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
+  b.mlp_output = model_parts::mlp(m, l, b.norm2);
+  b.output = sum(sum(input, b.attention_output), b.mlp_output);
+  if (auto p = validate::finite("the residual stream", b.output)) return *p;
+  b.input = std::move(input);
+  return b;
+}
+
+}  // namespace
+
+Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
+  const ModelConfig& c = m.config;
+  if (auto p = model_parts::check_shape(c, m.parameters.size())) return *p;
+  if (auto p = validate::count_within("tokens", tokens.size(), 1, c.context)) return *p;
+  if (auto p = model_parts::check_tokens(m, tokens)) return *p;
+  const ModelLayout layout(c);
+  Matrix x = model_parts::embed(m, layout, tokens, 0);
+  ModelForward out;
+  for (const auto& l : layout.layers) {
+    auto b = block(m, l, std::move(x));
+    if (!b) return b.error();
+    x = b.value().output;
+    out.blocks.push_back(std::move(b.value()));
+  }
+  out.logits = model_parts::logits(m, layout, x);
+  if (auto p = validate::finite("the logits", out.logits)) return *p;
+  return out;
+}
+
+double next_token_loss(const Matrix& logits, const std::vector<int>& tokens) {
+  double total = 0;
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const float* row = logits.row(i);
+    const double top = *std::max_element(row, row + logits.cols);
+    double z = 0;
+    for (std::size_t j = 0; j < logits.cols; ++j) z += std::exp(row[j] - top);
+    total += std::log(z) + top - row[tokens[i + 1]];
+  }
+  return tokens.size() > 1 ? total / static_cast<double>(tokens.size() - 1) : 0.0;
+}
+
+}  // namespace attnlab
