@@ -17,20 +17,23 @@ namespace {
 
 // The bias: (n_q, n_k), or (heads·n_q, n_k) one per head in a trace; no NaN or +∞ (−∞ blocks).
 Problem check_bias(const Matrix& q, const Matrix& k, const Matrix& bias, std::size_t heads) {
-  if (bias.cols != k.rows || (bias.rows != q.rows && bias.rows != heads * q.rows))
-    return Error{ErrorCode::shape_mismatch,
-                 "bias (" + shape_string(bias) + ") must be " + shape_string(q.rows, k.rows) +
-                     (heads > 1 ? " or, one per head, " + shape_string(heads * q.rows, k.rows)
-                                : std::string()) +
-                     ": one row per query of Q (" + shape_string(q) +
-                     "), one column per key of K (" + shape_string(k) + ")"};
+  if (bias.cols != k.rows || (bias.rows != q.rows && bias.rows != heads * q.rows)) {
+    const std::string per_head =
+        heads > 1 ? " or, one per head, " + shape_string(heads * q.rows, k.rows) : "";
+    return validate::formatted(ErrorCode::shape_mismatch,
+                               "bias (%s) must be %s%s: one row per query of Q (%s), one column "
+                               "per key of K (%s)",
+                               shape_string(bias).c_str(), shape_string(q.rows, k.rows).c_str(),
+                               per_head.c_str(), shape_string(q).c_str(), shape_string(k).c_str());
+  }
   for (std::size_t i = 0; i < bias.data.size(); ++i)
     if (std::isnan(bias.data[i]) || bias.data[i] == std::numeric_limits<float>::infinity())
-      return Error{ErrorCode::non_finite,
-                   "bias (" + shape_string(bias) + ") is " + validate::number_text(bias.data[i]) +
-                       " at row " + std::to_string(i / bias.cols + 1) + ", column " +
-                       std::to_string(i % bias.cols + 1) +
-                       ": a bias entry is a finite number, or -Infinity to block the key"};
+      return validate::formatted(ErrorCode::non_finite,
+                                 "bias (%s) is %s at row %zu, column %zu: a bias entry is a "
+                                 "finite number, or -Infinity to block the key",
+                                 shape_string(bias).c_str(),
+                                 validate::number_text(bias.data[i]).c_str(), i / bias.cols + 1,
+                                 i % bias.cols + 1);
   return std::nullopt;
 }
 

@@ -234,34 +234,35 @@ std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix&
                                  "%s (%zu×%zu) is too large: the long-sequence kernels take at "
                                  "most %zu values (rows × columns)",
                                  name, m->rows, m->cols, limits::flash_values);
+  // Messages through formatted(): the wasm core's download budget counts every string built.
+  const auto shape = [](const Matrix& m) { return shape_string(m); };
   if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "heads (" + std::to_string(o.heads) +
-                     ") must be at least 1 and divide the width of Q (" + shape_string(q) + ")"};
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "heads (%d) must be at least 1 and divide the width of Q (%s)",
+                               o.heads, shape(q).c_str());
   if (o.kv_heads < 0 || (o.kv_heads > 0 && o.heads % o.kv_heads != 0))
-    return Error{ErrorCode::invalid_argument, "kvHeads (" + std::to_string(o.kv_heads) +
-                                                  ") must divide heads (" +
-                                                  std::to_string(o.heads) + ")"};
+    return validate::formatted(ErrorCode::invalid_argument, "kvHeads (%d) must divide heads (%d)",
+                               o.kv_heads, o.heads);
   const std::size_t kv_heads = static_cast<std::size_t>(o.heads) / group_size(o);
   const std::size_t d = q.cols / static_cast<std::size_t>(o.heads);
-  if (k.cols != kv_heads * d || v.cols % kv_heads != 0)
-    return Error{ErrorCode::shape_mismatch,
-                 "K (" + shape_string(k) + ")" +
-                     (v_name == std::string_view("K")
-                          ? std::string()
-                          : " and " + std::string(v_name) + " (" + shape_string(v) + ")") +
-                     " must have " + std::to_string(kv_heads) + " head" +
-                     (kv_heads == 1 ? "" : "s") + " of width " + std::to_string(d) + " (Q (" +
-                     shape_string(q) + ") over " + std::to_string(o.heads) + " heads)"};
-  if (q.cols / static_cast<std::size_t>(o.heads) > tiling::max_head_width)
-    return Error{ErrorCode::too_large, "the head width of Q (" + shape_string(q) + ") over " +
-                                           std::to_string(o.heads) + " heads is above " +
-                                           std::to_string(tiling::max_head_width)};
+  if (k.cols != kv_heads * d || v.cols % kv_heads != 0) {
+    const std::string others = v_name == std::string_view("K")
+                                   ? ""
+                                   : " and " + std::string(v_name) + " (" + shape(v) + ")";
+    return validate::formatted(ErrorCode::shape_mismatch,
+                               "K (%s)%s must have %zu head%s of width %zu (Q (%s) over %d heads)",
+                               shape(k).c_str(), others.c_str(), kv_heads, kv_heads == 1 ? "" : "s",
+                               d, shape(q).c_str(), o.heads);
+  }
+  if (d > tiling::max_head_width)
+    return validate::formatted(ErrorCode::too_large,
+                               "the head width of Q (%s) over %d heads is above %zu",
+                               shape(q).c_str(), o.heads, tiling::max_head_width);
   if (o.batch < 1 || q.rows % o.batch != 0 || k.rows % o.batch != 0)
-    return Error{ErrorCode::invalid_argument,
-                 "batch (" + std::to_string(o.batch) +
-                     ") must be at least 1 and divide the rows of Q (" + shape_string(q) +
-                     ") and K (" + shape_string(k) + ")"};
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "batch (%zu) must be at least 1 and divide the rows of Q (%s) and K "
+                               "(%s)",
+                               o.batch, shape(q).c_str(), shape(k).c_str());
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
   return validate::finite_qkv(q, k, v);

@@ -222,20 +222,19 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   }
 
   const std::size_t n = qkv.q.rows, d_v = head[0].v.cols;
-  // The rules of the row masks; a bias, per head, blocks through each head's own row of it.
-  AttentionOptions rules = options;
-  rules.bias.reset();
   DecodeTrace out;
   Matrix concat(1, heads * d_v);
   for (std::size_t t = 0; t < n; ++t) {
     DecodeStep step{t, {}, {}};
-    // The options of the one query at position t: which cached keys it may attend to.
+    // The options of the one query at position t: which cached keys it may attend to (a bias,
+    // perhaps one per head, blocks through each head's own row of it, below).
     AttentionOptions row = {};
     row.scale = options.scale;
     row.temperature = options.temperature;
     row.softcap = options.softcap;
     row.mask = BoolMatrix(1, t + 1);
-    for (std::size_t j = 0; j <= t; ++j) (*row.mask)(0, j) = blocked_by(rules, n, n, t, j) == 0;
+    for (std::size_t j = 0; j <= t; ++j)
+      (*row.mask)(0, j) = (blocked_by(options, n, n, t, j) & ~mask_rule::bias) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
       DecodeHead dh{rows_of(in.q, t, 1),
