@@ -1,8 +1,9 @@
 // Every entry at its documented limits (issue 14, item 5): the sizes come from the README's
 // Limits table, each call succeeds, gives back what it took, holds at most a quarter of the
 // 2 GiB wasm heap, and its result is spot-checked against float64 arithmetic done here. The
-// times are printed, never asserted (the machine is shared): the limits were set from them so
-// that every call returns in about a second. One step beyond a product limit is too-large,
+// times are printed (the machine is shared): the limits were set from them so that every call
+// returns in about a second; only the learning entries' CPU time is asserted, with room (issue
+// 29, item 5: they once took several seconds within the limits). One step beyond a product limit is too-large,
 // refused before the core allocates its working memory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
