@@ -37,7 +37,7 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     const clip = { ...box, height: Math.min(box.height, width < 600 ? 1600 : 900) };
     const paths = [`docs/views/all/${view}-${width}-${theme}.jpg`, ...(width === 1280 && theme === 'light' ? [`docs/views/${view}.jpg`] : [])];
     for (const path of paths) {
-      await page.screenshot({ path, type: 'jpeg', quality: 75, fullPage: true, clip });
+      await page.screenshot({ path, type: 'jpeg', quality: 55, fullPage: true, clip });
       console.log(path);
     }
   }
