@@ -90,6 +90,7 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
   const trainer = await lab.trainer();
   assert.deepEqual(errorOf(() => trainer.step(0)), { code: 'invalid-argument', message: `count must be a whole number from 1 to ${limits.trainSteps}, got 0` });
   assert.equal(errorOf(() => trainer.step(limits.trainSteps + 1)).code, 'too-large');
+  assert.deepEqual(errorOf(() => trainer.step(1, 2)), { code: 'invalid-argument', message: 'step() takes one argument, the number of steps; got 2' });
   assert.equal(trainer.step().step, 1);
   trainer.delete();
   trainer.delete();

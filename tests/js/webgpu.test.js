@@ -91,7 +91,7 @@ test('a GPU validation error rejects with gpu-error, naming the call and its siz
   const error = await gpu.attention({ Q, K: Q, V: Q }).catch((e) => e);
   assert.ok(error instanceof attnlab.AttnLabError, String(error));
   assert.equal(error.code, 'gpu-error');
-  assert.match(error.message, /^attention\(\) call \d+ \(Q 4x8, K 4x8, 1 head\): the GPU refused the work \(GPUValidationError: .*MapRead/s);
+  assert.match(error.message, /^attention\(\) call \d+ \(Q 4×8, K 4×8, 1 head\): the GPU refused the work \(GPUValidationError: .*MapRead/s);
   breakNext = false;
   await assertRunsRight(gpu, Q);
 });
@@ -133,7 +133,7 @@ test("after the caller's device.destroy(), pending and later calls reject with d
   const doomed = await createGpuAttention({ device: lost });
   const pending = Array.from({ length: 10 }, (_, i) => doomed.attention({ Q: small(i, 300, 32), K: small(i + 1, 300, 32), V: small(i + 2, 300, 32) }));
   lost.destroy();
-  assertAllLost(await Promise.allSettled(pending), /^attention\(\) call \d+ \(Q 300x32, K 300x32, 1 head\): the GPU device was lost .+/);
+  assertAllLost(await Promise.allSettled(pending), /^attention\(\) call \d+ \(Q 300×32, K 300×32, 1 head\): the GPU device was lost .+/);
   assert.equal((await lost.lost).reason, 'destroyed');
   assertAllLost(await Promise.allSettled([doomed.attention({ Q: small(0), K: small(1), V: small(2) })]), /^attention\(\) call 11: the GPU device was lost \(destroyed/);
 });

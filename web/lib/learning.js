@@ -47,8 +47,8 @@ class Trainer {
   }
 
   /** count Adam steps (1 … limits().trainSteps), then { step, loss, accuracy }. */
-  step(count) {
-    return unwrap(this.#core().step(stepRequest(count)));
+  step(count, ...extra) {
+    return unwrap(this.#core().step(stepRequest(count, ...extra)));
   }
 
   /** The sample's tokens and every head's weights on it: weights[layer][head] (context × context). */

@@ -362,7 +362,10 @@ export const normalMatrixRequest = guarded('normalMatrix', (request) => {
 export const trainerRequest = guarded('trainer', (request = {}) => ({ ...read('trainer', request) }));
 
 /** A trainer's step(count = 1): the count, checked for type. */
-export const stepRequest = guarded('step', (count = 1) => read('step', { count }).count);
+export const stepRequest = guarded('step', (count = 1, ...extra) => {
+  if (extra.length) fail(`step() takes one argument, the number of steps; got ${extra.length + 1}`);
+  return read('step', { count }).count;
+});
 
 /** createAttnLab's options: { threads }. */
 export const labOptions = guarded('createAttnLab', (options = {}) => ({ threads: read('createAttnLab', options).threads ?? false }));

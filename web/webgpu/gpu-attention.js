@@ -129,14 +129,14 @@ class GpuAttention {
     // The shader walks every key of each query with one head per K/V slice; a window, grouped
     // K/V heads or bottom-right alignment with more keys than queries run on the CPU kernel.
     if (beyondShader(checked)) return this.#lab.flashAttention(checked);
-    const what = `${call} (Q ${Q.rows}x${Q.cols}, K ${K.rows}x${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
+    const what = `${call} (Q ${Q.rows}×${Q.cols}, K ${K.rows}×${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== Q.cols) {
-      throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as Q (V is ${V.rows}x${V.cols}, Q ${Q.rows}x${Q.cols})`);
+      throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as Q (V is ${V.rows}×${V.cols}, Q ${Q.rows}×${Q.cols})`);
     }
     const limit = this.#device.limits.maxStorageBufferBindingSize;
     for (const [name, m] of [['Q', Q], ['K', K], ['V', V]]) {
       if (m.data.byteLength > limit) {
-        throw new AttnLabError('too-large', `${name} (${m.rows}x${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
+        throw new AttnLabError('too-large', `${name} (${m.rows}×${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
       }
     }
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
@@ -159,7 +159,7 @@ class GpuAttention {
         // CPU kernels say it (flash.cpp).
         throw new AttnLabError(
           'non-finite',
-          `${what}: the WebGPU kernel overflows float32 at row ${Math.floor(bad / Q.cols)}: the scores of Q (${Q.rows}x${Q.cols}) and K (${K.rows}x${K.cols}) or the weighted sum of V (${V.rows}x${V.cols}) are beyond ±3.4e38; use smaller values`,
+          `${what}: the WebGPU kernel overflows float32 at row ${Math.floor(bad / Q.cols) + 1}: the scores of Q (${Q.rows}×${Q.cols}) and K (${K.rows}×${K.cols}) or the weighted sum of V (${V.rows}×${V.cols}) are beyond ±3.4e38; use smaller values`,
         );
       }
       // Causal or not, every query sees at least key 0, so no row is ever fully masked.
