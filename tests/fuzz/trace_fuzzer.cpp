@@ -5,7 +5,9 @@
 // [mask rows, cols, flags…], the matrices as raw float32 bytes (so NaN, infinities,
 // subnormals and huge values all occur), [W_O columns, W_O]; then (zeros in older seeds) the
 // variants' flags, [RoPE base], [KV heads], [dropout p, seed], [window, global count,
-// tokens…], [dOutput rows, cols, values, and the gradient check's parameter, row, col].
+// tokens…], [dOutput rows, cols, values]; the frameworks' flags, [softcap], [bias rows, cols,
+// values], [window left, right]; [the gradient check's parameter, row, col].
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -20,11 +22,17 @@ namespace {
 bool valid_trace(const attnlab::Trace& t) {
   for (const auto& step : t.steps) {
     for (float v : step.values.data) {
-      const bool masked = step.id == attnlab::step::mask && v == -INFINITY;
+      // −∞: a masked cell, or a bias entry that blocks its key.
+      const bool blocked = step.id == attnlab::step::mask || step.id == attnlab::step::bias;
+      const bool masked = blocked && v == -INFINITY;
       if (!masked && !std::isfinite(v)) return false;
     }
   }
-  return !t.steps.empty() && t.output.rows == t.steps.back().values.rows;
+  // The output is the last forward step's (the backward steps follow it; grad-k has K's rows).
+  const auto forward = std::find_if(t.steps.rbegin(), t.steps.rend(), [](const auto& step) {
+    return step.id.rfind("grad-", 0) != 0;
+  });
+  return forward != t.steps.rend() && t.output.rows == forward->values.rows;
 }
 
 }  // namespace
@@ -72,6 +80,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (variants & 64) {
     const std::size_t rows = in.dimension(8);
     input.d_output = in.matrix(rows, in.dimension(8));
+  }
+
+  // The frameworks' options: softcap, a bias (any shape, so one per head and wrong ones too),
+  // bottom-right alignment, a window of two sides.
+  const std::uint8_t frameworks = in.byte();
+  if (frameworks & 1) input.options.softcap = in.number();
+  if (frameworks & 2) {
+    const std::size_t rows = in.dimension(16);
+    input.options.bias = in.matrix(rows, in.dimension(8));
+  }
+  if (frameworks & 4) input.options.causal_alignment = attnlab::CausalAlignment::bottom_right;
+  if (frameworks & 8) {
+    const std::size_t left = in.dimension(8);
+    input.options.window = attnlab::Window(left, in.dimension(8));
   }
 
   const auto result = attnlab::trace(input);
