@@ -60,6 +60,15 @@ test('an unknown view or a bad view state keeps the last good view and says why'
   assertClean(problems);
 });
 
+test('a view attribute changed to an unknown id says so and keeps the view', async (t) => {
+  const { page, problems } = await session.open(t);
+  await page.evaluate(() => document.querySelector('attn-lab').setAttribute('view', 'nowhere'));
+  await settle(page);
+  assert.match(await messageText(page), /There is no view "nowhere", so the stepper view stays/);
+  assert.equal((await labState(page)).view, 'stepper');
+  assertClean(problems);
+});
+
 test('a readable link #view=ID opens that view, and an unknown one says so', async (t) => {
   const { page, problems } = await session.open(t, 'index.html#view=positions', { view: 'positions' });
   assert.equal((await labState(page)).view, 'positions');

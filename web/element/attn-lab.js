@@ -176,7 +176,8 @@ export class AttnLabElement extends LitElement {
     if (!this._lab) return;
     if (changed.has('preset') || changed.has('state')) this._loadInitialState();
     else if (changed.has('step') && this.step) this.goToStep(this.step);
-    else if (changed.has('view') && this.view) this.showView(this.view);
+    else if (changed.has('view') && this.view && this.good && !this.showView(this.view))
+      this.showMessage(`There is no view "${this.view}", so the ${this.good.state.view} view stays.`);
   }
 
   updated() {
