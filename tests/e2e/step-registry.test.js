@@ -29,7 +29,7 @@ const W = [
 // variants'.
 const BASE_REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
 // With the variants that have steps (RoPE, ALiBi, dropout) and a window: every step id.
-const REQUEST = { ...BASE_REQUEST, rope: true, alibi: true, dropout: 0.5, dropoutSeed: 3, window: 2 };
+const REQUEST = { ...BASE_REQUEST, rope: true, softcap: 4, alibi: true, dropout: 0.5, dropoutSeed: 3, window: 2 };
 // The same inputs as an element state (web/element/state.js's schema), for the labels and the export.
 const STATE = {
   mode: 'x',

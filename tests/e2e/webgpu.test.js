@@ -73,7 +73,7 @@ test(`${IN_FLIGHT} calls in flight each match wasm; after device.destroy() every
   assert.equal(settled.length, IN_FLIGHT + 1);
   for (const s of settled) {
     assert.deepEqual([s.name, s.code], ['AttnLabError', 'device-lost'], JSON.stringify(s));
-    assert.match(s.message, /^attention\(\) call \d+( \(Q 100x32, K 100x32, 1 head\))?: the GPU device was lost .+/);
+    assert.match(s.message, /^attention\(\) call \d+( \(Q 100×32, K 100×32, 1 head\))?: the GPU device was lost .+/);
   }
   assert.match(settled.at(-1).message, /^attention\(\) call \d+: the GPU device was lost \(destroyed/);
   assert.deepEqual(errors, []);
