@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'quiz'];
+const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'train', 'quiz'];
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
 const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
@@ -28,6 +28,11 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     }
     if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
     if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { rope: true, alibi: true, kvHeads: 2, step: 'bias' } }));
+    if (view === 'train') {
+      // Mid-run: a few seconds of previous-token at the default speed.
+      await page.locator('attn-train-view [data-action="train"]').click();
+      await page.waitForTimeout(3000);
+    }
     if (view === 'cost') {
       await page.locator('attn-cost-view [data-action="measure"]').click();
       await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
@@ -35,7 +40,9 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     await page.waitForTimeout(300);
     const box = await lab.boundingBox();
     const clip = { ...box, height: Math.min(box.height, width < 600 ? 1600 : 900) };
-    const paths = [`docs/views/all/${view}-${width}-${theme}.jpg`, ...(width === 1280 && theme === 'light' ? [`docs/views/${view}.jpg`] : [])];
+    // The README's train picture is docs/train.png, so the train view has no docs/views/ copy.
+    const readme = width === 1280 && theme === 'light' && view !== 'train';
+    const paths = [`docs/views/all/${view}-${width}-${theme}.jpg`, ...(readme ? [`docs/views/${view}.jpg`] : [])];
     for (const path of paths) {
       await page.screenshot({ path, type: 'jpeg', quality: 55, fullPage: true, clip });
       console.log(path);
