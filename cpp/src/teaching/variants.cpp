@@ -251,10 +251,10 @@ Result<DecodeTrace> decode(const TraceInput& input) {
         const float slope = alibi_slope(static_cast<int>(h), input.heads);
         for (std::size_t j = 0; j <= t; ++j) (*bias)(0, j) = -slope * static_cast<float>(t - j);
       }
-      if (options.bias) {  // row t of the head's bias, over the t + 1 cached keys
-        const Matrix own = detail::head_bias(*options.bias, h, n);
+      if (options.bias) {  // row t of the head's bias (one for all, or its own), t + 1 keys
+        const std::size_t from = options.bias->rows == n ? t : h * n + t;
         row.bias = Matrix(1, t + 1);
-        std::copy_n(own.row(t), t + 1, row.bias->data.begin());
+        std::copy_n(options.bias->row(from), t + 1, row.bias->data.begin());
       }
       auto r = detail::attention(dh.q, dh.keys, dh.values, row, bias ? &*bias : nullptr);
       if (!r) return r.error();
