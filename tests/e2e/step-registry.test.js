@@ -1,4 +1,4 @@
-// The stepper's step registry (web/element/stepper/registry.js, steps.js) against the core:
+// The stepper's step registry (web/element/steps/registry.js, steps.js) against the core:
 // one entry per step id the core emits, and each entry able to label, explain and export
 // every cell of a real trace. A unit test of those two modules, with the built package as
 // the source of the traces.
@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 
 import { createAttnLab, STEP_IDS } from '../../dist/attnlab.js';
-import { numpyCode } from '../../web/element/stepper/export.js';
-import { stepPanels, tokenLabels } from '../../web/element/stepper/panels.js';
-import { axesOf, stepEntries, stepEntry } from '../../web/element/stepper/registry.js';
+import { numpyCode } from '../../web/element/steps/export.js';
+import { stepPanels, tokenLabels } from '../../web/element/steps/panels.js';
+import { axesOf, stepEntries, stepEntry } from '../../web/element/steps/registry.js';
 
 const lab = await createAttnLab();
 await lab.loadLearning(); // the backward steps

@@ -9,7 +9,7 @@ import { html, LitElement, nothing } from 'lit';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
 import { backwardRequest } from './stepper/backward.js';
-import { stepIds } from './stepper/panels.js';
+import { stepIds } from './steps/panels.js';
 import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';

@@ -1,6 +1,6 @@
 // The element's export buttons: each turns the step on view into a file and downloads it.
-import { exportColors, numpyCode, pytorchCode, toCsv, toJson, toSvg } from './export.js';
-import { stepScales } from './registry.js';
+import { exportColors, numpyCode, pytorchCode, toCsv, toJson, toSvg } from '../steps/export.js';
+import { stepScales } from '../steps/registry.js';
 
 export const EXPORT_KINDS = [
   ['csv', 'CSV'],

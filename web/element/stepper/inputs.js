@@ -7,7 +7,7 @@ import { fmt, shape } from '../shared/format.js';
 import { matrixTable } from '../shared/matrix-table.js';
 import { randomMatrix, seededRandom } from '../shared/random.js';
 import { PRESETS, presetState, STEPPER_PRESET_IDS } from '../presets.js';
-import { tokenLabels } from './panels.js';
+import { tokenLabels } from '../steps/panels.js';
 
 const INPUT_CAPTIONS = { X: 'X (tokens)', Wq: 'W_Q', Wk: 'W_K', Wv: 'W_V', Wo: 'W_O', Q: 'Q', K: 'K', V: 'V' };
 

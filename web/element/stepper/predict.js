@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 
 import { fmt, shape, sub } from '../shared/format.js';
 import { PREDICT_TOPIC, predictionId, recordAnswer } from '../shared/progress.js';
-import { stepEntry } from './registry.js';
+import { stepEntry } from '../steps/registry.js';
 // Predictions remembered (the oldest are forgotten first).
 const MAX_ENTRIES = 200;
 // Entries this close to the row's maximum count as tied: they print the same to 4 decimals.

@@ -9,9 +9,9 @@ import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
-import { blockedWeights, stepIds, stepPanels, stepTitle, tokenLabels } from './panels.js';
+import { blockedWeights, stepIds, stepPanels, stepTitle, tokenLabels } from '../steps/panels.js';
 import { PredictController } from './predict.js';
-import { stepEntry, stepScales } from './registry.js';
+import { stepEntry, stepScales } from '../steps/registry.js';
 
 const PLAY_INTERVAL_MS = 1400;
 const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };

@@ -9,7 +9,7 @@ import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, presetState } from '../../presets.js';
 import { recordAnswer } from '../../shared/progress.js';
 import { traceRequest } from '../../state.js';
-import { blockedWeights } from '../../stepper/panels.js';
+import { blockedWeights } from '../../steps/panels.js';
 import { patternsStyles } from './styles.js';
 import { exerciseInputs, PATTERN_IDS } from './pattern-inputs.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';

@@ -11,7 +11,7 @@ import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { wholeField } from '../../shared/view-state.js';
-import { blockedWeights, tokenLabels } from '../../stepper/panels.js';
+import { blockedWeights, tokenLabels } from '../../steps/panels.js';
 import { tokensStyles } from './styles.js';
 import { tokenLines } from './token-lines.js';
 import '../../shared/topic-quiz.js';

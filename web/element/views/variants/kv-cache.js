@@ -6,7 +6,7 @@ import { html } from 'lit';
 import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { fmt, sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
-import { indexLabels as features } from '../../stepper/panels.js';
+import { indexLabels as features } from '../../steps/panels.js';
 import { HEAD_WIDTH, TOKENS } from './example.js';
 
 // Published configurations (layers, query heads, K/V heads, head width), stored as fp16.
