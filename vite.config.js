@@ -8,6 +8,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions, defineConfig } from 'vite';
 
+import { VIEW_IDS } from './web/element/views/list.js';
+
 const fromRoot = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 // The element and the WebGPU module import the package by its bare names. In the library
@@ -30,7 +32,7 @@ function elementConfig() {
     build: libraryBuild({ element: fromRoot('web/element/attn-lab.js'), webgpu: fromRoot('web/webgpu/gpu-attention.js') }),
     plugins: [
       workerBesideElement(),
-      emitFile('element.d.ts', fromRoot('web/element/element.d.ts')),
+      emitFile('element.d.ts', fromRoot('web/element/element.d.ts'), withViewIds),
       emitFile('webgpu.d.ts', fromRoot('web/webgpu/webgpu.d.ts')),
       emitFile('react.d.ts', fromRoot('web/element/react.d.ts')),
     ],
@@ -138,13 +140,21 @@ function siteConfig() {
 }
 
 /** Copies one file into the build output as it is. */
-function emitFile(fileName, sourcePath) {
+function emitFile(fileName, sourcePath, transform = (text) => text) {
   return {
     name: `attnlab:emit-${fileName}`,
     async generateBundle() {
-      this.emitFile({ type: 'asset', fileName, source: await readFile(sourcePath) });
+      this.emitFile({ type: 'asset', fileName, source: transform(await readFile(sourcePath, 'utf8')) });
     },
   };
+}
+
+// The element's typings name its views by the one list of them (views/list.js).
+const VIEW_ID_LINE = 'export type ViewId = string;';
+
+function withViewIds(text) {
+  if (!text.includes(VIEW_ID_LINE)) throw new Error(`element.d.ts no longer declares "${VIEW_ID_LINE}" for the build to fill in`);
+  return text.replace(VIEW_ID_LINE, `export type ViewId = ${VIEW_IDS.map((id) => `'${id}'`).join(' | ')};`);
 }
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together

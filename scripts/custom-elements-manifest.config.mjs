@@ -1,14 +1,26 @@
 // custom-elements.json, the Custom Elements Manifest of <attn-lab>, built by
 // `scripts/build.sh package`: @custom-elements-manifest/analyzer reads web/element/attn-lab.js,
 // its class JSDoc and, through its Lit plugin, its `static properties`.
+import { PRESETS } from '../web/element/presets.js';
+import { stepEntries } from '../web/element/steps/registry.js';
+import { VIEW_IDS } from '../web/element/views/list.js';
+
 const SHIPPED_AS = 'dist/element.js'; // the element is bundled into this file of the package
+
+// The types the JSDoc names by the lists that hold their ids: each becomes a union of them.
+const union = (ids) => ids.map((id) => `'${id}'`).join(' | ');
+const ID_TYPES = {
+  PresetId: union(Object.keys(PRESETS)),
+  StepId: union(stepEntries().map((entry) => entry.id)),
+  ViewId: union(VIEW_IDS),
+};
 
 export default {
   globs: ['web/element/attn-lab.js'],
   outdir: '.',
   litelement: true,
   packagejson: false, // package.json names the manifest itself ("customElements")
-  plugins: [publicApiOnly()],
+  plugins: [publicApiOnly(), idTypes()],
 };
 
 /**
@@ -42,6 +54,21 @@ function publicApiOnly() {
           declaration.events &&= declaration.events.filter((event) => event.description);
         }
         for (const { declaration } of module.exports ?? []) declaration.module = SHIPPED_AS;
+      }
+    },
+  };
+}
+
+/** Writes out the id types of the @prop tags (PresetId, StepId, ViewId) as their unions. */
+function idTypes() {
+  const expand = (item) => {
+    if (item.type && Object.hasOwn(ID_TYPES, item.type.text)) item.type.text = ID_TYPES[item.type.text];
+  };
+  return {
+    name: 'attnlab-id-types',
+    packageLinkPhase({ customElementsManifest }) {
+      for (const declaration of customElementsManifest.modules.flatMap((module) => module.declarations ?? [])) {
+        for (const item of [...(declaration.attributes ?? []), ...(declaration.members ?? [])]) expand(item);
       }
     },
   };

@@ -3,11 +3,11 @@
 // `stepper` is the README's first picture, docs/screenshot.png).
 import { mkdir } from 'node:fs/promises';
 
+import { TEACHING_VIEW_IDS } from '../web/element/views/list.js';
 import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve.mjs';
 
-const ALL = ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'train', 'quiz'];
-const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : ALL;
+const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : TEACHING_VIEW_IDS;
 const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
 await mkdir('docs/views/all', { recursive: true });

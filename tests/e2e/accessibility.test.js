@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { TEACHING_VIEW_IDS } from '../../web/element/views/list.js';
 import { audit, auditThemes } from './support/axe.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { settle } from './support/lab-page.js';
@@ -23,7 +24,7 @@ test('the tutorial (a dark, read-only instance included) has no serious or criti
   assert.deepEqual(await audit(page), []);
 });
 
-for (const view of ['geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'quiz']) {
+for (const view of TEACHING_VIEW_IDS) {
   test(`the ${view} view has no serious or critical axe violations, light or dark`, async (t) => {
     const { page } = await session.open(t, `web/dist/index.html#view=${view}`, { view });
     assert.deepEqual(await auditThemes(page), []);

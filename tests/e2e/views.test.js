@@ -1,14 +1,16 @@
-// The teaching views as a whole: each is reachable by a tab, by the URL and as a preset, and
-// a malformed view state is rejected with a message naming it.
+// The teaching views as a whole: each view of the one list (views/list.js) is reachable by a
+// tab, by the URL and as a preset, and a malformed view state is rejected with a message
+// naming it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { TEACHING_VIEW_IDS, VIEW_IDS } from '../../web/element/views/list.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, labState, messageText, settle, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
-const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'quiz'];
+const VIEWS = TEACHING_VIEW_IDS;
 
 test('the tabs switch between the stepper and every view, and the URL follows', async (t) => {
   const { page, problems } = await session.open(t);
@@ -27,6 +29,13 @@ test('the tabs switch between the stepper and every view, and the URL follows', 
   await settle(page);
   assert.equal(await page.evaluate(() => document.querySelector('attn-lab').dataset.view), 'stepper');
   assert.ok(await page.locator('attn-lab [data-role="result"] table').count(), 'the stepper is back');
+  assertClean(problems);
+});
+
+test('the tab bar shows the views of the one list, in its order', async (t) => {
+  const { page, problems } = await session.open(t);
+  const tabs = await page.locator('attn-lab [role="tab"]').evaluateAll((all) => all.map((tab) => tab.dataset.view));
+  assert.deepEqual(tabs, VIEW_IDS);
   assertClean(problems);
 });
 

@@ -85,3 +85,18 @@ test('a TSX file using <attn-lab> type-checks under --strict, and wrong uses do 
   const tsc = resolve('node_modules/.bin/tsc');
   await promisify(execFile)(tsc, ['-p', dir, '--strict', '--noEmit']).catch((error) => assert.fail(`tsc:\n${error.stdout}${error.stderr}`));
 });
+
+// The ids of views, steps and presets are kept in one list each (views/list.js, the core's
+// step ids); the typings and the manifest are written from them by the build, never by hand.
+test("the typings' ViewId and the manifest's view, step and preset types are the ids of the one lists", async () => {
+  const { VIEW_IDS, TEACHING_VIEW_IDS } = await import('../../web/element/views/list.js');
+  const { createAttnLab } = await importFromConsumer('attnlab');
+  const stepIds = (await createAttnLab()).stepIds(); // the core's own list
+  const union = (text) => text.split('|').map((id) => id.trim().replace(/^'|'$/g, ''));
+  const types = await readFile(join(packageDir, 'dist/element.d.ts'), 'utf8');
+  assert.deepEqual(union(/export type ViewId = ([^;]*);/.exec(types)[1]), VIEW_IDS);
+  const typeOf = (name) => union(lab.attributes.find((a) => a.name === name).type.text);
+  assert.deepEqual(typeOf('view'), VIEW_IDS);
+  assert.deepEqual([...typeOf('step')].sort(), [...new Set(stepIds)].sort());
+  assert.deepEqual(typeOf('preset').filter((id) => TEACHING_VIEW_IDS.includes(id)), TEACHING_VIEW_IDS);
+});

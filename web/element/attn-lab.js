@@ -6,6 +6,7 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
+import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
 import { backwardRequest } from './stepper/backward.js';
@@ -16,28 +17,27 @@ import { HostScheme } from './shared/host-scheme.js';
 import { elementStyles } from './shared/styles.js';
 import { viewTabs } from './view-tabs.js';
 import { stepperStyles } from './stepper/styles.js';
-import { VIEWS, viewById } from './views/index.js';
+import { checkedViewState, viewById } from './views/index.js';
 
 export { StateError } from './state.js';
 
 const URL_WRITE_DELAY_MS = 120;
-const LAYOUT = { inputs: ['shown', 'collapsed', 'hidden'], controls: ['full', 'minimal', 'none'] };
 
 // "false" turns editing off; the attribute's absence leaves it on.
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
 
-// This JSDoc is the source of custom-elements.json (scripts/custom-elements-manifest.config.mjs);
-// the attributes come from `static properties`, their types and meanings from the @prop tags.
+// This JSDoc is the source of custom-elements.json (scripts/custom-elements-manifest.config.mjs):
+// attributes from `static properties`, types and meanings from @prop (PresetId, StepId, ViewId: their ids).
 /**
  * Scaled dot-product attention, computed by a WebAssembly core, for a learner to step through
  * and touch: the stepper, or one teaching view on its own.
  *
  * @summary Steps through softmax(QKᵀ/√d_k)·V with every number computed by the core and editable.
  *
- * @prop {'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'heads-differ' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} preset - A stepper preset, or a teaching view shown on its own.
+ * @prop {PresetId} preset - A stepper preset, or a teaching view shown on its own.
  * @prop {string} state - A JSON state (the schema of state.js, the page's URL) merged over the preset.
- * @prop {'encoding' | 'positional' | 'project-q' | 'project-k' | 'project-v' | 'scores' | 'scale' | 'mask' | 'softmax' | 'aggregate' | 'concat' | 'output-projection' | 'grad-output' | 'grad-wo' | 'grad-concat' | 'grad-v' | 'grad-weights' | 'grad-softmax' | 'grad-scores' | 'grad-q' | 'grad-k' | 'grad-wq' | 'grad-wk' | 'grad-wv' | 'grad-x'} step - The step on view (a grad-* step needs backward in the state); an embed given one leads with its result.
- * @prop {'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz'} view - What is on view: the stepper (the default) or a teaching view.
+ * @prop {StepId} step - The step on view (a grad-* step needs backward in the state); an embed given one leads with its result.
+ * @prop {ViewId} view - What is on view: the stepper (the default) or a teaching view.
  * @prop {boolean} tabs - A tab bar to switch between the stepper and every view.
  * @prop {boolean} editable - The attribute "false" shows the inputs read-only; editable otherwise.
  * @prop {'light' | 'dark' | 'auto'} theme - The colour scheme; "auto" (the default) follows the host page's declared scheme, else the reader's system.
@@ -172,7 +172,7 @@ export class AttnLabElement extends LitElement {
   }
 
   willUpdate(changed) {
-    if (changed.has('inputs') || changed.has('controls')) this._checkLayout();
+    if ((changed.has('inputs') || changed.has('controls')) && layoutProblem(this)) this.showMessage(layoutProblem(this));
     if (!this._lab) return;
     if (changed.has('preset') || changed.has('state')) this._loadInitialState();
     else if (changed.has('step') && this.step) this.goToStep(this.step);
@@ -328,31 +328,9 @@ export class AttnLabElement extends LitElement {
     this.message = { text, error: true };
   }
 
-  /**
-   * How much of the stepper an embed shows: { inputs: 'shown'|'collapsed'|'hidden',
-   * controls: 'full'|'minimal'|'none', resultFirst }. Given a `step`, an embed leads with
-   * that step (its result first), the controls and inputs below it. @internal
-   */
+  /** How much of the stepper an embed shows (layout.js). @internal */
   get layout() {
-    return {
-      inputs: LAYOUT.inputs.includes(this.inputs) ? this.inputs : 'shown',
-      controls: LAYOUT.controls.includes(this.controls) ? this.controls : 'full',
-      resultFirst: Boolean(this.step), // the property: React 19 sets it, not the attribute
-    };
-  }
-
-  // An unknown inputs or controls value is named in the message; the default applies.
-  _checkLayout() {
-    const problem = this._layoutProblem();
-    if (problem) this.showMessage(problem);
-  }
-
-  _layoutProblem() {
-    const problems = Object.entries(LAYOUT).flatMap(([name, values]) => {
-      const value = this[name];
-      return value != null && !values.includes(value) ? [`${name}="${value}" is not one of ${values.join(', ')}`] : [];
-    });
-    return problems.length ? `${problems.join('; ')}; the default is used.` : null;
+    return embedLayout(this);
   }
 
   // ---- state ----
@@ -387,7 +365,7 @@ export class AttnLabElement extends LitElement {
       problem ??= `This state could not be shown (${this.message.text}), so the default example is shown.`;
       this.apply(presetState(DEFAULT_PRESET));
     }
-    problem ??= this._layoutProblem();
+    problem ??= layoutProblem(this);
     if (problem) this.showMessage(problem);
     // What Reset returns to until the learner chooses a preset (reset() reads presetId first).
     this._resetPoint = { state: this.good.state, presetId: this.presetId };
@@ -414,14 +392,6 @@ export class AttnLabElement extends LitElement {
     const { view, viewState } = this.good.state;
     return html`${this.tabs ? viewTabs(this, view) : nothing} ${viewById(view).render({ lab: this._lab, viewState, message, stepper: this._stepper, trace: this.good.trace, state: this.good.state })}`;
   }
-}
-
-// The state's view must exist and its view state pass that view's checks (filled with its
-// defaults). Throws StateError.
-function checkedViewState({ view, viewState }) {
-  const found = viewById(view);
-  if (!found) throw new StateError(`there is no view "${view}" (views: ${VIEWS.map((v) => v.id).join(', ')})`);
-  return found.normalize ? found.normalize(viewState) : {};
 }
 
 // Only where there is a registry: a server-side render in Node imports this module too.

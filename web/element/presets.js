@@ -1,5 +1,6 @@
 // Presets: each one a learning situation, reachable in one click or as <attn-lab preset="…">.
 import { randomMatrix, seededRandom } from './shared/random.js';
+import { VIEW_LIST } from './views/list.js';
 
 const SENTENCE = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
 const n = SENTENCE.length;
@@ -141,27 +142,13 @@ export const PRESETS = Object.freeze({
 });
 
 
-// One preset per teaching view, so a tutorial embeds a single idea: <attn-lab preset="scaling">.
-// The stepper's state underneath is the tiny example.
+// One preset per teaching view (views/list.js), so a tutorial embeds a single idea:
+// <attn-lab preset="scaling">. The stepper's state underneath is the tiny example.
 function viewPresets() {
-  const views = {
-    geometry: ['Geometry: weights on the simplex, the output inside the values', 'Drag a 2-D query and watch the scores, the weights and the output move.'],
-    scaling: ['Why divide by √dₖ', 'Raw dot products spread like √dₖ; without scaling, softmax turns one-hot.'],
-    softmax: ['Softmax up close', 'Subtract the max, exponentiate, add up, divide, and what overflows without the max.'],
-    patterns: ['Patterns: a gallery and a quiz', 'The classic weight patterns, the inputs that make them, and "which pattern is this?".'],
-    tokens: ['Tokens: who attends to whom', 'A sentence with lines from each token to the tokens it attends to, for every head.'],
-    positions: ['Positions', 'The sinusoidal encoding, and why attention without it cannot tell word order.'],
-    cost: ['Cost: time and memory against n', 'The naive and the flash kernel measured in your browser, on a log-log chart.'],
-    flash: ['FlashAttention: the tile walk', 'Step through the tiles: the running max, the rescale, the running sum, and no n×n matrix.'],
-    variants: ['Variants: RoPE, ALiBi, windows, shared K/V, the KV cache', 'One tiny example; each change modern models make to attention is a switch, with every step’s numbers.'],
-    'long-sequence': ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU (4,096 in WebAssembly), with a sampled block of the exact weights.'],
-    train: ['Train: watch attention learn', 'A tiny transformer learns a toy task in your browser: loss, accuracy and every head’s weights as it trains.'],
-    quiz: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'],
-  };
   // The tokens view shows the stepper's own sentence: two heads that clearly differ to begin with.
   const under = (view) => (view === 'tokens' ? HEADS_DIFFER.state : TINY.state);
   return Object.fromEntries(
-    Object.entries(views).map(([view, [name, description]]) => [view, { name, description, view, state: { ...under(view), view } }]),
+    VIEW_LIST.filter((view) => view.preset).map(({ id: view, preset: [name, description] }) => [view, { name, description, view, state: { ...under(view), view } }]),
   );
 }
 

@@ -20,8 +20,7 @@
 //               default (stepper/backward.js)
 //   predict     boolean: the stepper hides each step's result until the learner has
 //               predicted something about it (stepper/predict.js)
-//   view        'stepper' (the default) or a teaching view: 'geometry', 'scaling', 'softmax',
-//               'patterns', 'positions', 'cost', 'long-sequence', 'train', 'quiz' (views/index.js)
+//   view        'stepper' (the default) or a teaching view: an id of views/list.js
 //   viewState   object: that view's own fields (sliders, the dragged query…), checked by the
 //               view (views/*.js, FIELDS); missing fields take the view's defaults
 // Values are checked for type here; whether they fit together is the core's to say.

@@ -6,6 +6,7 @@
 // halfway (which would leak what it had copied) or differ from what was checked.
 import { AttnLabError } from './errors.js';
 import { fail, ownFields } from './fields.js';
+import { nestedMatrix } from './nested.js';
 
 /** How a value that is not what was asked for reads in a message: 'null', 'an array' or its typeof. */
 export const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
@@ -131,11 +132,6 @@ export function toCoreFlags(name, value) {
   return readList(name, value, readFlag, 'an array of booleans');
 }
 
-// The core's { rows, cols, data } → number[][] (copied, plain JS numbers).
-function toNested({ rows, cols, data }) {
-  return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
-}
-
 // A matrix as the core sends it: exactly { rows, cols, data: typed array }.
 function isCoreMatrix(value) {
   const keys = Object.keys(value);
@@ -146,7 +142,7 @@ function plain(value) {
   if (value === null || typeof value !== 'object') return value;
   if (ArrayBuffer.isView(value)) return Array.from(value);
   if (Array.isArray(value)) return value.map(plain);
-  if (isCoreMatrix(value)) return toNested(value);
+  if (isCoreMatrix(value)) return nestedMatrix(value);
   const out = {};
   for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = plain(entry);
   return out;

@@ -5,20 +5,10 @@ import { PREDICT_TOPIC, topicScore } from './progress.js';
 import { FLASH_QUESTIONS } from './quiz-flash.js';
 import { VARIANTS_QUESTIONS } from './quiz-variants.js';
 import { TRAIN_QUESTIONS } from './quiz-train.js';
+import { VIEW_LIST } from '../views/list.js';
 
-export const TOPICS = [
-  { id: PREDICT_TOPIC, title: 'The whole computation' },
-  { id: 'geometry', title: 'Geometry' },
-  { id: 'scaling', title: 'Scaling by 1/√d_k' },
-  { id: 'softmax', title: 'Softmax' },
-  { id: 'patterns', title: 'Patterns' },
-  { id: 'tokens', title: 'Tokens' },
-  { id: 'positions', title: 'Positions' },
-  { id: 'cost', title: 'Cost' },
-  { id: 'flash', title: 'Flash tiles' },
-  { id: 'variants', title: 'Variants' },
-  { id: 'train', title: 'Training' },
-];
+// Every view with a `topic` in views/list.js; the stepper's is PREDICT_TOPIC.
+export const TOPICS = VIEW_LIST.filter((view) => view.topic).map(({ id, topic }) => ({ id, title: topic }));
 
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
 

@@ -24,6 +24,28 @@ export class ViewBase extends LitElement {
     this._drafts = {}; // field → { text, problem }: text typed into a field and refused
   }
 
+  /**
+   * A view that shows the core's numbers defines compute(lab, viewState), which asks the core
+   * and returns what the view renders, and may define computeKey(viewState), the part of the
+   * view state the numbers depend on (only a change of it asks the core again). Here, before
+   * each render that a new core or view state causes, the result goes to `_result`; when the
+   * core refuses, `_result` keeps the last good one and `_error` says why (followed by
+   * "; <keeps> stays." where the view names what it keeps).
+   */
+  willUpdate(changed) {
+    if (!this.compute || !this.lab || !this.viewState || !(changed.has('lab') || changed.has('viewState'))) return;
+    const key = this.computeKey?.(this.viewState);
+    if (key !== undefined && key === this._computedKey) return;
+    try {
+      this._result = this.compute(this.lab, this.viewState);
+      this._computedKey = key;
+      this._error = null;
+    } catch (error) {
+      const problem = this.coreProblem(error);
+      this._error = this.keeps ? `${problem}; ${this.keeps} stays.` : problem;
+    }
+  }
+
   /** Merges `partial` into the view state and tells the host. */
   changeView(partial) {
     // A field given a good value no longer holds refused text.

@@ -5,6 +5,7 @@ import { html, nothing } from 'lit';
 
 import { fmt, shape } from '../shared/format.js';
 import { matrixTable } from '../shared/matrix-table.js';
+import { nestedMatrix } from '../../lib/nested.js';
 import { traceRequest } from '../state.js';
 
 // The default ∂L/∂Y: N(0, 1) draws from the core's seeded generator, not all ones. With ones
@@ -13,8 +14,7 @@ import { traceRequest } from '../state.js';
 const DEFAULT_SEED = 17;
 
 function defaultDOutput(lab, output) {
-  const { rows, cols, data } = lab.normalMatrix({ rows: output.length, cols: output[0].length, seed: DEFAULT_SEED });
-  return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
+  return nestedMatrix(lab.normalMatrix({ rows: output.length, cols: output[0].length, seed: DEFAULT_SEED }));
 }
 
 /** The trace request of `state`: with dOutput (the state's, or the default) when backward is on. */

@@ -6,6 +6,7 @@
 import { html, nothing } from 'lit';
 
 import { fmt, sub, subscripted } from '../../shared/format.js';
+import { nestedMatrix } from '../../../lib/nested.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { SEED_FIELD, wholeField } from '../../shared/view-state.js';
@@ -23,32 +24,28 @@ const FIELDS = {
 };
 
 const HEADING = 'FlashAttention: the tile walk';
-const nested = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
 
 class FlashView extends ViewBase {
   static styles = flashStyles;
 
-  willUpdate(changed) {
-    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
-    const { n, queryRows, keyRows, causal, seed } = this.viewState;
-    const key = JSON.stringify([n, queryRows, keyRows, causal, seed]);
-    if (key === this._key) return; // only the event changed: the walk stands
-    try {
-      const [Q, K, V] = [0, 1, 2].map((i) => nested(this.lab.normalMatrix({ rows: n, cols: WIDTH, seed: seed * 3 + i })));
-      this._walk = this.lab.flashWalk({ Q, K, V, causal, queryRows, keyRows });
-      this._inputs = { Q, K, V };
-      this._attentionOutput = this.lab.attention({ Q, K, V, causal }).output; // the stepper's O, shown beside the walk's
-      this._plan = this.lab.tilePlan({ headWidth: 64 });
-      this._key = key;
-      this._error = null;
-    } catch (error) {
-      this._error = this.coreProblem(error); // the last good walk stays
-    }
+  // Only the walk's inputs ask the core again; a new event on view does not.
+  computeKey({ n, queryRows, keyRows, causal, seed }) {
+    return JSON.stringify([n, queryRows, keyRows, causal, seed]);
+  }
+
+  compute(lab, { n, queryRows, keyRows, causal, seed }) {
+    const [Q, K, V] = [0, 1, 2].map((i) => nestedMatrix(lab.normalMatrix({ rows: n, cols: WIDTH, seed: seed * 3 + i })));
+    return {
+      walk: lab.flashWalk({ Q, K, V, causal, queryRows, keyRows }),
+      inputs: { Q, K, V },
+      attentionOutput: lab.attention({ Q, K, V, causal }).output, // the stepper's O, shown beside the walk's
+      plan: lab.tilePlan({ headWidth: 64 }),
+    };
   }
 
   render() {
-    if (!this._walk) return this.placeholder(HEADING, this._error);
-    const events = this._walk.events;
+    if (!this._result) return this.placeholder(HEADING, this._error);
+    const events = this._result.walk.events;
     const index = Math.min(this.viewState.event, events.length - 1);
     const event = events[index];
     return html`<h2>${HEADING}</h2>
@@ -93,8 +90,8 @@ class FlashView extends ViewBase {
   // block skips. Only positions are drawn: the walk holds one tile of numbers at a time.
   _renderGrid(event, index) {
     const { n, queryRows, keyRows } = this.viewState;
-    const visited = new Set(this._walk.events.slice(0, index + 1).filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
-    const all = new Set(this._walk.events.filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
+    const visited = new Set(this._result.walk.events.slice(0, index + 1).filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
+    const all = new Set(this._result.walk.events.filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
     const blocks = Math.ceil(n / queryRows);
     const tiles = Math.ceil(n / keyRows);
     const state = (b, t) => {
@@ -148,18 +145,18 @@ class FlashView extends ViewBase {
 
   // The whole output, beside the stepper's O for the same inputs (lab.attention).
   _renderOutput() {
-    const { Q } = this._inputs;
-    const stepper = this._attentionOutput;
+    const { Q } = this._result.inputs;
+    const stepper = this._result.attentionOutput;
     const labels = Q.map((_, i) => `q${sub(i)}`);
     return html`<div class="matrices" data-role="outputs">
-      ${matrixTable({ name: 'walk-output', caption: `O from the tiles (${Q.length}×${WIDTH})`, values: this._walk.output, rowLabels: labels, colLabels: ['1', '2'] })}
+      ${matrixTable({ name: 'walk-output', caption: `O from the tiles (${Q.length}×${WIDTH})`, values: this._result.walk.output, rowLabels: labels, colLabels: ['1', '2'] })}
       ${matrixTable({ name: 'attention-output', caption: `O from attention(), the stepper's (${Q.length}×${WIDTH})`, values: stepper, rowLabels: labels, colLabels: ['1', '2'] })}
     </div>`;
   }
 
   _renderMemory() {
-    const { tileFloats, matrixFloats } = this._walk;
-    const plan = this._plan;
+    const { tileFloats, matrixFloats } = this._result.walk;
+    const plan = this._result.plan;
     return html`<section data-role="memory">
       <h3>What fast memory holds</h3>
       <p>

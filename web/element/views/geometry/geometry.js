@@ -38,8 +38,6 @@ class GeometryView extends ViewBase {
 
   constructor() {
     super();
-    this._result = null; // the last result the core gave, kept when a request fails
-    this._error = null;
     this._drag = null; // { control, index } while a pointer drags a point
     this._handlers = {
       down: (e, control, index) => this._startDrag(e, control, index),
@@ -51,15 +49,8 @@ class GeometryView extends ViewBase {
     };
   }
 
-  willUpdate(changed) {
-    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
-    const { query, keys, values, scaled, temperature } = this.viewState;
-    try {
-      this._result = this.lab.attention({ Q: [query], K: keys, V: values, scale: scaled ? undefined : 1, temperature });
-      this._error = null;
-    } catch (error) {
-      this._error = this.coreProblem(error);
-    }
+  compute(lab, { query, keys, values, scaled, temperature }) {
+    return lab.attention({ Q: [query], K: keys, V: values, scale: scaled ? undefined : 1, temperature });
   }
 
   // ---- moving points ----

@@ -78,26 +78,19 @@ const HEADING = 'Patterns: what the weights look like';
 class PatternsView extends ViewBase {
   static styles = patternsStyles;
 
-  willUpdate(changed) {
-    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
-    try {
-      this._gallery = galleryWeights(this.lab);
-      const { pattern, request } = exerciseInputs(this.viewState.seed);
-      this._exercise = { pattern, n: request.V.length, weights: this.lab.attention(request).weights };
-      this._error = null;
-    } catch (error) {
-      this._error = this.coreProblem(error); // the last good exercise stays on screen
-    }
+  compute(lab, { seed }) {
+    const { pattern, request } = exerciseInputs(seed);
+    return { gallery: galleryWeights(lab), exercise: { pattern, n: request.V.length, weights: lab.attention(request).weights } };
   }
 
   _answer(choice) {
     const { seed } = this.viewState;
-    recordAnswer('patterns', `which-pattern:${seed}`, choice === this._exercise.pattern);
+    recordAnswer('patterns', `which-pattern:${seed}`, choice === this._result.exercise.pattern);
     this.changeView({ choice });
   }
 
   render() {
-    if (!this._gallery || !this._exercise) return this.placeholder(HEADING, this._error);
+    if (!this._result) return this.placeholder(HEADING, this._error);
     return html`<h2>${HEADING}</h2>
       <p class="lead">
         A row of the weight matrix says how much of each token one token takes in. Across a whole sentence the rows make
@@ -112,7 +105,7 @@ class PatternsView extends ViewBase {
   }
 
   _renderCard(id) {
-    const { tokens, weights, blocked } = this._gallery[id];
+    const { tokens, weights, blocked } = this._result.gallery[id];
     return html`<li class="card" data-pattern=${id}>
       <h3>${ABOUT[id].name}</h3>
       ${matrixTable({
@@ -131,7 +124,7 @@ class PatternsView extends ViewBase {
 
   _renderExercise() {
     const { seed, choice } = this.viewState;
-    const { pattern, n, weights } = this._exercise;
+    const { pattern, n, weights } = this._result.exercise;
     const labels = (letter) => Array.from({ length: n }, (_, i) => `${letter}${sub(i)}`);
     return html`<section class="exercise" data-role="exercise" data-seed=${seed}>
       <h3>Which pattern is this?</h3>

@@ -36,28 +36,21 @@ class PositionsView extends ViewBase {
 
   constructor() {
     super();
-    this._encoding = null; // the last good results from the core, kept when a request fails
-    this._check = null;
-    this._error = null;
     this._cell = { row: 3, col: 2 }; // the explained heatmap cell
     this._focusCell = false; // move keyboard focus to _cell after the next render
     this._swap = [1, 4];
     this._row = null; // { table, row } of the hovered output cell
   }
 
+  compute(lab, viewState) {
+    return { encoding: lab.sinusoidalEncoding(viewState.tokens, viewState.width), check: lab.permutationCheck(permutationRequest(viewState), viewState.order) };
+  }
+
   willUpdate(changed) {
-    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
-    const { tokens, width, order } = this.viewState;
-    try {
-      this._encoding = this.lab.sinusoidalEncoding(tokens, width);
-      this._check = this.lab.permutationCheck(permutationRequest(this.viewState), order);
-      this._error = null;
-    } catch (error) {
-      this._error = this.coreProblem(error);
-    }
-    if (this._encoding) {
-      const rows = this._encoding.length;
-      const cols = this._encoding[0].length;
+    super.willUpdate(changed);
+    if (this._result) {
+      const rows = this._result.encoding.length;
+      const cols = this._result.encoding[0].length;
       this._cell = { row: Math.min(this._cell.row, rows - 1), col: Math.min(this._cell.col, cols - 1) };
     }
   }
@@ -70,7 +63,7 @@ class PositionsView extends ViewBase {
   }
 
   _onHeatmapKey(event) {
-    const next = movedCell(event.key, this._cell, this._encoding.length, this._encoding[0].length);
+    const next = movedCell(event.key, this._cell, this._result.encoding.length, this._result.encoding[0].length);
     if (!next) return;
     event.preventDefault();
     event.stopPropagation();
@@ -93,7 +86,7 @@ class PositionsView extends ViewBase {
   // ---- rendering ----
 
   render() {
-    if (!this._encoding || !this._check) return this.placeholder(HEADING, this._error);
+    if (!this._result) return this.placeholder(HEADING, this._error);
     return html`<h2>${HEADING}</h2>
       <p class="lead">
         Attention compares every token with every other token, but nothing in QKᵀ or in the weighted sum of the values
@@ -125,7 +118,7 @@ class PositionsView extends ViewBase {
       </div>
       <div class="figures">
         ${encodingHeatmap({
-          values: this._encoding,
+          values: this._result.encoding,
           cell: this._cell,
           onCell: (cell) => {
             this._cell = cell;
@@ -156,7 +149,7 @@ class PositionsView extends ViewBase {
   _renderCell() {
     const { row: p, col: c } = this._cell;
     const { width } = this.viewState;
-    const value = this._encoding[p][c];
+    const value = this._result.encoding[p][c];
     const even = c % 2 === 0;
     const pairStart = c - (c % 2); // 2i: the first column of this column's pair
     const fn = even ? '\\sin' : '\\cos';
@@ -174,7 +167,7 @@ class PositionsView extends ViewBase {
 
   _renderPermutation() {
     const { positional, order, seed } = this.viewState;
-    const check = this._check;
+    const check = this._result.check;
     const reordered = sentenceOf(order);
     const identity = order.every((v, i) => v === i);
     const rowLabels = { original: SENTENCE, permuted: reordered, predicted: reordered };

@@ -33,31 +33,23 @@ class ScalingView extends ViewBase {
   constructor() {
     super();
     this._studies = new Map(); // seed → the study over POWERS (the same numbers every time)
-    this._good = null; // { study, point }: the last study the core gave
-    this._error = null;
+    this.keeps = 'the last good study';
   }
 
-  willUpdate(changed) {
-    if (!this.lab || !this.viewState || !(changed.has('lab') || changed.has('viewState'))) return;
-    const { dk, seed } = this.viewState;
-    try {
-      if (!this._studies.has(seed)) {
-        this._studies.clear(); // one seed at a time is all the view shows
-        this._studies.set(seed, this.lab.scalingStudy({ dims: POWERS, keys: KEYS, samples: SAMPLES, seed }));
-      }
-      const study = this._studies.get(seed);
-      // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
-      const point = study.points.find((p) => p.dk === dk) ?? this.lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
-      this._good = { study, point };
-      this._error = null;
-    } catch (error) {
-      this._error = `${this.coreProblem(error)}; the last good study stays.`;
+  compute(lab, { dk, seed }) {
+    if (!this._studies.has(seed)) {
+      this._studies.clear(); // one seed at a time is all the view shows
+      this._studies.set(seed, lab.scalingStudy({ dims: POWERS, keys: KEYS, samples: SAMPLES, seed }));
     }
+    const study = this._studies.get(seed);
+    // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
+    const point = study.points.find((p) => p.dk === dk) ?? lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
+    return { study, point };
   }
 
   render() {
-    if (!this._good) return this.placeholder(HEADING, this._error);
-    const { study, point } = this._good;
+    if (!this._result) return this.placeholder(HEADING, this._error);
+    const { study, point } = this._result;
     const message = this.draftProblem ?? this._error;
     return html`<h2>${HEADING}</h2>
       <p class="lead">

@@ -68,19 +68,17 @@ class SoftmaxView extends ViewBase {
   constructor() {
     super();
     this._invalid = new Map(); // "0,i" → { text, message } for score cells that are not numbers
-    this._good = null; // { scores, result }: the last row the core accepted
-    this._error = null;
+    this.keeps = 'the last good row';
+  }
+
+  compute(lab, { scores, temperature }) {
+    return { scores, result: lab.softmaxBreakdown({ scores, temperature }) };
   }
 
   willUpdate(changed) {
-    if (!this.lab || !this.viewState || !(changed.has('lab') || changed.has('viewState'))) return;
-    const { scores, temperature } = this.viewState;
-    try {
-      this._good = { scores, result: this.lab.softmaxBreakdown({ scores, temperature }) };
-      this._error = null;
-    } catch (error) {
-      this._error = `${this.coreProblem(error)}; the last good row stays.`;
-    }
+    super.willUpdate(changed);
+    if (!this.viewState) return;
+    const { scores } = this.viewState;
     // Cells past the end of a shorter row have nothing left to fix.
     const stale = [...this._invalid.keys()].filter((key) => Number(key.split(',')[1]) >= scores.length);
     if (stale.length) this._invalid = new Map([...this._invalid].filter(([key]) => !stale.includes(key)));
@@ -107,8 +105,8 @@ class SoftmaxView extends ViewBase {
   }
 
   render() {
-    if (!this._good) return this.placeholder(HEADING, this._error);
-    const { scores, result } = this._good;
+    if (!this._result) return this.placeholder(HEADING, this._error);
+    const { scores, result } = this._result;
     const labels = scores.map((_, i) => `s${sub(i)}`);
     const message = this._invalid.size
       ? `Score ${[...this._invalid.keys()].map((key) => Number(key.split(',')[1]) + 1).join(', ')}: ${[...this._invalid.values()][0].message}; the last good row stays.`

@@ -42,24 +42,23 @@ class VariantsView extends ViewBase {
 
   static properties = { ...ViewBase.properties, _focus: { state: true } };
 
-  willUpdate(changed) {
-    if (!(changed.has('lab') || changed.has('viewState')) || !this.lab || !this.viewState) return;
-    const request = variantRequest(this.viewState);
-    const key = JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), this.viewState.kvCache]);
-    if (key === this._key) return; // only what is on view changed
-    try {
-      const trace = this.lab.trace(request);
-      const decode = this.viewState.kvCache ? this.lab.decode(request) : null;
-      Object.assign(this, { _trace: trace, _decode: decode, _key: key, _error: null, _focus: null });
-    } catch (error) {
-      this._error = this.coreProblem(error); // the last good trace stays
-    }
+  // Only what reaches the core asks it again; what is on view (a step, a position) does not.
+  computeKey(viewState) {
+    const request = variantRequest(viewState);
+    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), viewState.kvCache]);
+  }
+
+  compute(lab, viewState) {
+    const request = variantRequest(viewState);
+    const result = { trace: lab.trace(request), decode: viewState.kvCache ? lab.decode(request) : null };
+    this._focus = null; // a focused cell of the old trace means nothing in the new one
+    return result;
   }
 
   render() {
-    if (!this._trace) return this.placeholder(HEADING, this._error);
+    if (!this._result) return this.placeholder(HEADING, this._error);
     const v = this.viewState;
-    const ids = this._trace.groups.map((g) => g.id);
+    const ids = this._result.trace.groups.map((g) => g.id);
     const id = ids.includes(v.step) ? v.step : 'softmax';
     return html`<h2>${HEADING}</h2>
       <p class="lead">
@@ -68,14 +67,14 @@ class VariantsView extends ViewBase {
         cell to see how it is computed.
       </p>
       ${this._renderSwitches()} ${this.messageLine(this.draftProblem ?? this._error)}
-      <div class="why" data-role="variant-why">${VARIANTS.filter((s) => s.on(v)).map((s) => html`<p data-variant=${s.id}>${s.why(v, this._trace)}</p>`)}</div>
+      <div class="why" data-role="variant-why">${VARIANTS.filter((s) => s.on(v)).map((s) => html`<p data-variant=${s.id}>${s.why(v, this._result.trace)}</p>`)}</div>
       <nav aria-label="Steps of this trace">
         <ol class="steps">
           ${ids.map((stepId) => html`<li><button data-goto=${stepId} aria-current=${stepId === id ? 'step' : 'false'} @click=${() => this.changeView({ step: stepId })}>${stepEntry(stepId)?.name ?? stepId}</button></li>`)}
         </ol>
       </nav>
       ${this._renderStep(id)}
-      ${this._decode ? renderDecode({ decode: this._decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._trace.output, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }) }) : nothing}
+      ${this._result.decode ? renderDecode({ decode: this._result.decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._result.trace.output, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }) }) : nothing}
       ${v.kvCache || v.kvHeads < HEADS ? renderCacheBytes(this.lab, v.kvHeads) : nothing}
       <attn-topic-quiz topic="variants"></attn-topic-quiz>`;
   }
@@ -92,21 +91,21 @@ class VariantsView extends ViewBase {
   // One step of the trace, as the stepper draws it: per head its formula, operands and result.
   _renderStep(id) {
     const labels = exampleLabels(this.viewState);
-    const panels = stepPanels(this._trace, id, labels);
-    const scaleOf = stepScales(id, this._trace, { heads: panels.length });
+    const panels = stepPanels(this._result.trace, id, labels);
+    const scaleOf = stepScales(id, this._result.trace, { heads: panels.length });
     const focus = this._focus?.id === id ? this._focus : null;
     const explained = focus && panels.find((p) => p.head === focus.head);
     const explanation = explained ? stepEntry(id).explain({ panel: explained, row: focus.row, col: focus.col, value: explained.step.values[focus.row][focus.col], labels }) : null;
     const entry = stepEntry(id);
     return html`<section class="step" data-role="step" data-step=${id}>
-      <h3>${this._trace.groups.find((g) => g.id === id).title}</h3>
+      <h3>${this._result.trace.groups.find((g) => g.id === id).title}</h3>
       <div class="panels">
         ${panels.map((panel) => {
           const lit = explained === panel ? explanation : null;
           return html`<div class="panel" data-head=${panel.head ?? 0}>
             <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
             <div class="matrices">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(this._trace, o.head ?? panel.head) : undefined, highlight: lit?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(this._result.trace, o.head ?? panel.head) : undefined, highlight: lit?.highlight[i] }))}
               ${matrixTable({
                 name: id,
                 head: panel.head,
@@ -116,7 +115,7 @@ class VariantsView extends ViewBase {
                 colLabels: panel.colLabels,
                 scale: scaleOf(id),
                 totals: ['softmax', 'dropout'].includes(id) ? panel.step.rowTotals : undefined,
-                blocked: ['softmax', 'dropout'].includes(id) ? blockedWeights(this._trace, panel.head) : undefined,
+                blocked: ['softmax', 'dropout'].includes(id) ? blockedWeights(this._result.trace, panel.head) : undefined,
                 highlight: lit ? { cell: [focus.row, focus.col] } : undefined,
                 onFocusCell: (row, col) => (this._focus = { id, head: panel.head, row, col }),
               })}
