@@ -52,7 +52,7 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
 }
 const page = await browser.newPage({ viewport: { width: 1100, height: 800 }, colorScheme: 'light' });
 // The README's first picture: the stepper at the softmax step of the two-head preset.
-if (VIEWS === ALL || VIEWS.includes('stepper')) {
+if (VIEWS === TEACHING_VIEW_IDS || VIEWS.includes('stepper')) {
   await page.goto(`${server.url}/index.html`);
   await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step);
   await page.evaluate(async () => {
