@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds what is asked: native | native-asan | wasm | fuzz (each a CMake preset) | package |
-# element | site.
+# element | site | docs.
 # `package` builds the wasm cores (single-threaded, and with pthreads) and assembles the npm
 # package in dist/, <attn-lab> included.
 # `element` bundles web/element/ into dist/element.js and its Worker into
 # dist/attnlab-worker.js, next to the package they import, and writes the element's Custom
 # Elements Manifest, custom-elements.json, at the package root.
 # `site` builds the page web/app/ into web/dist/ (it needs the package and the element).
+# `docs` builds the docs site into docs/.vitepress/dist/ (it needs the package and the element).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,12 +51,18 @@ site() {
   echo "build: site built in web/dist/"
 }
 
+docs() {
+  node scripts/docs.mjs
+  echo "build: docs site built in docs/.vitepress/dist/"
+}
+
 for target in "${@:-package}"; do
   case "$target" in
     native | native-asan | wasm | fuzz) preset "$target" ;;
     package) package ;;
     element) element ;;
     site) site ;;
-    *) echo "build: unknown target '$target' (native, native-asan, wasm, fuzz, package, element, site)" >&2; exit 2 ;;
+    docs) docs ;;
+    *) echo "build: unknown target '$target' (native, native-asan, wasm, fuzz, package, element, site, docs)" >&2; exit 2 ;;
   esac
 done

@@ -16,6 +16,7 @@ const MIME_TYPES = {
   '.wasm': 'application/wasm', // WebAssembly.instantiateStreaming insists on it
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.jpg': 'image/jpeg',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.woff': 'font/woff',

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test suite, in dependency order: the core natively (and installed as a CMake
 # package), under sanitizers and as wasm under Node; then the npm package, packed and
-# installed the way a user gets it; then the element, the page and the tutorial in headless
+# installed the way a user gets it; then the element, the page, the tutorial and the docs site in headless
 # Chromium; then the examples that use the packed package from a VitePress docs site and a
 # React 19 app.
 set -euo pipefail
@@ -47,9 +47,9 @@ build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
 VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json ATTNLAB_CONSUMER=build/js-consumer \
   node --test --test-reporter=spec tests/js/
 
-section "<attn-lab>, the page and the tutorial in headless Chromium (Playwright)"
-# `package` above bundled the element into dist/; the site is built from it and the package.
-scripts/build.sh site
+section "<attn-lab>, the page, the tutorial and the docs site in headless Chromium (Playwright)"
+# `package` above bundled the element into dist/; the site and the docs are built from it and the package.
+scripts/build.sh site docs
 node --test --test-reporter=spec tests/e2e/
 
 section "Examples from the packed package: a VitePress docs site (SSR) and a React 19 app, in Chromium"
