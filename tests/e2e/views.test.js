@@ -8,7 +8,7 @@ import { assertClean, labState, messageText, settle, waitForView } from './suppo
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
-const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'quiz'];
+const VIEWS = ['geometry', 'scaling', 'softmax', 'patterns', 'positions', 'cost', 'long-sequence', 'model', 'quiz'];
 
 test('the tabs switch between the stepper and every view, and the URL follows', async (t) => {
   const { page, problems } = await session.open(t);

@@ -50,7 +50,7 @@ export interface AttnLabState {
   viewState: Record<string, unknown>;
 }
 
-export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'quiz';
+export type ViewId = 'stepper' | 'geometry' | 'scaling' | 'softmax' | 'patterns' | 'tokens' | 'positions' | 'cost' | 'flash' | 'variants' | 'long-sequence' | 'train' | 'model' | 'quiz';
 
 /** A stepper preset, or a teaching view's id: that view on its own. */
 export type PresetId = 'tiny' | 'self' | 'uniform' | 'sharp' | 'local' | 'causal' | 'bidirectional' | 'two-heads' | 'heads-differ' | Exclude<ViewId, 'stepper'>;

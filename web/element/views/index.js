@@ -14,9 +14,10 @@ import { flashView } from './flash/flash.js';
 import { variantsView } from './variants/variants.js';
 import { longSequenceView } from './long-sequence/long-sequence.js';
 import { trainView } from './train/train.js';
+import { modelView } from './model/model.js';
 import { quizView } from './quiz/quiz.js';
 
-export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, variantsView, longSequenceView, trainView, quizView];
+export const VIEWS = [stepperView, geometryView, scalingView, softmaxView, patternsView, tokensView, positionsView, costView, flashView, variantsView, longSequenceView, trainView, modelView, quizView];
 
 export const VIEW_IDS = VIEWS.map((view) => view.id);
 
