@@ -2,7 +2,7 @@
 // layout, as JSON pasted or loaded from a file) in the model view's thumbnail grid and the
 // tokens view's lines. lab.importAttention() reads the JSON and the core checks it and scores
 // every head; a bad import gets the core's message and the last good import stays.
-import { html, LitElement, nothing } from 'lit';
+import { css, html, LitElement, nothing } from 'lit';
 
 import { tokenLines } from '../tokens/token-lines.js';
 import { tokensStyles } from '../tokens/styles.js';
@@ -22,7 +22,12 @@ json.dump({"tokens": tok.convert_ids_to_tokens(inputs["input_ids"][0]),
           open("attention.json", "w"))`;
 
 class AttentionImport extends LitElement {
-  static styles = [modelStyles, tokensStyles];
+  static styles = [modelStyles, tokensStyles, css`
+    :host {
+      display: block;
+      margin-top: 1em;
+    }
+  `];
 
   static properties = {
     lab: { attribute: false },

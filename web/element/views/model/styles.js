@@ -121,6 +121,14 @@ export const modelStyles = [
       margin: 4px 0 2px;
       font-size: 13px;
     }
+    h3 {
+      margin-top: 1em;
+    }
+    pre {
+      white-space: pre-wrap;
+      overflow-wrap: anywhere;
+      font-size: 13px;
+    }
     .heads .scores {
       margin: 0 0 4px;
       font-size: 12px;
