@@ -5,6 +5,7 @@ import { PREDICT_TOPIC, topicScore } from './progress.js';
 import { FLASH_QUESTIONS } from './quiz-flash.js';
 import { VARIANTS_QUESTIONS } from './quiz-variants.js';
 import { TRAIN_QUESTIONS } from './quiz-train.js';
+import { MODEL_QUESTIONS } from './quiz-model.js';
 
 export const TOPICS = [
   { id: PREDICT_TOPIC, title: 'The whole computation' },
@@ -18,6 +19,7 @@ export const TOPICS = [
   { id: 'flash', title: 'Flash tiles' },
   { id: 'variants', title: 'Variants' },
   { id: 'train', title: 'Training' },
+  { id: 'model', title: 'A little language model' },
 ];
 
 export const topicTitle = (id) => TOPICS.find((topic) => topic.id === id)?.title ?? id;
@@ -375,6 +377,7 @@ export const QUESTIONS = {
   flash: FLASH_QUESTIONS,
   variants: VARIANTS_QUESTIONS,
   train: TRAIN_QUESTIONS,
+  model: MODEL_QUESTIONS,
 };
 
 /** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */

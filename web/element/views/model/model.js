@@ -10,6 +10,7 @@ import { html, nothing } from 'lit';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { isNumberIn, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 import { drawThumbnails, headGrid, nextTokenBars, tokenBoxes, visiblePiece } from './figures.js';
+import '../../shared/topic-quiz.js';
 import './import.js';
 import { modelStyles } from './styles.js';
 
@@ -179,7 +180,8 @@ class ModelView extends ViewBase {
       </label>
       ${this.messageLine(this.draftProblem ?? this._message)}
       ${r ? this._renderResult(r, temperature, topK) : nothing}
-`;
+      <attn-attention-import .lab=${this.lab}></attn-attention-import>
+      <attn-topic-quiz topic="model"></attn-topic-quiz>`;
   }
 
   _renderResult(r, temperature, topK) {
@@ -220,8 +222,7 @@ class ModelView extends ViewBase {
             onOpen: (l, h) => this._open(l, h, 'stepper'),
             onTokens: (l, h) => this._open(l, h, 'tokens'),
           })
-        : html`<p class="note">A head's scores need at least 2 tokens.</p>`}
-      <attn-attention-import .lab=${this.lab}></attn-attention-import>`;
+        : html`<p class="note">A head's scores need at least 2 tokens.</p>`}`;
   }
 
   // A number typed into temperature or top-k: the core checks it (with the rest of the state).
