@@ -12,11 +12,11 @@ let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
-const PACKAGED = {
-  model: () => new URL(/* @vite-ignore */ '../model/model.json', import.meta.url),
-  tokenizer: () => new URL(/* @vite-ignore */ '../model/tokenizer.json', import.meta.url),
-  weights: () => new URL(/* @vite-ignore */ '../model/weights.bin', import.meta.url),
-};
+const PACKAGED = [
+  new URL(/* @vite-ignore */ '../model/model.json', import.meta.url),
+  new URL(/* @vite-ignore */ '../model/tokenizer.json', import.meta.url),
+  new URL(/* @vite-ignore */ '../model/weights.bin', import.meta.url),
+];
 
 // Node reads the files; a browser fetches them.
 async function readPackaged(url) {
@@ -30,25 +30,24 @@ async function readPackaged(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-let packaged; // the onDemand loader of the package's files, made on the first call
+// The package's files and the model module, each loaded once by the entry's onDemand (a
+// LoadError naming the part after its tries); the loaders are made on the first call, when
+// the entry has handed over onDemand.
+let packaged, moduleLoader;
 function packagedFiles() {
   packaged ??= onDemand("attnlab's model (model/model.json, tokenizer.json and weights.bin)", async () => {
-    const [model, tokenizer, weights] = await Promise.all(Object.values(PACKAGED).map((url) => readPackaged(url())));
+    const [model, tokenizer, weights] = await Promise.all(PACKAGED.map(readPackaged));
     const json = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
     return { model: json(model), tokenizer: json(tokenizer), weights };
   });
   return packaged();
 }
 
-let loading;
 function loadModule() {
-  loading ??= import('./attnlab-model.js')
-    .then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url)))
-    .catch((error) => {
-      loading = undefined; // let a later call try again
-      throw error;
-    });
-  return loading;
+  moduleLoader ??= onDemand("attnlab's model module (attnlab-model.js and attnlab-model.wasm)", () =>
+    import('./attnlab-model.js').then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url))),
+  );
+  return moduleLoader();
 }
 
 const invalid = (message) => new AttnLabError('invalid-argument', message);
