@@ -157,7 +157,8 @@ class ModelView extends ViewBase {
   }
 
   render() {
-    if (!this.viewState || (!this._result && !this._message)) return this.placeholder(HEADING, this._model ? null : 'Loading the model (about 1.5 MB)…');
+    // Loading is a status, not an alert: the download takes a moment on a slow line.
+    if (!this.viewState || (!this._result && !this._message)) return html`<h2>${HEADING}</h2>${this.messageLine('Loading the model (about 1.5 MB)…', { error: false })}`;
     const { text, temperature, topK } = this.viewState;
     const r = this._result;
     const config = this._model?.config;
