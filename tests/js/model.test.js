@@ -2,6 +2,8 @@
 // against a float64 forward written here from model/README.md, a byte-pair encoder written
 // here, the stepper's trace() on a block's LayerNorm output, greedy decoding by the reference's
 // argmax and the native trainer's sample; bad files are AttnLabErrors; delete() ends the model.
+// loadModel() without files reads the packaged model/; headWeights() are the float16 tensors'
+// columns and, with norm1, the stepper's head; each head's role follows the rule written here.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
