@@ -66,3 +66,22 @@ test('a malformed import names what is wrong', async () => {
   }
   assert.equal(lab.limits().importValues, README_LIMITS.importValues);
 });
+
+test('at its limits: traceTokens tokens and importValues weights are taken, one layer or token more is too large', async () => {
+  const { traceTokens: n, importValues } = README_LIMITS;
+  const layers = importValues / (n * n); // whole: 16 layers of one 512 × 512 head
+  assert.ok(Number.isInteger(layers), `${importValues} / ${n}²`);
+  // Uniform causal weights: row i gives 1/(i + 1) to each of its keys.
+  const head = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j <= i ? 1 / (i + 1) : 0)));
+  const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+  const taken = await lab.importAttention({ tokens, attentions: Array.from({ length: layers }, () => [[head]]) });
+  assert.equal(taken.scores.length, layers);
+  assert.equal(taken.scores[0][0].role, 'spread');
+  const more = await rejection({ tokens, attentions: Array.from({ length: layers + 1 }, () => [[head]]) });
+  assert.equal(more.code, 'too-large');
+  assert.match(more.message, /importValues/);
+  const longer = [...head.map((row) => [...row, 0]), Array(n + 1).fill(1 / (n + 1))];
+  const tooLong = await rejection({ tokens: [...tokens, 'x'], attention: [longer] });
+  assert.equal(tooLong.code, 'too-large');
+  assert.match(tooLong.message, new RegExp(`tokens must be a whole number from 2 to ${n}`));
+});
