@@ -132,7 +132,9 @@ function siteConfig() {
         { find: /^attnlab\/webgpu$/, replacement: fromRoot('web/webgpu/gpu-attention.js') },
       ],
     },
-    build: { outDir: fromRoot('web/dist'), emptyOutDir: true },
+    // The packaged model's files stay files (the JSON ones are small enough for Vite to inline
+    // as data: URLs, which a policy's connect-src 'self' would refuse to fetch).
+    build: { outDir: fromRoot('web/dist'), emptyOutDir: true, assetsInlineLimit: (file) => (file.startsWith(fromRoot('model/')) ? false : undefined) },
     worker: { format: 'es' }, // the element's Worker is a module worker
     preview: { host: '127.0.0.1', port: 5173, strictPort: true },
     plugins: [tutorialInSite()],
@@ -159,8 +161,10 @@ function withViewIds(text) {
 
 // The footer links to the tutorial, so the site carries a copy of web/examples/ together
 // with the built element it loads (under pkg/): every .js and .wasm file of the package in
-// dist/, so a module the package adds travels too. index.html never loads these files.
+// dist/, so a module the package adds travels too, and the packaged model beside it (model/).
+// index.html never loads these files.
 const PACKAGE_FILE = /\.(js|wasm)$/;
+const MODEL_FILES = ['model.json', 'tokenizer.json', 'weights.bin'];
 
 function tutorialInSite() {
   return {
@@ -174,6 +178,8 @@ function tutorialInSite() {
       for (const name of names) {
         this.emitFile({ type: 'asset', fileName: `pkg/${name}`, source: await readFile(fromRoot(`dist/${name}`)) });
       }
+      // The packaged model, where pkg/model.js looks for it (../model/, as in the npm package).
+      for (const name of MODEL_FILES) this.emitFile({ type: 'asset', fileName: `model/${name}`, source: await readFile(fromRoot(`model/${name}`)) });
       const tutorial = await readFile(fromRoot('web/examples/tutorial.html'), 'utf8');
       const script = '../../dist/element.js';
       if (!tutorial.includes(script)) throw new Error(`web/examples/tutorial.html no longer loads ${script}`);

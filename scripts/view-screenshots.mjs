@@ -10,6 +10,12 @@ import { serveStatic } from './serve.mjs';
 const VIEWS = process.argv.length > 2 ? process.argv.slice(2) : TEACHING_VIEW_IDS;
 const TEACHING = VIEWS.filter((view) => view !== 'stepper');
 
+// The model view's first layer of heads, as wide as its four thumbnails.
+async function modelClip(page) {
+  const layer = await page.locator('attn-model-view .layer').first().boundingBox();
+  return { x: layer.x, y: layer.y, width: Math.min(layer.width, 720), height: layer.height };
+}
+
 await mkdir('docs/views/all', { recursive: true });
 const server = await serveStatic('web/dist');
 const browser = await launchChromium();
@@ -33,6 +39,11 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
       await page.locator('attn-train-view [data-action="train"]').click();
       await page.waitForTimeout(3000);
     }
+    if (view === 'model') {
+      // Ten tokens generated after the first sentence, the figures drawn.
+      await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { generated: 10, temperature: 0.8, topK: 20 } }));
+      await page.locator('attn-model-view [data-role="next-tokens"]').waitFor({ timeout: 60_000 });
+    }
     if (view === 'cost') {
       await page.locator('attn-cost-view [data-action="measure"]').click();
       await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
@@ -44,7 +55,10 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     const readme = width === 1280 && theme === 'light' && view !== 'train';
     const paths = [`docs/views/all/${view}-${width}-${theme}.jpg`, ...(readme ? [`docs/views/${view}.jpg`] : [])];
     for (const path of paths) {
-      await page.screenshot({ path, type: 'jpeg', quality: 55, fullPage: true, clip });
+      // The README's model picture is packaged within the rest's budget (tests/js/pack.test.js):
+      // its first layer's heads only (the whole view is in docs/views/all/), more compressed.
+      const small = view === 'model' && !path.includes('/all/');
+      await page.screenshot({ path, type: 'jpeg', quality: small ? 40 : 55, fullPage: true, clip: small ? await modelClip(page) : clip });
       console.log(path);
     }
   }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "allocation_tracking.hpp"
+#include "attnlab/attention_import.hpp"  // its limits, for limits()
 #include "attnlab/attnlab.hpp"
 #include "js_values.hpp"
 #include "trace_values.hpp"
@@ -221,6 +222,8 @@ val limits_table() {
       {"trainVocab", l::train_vocab},
       {"trainBatch", l::train_batch},
       {"trainSteps", l::train_steps},
+      {"importLayers", l::import_layers},
+      {"importValues", l::import_values},
   };
   val out = val::object();
   for (const auto& [name, value] : table) out.set(name, value);

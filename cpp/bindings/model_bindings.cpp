@@ -2,11 +2,13 @@
 // its tokenizer (tokenizer.hpp) and head scores (head_scores.hpp). A wasm module of its own,
 // loaded by lab.loadModel(), so the core's download stays as it is. The conventions of
 // bindings.cpp (js_values.hpp): plain results, errors { error: { code, message } }.
+#include "attnlab/attention_import.hpp"
 #include "attnlab/float16.hpp"
 #include "attnlab/head_scores.hpp"
 #include "attnlab/model.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "js_values.hpp"
+#include "trace_values.hpp"
 
 namespace attnlab::bindings {
 namespace {
@@ -78,6 +80,33 @@ val head_scores_of(const LoadedModel& m, const val& tokens, std::size_t period) 
   return to_js(model_head_scores(m.model, tokens_of(tokens), period));
 }
 
+val distribution_of(const LoadedModel&, const val& logits, float temperature, std::size_t top_k) {
+  return to_js(next_token_distribution(emscripten::convertJSArrayToNumberVector<float>(logits),
+                                       temperature, top_k));
+}
+
+val head_weights_of(const LoadedModel& m, int layer, int head) {
+  return to_js(head_weights(m.model, layer, head));
+}
+
+// The induction probe of head_scores.hpp: `period` random tokens of this vocabulary, twice.
+val induction_probe(const LoadedModel& m, std::size_t period, double seed) {
+  return to_js(
+      repeated_random_tokens(m.model.config.vocab, period, static_cast<std::uint64_t>(seed)));
+}
+
+// attention: [layer][head] { rows, cols, data: Float32Array }, as the package reads an
+// imported JSON (web/lib/attention-import.js): every head's scores, or { error }.
+val check_import(const val& attention, std::size_t tokens) {
+  std::vector<std::vector<Matrix>> layers(attention["length"].as<std::size_t>());
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const val heads = attention[l];
+    for (std::size_t h = 0, n = heads["length"].as<std::size_t>(); h < n; ++h)
+      layers[l].push_back(matrix_from_js<float>(heads[h]));
+  }
+  return to_js(check_attention_import(layers, tokens));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_model) {
@@ -97,15 +126,28 @@ EMSCRIPTEN_BINDINGS(attnlab_model) {
       .field<&HeadScores::previous_token>("previousToken")
       .field<&HeadScores::first_token>("firstToken")
       .field<&HeadScores::duplicate_token>("duplicateToken")
-      .field<&HeadScores::induction>("induction");
+      .field<&HeadScores::induction>("induction")
+      .field<&HeadScores::role>("role")
+      .field<&HeadScores::role_score>("roleScore");
+  result<TokenDistribution>("TokenDistribution")
+      .field<&TokenDistribution::tokens>("tokens")
+      .field<&TokenDistribution::probabilities>("probabilities");
+  result<ModelHeadWeights>("ModelHeadWeights")
+      .field<&ModelHeadWeights::w_q>("Wq")
+      .field<&ModelHeadWeights::w_k>("Wk")
+      .field<&ModelHeadWeights::w_v>("Wv");
   // The one stateful object: the wrapper's model owns it and deletes it.
   emscripten::class_<LoadedModel>("LoadedModel")
       .function("tokenize", &guarded<&tokenize>::call)
       .function("tokenBytes", &guarded<&token_bytes>::call)
       .function("forward", &guarded<&forward_of>::call)
       .function("generate", &guarded<&generate_from>::call)
-      .function("headScores", &guarded<&head_scores_of>::call);
+      .function("headScores", &guarded<&head_scores_of>::call)
+      .function("nextTokenDistribution", &guarded<&distribution_of>::call)
+      .function("headWeights", &guarded<&head_weights_of>::call)
+      .function("inductionProbe", &guarded<&induction_probe>::call);
   emscripten::function("loadModel", &guarded<&load_model>::call);
+  emscripten::function("checkAttention", &guarded<&check_import>::call);
 }
 
 }  // namespace attnlab::bindings

@@ -70,6 +70,39 @@ TEST_CASE("sample_token draws from softmax(logits / temperature) over the top k"
   CHECK(sample_token({}, 1.0f, 0, 0.5).error().code == ErrorCode::invalid_argument);
 }
 
+TEST_CASE("next_token_distribution: the probabilities sample_token draws with, worked by hand",
+          "[model-decoder]") {
+  const std::vector<float> logits{0.0f, std::log(3.0f), -1.0f};
+  const double z = 4 + std::exp(-1.0);
+  const auto all = next_token_distribution(logits, 1.0f, 0);
+  REQUIRE(all.ok());
+  CHECK(all.value().tokens == std::vector<int>{1, 0, 2});
+  CHECK(all.value().probabilities[0] == Approx(3 / z).epsilon(1e-6));
+  CHECK(all.value().probabilities[1] == Approx(1 / z).epsilon(1e-6));
+  CHECK(all.value().probabilities[2] == Approx(std::exp(-1.0) / z).epsilon(1e-6));
+  // Temperature 2 over the top 2: √3/(1 + √3) and 1/(1 + √3).
+  const auto two = next_token_distribution(logits, 2.0f, 2);
+  REQUIRE(two.ok());
+  CHECK(two.value().tokens == std::vector<int>{1, 0});
+  CHECK(two.value().probabilities[0] ==
+        Approx(std::sqrt(3.0) / (1 + std::sqrt(3.0))).epsilon(1e-6));
+  CHECK(two.value().probabilities[1] == Approx(1 / (1 + std::sqrt(3.0))).epsilon(1e-6));
+  // Temperature 0: the likeliest alone (ties to the smaller id).
+  const auto greedy = next_token_distribution({2.0f, 5.0f, 5.0f}, 0.0f, 0);
+  REQUIRE(greedy.ok());
+  CHECK(greedy.value().tokens == std::vector<int>{1});
+  CHECK(greedy.value().probabilities == std::vector<double>{1.0});
+  // sample_token's boundaries are the cumulative probabilities: just below and above each.
+  double cumulative = 0;
+  for (std::size_t i = 0; i + 1 < all.value().tokens.size(); ++i) {
+    cumulative += all.value().probabilities[i];
+    CHECK(sample_token(logits, 1.0f, 0, cumulative - 1e-6).value() == all.value().tokens[i]);
+    CHECK(sample_token(logits, 1.0f, 0, cumulative + 1e-6).value() == all.value().tokens[i + 1]);
+  }
+  CHECK(next_token_distribution(logits, -1.0f, 0).error().code == ErrorCode::invalid_argument);
+  CHECK(next_token_distribution({}, 1.0f, 0).error().code == ErrorCode::invalid_argument);
+}
+
 TEST_CASE("generate samples through the cache as the forward pass would", "[model-decoder]") {
   const Model m = random_model(6);
   const std::vector<int> prompt{3, 1, 4};

@@ -52,6 +52,46 @@ TEST_CASE("each block's attention is the stepper's for its LayerNorm output", "[
   }
 }
 
+TEST_CASE("head_weights: one head's columns, its attention the block's for that head alone",
+          "[model-forward]") {
+  const ModelConfig c = small_config();
+  const Model m = random_model(c, 8);
+  const std::vector<int> tokens{3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+  const auto f = forward(m, tokens);
+  REQUIRE(f.ok());
+  const ModelLayout layout(c);
+  const std::size_t d = c.d_model, dh = c.d_head();
+  for (int l = 0; l < c.layers; ++l)
+    for (int h = 0; h < c.heads; ++h) {
+      const auto w = head_weights(m, l, h);
+      REQUIRE(w.ok());
+      const Matrix whole = m.tensor(layout.layers[static_cast<std::size_t>(l)].w_k, d, d);
+      REQUIRE(w.value().w_k.rows == d);
+      REQUIRE(w.value().w_k.cols == dh);
+      for (std::size_t r = 0; r < d; ++r)
+        for (std::size_t j = 0; j < dh; ++j)
+          CHECK(w.value().w_k(r, j) == whole(r, static_cast<std::size_t>(h) * dh + j));
+      TraceInput input;
+      input.source = Projections{f.value().blocks[static_cast<std::size_t>(l)].norm1, w.value().w_q,
+                                 w.value().w_k, w.value().w_v, std::nullopt};
+      input.heads = 1;
+      input.options.causal = true;
+      const auto t = forward_trace(input);
+      REQUIRE(t.ok());
+      // The same sums over d_model as the block's (a product of fewer columns may group its
+      // SIMD lanes differently, so to float32 rounding rather than bit for bit).
+      const Matrix& want =
+          f.value().blocks[static_cast<std::size_t>(l)].attention[static_cast<std::size_t>(h)];
+      for (const TraceStep& s : t.value().steps)
+        if (s.id == step::softmax)
+          for (std::size_t i = 0; i < want.data.size(); ++i)
+            CHECK(s.values.data[i] == Approx(want.data[i]).margin(1e-6));
+    }
+  CHECK(head_weights(m, 2, 0).error().message ==
+        "layer 2, head 0 is not in the model: layers run from 0 to 1 and heads from 0 to 3");
+  CHECK(head_weights(m, 0, -1).error().code == ErrorCode::invalid_argument);
+}
+
 TEST_CASE("the forward's loss is the training loss", "[model-forward]") {
   const ModelConfig c = small_config();
   const Model m = random_model(c, 4);

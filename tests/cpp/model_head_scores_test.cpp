@@ -61,6 +61,52 @@ TEST_CASE("head scores of constructed patterns", "[model-head-scores]") {
   }
 }
 
+TEST_CASE("a head's role: the score furthest above uniform attention's, if twice it",
+          "[model-head-scores]") {
+  const std::size_t n = 8, period = 4;
+  // Uniform causal attention's previous-token score on queries 1 … 7, written out.
+  const double uniform_all =
+      (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7 + 1.0 / 8) / 7;
+  const auto role = [&](const Matrix& a, std::size_t p) {
+    const auto s = head_scores(a, p);
+    REQUIRE(s.ok());
+    return std::pair{s.value().role, s.value().role_score};
+  };
+  CHECK(role(one_hot_pattern(n, [](std::size_t i) { return i - 1; }), period) ==
+        std::pair{std::string("previous-token"), 1.0});
+  CHECK(role(one_hot_pattern(n, [](std::size_t) { return std::size_t{0}; }), 0) ==
+        std::pair{std::string("first-token"), 1.0});
+  CHECK(role(one_hot_pattern(n, [&](std::size_t i) { return i >= period ? i - period + 1 : 0; }),
+             period) == std::pair{std::string("induction"), 1.0});
+  CHECK(
+      role(one_hot_pattern(n, [&](std::size_t i) { return i >= period ? i - period : i; }), period)
+          .first == "duplicate-token");
+  SECTION("uniform weights are spread") {
+    Matrix a(n, n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j) a(i, j) = 1.0f / static_cast<float>(i + 1);
+    CHECK(role(a, period).first == "spread");
+  }
+  SECTION("a previous-token weight of 1.9 times uniform's is spread, 2.1 times is a role") {
+    for (const double factor : {1.9, 2.1}) {
+      // Each query i gives w_i to its previous token and the rest evenly to the others, so
+      // the previous-token score is factor · uniform_all; the first token gets less.
+      Matrix a(n, n);
+      a(0, 0) = 1;
+      const double target = factor * uniform_all;
+      for (std::size_t i = 1; i < n; ++i) {
+        const double w = target;
+        a(i, i - 1) = static_cast<float>(w);
+        for (std::size_t j = 0; j <= i; ++j)
+          if (j != i - 1) a(i, j) = static_cast<float>((1 - w) / static_cast<double>(i));
+      }
+      const auto [name, score] = role(a, 0);
+      CHECK(score == Approx(target));
+      CHECK(name == (factor > 2 ? "previous-token" : "spread"));
+    }
+  }
+}
+
 TEST_CASE("head scores refuse what they cannot score", "[model-head-scores]") {
   CHECK(head_scores(Matrix(3, 4), 0).error().code == ErrorCode::shape_mismatch);
   CHECK(head_scores(Matrix(1, 1), 0).error().code == ErrorCode::invalid_argument);

@@ -86,3 +86,15 @@ for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutor
     assertClean(problems);
   });
 }
+
+// The model view fetches the packaged model (the page's bundled copy, the tutorial's model/
+// beside pkg/): connect-src 'self' (default-src) must cover every file, none inlined as data:.
+for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutorial.html', 2]]) {
+  test(`the ${where}'s model view loads the packaged model under the policy`, async (t) => {
+    const { page, problems } = await openUnderPolicy(t, path, labs);
+    await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'model' }));
+    await page.locator('attn-lab >> nth=0 >> attn-model-view [data-role="next-tokens"] tbody tr').first().waitFor({ timeout: 60_000 });
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assertClean(problems);
+  });
+}

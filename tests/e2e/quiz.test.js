@@ -48,7 +48,7 @@ async function feedback(page, topic, id) {
 }
 
 test('every topic has 3 or 4 questions, each with a valid answer and an explanation', () => {
-  assert.deepEqual(TOPICS.map((t) => t.id), ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'train']);
+  assert.deepEqual(TOPICS.map((t) => t.id), ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'train', 'model']);
   for (const { id } of TOPICS) {
     const questions = QUESTIONS[id];
     assert.ok(questions.length >= 3 && questions.length <= 4, `${id}: ${questions.length} questions`);

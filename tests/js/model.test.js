@@ -2,6 +2,8 @@
 // against a float64 forward written here from model/README.md, a byte-pair encoder written
 // here, the stepper's trace() on a block's LayerNorm output, greedy decoding by the reference's
 // argmax and the native trainer's sample; bad files are AttnLabErrors; delete() ends the model.
+// loadModel() without files reads the packaged model/; headWeights() are the float16 tensors'
+// columns and, with norm1, the stepper's head; each head's role follows the rule written here.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
@@ -197,4 +199,56 @@ test('bad files and bad calls are AttnLabErrors naming what is wrong', async () 
   const doomed = await lab.loadModel(files);
   doomed.delete();
   assert.match(errorOf(() => doomed.tokenize('a')).message, /deleted/);
+});
+
+test('loadModel() without files reads the packaged model/: the same model as its files give', async () => {
+  const packaged = await lab.loadModel();
+  try {
+    assert.deepEqual(packaged.config, model.config);
+    const { tokens } = packaged.tokenize(text);
+    assert.deepEqual(tokens, encode(text));
+    assert.deepEqual(packaged.forward(tokens.slice(0, 12)).logits, model.forward(tokens.slice(0, 12)).logits);
+  } finally {
+    packaged.delete();
+  }
+});
+
+test('headWeights: a head\'s columns of W_Q, W_K, W_V; with norm1 as X the stepper gives the block\'s weights', () => {
+  const tokens = model.tokenize(text).tokens.slice(0, 14);
+  const { blocks } = model.forward(tokens);
+  const dh = d / heads;
+  for (const [l, h] of [[0, 0], [1, 3], [2, 1]]) {
+    const w = model.headWeights(l, h);
+    for (const [key, name] of [['Wq', 'w_q'], ['Wk', 'w_k'], ['Wv', 'w_v']]) {
+      assert.equal(w[key].length, d);
+      assert.equal(w[key][0].length, dh);
+      for (let r = 0; r < d; r++) for (let c = 0; c < dh; c++) assert.equal(w[key][r][c], Math.fround(tensor[`layers.${l}.${name}`](r, h * dh + c)));
+    }
+    const trace = lab.trace({ X: blocks[l].norm1, ...w, causal: true });
+    const gap = maxGap(trace.steps.find((s) => s.id === 'softmax').values, blocks[l].attention[h]);
+    assert.ok(gap <= 1e-6, `layer ${l} head ${h}: ${gap}`);
+  }
+  assert.equal(errorOf(() => model.headWeights(layers, 0)).code, 'invalid-argument');
+  assert.equal(errorOf(() => model.headWeights(0, 1.5)).code, 'invalid-argument');
+});
+
+test('each head\'s role: the score furthest above uniform attention\'s, named when at least twice it', () => {
+  const probe = model.inductionProbe(20, 3);
+  assert.equal(probe.length, 40);
+  assert.deepEqual(probe.slice(20), probe.slice(0, 20));
+  // Uniform causal attention gives each key 1/(i + 1) at query i: averaged over the queries scored.
+  const uniform = (from, to) => Array.from({ length: to - from }, (_, i) => 1 / (from + i + 1)).reduce((s, v) => s + v, 0) / (to - from);
+  for (const [tokens, period] of [[model.tokenize(text).tokens, 0], [probe, 20]]) {
+    const roles = new Set();
+    model.headScores(tokens, period).flat().forEach((s) => {
+      const all = uniform(1, tokens.length), repeat = period ? uniform(period, 2 * period) : 0;
+      const candidates = [['previous-token', s.previousToken, all], ['first-token', s.firstToken, all]];
+      if (period) candidates.push(['duplicate-token', s.duplicateToken, repeat], ['induction', s.induction, repeat]);
+      const [name, score, base] = candidates.reduce((best, c) => (c[1] / c[2] > best[1] / best[2] ? c : best));
+      assert.equal(s.roleScore, score);
+      assert.equal(s.role, score >= 2 * base ? name : 'spread');
+      roles.add(s.role);
+    });
+    console.log(`roles on ${period ? 'the induction probe' : 'the text'}: ${[...roles].join(', ')}`);
+  }
 });

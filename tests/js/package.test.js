@@ -50,3 +50,16 @@ test('download size: the entry and its wasm, gzipped, at most 100 KB', async () 
   console.log(`gzipped sizes: wasm ${sizes.wasm} B, entry (wrapper + loader) ${sizes.entry} B, total ${total} B; the learning module, loaded on demand: ${learning} B`);
   assert.ok(total <= 100 * 1024, `total ${total} B`);
 });
+
+// What the first lab.loadModel() without files downloads besides: the model module and the
+// model's own files (issue 24: about 2 MB at most, gzipped), none of it in the core's budget.
+test('download size: the packaged model, gzipped, at most 2 MB, fetched on its own', async () => {
+  const gz = async (path) => gzipSync(await readFile(join(packageDir, path)), { level: 9 }).length;
+  const module = (await gz('dist/attnlab-model.wasm')) + (await gz('dist/attnlab-model.js')) + (await gz('dist/model.js'));
+  let files = 0;
+  for (const name of ['model.json', 'tokenizer.json', 'weights.bin']) files += await gz(`model/${name}`);
+  console.log(`gzipped: the model module ${module} B, the model's files ${files} B, total ${module + files} B`);
+  assert.ok(module + files <= 2 * 1024 * 1024, `${module + files} B`);
+  const entry = await readFile(join(packageDir, 'dist', 'attnlab.js'), 'utf8');
+  assert.ok(!entry.includes('weights.bin'), 'the entry itself names no model file: they load with dist/model.js');
+});

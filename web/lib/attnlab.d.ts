@@ -117,6 +117,10 @@ export interface Limits {
   trainVocab: number;
   trainBatch: number;
   trainSteps: number;
+  /** lab.importAttention(): layers at most. */
+  importLayers: number;
+  /** lab.importAttention(): layers × heads × tokens × tokens at most (tokens at most traceTokens, heads maxHeads). */
+  importValues: number;
 }
 
 /** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
@@ -704,6 +708,25 @@ export interface HeadScores {
   duplicateToken?: number;
   /** With a period: attention to the token after the earlier copy (Olsson et al. 2022). */
   induction?: number;
+  /**
+   * The core's name for what the head does: of the scores measured, the one furthest above what
+   * uniform causal attention would score (as a ratio), if at least twice that; else 'spread'.
+   */
+  role: 'previous-token' | 'first-token' | 'duplicate-token' | 'induction' | 'spread';
+  /** The score behind the role (for 'spread', the score closest to standing out). */
+  roleScore: number;
+}
+
+/** The Hugging Face layout: every layer ([layer][batch of 1][head][query][key]) or one layer ([head][query][key]). */
+export type ImportedAttentionJson =
+  | { tokens: string[]; attentions: number[][][][][] }
+  | { tokens: string[]; attention: number[][][] };
+
+/** An import the core accepted: the tokens, every head's weights ([layer][head], n × n) and scores. */
+export interface ImportedAttention {
+  tokens: string[];
+  attention: number[][][][];
+  scores: HeadScores[][];
 }
 
 /**
@@ -714,12 +737,29 @@ export interface LanguageModel {
   readonly config: { vocab: number; context: number; dModel: number; layers: number; heads: number };
   /** The text's token ids and each token's text (byte-level BPE). */
   tokenize(text: string): { tokens: number[]; pieces: string[] };
+  /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD). */
+  pieces(tokens: ArrayLike<number>): string[];
+  /**
+   * The distribution generate() draws the next token from, for one row of forward()'s logits
+   * (vocab numbers): the kept token ids, likeliest first, and their probabilities,
+   * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
+   * alone, with probability 1.
+   */
+  nextTokenDistribution(logits: ArrayLike<number>, options?: { temperature?: number; topK?: number }): { tokens: number[]; probabilities: number[] };
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
   forward(tokens: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
   generate(prompt: ArrayLike<number>, options: { count: number; temperature?: number; topK?: number; seed?: number }): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
   headScores(tokens: ArrayLike<number>, period?: number): HeadScores[][];
+  /**
+   * One head's columns of its layer's W_Q, W_K and W_V (dModel × dModel / heads each), 0-based
+   * layer and head: with forward(tokens).blocks[layer].norm1 as X, trace({ X, Wq, Wk, Wv,
+   * causal: true }) gives that head's weights, the stepper's view of it.
+   */
+  headWeights(layer: number, head: number): { Wq: Matrix; Wk: Matrix; Wv: Matrix };
+  /** The induction probe: period random tokens from the seed, then the same again (for headScores(tokens, period)). */
+  inductionProbe(period: number, seed?: number): number[];
   /** Frees the core's model (a second call does nothing). */
   delete(): void;
 }
@@ -800,10 +840,37 @@ export interface AttnLab {
    */
   trainer(config?: TrainerConfig): Promise<Trainer>;
   /**
-   * The little language model from its files; the model module (dist/attnlab-model.js + .wasm)
-   * is loaded by the first call. Files of the wrong shape reject with an AttnLabError.
+   * The little language model. Without files, the package's own (model/model.json,
+   * tokenizer.json and weights.bin, about 1.5 MB: fetched in a browser relative to the package's
+   * files, read from disk in Node) on the first call only; a file that cannot be read rejects
+   * with a LoadError. With files, a model of the same format (`npm run train-model`). The model
+   * module (dist/attnlab-model.js + .wasm) is loaded by the first call either way. Files of the
+   * wrong shape reject with an AttnLabError.
    */
-  loadModel(files: ModelFiles): Promise<LanguageModel>;
+  loadModel(files?: ModelFiles): Promise<LanguageModel>;
+  /**
+   * Bring your own attention: a real model's weights in the Hugging Face `output_attentions`
+   * layout, checked by the core (in the model module, loaded by the first call; the model's
+   * weights are not): every head n × n for the n tokens, weights finite and in 0 … 1, each row
+   * summing to 1 within 0.01 (float16 exports round), at most limits().importLayers layers,
+   * limits().maxHeads heads, limits().traceTokens tokens and limits().importValues weights in
+   * all. A bad import rejects with an AttnLabError naming the layer, head and row. The heads'
+   * scores and roles are the core's, as for the little model.
+   *
+   * Written from Python with `transformers`:
+   * ```python
+   * import json
+   * from transformers import AutoModel, AutoTokenizer
+   * tok = AutoTokenizer.from_pretrained("gpt2")
+   * model = AutoModel.from_pretrained("gpt2", attn_implementation="eager")
+   * inputs = tok("The cat sat on the mat because it was tired.", return_tensors="pt")
+   * out = model(**inputs, output_attentions=True)
+   * json.dump({"tokens": tok.convert_ids_to_tokens(inputs["input_ids"][0]),
+   *            "attentions": [layer.tolist() for layer in out.attentions]},
+   *           open("attention.json", "w"))
+   * ```
+   */
+  importAttention(json: ImportedAttentionJson): Promise<ImportedAttention>;
   /** The sinusoidal positional encoding: (tokens, width). */
   sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
   /** The older form: sinusoidalEncoding(tokens, width). */

@@ -12,7 +12,7 @@
 // kernels and normalMatrix keep their matrices flat ({ rows, cols, data: Float32Array }).
 import createAttnLabModule from './attnlab-core.js';
 import { AttnLabError, unwrap } from './errors.js';
-import { describe, fromCore } from './matrices.js';
+import { describe, fromCore, readList, toCoreMatrix } from './matrices.js';
 import {
   attentionBackwardRequest,
   checkGradientRequest,
@@ -286,12 +286,23 @@ class AttnLab {
     return createTrainer(config);
   }
 
-  /** The little language model from its files { model, tokenizer, weights } (the model module, loaded on the first call); delete() frees it. */
+  /** The little language model from its files { model, tokenizer, weights }, or without them the package's own model/ (the model module and files, loaded on the first call); delete() frees it. */
   async loadModel(files) {
     // The wrapper is imported on demand, as its wasm module is, and given the entry's helpers
     // (the same AttnLabError class), so the core's download neither grows nor splits.
     const { loadModel } = await import('./model.js');
-    return loadModel(files, { AttnLabError, unwrap, describe, fromCore, instantiate });
+    return loadModel(files, this.#modelHelpers());
+  }
+
+  /** A real model's attention in the Hugging Face layout, checked by the core (the model module, loaded on the first call): { tokens, attention, scores }. */
+  async importAttention(json) {
+    const { importAttention } = await import('./model.js');
+    return importAttention(json, this.#modelHelpers());
+  }
+
+  // What the model module's chunk uses of the entry (it imports none of it itself).
+  #modelHelpers() {
+    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -1,20 +1,53 @@
 // The model module, attnlab-model: the little language model trained by `npm run train-model`
 // (model/README.md), its tokenizer and head scores, a wasm module of its own loaded by
 // lab.loadModel(files). The files are model.json and tokenizer.json (parsed) and weights.bin
-// (bytes); they are checked here for shape and type, the core checks the rest. Results are
+// (bytes); they are checked here for shape and type, the core checks the rest. Without files,
+// the package's own model/ (beside dist/) is read, on the first such call only. Results are
 // plain values; delete() frees the core's model, after which every method throws.
-// It imports nothing: lab.loadModel() hands it the entry's helpers (attnlab.js).
-let AttnLabError, unwrap, describe, fromCore, instantiate;
+// It imports only its chunk's attention-import.js: lab.loadModel() and lab.importAttention()
+// hand it the entry's helpers (attnlab.js).
+import { importRequest } from './attention-import.js';
 
-let loading;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand;
+
+// The package's model: each file named with a literal new URL(…, import.meta.url), so that a
+// bundler copies it as it copies the wasm files.
+const PACKAGED = [
+  new URL(/* @vite-ignore */ '../model/model.json', import.meta.url),
+  new URL(/* @vite-ignore */ '../model/tokenizer.json', import.meta.url),
+  new URL(/* @vite-ignore */ '../model/weights.bin', import.meta.url),
+];
+
+// Node reads the files; a browser fetches them.
+async function readPackaged(url) {
+  if (isNode) {
+    const fs = 'node:fs/promises'; // a variable, so browser bundlers leave it alone
+    const { readFile } = await import(/* @vite-ignore */ fs);
+    return new Uint8Array(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.pathname.split('/').pop()}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// The package's files and the model module, each loaded once by the entry's onDemand (a
+// LoadError naming the part after its tries); the loaders are made on the first call, when
+// the entry has handed over onDemand.
+let packaged, moduleLoader;
+function packagedFiles() {
+  packaged ??= onDemand("attnlab's model (model/model.json, tokenizer.json and weights.bin)", async () => {
+    const [model, tokenizer, weights] = await Promise.all(PACKAGED.map(readPackaged));
+    const json = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
+    return { model: json(model), tokenizer: json(tokenizer), weights };
+  });
+  return packaged();
+}
+
 function loadModule() {
-  loading ??= import('./attnlab-model.js')
-    .then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url)))
-    .catch((error) => {
-      loading = undefined; // let a later call try again
-      throw error;
-    });
-  return loading;
+  moduleLoader ??= onDemand("attnlab's model module (attnlab-model.js and attnlab-model.wasm)", () =>
+    import('./attnlab-model.js').then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url))),
+  );
+  return moduleLoader();
 }
 
 const invalid = (message) => new AttnLabError('invalid-argument', message);
@@ -51,12 +84,21 @@ function loadRequest(files) {
   return { config, weights: halves, merges };
 }
 
-/** Loads the model module once and a model from its files; the model's methods are synchronous. helpers: the entry's. */
+/** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate } = helpers);
-  const request = loadRequest(files);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand } = helpers);
+  const request = loadRequest(files === undefined ? await packagedFiles() : files);
   const core = await loadModule();
   return new Model(unwrap(core.loadModel(request)), request.config);
+}
+
+/** A real model's attention (Hugging Face layout), checked and scored by the model module: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }. */
+export async function importAttention(json, helpers) {
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand } = helpers);
+  const { tokens, matrices } = importRequest(json, helpers);
+  const core = await loadModule();
+  const scores = fromCore(unwrap(core.checkAttention(matrices, tokens.length)));
+  return { tokens, attention: matrices.map((layer) => layer.map((matrix) => fromCore(matrix))), scores };
 }
 
 class Model {
@@ -77,7 +119,12 @@ class Model {
   tokenize(text) {
     if (typeof text !== 'string') throw invalid(`tokenize() takes a string, got ${describe(text)}`);
     const tokens = fromCore(unwrap(this.#core().tokenize(text)));
-    return { tokens, pieces: tokens.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token)))) };
+    return { tokens, pieces: this.pieces(tokens) };
+  }
+
+  /** Each token id's text, as tokenize() gives it (generated tokens, say). */
+  pieces(tokens) {
+    return tokenList('tokens', tokens).map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 
   /** The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] }. */
@@ -92,9 +139,25 @@ class Model {
     return fromCore(unwrap(this.#core().generate(tokenList('prompt', prompt), ...args)));
   }
 
-  /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? } (the last two with a period). */
+  /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokens, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
+  nextTokenDistribution(logits, { temperature = 1, topK = 0 } = {}) {
+    if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab) throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
+    return fromCore(unwrap(this.#core().nextTokenDistribution(Array.from(logits), temperature, wholeNumber('topK', topK, 0, this.config.vocab))));
+  }
+
+  /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? (the last two with a period), role, roleScore }. */
   headScores(tokens, period = 0) {
     return fromCore(unwrap(this.#core().headScores(tokenList('tokens', tokens), wholeNumber('period', period, 0, this.config.context))));
+  }
+
+  /** One head's W_Q, W_K and W_V columns (d_model × d_head each): with forward()'s blocks[layer].norm1 as X, the stepper's inputs for that head (0-based layer and head). */
+  headWeights(layer, head) {
+    return fromCore(unwrap(this.#core().headWeights(wholeNumber('layer', layer, 0, this.config.layers - 1), wholeNumber('head', head, 0, this.config.heads - 1))));
+  }
+
+  /** The induction probe: `period` random tokens drawn from the seed, then the same again (score it with headScores(tokens, period)). */
+  inductionProbe(period, seed = 1) {
+    return fromCore(unwrap(this.#core().inductionProbe(wholeNumber('period', period, 1, Math.floor(this.config.context / 2)), wholeNumber('seed', seed, 0))));
   }
 
   /** Frees the core's model; a second call does nothing. */

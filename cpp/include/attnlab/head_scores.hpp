@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attnlab/error.hpp"
@@ -19,9 +20,19 @@ namespace attnlab {
 // previous-token A[i][i − 1], first-token A[i][0]. With a period T (the sequence is T tokens
 // then the same T again, n ≥ 2T), over the repeat's queries i = T … 2T − 1: duplicate-token
 // A[i][i − T], induction A[i][i − T + 1]. Without one (period 0) those two are absent.
+//
+// The head's role names the score that stands out: of the scores measured, the one with the
+// largest ratio to what uniform causal attention (each query's weight spread evenly over its
+// keys) would score on the same queries, if that ratio is at least role_factor; otherwise the
+// head is "spread". The roles: "previous-token", "first-token", "duplicate-token",
+// "induction", "spread"; role_score is that score (for "spread", the largest ratio's score).
+inline constexpr double role_factor = 2.0;
+
 struct HeadScores {
   double previous_token = 0, first_token = 0;
   std::optional<double> duplicate_token, induction;
+  std::string role;
+  double role_score = 0;
 };
 
 // weights: (n, n), n ≥ 2. Errors: shape-mismatch for a non-square matrix, invalid-argument

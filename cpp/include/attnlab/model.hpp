@@ -91,6 +91,16 @@ struct ModelForward {
   Matrix logits;  // (n, vocab): row i scores the token after token i
 };
 
+// One head's projections: the d_head columns of the layer's W_Q, W_K and W_V that the head's
+// queries, keys and values are, (d_model, d_head) each. With the block's norm1 as X they are
+// the stepper's inputs for that head alone (heads 1, causal).
+struct ModelHeadWeights {
+  Matrix w_q, w_k, w_v;
+};
+
+// Errors: invalid-argument for a layer or head out of range (0-based).
+Result<ModelHeadWeights> head_weights(const Model& model, int layer, int head);
+
 // The forward pass over tokens (1 … context ids below vocab), its attention computed by the
 // core's multi-head attention exactly as trace() computes it (causal, 1/√d_head).
 // Errors: invalid_argument naming a token out of range, too_large beyond the context.
@@ -126,6 +136,16 @@ struct SampleOptions {
 // Errors: invalid-argument for a negative or non-finite temperature or empty logits.
 Result<int> sample_token(const std::vector<float>& logits, float temperature, std::size_t top_k,
                          double u);
+
+// The distribution sample_token draws from: the kept tokens, likeliest first, and each one's
+// probability softmax(logits / temperature) over them (temperature 0: the likeliest alone,
+// with probability 1). Errors: sample_token's.
+struct TokenDistribution {
+  std::vector<int> tokens;
+  std::vector<double> probabilities;
+};
+Result<TokenDistribution> next_token_distribution(const std::vector<float>& logits,
+                                                  float temperature, std::size_t top_k);
 
 // `count` tokens after the prompt, each drawn with the generator's next u from the seed.
 // Errors: the decoder's and sample_token's; too-large when prompt + count exceeds the context.

@@ -69,30 +69,69 @@ Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) 
   return std::move(logits.data);
 }
 
-Result<int> sample_token(const std::vector<float>& logits, float temperature, std::size_t top_k,
-                         double u) {
+namespace {
+
+std::optional<Error> check_sampling(const std::vector<float>& logits, float temperature) {
   if (logits.empty()) return Error{ErrorCode::invalid_argument, "no logits to sample from"};
   if (!std::isfinite(temperature) || temperature < 0)
     return Error{ErrorCode::invalid_argument,
                  "temperature must be 0 (the likeliest token) or a finite number above 0, got " +
                      validate::number_text(temperature)};
+  return std::nullopt;
+}
+
+// Token ids by logit, largest first (ties to the smaller id), cut to top_k (0: all).
+std::vector<int> ranked(const std::vector<float>& logits, std::size_t top_k) {
   std::vector<int> order(logits.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return logits[std::size_t(a)] > logits[std::size_t(b)]; });
-  if (temperature == 0) return order[0];
   if (top_k > 0 && top_k < order.size()) order.resize(top_k);
+  return order;
+}
+
+// exp((logit − the largest) / temperature) of each ranked id, and their sum.
+std::vector<double> relative_weights(const std::vector<float>& logits,
+                                     const std::vector<int>& order, float temperature,
+                                     double& total) {
   const double top = logits[std::size_t(order[0])];
   std::vector<double> weights;
-  double total = 0;
+  total = 0;
   for (int id : order)
     total += weights.emplace_back(std::exp((logits[std::size_t(id)] - top) / temperature));
+  return weights;
+}
+
+}  // namespace
+
+Result<int> sample_token(const std::vector<float>& logits, float temperature, std::size_t top_k,
+                         double u) {
+  if (auto p = check_sampling(logits, temperature)) return *p;
+  const std::vector<int> order = ranked(logits, top_k);
+  if (temperature == 0) return order[0];
+  double total = 0;
+  const std::vector<double> weights = relative_weights(logits, order, temperature, total);
   double reach = u * total;
   for (std::size_t i = 0; i < order.size(); ++i) {
     reach -= weights[i];
     if (reach < 0) return order[i];
   }
   return order.back();  // u · total rounded up to the total
+}
+
+Result<TokenDistribution> next_token_distribution(const std::vector<float>& logits,
+                                                  float temperature, std::size_t top_k) {
+  if (auto p = check_sampling(logits, temperature)) return *p;
+  TokenDistribution out;
+  out.tokens = ranked(logits, temperature == 0 ? 1 : top_k);
+  if (temperature == 0) {
+    out.probabilities = {1.0};
+    return out;
+  }
+  double total = 0;
+  for (const double w : relative_weights(logits, out.tokens, temperature, total))
+    out.probabilities.push_back(w / total);
+  return out;
 }
 
 Result<std::vector<int>> generate(const Model& model, const std::vector<int>& prompt,

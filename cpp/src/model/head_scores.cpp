@@ -4,6 +4,36 @@
 #include "base/validate.hpp"
 
 namespace attnlab {
+namespace {
+
+// The mean over queries first … last − 1 of 1 / (i + 1): what any one key's score would be if
+// each causal query spread its weight evenly over its i + 1 keys.
+double uniform_score(std::size_t first, std::size_t last) {
+  double total = 0;
+  for (std::size_t i = first; i < last; ++i) total += 1.0 / static_cast<double>(i + 1);
+  return total / static_cast<double>(last - first);
+}
+
+void name_role(HeadScores& s, std::size_t n, std::size_t period) {
+  struct Candidate {
+    const char* role;
+    double score, uniform;
+  };
+  std::vector<Candidate> candidates{{"previous-token", s.previous_token, uniform_score(1, n)},
+                                    {"first-token", s.first_token, uniform_score(1, n)}};
+  if (period > 0) {
+    const double repeat = uniform_score(period, 2 * period);
+    candidates.push_back({"duplicate-token", *s.duplicate_token, repeat});
+    candidates.push_back({"induction", *s.induction, repeat});
+  }
+  const Candidate* best = &candidates[0];
+  for (const Candidate& c : candidates)
+    if (c.score / c.uniform > best->score / best->uniform) best = &c;
+  s.role = best->score >= role_factor * best->uniform ? best->role : "spread";
+  s.role_score = best->score;
+}
+
+}  // namespace
 
 Result<HeadScores> head_scores(const Matrix& a, std::size_t period) {
   if (a.rows != a.cols)
@@ -34,6 +64,7 @@ Result<HeadScores> head_scores(const Matrix& a, std::size_t period) {
     s.duplicate_token = duplicate / static_cast<double>(period);
     s.induction = induction / static_cast<double>(period);
   }
+  name_role(s, a.rows, period);
   return s;
 }
 

@@ -81,4 +81,19 @@ Matrix Model::tensor(std::size_t offset, std::size_t rows, std::size_t cols) con
                 std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows * cols)));
 }
 
+Result<ModelHeadWeights> head_weights(const Model& m, int layer, int head) {
+  const ModelConfig& c = m.config;
+  if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+    return validate::formatted(ErrorCode::invalid_argument,
+                               "layer %d, head %d is not in the model: layers run from 0 to %d "
+                               "and heads from 0 to %d",
+                               layer, head, c.layers - 1, c.heads - 1);
+  const ModelLayout::Layer& l = ModelLayout(c).layers[static_cast<std::size_t>(layer)];
+  const std::size_t d = c.d_model, dh = c.d_head(), first = static_cast<std::size_t>(head) * dh;
+  const auto slice = [&](std::size_t offset) {
+    return column_slice(m.tensor(offset, d, d), first, dh);
+  };
+  return ModelHeadWeights{slice(l.w_q), slice(l.w_k), slice(l.w_v)};
+}
+
 }  // namespace attnlab

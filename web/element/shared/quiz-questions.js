@@ -5,6 +5,7 @@ import { PREDICT_TOPIC, topicScore } from './progress.js';
 import { FLASH_QUESTIONS } from './quiz-flash.js';
 import { VARIANTS_QUESTIONS } from './quiz-variants.js';
 import { TRAIN_QUESTIONS } from './quiz-train.js';
+import { MODEL_QUESTIONS } from './quiz-model.js';
 import { VIEW_LIST } from '../views/list.js';
 
 // Every view with a `topic` in views/list.js; the stepper's is PREDICT_TOPIC.
@@ -365,6 +366,7 @@ export const QUESTIONS = {
   flash: FLASH_QUESTIONS,
   variants: VARIANTS_QUESTIONS,
   train: TRAIN_QUESTIONS,
+  model: MODEL_QUESTIONS,
 };
 
 /** { answered, right } over `topic`'s quiz questions only (not the stepper's predictions). */

@@ -18,6 +18,7 @@ export const VIEW_LIST = [
   { id: 'variants', preset: ['Variants: RoPE, ALiBi, windows, shared K/V, the KV cache', 'One tiny example; each change modern models make to attention is a switch, with every step’s numbers.'], topic: 'Variants' },
   { id: 'long-sequence', preset: ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU (4,096 in WebAssembly), with a sampled block of the exact weights.'] },
   { id: 'train', preset: ['Train: watch attention learn', 'A tiny transformer learns a toy task in your browser: loss, accuracy and every head’s weights as it trains.'], topic: 'Training' },
+  { id: 'model', preset: ['A little language model', 'A real model trained on real text: its tokens, its next-token probabilities, generation, and every head’s attention, each head opening in the stepper.'], topic: 'A little language model' },
   { id: 'quiz', preset: ['Self-check quizzes', 'Short quizzes on every topic, with explanations; progress stays on this device.'] },
 ];
 
