@@ -1,6 +1,6 @@
 // The page and the tutorial under a strict Content-Security-Policy: no inline scripts or
 // styles, no eval; only WebAssembly compilation is allowed ('wasm-unsafe-eval'). The policy is
-// the one README.md states (read from there, so the two cannot drift apart). Everything must
+// the one the docs state (docs/hardening.md, read from there, so the two cannot drift apart). Everything must
 // still work, and the browser must report no violation.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -10,9 +10,9 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve.mjs';
 import { assertClean, settle, waitForLabs, watch } from './support/lab-page.js';
 
-const stated = [...(await readFile('README.md', 'utf8')).matchAll(/^\s*Content-Security-Policy: (.+)$/gm)].map((m) => m[1].trim());
+const stated = [...(await readFile('docs/hardening.md', 'utf8')).matchAll(/^\s*Content-Security-Policy: (.+)$/gm)].map((m) => m[1].trim());
 
-test('README.md states one policy, without unsafe-inline or unsafe-eval', () => {
+test('the docs state one policy, without unsafe-inline or unsafe-eval', () => {
   assert.equal(stated.length, 1, stated.join('\n'));
   assert.doesNotMatch(stated[0], /'unsafe-inline'|'unsafe-eval'/);
   assert.match(stated[0], /script-src 'self' 'wasm-unsafe-eval'/);

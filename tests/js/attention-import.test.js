@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
-import { README_LIMITS } from './support/readme-limits.js';
+import { DOCUMENTED_LIMITS } from './support/documented-limits.js';
 
 const lab = await attnlab.createAttnLab();
 const model = await lab.loadModel();
@@ -55,7 +55,7 @@ test('a malformed import names what is wrong', async () => {
     [{ tokens: pieces, attention: blocks[0].attention, attentions: hf.attentions }, 'invalid-argument', 'either attentions'],
     [{ tokens: pieces, attentions: [[7]] }, 'invalid-argument', 'attentions[0][0] must be an array of heads'],
     [[1, 2], 'invalid-argument', 'must be a JSON object'],
-    [{ tokens: ['a', 'b'], attentions: Array.from({ length: README_LIMITS.importLayers + 1 }, () => [[[[1, 0], [0.5, 0.5]]]]) }, 'too-large', `layers must be a whole number from 1 to ${README_LIMITS.importLayers}`],
+    [{ tokens: ['a', 'b'], attentions: Array.from({ length: DOCUMENTED_LIMITS.importLayers + 1 }, () => [[[[1, 0], [0.5, 0.5]]]]) }, 'too-large', `layers must be a whole number from 1 to ${DOCUMENTED_LIMITS.importLayers}`],
     [{ tokens: ['a', 'b'], attention: [[[1, 0], [-0.5, 1.5]]] }, 'invalid-argument', 'layer 1, head 1, row 2, column 1 is -0.5'],
     [{ tokens: ['a', 'b'], attention: [[[1, 0], [NaN, 1]]] }, 'non-finite', 'layer 1, head 1, row 2, column 1'],
   ];
@@ -64,11 +64,11 @@ test('a malformed import names what is wrong', async () => {
     assert.equal(error.code, code, error.message);
     assert.ok(error.message.includes(words), `"${error.message}" lacks "${words}"`);
   }
-  assert.equal(lab.limits().importValues, README_LIMITS.importValues);
+  assert.equal(lab.limits().importValues, DOCUMENTED_LIMITS.importValues);
 });
 
 test('at its limits: traceTokens tokens and importValues weights are taken, one layer or token more is too large', async () => {
-  const { traceTokens: n, importValues } = README_LIMITS;
+  const { traceTokens: n, importValues } = DOCUMENTED_LIMITS;
   const layers = importValues / (n * n); // whole: 16 layers of one 512 × 512 head
   assert.ok(Number.isInteger(layers), `${importValues} / ${n}²`);
   // Uniform causal weights: row i gives 1/(i + 1) to each of its keys.

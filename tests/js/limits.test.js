@@ -1,4 +1,4 @@
-// Every entry at its documented limits (issue 14, item 5): the sizes come from the README's
+// Every entry at its documented limits (issue 14, item 5): the sizes come from the docs' (docs/javascript.md)
 // Limits table, each call succeeds, gives back what it took, holds at most a quarter of the
 // 2 GiB wasm heap, and its result is spot-checked against float64 arithmetic done here. The
 // times are printed (the machine is shared): the limits were set from them so that every call
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab, errorOf } from './support/package.js';
-import { README_LIMITS as L } from './support/readme-limits.js';
+import { DOCUMENTED_LIMITS as L } from './support/documented-limits.js';
 
 const lab = await attnlab.createAttnLab();
 const MiB = 2 ** 20;

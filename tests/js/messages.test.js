@@ -1,11 +1,11 @@
 // Messages state the real ranges and quote numbers as the caller wrote them (issue 18,
-// item 5). Oracles: the README's "Limits" table (the documented values) and the literal
+// item 5). Oracles: the "Limits" table of docs/javascript.md (the documented values) and the literal
 // the test passes; never the package's own formatting.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
-import { README_LIMITS } from './support/readme-limits.js';
+import { DOCUMENTED_LIMITS } from './support/documented-limits.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -19,17 +19,17 @@ function messageOf(call) {
   assert.fail('no error');
 }
 
-test('lab.limits() is the README\'s table, field by field', () => {
-  assert.ok(Object.keys(README_LIMITS).length >= 10, 'the README has a limits table');
-  assert.deepEqual({ ...lab.limits() }, README_LIMITS);
+test('lab.limits() is the documented table, field by field', () => {
+  assert.ok(Object.keys(DOCUMENTED_LIMITS).length >= 10, 'the docs have a limits table');
+  assert.deepEqual({ ...lab.limits() }, DOCUMENTED_LIMITS);
 });
 
 const Q = [[1, 0, 0, 1]];
 const KV = { K: [[1, 0, 0, 1]], V: [[1, 0, 0, 1]] };
-const { maxHeads, sinusoidalMax, normalValues, scalingMaxDk, scalingMinKeys, scalingMaxKeys } = README_LIMITS;
+const { maxHeads, sinusoidalMax, normalValues, scalingMaxDk, scalingMinKeys, scalingMaxKeys } = DOCUMENTED_LIMITS;
 
 const CASES = [
-  // [what, call, message]: the range is the README's; the number is the literal passed.
+  // [what, call, message]: the range is the docs'; the number is the literal passed.
   ['heads 2.5 in a trace', () => lab.trace({ Q, ...KV, heads: 2.5 }), `heads must be a whole number from 1 to ${maxHeads}, got 2.5`],
   ['heads -1 in a trace', () => lab.trace({ Q, ...KV, heads: -1 }), `heads must be a whole number from 1 to ${maxHeads}, got -1`],
   ['heads 1e10 in a trace', () => lab.trace({ Q, ...KV, heads: 1e10 }), `heads must be a whole number from 1 to ${maxHeads}, got 10000000000`],

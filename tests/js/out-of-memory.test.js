@@ -8,7 +8,7 @@ import { test } from 'node:test';
 
 import { withoutGrowth } from './support/heap.js';
 import { attnlab, errorOf } from './support/package.js';
-import { README_LIMITS as L } from './support/readme-limits.js';
+import { DOCUMENTED_LIMITS as L } from './support/documented-limits.js';
 
 const lab = await attnlab.createAttnLab(); // a fresh module: the 16 MiB heap it starts with
 const MiB = 2 ** 20;
