@@ -210,6 +210,7 @@ val limits_table() {
       {"walkTile", l::walk_tile},
       {"globalTokens", l::global_tokens},
       {"decodeTokens", l::decode_tokens},
+      {"decodeKeys", l::decode_keys},
       {"cacheLayers", l::cache_layers},
       {"cacheKvHeads", l::cache_kv_heads},
       {"cacheHeadDim", l::cache_head_dim},

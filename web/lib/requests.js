@@ -126,7 +126,7 @@ function labels(value, name) {
 
 // ---- Every entry's fields, declared once ----
 
-const OPTIONS = { causal: boolean, causalAlignment, keyPadding: flags, mask, scale: number, temperature: number, softcap: number, bias: matrix, window, globalTokens: indices };
+const OPTIONS = { causal: boolean, causalAlignment, keyPadding: flags, mask, scale: number, temperature: number, softcap: number, bias: matrix, window, globalTokens: indices, pastKey: matrix, pastValue: matrix };
 // The long-sequence kernels' attention options: the causal rule, the window, grouped K/V heads.
 const LONG_OPTIONS = { causal: boolean, causalAlignment, window, heads: kernelHeads, kvHeads: kernelHeads, scale: number };
 const LONG = { Q: matrix, K: matrix, V: matrix, ...LONG_OPTIONS, threads: within(undefined, INT_MAX) };

@@ -76,6 +76,41 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
   return std::nullopt;
 }
 
+Problem detail::check_past(const AttentionOptions& options, const char* k_name, std::size_t k_rows,
+                           std::size_t k_cols, const char* v_name, std::size_t v_cols,
+                           std::size_t max_keys) {
+  const auto &key = options.past_key, &value = options.past_value;
+  if (!key && !value) return std::nullopt;
+  if (!key || !value)
+    return Error{ErrorCode::invalid_argument,
+                 "pastKey and pastValue go together: give both (the cache's keys and its values) "
+                 "or neither"};
+  if (auto p = validate::not_empty("pastKey", *key)) return p;
+  if (key->cols != k_cols || value->cols != v_cols || key->rows != value->rows)
+    return validate::formatted(
+        ErrorCode::shape_mismatch,
+        "pastKey (%s) and pastValue (%s) must be %s and %s: one row per cached token each, with "
+        "the columns of %s (%zu) and %s (%zu) whose earlier rows they hold",
+        shape_string(*key).c_str(), shape_string(*value).c_str(),
+        shape_string(key->rows, k_cols).c_str(), shape_string(key->rows, v_cols).c_str(), k_name,
+        k_cols, v_name, v_cols);
+  if (key->rows + k_rows > max_keys)
+    return validate::formatted(ErrorCode::too_large,
+                               "pastKey's %zu cached rows and the %zu new keys make %zu keys, more "
+                               "than the %zu allowed here",
+                               key->rows, k_rows, key->rows + k_rows, max_keys);
+  if (auto p = validate::finite("pastKey", *key)) return p;
+  return validate::finite("pastValue", *value);
+}
+
+Matrix detail::appended(const std::optional<Matrix>& past, const Matrix& m) {
+  if (!past) return m;
+  Matrix out = *past;
+  out.rows += m.rows;
+  out.data.insert(out.data.end(), m.data.begin(), m.data.end());
+  return out;
+}
+
 namespace {
 
 Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -91,7 +126,7 @@ Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
 
 std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
                         std::size_t query, std::size_t key) {
-  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
+  const KeyBand band(options.causal, options.alignment(), options.window, n_q, n_k);
   std::uint8_t rules = 0;
   if (band.causal_blocks(query, key)) rules |= mask_rule::causal;
   if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
@@ -108,12 +143,20 @@ std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::s
 
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                   const AttentionOptions& options) {
-  return detail::attention(q, k, v, options, nullptr);
+  // Q, K and V within the limits before the cache is checked against them.
+  if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
+                                          limits::attention_features, "attention"))
+    return *p;
+  if (auto p =
+          detail::check_past(options, "K", k.rows, k.cols, "V", v.cols, limits::attention_tokens))
+    return *p;
+  return detail::attention(q, detail::appended(options.past_key, k),
+                           detail::appended(options.past_value, v), options, nullptr);
 }
 
 Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                           const AttentionOptions& options, const Matrix* alibi) {
-  if (auto p = check_inputs(q, k, v, options)) return *p;
+  if (auto p = check_inputs(q, k, v, options)) return *p;  // k and v: the cache's rows included
 
   AttentionResult r;
   r.scores = kernels::matmul_transposed(q, k);  // scores: (n_q, n_k)
