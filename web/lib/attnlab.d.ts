@@ -498,6 +498,14 @@ export interface LongAttentionRequest extends LongAttentionOptions {
   V: MatrixInput; // (n_k, kvHeads·d_v)
   /** Threads to run on; 0 or absent: lab.threads. The single-threaded core always uses 1. */
   threads?: number;
+  /** One flag per key (of each sequence); true marks padding that no query attends to. */
+  keyPadding?: boolean[];
+  /** Soft-capping as in attention(): the scaled scores become softcap·tanh(s / softcap). */
+  softcap?: number;
+  /** An additive bias (n_q, n_k) on the (capped) scaled scores, the same for every head and sequence; -Infinity blocks. */
+  bias?: MatrixInput;
+  /** ALiBi: −m_h·|p − j| on query head h's scores, m_h = 2^(−8(h+1)/heads), p the query's key position (causalAlignment). */
+  alibi?: boolean;
 }
 
 /** A matrix as flat row-major float32 data: what long-sequence kernels return. */
@@ -509,7 +517,7 @@ export interface FlatMatrix {
 
 export interface LongAttentionResult {
   output: FlatMatrix; // (n_q, heads·d_v)
-  /** Rows whose query sees no key under the causal rule and the window (their output is zeros). */
+  /** Rows whose query sees no key under the causal rule and the window, or only padding or −∞-biased keys (their output is zeros). */
   fullyMaskedRows: number[];
 }
 

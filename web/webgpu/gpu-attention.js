@@ -69,11 +69,12 @@ const SAFE_SCORE = 3.4028234663852886e38 / 4;
  * sum of the dot product, before the scale is applied).
  */
 // Options the shader does not take yet (see attention()).
-function beyondShader({ Q, K, window, kvHeads, heads, causal, causalAlignment }) {
+function beyondShader({ Q, K, window, kvHeads, heads, causal, causalAlignment, keyPadding, softcap, bias, alibi }) {
   const grouped = kvHeads !== undefined && kvHeads !== 0 && kvHeads !== heads;
   const windowed = window !== undefined && (typeof window === 'number' ? window > 0 : Object.keys(window).length > 0);
   const shifted = causal && causalAlignment === 'bottom-right' && Q.rows !== K.rows;
-  return grouped || windowed || shifted;
+  const scored = keyPadding !== undefined || softcap !== undefined || bias !== undefined || alibi === true;
+  return grouped || windowed || shifted || scored;
 }
 
 function mayOverflow(Q, K, heads, scale) {
@@ -127,7 +128,8 @@ class GpuAttention {
     const checked = this.#lab.checkFlashAttention(request);
     const { Q, K, V, causal, heads, scale } = checked;
     // The shader walks every key of each query with one head per K/V slice; a window, grouped
-    // K/V heads or bottom-right alignment with more keys than queries run on the CPU kernel.
+    // K/V heads, bottom-right alignment with more keys than queries, key padding, softcap, a
+    // bias or ALiBi run on the CPU kernel.
     if (beyondShader(checked)) return this.#lab.flashAttention(checked);
     const what = `${call} (Q ${Q.rows}×${Q.cols}, K ${K.rows}×${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== Q.cols) {

@@ -94,6 +94,10 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
     return Error{ErrorCode::invalid_argument,
                  "the flash backward pass does not take kvHeads (grouped-query attention) yet: "
                  "give every query head its own K and V"};
+  if (options.has_score_rules())
+    return Error{ErrorCode::invalid_argument,
+                 "the flash backward pass takes the causal rule and the window only, not key "
+                 "padding, softcap, a bias or ALiBi yet"};
   // The forward checks the inputs and options, and gives O: (batch·n_q, heads·d_v).
   auto forward = flash_attention(q, k, v, options);
   if (!forward) return forward.error();

@@ -143,8 +143,7 @@ Problem check_cache(const TraceInput& input) {
   const auto* p = std::get_if<Projections>(&input.source);
   if (input.rope || input.positional != PositionalEncoding::none || (p && p->context))
     return Error{ErrorCode::invalid_argument,
-                 "pastKey: a past cache is taken without RoPE, a positional encoding or a "
-                 "context (the new tokens' positions after the cache are not applied yet)"};
+                 "pastKey: not with RoPE, a positional encoding or a context yet"};
   if (p)
     return detail::check_past(o, "W_K", p->x.rows, p->w_k.cols, "W_V", p->w_v.cols,
                               limits::trace_tokens);

@@ -185,21 +185,16 @@ Problem check_decode(const TraceInput& input) {
           return s.q.rows;
       },
       input.source);
-  if (tokens > limits::decode_tokens)
+  const AttentionOptions& o = input.options;
+  if (tokens > limits::decode_tokens || tokens + o.past_rows() > limits::decode_keys)
     return validate::formatted(ErrorCode::too_large,
                                "decode() keeps the cache of every position for display: at most "
-                               "%zu tokens, got %zu",
-                               limits::decode_tokens, tokens);
-  const AttentionOptions& o = input.options;
-  if (o.past_key && tokens + o.past_rows() > limits::decode_keys)
-    return validate::formatted(ErrorCode::too_large,
-                               "decode() keeps the cache of every position for display: pastKey's "
-                               "%zu rows and %zu tokens are more than the %zu keys allowed",
-                               o.past_rows(), tokens, limits::decode_keys);
+                               "%zu tokens and %zu keys with pastKey's rows, got %zu and %zu",
+                               limits::decode_tokens, limits::decode_keys, tokens,
+                               tokens + o.past_rows());
   if (o.past_key && o.causal_alignment == CausalAlignment::top_left)
     return Error{ErrorCode::invalid_argument,
-                 "causalAlignment: decode() continues after the past cache, each new query the "
-                 "last of the keys (bottom-right), not top-left"};
+                 "causalAlignment: decode() continues after pastKey (bottom-right)"};
   if (input.dropout != 0.0f)
     return Error{ErrorCode::invalid_argument,
                  "decode() generates as at inference, without dropout: set dropout to 0, got " +
