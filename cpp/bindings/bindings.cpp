@@ -31,8 +31,8 @@ namespace {
 
 // ---- JavaScript → C++: requests (the trace's are in trace_values.hpp) ------------
 
-// { causal, causalAlignment?, window?, heads, kvHeads?, scale?, threads? } of a long-sequence
-// request.
+// { causal, causalAlignment?, window?, heads, kvHeads?, scale?, threads?, keyPadding?, softcap?,
+// bias?, alibi? } of a long-sequence request.
 FlashOptions flash_options_from_js(const val& request) {
   FlashOptions options;
   options.causal = request["causal"].as<bool>();
@@ -42,6 +42,12 @@ FlashOptions flash_options_from_js(const val& request) {
   if (!request["kvHeads"].isUndefined()) options.kv_heads = request["kvHeads"].as<int>();
   if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
   if (!request["threads"].isUndefined()) options.threads = request["threads"].as<std::size_t>();
+  if (!request["keyPadding"].isUndefined())
+    for (int flag : emscripten::vecFromJSArray<int>(request["keyPadding"]))
+      options.key_padding.push_back(flag != 0);
+  if (!request["softcap"].isUndefined()) options.softcap = request["softcap"].as<float>();
+  if (!request["bias"].isUndefined()) options.bias = matrix_at(request, "bias");
+  if (!request["alibi"].isUndefined()) options.alibi = request["alibi"].as<bool>();
   return options;
 }
 
@@ -211,6 +217,7 @@ val limits_table() {
       {"walkTile", l::walk_tile},
       {"globalTokens", l::global_tokens},
       {"decodeTokens", l::decode_tokens},
+      {"decodeKeys", l::decode_keys},
       {"cacheLayers", l::cache_layers},
       {"cacheKvHeads", l::cache_kv_heads},
       {"cacheHeadDim", l::cache_head_dim},

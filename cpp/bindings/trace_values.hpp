@@ -34,11 +34,12 @@ inline CausalAlignment alignment_from_js(const val& a) {
 }
 
 // { causal?, causalAlignment?, keyPadding?: boolean[], mask?: matrix, scale?, temperature?,
-//   softcap?, bias?: matrix, window?, globalTokens? }
+//   softcap?, bias?: matrix, window?, globalTokens?, pastKey?: matrix, pastValue?: matrix }
 inline AttentionOptions options_from_js(const val& o) {
   AttentionOptions options;
   options.causal = o["causal"].as<bool>();
-  options.causal_alignment = alignment_from_js(o["causalAlignment"]);
+  if (!o["causalAlignment"].isUndefined())
+    options.causal_alignment = alignment_from_js(o["causalAlignment"]);
   if (!o["keyPadding"].isUndefined())
     for (int flag : emscripten::vecFromJSArray<int>(o["keyPadding"]))
       options.key_padding.push_back(flag != 0);
@@ -50,6 +51,8 @@ inline AttentionOptions options_from_js(const val& o) {
   if (!o["window"].isUndefined()) options.window = window_from_js(o["window"]);
   if (!o["globalTokens"].isUndefined())
     options.global_tokens = emscripten::vecFromJSArray<std::size_t>(o["globalTokens"]);
+  if (!o["pastKey"].isUndefined()) options.past_key = matrix_from_js<float>(o["pastKey"]);
+  if (!o["pastValue"].isUndefined()) options.past_value = matrix_from_js<float>(o["pastValue"]);
   return options;
 }
 
@@ -96,7 +99,8 @@ inline void register_trace_results() {
       .field<&Operand::symbol>("symbol")
       .field<&Operand::head>("head")
       .field<&Operand::step>("step")
-      .field<&Operand::values>("values");
+      .field<&Operand::values>("values")
+      .field<&Operand::past_rows>("pastRows");
   result<TraceStep>("TraceStep")
       .field<&TraceStep::id>("id")
       .field<&TraceStep::head>("head")

@@ -6,11 +6,15 @@
 //  - an output is finite, within its values' range, and within a float32 tolerance of a float64
 //    reference, so flash and naive agree within the sum of their tolerances;
 //  - sampled_weights gives check_flash_attention's error, 'invalid-argument' for a bad batch,
-//    head or index, or weights that are finite, 0 where masked and near the reference.
-// The layout (make_seeds.py writes seeds in it): flags, heads + 1, [batch], n_q, n_k (two
-// bytes, summed, with flag 16 and not 32), d (509 + byte % 5 with flag 32), d_v, [skew],
-// [scale], [head + 1, row count, rows…, column count, columns…], then Q, K and V as raw
-// float32 bytes.
+//    head or index, or weights that are finite, 0 where masked and near the reference;
+//  - the options a model sets (key_band.hpp's alignment and window, K/V heads, key padding,
+//    softcap, a bias with −∞ cells, ALiBi) change the reference as the frameworks define them,
+//    and a row they leave no key is zeros, listed as fully masked.
+// The layout (make_seeds.py writes seeds in it): flags, heads + 1 + 5·more, [batch], n_q, n_k
+// (two bytes, summed, with flag 16 and not 32), d (509 + byte % 5 with flag 32), d_v, [skew],
+// [scale], [head + 1, row count, rows…, column count, columns…], [with more & 1: the options'
+// flags, [window left, right (255: unbounded)], [KV heads + 1], [softcap]], then Q, K and V as
+// raw float32 bytes, [a key padding byte per key], [the bias, (n_q, n_k), raw float32].
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -39,6 +43,11 @@ namespace flag {
 constexpr std::uint8_t causal = 1, scale = 2, two_threads = 4, batch = 8, long_keys = 16,
                        wide_head = 32, skew = 64, sampled = 128;
 }
+// The options' flags; cell_skew gives the padding one flag too many and the bias one column.
+namespace option {
+constexpr std::uint8_t bottom_right = 1, window = 2, kv_heads = 4, padding = 8, softcap = 16,
+                       alibi = 32, bias = 64, cell_skew = 128;
+}
 
 // A failed property names itself before libFuzzer saves the input.
 [[noreturn]] void fail(const char* property, int line) {
@@ -50,13 +59,31 @@ constexpr std::uint8_t causal = 1, scale = 2, two_threads = 4, batch = 8, long_k
 // One (sequence, head) of a valid request, as the kernels split it.
 struct Head {
   const Matrix *q, *k, *v;
-  std::size_t q0, k0;  // the sequence's first rows in Q and in K, V
-  std::size_t c0, v0;  // the head's first columns in Q, K and in V
-  std::size_t n_k, d;
+  std::size_t q0, k0;       // the sequence's first rows in Q and in K, V
+  std::size_t c0, kc0, v0;  // the head's first columns in Q, in K (its K/V head's) and in V
+  std::size_t n_q, n_k, d;
   double scale;
-  bool causal;
+  const FlashOptions* o;
+  double slope;  // ALiBi's m_h, 0 without
 
-  std::size_t keys(std::size_t i) const { return causal ? std::min(i + 1, n_k) : n_k; }
+  // Query i's key position: i, or i + n_k − n_q bottom-right.
+  double position(std::size_t i) const {
+    return double(i) + (o->causal_alignment == attnlab::CausalAlignment::bottom_right
+                            ? double(n_k) - double(n_q)
+                            : 0.0);
+  }
+  double bias(std::size_t i, std::size_t j) const { return o->bias ? (*o->bias)(i, j) : 0.0; }
+  // Whether query i may attend to key j: the causal rule and the window at its position, not
+  // padding, not −∞ in the bias.
+  bool allows(std::size_t i, std::size_t j) const {
+    const double p = position(i), key = double(j);
+    const auto side = [](std::size_t w) {
+      return w == attnlab::Window::unbounded ? 1e300 : double(w);
+    };
+    return !(o->causal && key > p) && key >= p - side(o->window.left) &&
+           key <= p + side(o->window.right) && (o->key_padding.empty() || !o->key_padding[j]) &&
+           bias(i, j) != -INFINITY;
+  }
 };
 
 // Query i's weights in float64 and their float32 tolerances. Each logit is within E (its dot
@@ -67,36 +94,55 @@ struct RowReference {
   double bound;  // the largest float64 partial sum: Σ|q·k|·max(1, scale), |q|·scale
 };
 
+// Weights of keys the row may not attend to are 0, with tolerance 0; a row with no key has
+// none (weights empty).
 RowReference row_reference(const Head& h, std::size_t i) {
-  const std::size_t keys = h.keys(i);
-  std::vector<double> logits(keys);
-  double magnitude = 0, k_sum = 0, q_max = 0;
+  std::vector<double> logits(h.n_k, -INFINITY);
+  double magnitude = 0, k_sum = 0, q_max = 0, added = 0;  // added: the largest |logit| and bias
   for (std::size_t l = 0; l < h.d; ++l)
     q_max = std::max(q_max, std::fabs(double{(*h.q)(h.q0 + i, h.c0 + l)}));
-  for (std::size_t j = 0; j < keys; ++j) {
+  const FlashOptions& o = *h.o;
+  double every = 0;  // over every key: a kernel may compute (and overflow on) any score
+  for (std::size_t j = 0; j < h.n_k; ++j) {
     double dot = 0, abs = 0, k_abs = 0;
     for (std::size_t l = 0; l < h.d; ++l) {
-      const double x = (*h.q)(h.q0 + i, h.c0 + l), y = (*h.k)(h.k0 + j, h.c0 + l);
+      const double x = (*h.q)(h.q0 + i, h.c0 + l), y = (*h.k)(h.k0 + j, h.kc0 + l);
       dot += x * y;
       abs += std::fabs(x * y);
       k_abs += std::fabs(y);
     }
-    logits[j] = dot * h.scale;
+    every = std::max(every, abs);
+    if (!h.allows(i, j)) continue;
+    double s = dot * h.scale;
+    if (o.softcap) s = double(*o.softcap) * std::tanh(s / double(*o.softcap));
+    const double alibi = h.slope * std::fabs(h.position(i) - double(j));
+    logits[j] = s - alibi + h.bias(i, j);
+    added = std::max({added, std::fabs(s) + alibi + std::fabs(h.bias(i, j)), std::fabs(logits[j])});
     magnitude = std::max(magnitude, abs);
     k_sum = std::max(k_sum, k_abs);
   }
+  // softcap's tanh contracts the scores' error; it, ALiBi's product and the sums round once
+  // more each, at most a few units of what they add.
   const double error = 2 * (h.d + 5) * unit * magnitude * h.scale +
-                       subnormal * (k_sum + h.d + 2) * std::max(1.0, h.scale) + tiny;
+                       subnormal * (k_sum + h.d + 2) * std::max(1.0, h.scale) +
+                       (o.has_score_rules() ? 8 * unit * (added + o.softcap.value_or(0.0f)) : 0) +
+                       tiny;
+  RowReference r{{}, {}, std::max(every * std::max(1.0, h.scale), q_max * h.scale) + added};
   const double max = *std::max_element(logits.begin(), logits.end());
+  if (max == -INFINITY) return r;
   double sum = 0;
-  for (double x : logits) sum += std::exp(x - max);
-  RowReference r{{}, {}, std::max(magnitude * std::max(1.0, h.scale), q_max * h.scale)};
+  std::size_t keys = 0;
+  for (double x : logits) {
+    sum += std::exp(x - max);
+    keys += x != -INFINITY;
+  }
   for (double x : logits) {
     const double gap = max - x, log_weight = -gap - std::log(sum);
     const double extra = 2 * error + unit * gap + 2 * (keys + 10) * unit;
     r.weights.push_back(std::exp(log_weight));
-    r.tolerance.push_back(std::min(1.0, std::exp(log_weight + extra) - std::exp(log_weight)) +
-                          tiny);
+    r.tolerance.push_back(
+        x == -INFINITY ? 0.0
+                       : std::min(1.0, std::exp(log_weight + extra) - std::exp(log_weight)) + tiny);
   }
   return r;
 }
@@ -105,13 +151,16 @@ RowReference row_reference(const Head& h, std::size_t i) {
 std::vector<Head> heads_of(const Matrix& q, const Matrix& k, const Matrix& v,
                            const FlashOptions& o) {
   const auto heads = static_cast<std::size_t>(o.heads);
-  const std::size_t d = q.cols / heads;
+  const std::size_t group = o.kv_heads > 0 ? heads / static_cast<std::size_t>(o.kv_heads) : 1;
+  const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
   const double scale = o.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
   std::vector<Head> list;
   for (std::size_t b = 0; b < o.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h)
       list.push_back(Head{&q, &k, &v, b * q.rows / o.batch, b * k.rows / o.batch, h * d,
-                          h * (v.cols / heads), k.rows / o.batch, d, scale, o.causal});
+                          h / group * d, h / group * d_v, q.rows / o.batch, k.rows / o.batch, d,
+                          scale, &o,
+                          o.alibi ? std::exp2(-8.0 * double(h + 1) / double(heads)) : 0.0});
   return list;
 }
 
@@ -121,20 +170,31 @@ std::vector<Head> heads_of(const Matrix& q, const Matrix& k, const Matrix& v,
 void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o) {
   const auto flash = attnlab::flash_attention(q, k, v, o);
   const auto naive = attnlab::naive_attention(q, k, v, o);
+  const std::vector<Head> list = heads_of(q, k, v, o);
+  const auto heads = static_cast<std::size_t>(o.heads);
+  const std::size_t group = o.kv_heads > 0 ? heads / static_cast<std::size_t>(o.kv_heads) : 1;
+  const std::size_t n_q = q.rows / o.batch, d_v = v.cols / (heads / group);
+  const std::size_t out_cols = d_v * heads;
   for (const auto* result : {&flash, &naive})
     if (*result)
-      REQUIRE(result->value().output.rows == q.rows && result->value().output.cols == v.cols &&
-              result->value().fully_masked_rows.empty());
-  const std::size_t n_q = q.rows / o.batch, d_v = v.cols / static_cast<std::size_t>(o.heads);
+      REQUIRE(result->value().output.rows == q.rows && result->value().output.cols == out_cols);
   double bound = 0;
-  for (const Head& h : heads_of(q, k, v, o))
+  for (std::size_t t = 0; t < list.size(); ++t)
     for (std::size_t i = 0; i < n_q; ++i) {
+      const Head& h = list[t];
+      const std::size_t out0 = t % heads * d_v;  // the head's output columns
       const RowReference r = row_reference(h, i);
       bound = std::max(bound, r.bound);
+      for (const auto* result : {&flash, &naive}) {  // no key: zeros, listed as fully masked
+        if (!*result) continue;
+        const auto& masked = result->value().fully_masked_rows;
+        REQUIRE(r.weights.empty() == std::binary_search(masked.begin(), masked.end(), h.q0 + i));
+      }
       for (std::size_t c = 0; c < d_v; ++c) {
         // The flash kernel's accumulator holds Σ e^(s − m)·v before it divides: up to Σ|v|.
         double want = 0, tolerance = tiny, v_sum = 0, lo = INFINITY, hi = -INFINITY;
         for (std::size_t j = 0; j < r.weights.size(); ++j) {
+          if (r.tolerance[j] == 0.0) continue;  // a key the row may not attend to
           const double x = (*h.v)(h.k0 + j, h.v0 + c), w = r.weights[j], t = r.tolerance[j];
           want += w * x;
           tolerance += std::fabs(x) * (t + 2 * (r.weights.size() + 2) * unit * (w + t));
@@ -143,10 +203,11 @@ void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v, const Flas
           hi = std::max(hi, x);
         }
         bound = std::max(bound, v_sum);
+        if (r.weights.empty()) lo = hi = 0.0;  // a fully masked row: zeros
         const double slack = 2 * (r.weights.size() + 2) * unit * std::max(-lo, hi) + tiny;
         for (const auto* result : {&flash, &naive}) {
           if (!*result) continue;
-          const double got = result->value().output(h.q0 + i, h.v0 + c);
+          const double got = result->value().output(h.q0 + i, out0 + c);
           REQUIRE(std::isfinite(got) && std::fabs(got - want) <= tolerance);
           REQUIRE(got >= lo - slack && got <= hi + slack);
         }
@@ -169,7 +230,7 @@ void check_sampled(const Matrix& q, const Matrix& k, const std::vector<std::size
   const auto outside = [](const std::vector<std::size_t>& list, std::size_t n) {
     return std::any_of(list.begin(), list.end(), [n](std::size_t i) { return i >= n; });
   };
-  if (o.batch != 1 || head < 0 || head >= o.heads || outside(rows, q.rows) ||
+  if (o.batch != 1 || o.has_score_rules() || head < 0 || head >= o.heads || outside(rows, q.rows) ||
       outside(cols, k.rows)) {
     REQUIRE(!sampled && sampled.error().code == ErrorCode::invalid_argument);
     return;
@@ -181,7 +242,7 @@ void check_sampled(const Matrix& q, const Matrix& k, const std::vector<std::size
     bound = std::max(bound, ref.bound);
     for (std::size_t c = 0; sampled && c < cols.size(); ++c) {
       const float got = sampled.value()(r, c);
-      const bool masked = cols[c] >= ref.weights.size();
+      const bool masked = ref.weights.empty() || ref.tolerance[cols[c]] == 0.0;
       REQUIRE(masked ? got == 0.0f
                      : std::fabs(got - ref.weights[cols[c]]) <= ref.tolerance[cols[c]]);
     }
@@ -202,7 +263,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = in.byte();
   FlashOptions o;
   o.causal = flags & flag::causal;
-  o.heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3
+  const std::uint8_t heads_byte = in.byte();
+  o.heads = static_cast<int>(heads_byte % 5) - 1;  // -1 … 3
+  const bool more = heads_byte / 5 & 1;            // the options' bytes follow
   o.threads = flags & flag::two_threads ? 2 : 1;
   if (flags & flag::batch) o.batch = in.dimension(3);  // 0 … 3
   // Past 64 queries and 256 keys, the flash kernel's blocks and macro tiles repeat; heads
@@ -225,9 +288,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     rows = indices(in, q_rows);
     cols = indices(in, k_rows);
   }
+  const std::uint8_t options = more ? in.byte() : 0;
+  if (options & option::bottom_right) o.causal_alignment = attnlab::CausalAlignment::bottom_right;
+  if (options & option::window) {
+    const auto side = [](std::uint8_t b) { return b == 255 ? attnlab::Window::unbounded : b % 40; };
+    const std::uint8_t left = in.byte();
+    o.window = attnlab::Window(side(left), side(in.byte()));
+  }
+  if (options & option::kv_heads) o.kv_heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3
+  if (options & option::softcap) o.softcap = in.number();
+  o.alibi = options & option::alibi;
+  // K and V: one slice per K/V head when they divide the heads (else as many as the heads, for
+  // the check to refuse the K/V heads).
+  const std::size_t kv = o.kv_heads > 0 && heads % static_cast<std::size_t>(o.kv_heads) == 0
+                             ? static_cast<std::size_t>(o.kv_heads)
+                             : heads;
   const Matrix q = in.matrix(q_rows, heads * d);
-  const Matrix k = in.matrix(k_rows, heads * d + (skew & 1));
-  const Matrix v = in.matrix(k_rows + (skew & 2 ? 1 : 0), heads * d_v);
+  const Matrix k = in.matrix(k_rows, kv * d + (skew & 1));
+  const Matrix v = in.matrix(k_rows + (skew & 2 ? 1 : 0), kv * d_v);
+  const std::size_t cell_skew = options & option::cell_skew ? 1 : 0;
+  if (options & option::padding)
+    for (std::size_t j = 0; j < n_k + cell_skew; ++j) o.key_padding.push_back(in.byte() & 1);
+  if (options & option::bias) o.bias = in.matrix(n_q, n_k + cell_skew);
 
   const auto problem = attnlab::check_flash_attention(q, k, v, o);
   if (problem) {

@@ -46,15 +46,20 @@ trace_seed("mask-wo", 32 | 128, 1, 2, 2, 0, floats([1, 0, 0, 1] * 3) + bytes([3]
 CAUSAL, SCALE, TWO_THREADS, BATCH, LONG_KEYS, WIDE_HEAD, SKEW, SAMPLED = (1 << i for i in range(8))
 
 
-def long_seed(name, flags, heads, n_q, n_k, d, d_v, values, batch=None, skew=None, scale=None, window=None):
-    """n_k is one byte, or a pair of bytes (summed) with LONG_KEYS; window = (head, rows, cols)."""
-    data = bytes([flags, heads + 1]) + (bytes([batch]) if batch is not None else b"")
+def long_seed(name, flags, heads, n_q, n_k, d, d_v, values, batch=None, skew=None, scale=None, window=None, options=None):
+    """n_k is one byte, or a pair of bytes (summed) with LONG_KEYS; window = (head, rows, cols);
+    options = (flags, their bytes before Q, K and V, what follows them: padding bytes and bias floats)."""
+    data = bytes([flags, heads + 1 + (5 if options else 0)]) + (bytes([batch]) if batch is not None else b"")
     data += bytes([n_q]) + bytes(n_k if isinstance(n_k, tuple) else [n_k]) + bytes([d, d_v])
     data += (bytes([skew]) if skew is not None else b"") + (floats([scale]) if scale is not None else b"")
     if window is not None:
         head, rows, cols = window
         data += bytes([head + 1, len(rows), *rows, len(cols), *cols])
-    write("long", name, data + floats(values))
+    after = b""
+    if options is not None:
+        data += bytes([options[0]]) + options[1]
+        after = options[2]
+    write("long", name, data + floats(values) + after)
 
 
 # The tiny example through the kernels: Q 2x2, K 3x2, V 3x2.
@@ -74,6 +79,21 @@ long_seed("overflow", SCALE, 1, 2, 2, 2, 1, [1e20, -1e20, 3e19, 1e20] * 2 + [1, 
 long_seed("skew", SKEW, 1, 2, 2, 2, 1, wave(4, 9) + wave(6, 10) + wave(2, 11), skew=1)
 # Sampled weights of head 1 of 2 (Q, K 3x4), causal, rows 0 and 2, columns 0 … 2.
 long_seed("sampled", SAMPLED | CAUSAL, 2, 3, 3, 2, 2, wave(12, 12) + wave(12, 13) + wave(12, 14), window=(1, [0, 2], [0, 1, 2]))
+
+# long_fuzzer.cpp's options (with heads byte + 5).
+BOTTOM_RIGHT, WINDOW_SIDES, KV, PADDING, SOFTCAP, ALIBI_BIAS, BIAS, CELL_SKEW = (1 << i for i in range(8))
+# Every option at once: 2 query heads over 1 K/V head, causal bottom-right (5 queries, 9 keys),
+# window 3 behind and 1 ahead, keys 2 and 7 padding, softcap 1.5, ALiBi, and a bias with a −∞
+# cell and query 4's row blocked whole.
+every_bias = [0.1 * (i % 5) for i in range(45)]
+every_bias[3] = float("-inf")
+every_bias[36:45] = [float("-inf")] * 9
+long_seed("every-option", CAUSAL, 2, 5, 9, 2, 2, wave(20, 15) + wave(18, 16) + wave(18, 17),
+          options=(BOTTOM_RIGHT | WINDOW_SIDES | KV | PADDING | SOFTCAP | ALIBI_BIAS | BIAS, bytes([3, 1, 2]) + floats([1.5]),
+                   bytes([0, 0, 1, 0, 0, 0, 0, 1, 0]) + floats(every_bias)))
+# 70 queries over 300 keys, bottom-right causal with a window of 30 keys behind (none ahead: 255).
+long_seed("long-window", LONG_KEYS | CAUSAL, 1, 70, (150, 150), 4, 2, wave(280, 18) + wave(400, 19),
+          options=(BOTTOM_RIGHT | WINDOW_SIDES, bytes([30, 255]), b""))
 
 # trace_fuzzer.cpp's variant flags (after W_O): RoPE, its base, ALiBi, KV heads, dropout, a
 # window with global tokens, dOutput, the gradient check.

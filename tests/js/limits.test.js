@@ -355,6 +355,12 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   const m = nested(filled(L.decodeTokens, L.traceFeatures, 23));
   const out = timed(`decode ${L.decodeTokens}x${L.traceFeatures}`, () => lab.decode({ Q: m, K: m, V: m }));
   assert.equal(out.steps.length, L.decodeTokens);
+  // From a past cache: its rows and the tokens make decodeKeys keys; one more is refused.
+  const past = nested(filled(L.decodeKeys - L.decodeTokens, L.traceFeatures, 25));
+  const cached = timed(`decode ${L.decodeTokens} after ${past.length} cached`, () => lab.decode({ Q: m, K: m, V: m, pastKey: past, pastValue: past }));
+  assert.equal(cached.steps.at(-1).heads[0].keys.length, L.decodeKeys);
+  const beyond = errorOf(() => lab.decode({ Q: m, K: m, V: m, pastKey: [...past, past[0]], pastValue: [...past, past[0]] }));
+  assert.equal(beyond.code, 'too-large', beyond.message);
   const w = nested(filled(L.walkTokens, L.walkFeatures, 24));
   timed(`flashWalk ${L.walkTokens}x${L.walkFeatures}`, () => lab.flashWalk({ Q: w, K: w, V: w, causal: true }));
   const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, context: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };

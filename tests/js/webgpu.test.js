@@ -203,3 +203,13 @@ test('without WebGPU, createGpuAttention rejects with a clear error', async () =
     Object.defineProperty(globalThis, 'navigator', { value: saved, configurable: true });
   }
 });
+
+test('key padding, softcap, a bias and ALiBi, which the shader does not take, run on the CPU kernel', async () => {
+  const [Q, K, V] = [small(1, 6, 8), small(2, 9, 8), small(3, 9, 8)];
+  const bias = { rows: 6, cols: 9, data: Float32Array.from({ length: 54 }, (_, i) => (i % 7 === 3 ? -Infinity : Math.cos(i))) };
+  for (const options of [{ keyPadding: [false, true, false, false, false, false, false, false, true] }, { softcap: 0.5 }, { bias }, { alibi: true, heads: 2 }]) {
+    const request = { Q, K, V, causal: true, ...options };
+    const { output } = await gpu.attention(request);
+    assert.deepEqual(output.data, lab.flashAttention(request).output.data, Object.keys(options).join());
+  }
+});

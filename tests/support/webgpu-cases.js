@@ -3,12 +3,19 @@ import { normalQKV } from './normal-qkv.js';
 
 export const GPU_TOLERANCE = 1e-4;
 
-/** n ∈ {1, 7, 64, 1000, 2048} × d ∈ {32, 64} × causal and not, one head; plus two heads. */
+/**
+ * n ∈ {1, 7, 64, 1000, 2048} × d ∈ {32, 64} × causal and not, one head; plus two heads; plus
+ * the key bands and grouped K/V heads (keys: n_k when not n): bottom-right with more keys than
+ * queries and with fewer (its first rows fully masked), a window of two sides, a symmetric one.
+ */
 export const GPU_CASES = [
   ...[1, 7, 64, 1000, 2048].flatMap((n) =>
     [32, 64].flatMap((d) => [false, true].map((causal) => ({ n, d, heads: 1, causal }))),
   ),
   { n: 300, d: 32, heads: 2, causal: true },
+  { n: 300, keys: 364, d: 32, heads: 4, kvHeads: 2, causal: true, causalAlignment: 'bottom-right', window: { left: 40, right: 3 } },
+  { n: 200, keys: 130, d: 32, heads: 2, kvHeads: 1, causal: true, causalAlignment: 'bottom-right' },
+  { n: 1000, d: 64, heads: 1, causal: false, window: 64 },
 ];
 
 /** Max |a − b| over two flat float32 arrays of one length; Infinity otherwise or on NaN. */
@@ -25,11 +32,17 @@ function maxAbsDiffFlat(a, b) {
  */
 export async function compareWithWasm(lab, gpu, cases) {
   const results = [];
-  for (const { n, d, heads, causal } of cases) {
-    const [Q, K, V] = normalQKV(lab, { n, d: d * heads, seed: 1000 * n + d });
-    const expected = lab.flashAttention({ Q, K, V, causal, heads }).output.data;
-    const got = (await gpu.attention({ Q, K, V, causal, heads })).output.data;
-    results.push({ name: `n ${n}, d ${d}, heads ${heads}, causal ${causal}`, diff: maxAbsDiffFlat(got, expected) });
+  for (const { n, keys = n, d, heads, causal, kvHeads, ...band } of cases) {
+    const kv = kvHeads ?? heads;
+    const [Q] = normalQKV(lab, { n, d: d * heads, seed: 1000 * n + d });
+    const [, K, V] = normalQKV(lab, { n: keys, d: d * kv, seed: 1000 * n + d + 1 });
+    const request = { Q, K, V, causal, heads, ...(kvHeads ? { kvHeads } : {}), ...band };
+    const expected = lab.flashAttention(request);
+    const got = await gpu.attention(request);
+    // A row listed as fully masked differently counts as a difference.
+    const listed = JSON.stringify(got.fullyMaskedRows) === JSON.stringify(expected.fullyMaskedRows) ? 0 : Infinity;
+    const name = `n ${n}, keys ${keys}, d ${d}, heads ${heads}, kvHeads ${kv}, causal ${causal} ${JSON.stringify(band)}`;
+    results.push({ name, diff: Math.max(listed, maxAbsDiffFlat(got.output.data, expected.output.data)) });
   }
   return results;
 }

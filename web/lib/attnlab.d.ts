@@ -106,6 +106,8 @@ export interface Limits {
   walkTile: number;
   globalTokens: number;
   decodeTokens: number;
+  /** decode() from a past cache: its rows plus the new tokens, at most this many keys. */
+  decodeKeys: number;
   cacheLayers: number;
   cacheKvHeads: number;
   cacheHeadDim: number;
@@ -178,7 +180,10 @@ export type Window = number | { left?: number; right?: number };
 export interface AttentionOptions {
   /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). */
   causal?: boolean;
-  /** Default 'top-left'; applies to the causal rule and the window. */
+  /**
+   * Applies to the causal rule and the window. Default 'top-left' (PyTorch's is_causal), or 'bottom-right' with a
+   * pastKey: the new queries follow the cached keys, as in generation (ONNX's Attention with past_key).
+   */
   causalAlignment?: CausalAlignment;
   /** One flag per key; true marks padding that no query attends to. */
   keyPadding?: boolean[];
@@ -199,6 +204,15 @@ export interface AttentionOptions {
   window?: Window;
   /** Positions exempt from the window both ways (at most limits().globalTokens, each < max(n_q, n_k)). */
   globalTokens?: number[];
+  /**
+   * A past KV cache (ONNX's past_key): earlier tokens' keys, (n_past, K's columns; in a trace one slice per K/V head).
+   * K's rows are appended to it: the keys are [pastKey; K], so mask, keyPadding and bias have n_past + n_k columns,
+   * and the new tokens sit at positions n_past, n_past + 1, … Given with pastValue. Not with RoPE, a positional
+   * encoding, a context or the backward steps of trace(); attentionBackward() returns dK and dV for every key.
+   */
+  pastKey?: MatrixInput;
+  /** The cache's values, (n_past, V's columns): V's rows are appended to it. Given with pastKey. */
+  pastValue?: MatrixInput;
 }
 
 export interface AttentionRequest extends AttentionOptions {
@@ -321,6 +335,8 @@ export interface TraceOperand {
   head?: number;
   shape: [rows: number, cols: number];
   values: Matrix;
+  /** K and V with a pastKey: their first pastRows rows are the cache's, the rest the new tokens'. */
+  pastRows?: number;
 }
 
 /**
@@ -414,7 +430,7 @@ export interface DecodeHead {
   q: Matrix;
   k: Matrix;
   v: Matrix;
-  /** The cache after adding them: (t+1, d_k), (t+1, d_v) (the head's K/V group's). */
+  /** The cache after adding them: (t+1, d_k), (t+1, d_v) (the head's K/V group's; a given pastKey's rows first). */
   keys: Matrix;
   values: Matrix;
   /** (1, t+1): q·Kᵀ·scale/temperature, plus the ALiBi bias, -Infinity where the window, mask or padding blocks a key. */
@@ -426,6 +442,7 @@ export interface DecodeHead {
 }
 
 export interface DecodeStep {
+  /** t: the token's row, after the n_past rows of a given pastKey. */
   position: number;
   heads: DecodeHead[];
   /** (1, d_out): the heads side by side, times Wo when given. */
@@ -485,6 +502,14 @@ export interface LongAttentionRequest extends LongAttentionOptions {
   V: MatrixInput; // (n_k, kvHeads·d_v)
   /** Threads to run on; 0 or absent: lab.threads. The single-threaded core always uses 1. */
   threads?: number;
+  /** One flag per key (of each sequence); true marks padding that no query attends to. */
+  keyPadding?: boolean[];
+  /** Soft-capping as in attention(): the scaled scores become softcap·tanh(s / softcap). */
+  softcap?: number;
+  /** An additive bias (n_q, n_k) on the (capped) scaled scores, the same for every head and sequence; -Infinity blocks. */
+  bias?: MatrixInput;
+  /** ALiBi: −m_h·|p − j| on query head h's scores, m_h = 2^(−8(h+1)/heads), p the query's key position (causalAlignment). */
+  alibi?: boolean;
 }
 
 /** A matrix as flat row-major float32 data: what long-sequence kernels return. */
@@ -496,7 +521,7 @@ export interface FlatMatrix {
 
 export interface LongAttentionResult {
   output: FlatMatrix; // (n_q, heads·d_v)
-  /** Rows whose query sees no key under the causal rule and the window (their output is zeros). */
+  /** Rows whose query sees no key under the causal rule and the window, or only padding or −∞-biased keys (their output is zeros). */
   fullyMaskedRows: number[];
 }
 
@@ -801,6 +826,8 @@ export interface AttnLab {
   /**
    * Causal self-attention token by token, as in generation with a KV cache (at most
    * limits().decodeTokens tokens): the trace's request, causal implied; no context, no dropout.
+   * With pastKey and pastValue it continues from that cache (at most limits().decodeKeys keys in
+   * all): the request's tokens are the next ones, each query the last of its keys (bottom-right).
    */
   decode(request: ProjectionTraceRequest | DirectTraceRequest): DecodeTrace;
   /** KV-cache bytes per token: 2 · layers · kvHeads · headDim · bytesPerValue. */

@@ -126,10 +126,11 @@ function labels(value, name) {
 
 // ---- Every entry's fields, declared once ----
 
-const OPTIONS = { causal: boolean, causalAlignment, keyPadding: flags, mask, scale: number, temperature: number, softcap: number, bias: matrix, window, globalTokens: indices };
+const OPTIONS = { causal: boolean, causalAlignment, keyPadding: flags, mask, scale: number, temperature: number, softcap: number, bias: matrix, window, globalTokens: indices, pastKey: matrix, pastValue: matrix };
 // The long-sequence kernels' attention options: the causal rule, the window, grouped K/V heads.
 const LONG_OPTIONS = { causal: boolean, causalAlignment, window, heads: kernelHeads, kvHeads: kernelHeads, scale: number };
-const LONG = { Q: matrix, K: matrix, V: matrix, ...LONG_OPTIONS, threads: within(undefined, INT_MAX) };
+// The flash and naive kernels also take the score rules beyond the band.
+const LONG = { Q: matrix, K: matrix, V: matrix, ...LONG_OPTIONS, threads: within(undefined, INT_MAX), keyPadding: flags, softcap: number, bias: matrix, alibi: boolean };
 const TRACE = {
   X: matrix, Wq: matrix, Wk: matrix, Wv: matrix, Q: matrix, K: matrix, V: matrix, Wo: matrix, context: matrix,
   heads: traceHeads, positional, tokens: labels, ...OPTIONS,

@@ -14,7 +14,27 @@ import { AttnLabError, createAttnLab, ownFields } from 'attnlab';
 
 import { flashShader } from './flash-shader.js';
 
-const PARAMS_BYTES = 32; // n_q, n_k, heads, causal (u32) and scale (f32), padded to 16-byte units
+// n_q, n_k, heads, causal (u32), scale (f32), kv_group (u32), offset (i32), left, right (u32),
+// padded to 16-byte units.
+const PARAMS_BYTES = 48;
+const UNBOUNDED = 0xffffffff; // a window side that does not limit (the wasm core's size_t max)
+
+// The band of keys each query sees, as cpp/include/attnlab/key_band.hpp defines it (the shader's
+// key_range() is its WGSL): query i at key i + offset; a symmetric window w keeps w − 1 keys
+// each side; a side past 2^30 keys limits nothing any request can reach, and stays an i32.
+function keyBand({ Q, K, causal, causalAlignment, window }) {
+  const offset = causalAlignment === 'bottom-right' ? K.rows - Q.rows : 0;
+  const sides = window === undefined || window === 0 ? [UNBOUNDED, UNBOUNDED] : typeof window === 'number' ? [window - 1, window - 1] : [window.left ?? UNBOUNDED, window.right ?? UNBOUNDED];
+  const [left, right] = sides.map((side) => (side === UNBOUNDED ? side : Math.min(side, 2 ** 30)));
+  const range = (i) => {
+    const p = i + offset;
+    const begin = Math.min(Math.max(left === UNBOUNDED ? 0 : p - left, 0), K.rows);
+    let end = Math.min(K.rows, right === UNBOUNDED ? K.rows : p + right + 1, causal ? p + 1 : K.rows);
+    end = Math.min(Math.max(end, begin), K.rows);
+    return [begin, end];
+  };
+  return { offset, left, right, range };
+}
 
 /**
  * The codes this module adds to the core's ERROR_CODES. 'device-lost': the GPU device was
@@ -69,14 +89,14 @@ const SAFE_SCORE = 3.4028234663852886e38 / 4;
  * sum of the dot product, before the scale is applied).
  */
 // Options the shader does not take yet (see attention()).
-function beyondShader({ Q, K, window, kvHeads, heads, causal, causalAlignment }) {
-  const grouped = kvHeads !== undefined && kvHeads !== 0 && kvHeads !== heads;
-  const windowed = window !== undefined && (typeof window === 'number' ? window > 0 : Object.keys(window).length > 0);
-  const shifted = causal && causalAlignment === 'bottom-right' && Q.rows !== K.rows;
-  return grouped || windowed || shifted;
+function beyondShader({ keyPadding, softcap, bias, alibi }) {
+  return keyPadding !== undefined || softcap !== undefined || bias !== undefined || alibi === true;
 }
 
-function mayOverflow(Q, K, heads, scale) {
+// Query heads per K/V head.
+const kvGroup = ({ heads, kvHeads }) => (kvHeads ? heads / kvHeads : 1);
+
+function mayOverflow(Q, K, heads, scale, group) {
   const d = Q.cols / heads;
   const largestNorm = (m, head) => {
     let largest = 0;
@@ -88,7 +108,7 @@ function mayOverflow(Q, K, heads, scale) {
     return Math.sqrt(largest);
   };
   const factor = Math.max(1, scale ?? 1 / Math.sqrt(d));
-  for (let head = 0; head < heads; head++) if (largestNorm(Q, head) * largestNorm(K, head) * factor > SAFE_SCORE) return true;
+  for (let head = 0; head < heads; head++) if (largestNorm(Q, head) * largestNorm(K, Math.floor(head / group)) * factor > SAFE_SCORE) return true;
   return false;
 }
 
@@ -125,13 +145,13 @@ class GpuAttention {
     const call = `attention() call ${++this.#calls}`;
     this.#throwIfGone(call);
     const checked = this.#lab.checkFlashAttention(request);
-    const { Q, K, V, causal, heads, scale } = checked;
-    // The shader walks every key of each query with one head per K/V slice; a window, grouped
-    // K/V heads or bottom-right alignment with more keys than queries run on the CPU kernel.
+    const { Q, K, V, heads, scale } = checked;
+    // The shader takes the causal rule, either alignment, the window and grouped K/V heads;
+    // key padding, softcap, a bias or ALiBi run on the CPU kernel.
     if (beyondShader(checked)) return this.#lab.flashAttention(checked);
     const what = `${call} (Q ${Q.rows}×${Q.cols}, K ${K.rows}×${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
-    if (V.cols !== Q.cols) {
-      throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as Q (V is ${V.rows}×${V.cols}, Q ${Q.rows}×${Q.cols})`);
+    if (V.cols !== K.cols) {
+      throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as K (V is ${V.rows}×${V.cols}, K ${K.rows}×${K.cols})`);
     }
     const limit = this.#device.limits.maxStorageBufferBindingSize;
     for (const [name, m] of [['Q', Q], ['K', K], ['V', V]]) {
@@ -141,13 +161,14 @@ class GpuAttention {
     }
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
     // inputs whose scores could overflow go to the CPU kernel, which reports it exactly.
-    if (mayOverflow(Q, K, heads, scale)) return this.#lab.flashAttention({ Q, K, V, causal, heads, scale });
+    if (mayOverflow(Q, K, heads, scale, kvGroup(checked))) return this.#lab.flashAttention(checked);
     const plan = this.#lab.tilePlan(Q.cols / heads);
     const outBytes = Q.rows * Q.cols * 4;
     const buffers = [];
     this.#inFlight.add(buffers);
     try {
-      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { Q, K, V, causal, heads, scale, outBytes });
+      const band = keyBand(checked);
+      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { ...checked, band, outBytes });
       const [scoped, mapped] = await Promise.allSettled([scopeError, mapping]);
       this.#throwIfGone(what); // whatever a lost device mapped is not this call's output
       if (scoped.value) throw refused(what, scoped.value);
@@ -162,8 +183,14 @@ class GpuAttention {
           `${what}: the WebGPU kernel overflows float32 at row ${Math.floor(bad / Q.cols) + 1}: the scores of Q (${Q.rows}×${Q.cols}) and K (${K.rows}×${K.cols}) or the weighted sum of V (${V.rows}×${V.cols}) are beyond ±3.4e38; use smaller values`,
         );
       }
-      // Causal or not, every query sees at least key 0, so no row is ever fully masked.
-      return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows: [] };
+      // A row whose band is empty (a bottom-right query before the first key, a window past the
+      // last) is zeros, as the CPU kernels list it.
+      const fullyMaskedRows = [];
+      for (let i = 0; i < Q.rows; i++) {
+        const [begin, end] = band.range(i);
+        if (begin >= end) fullyMaskedRows.push(i);
+      }
+      return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows };
     } catch (error) {
       if (error instanceof AttnLabError) throw error;
       throw new AttnLabError('gpu-error', `${what} failed on the GPU (${describe(error)})`);
@@ -191,7 +218,7 @@ class GpuAttention {
   // Creates the call's buffers (into `buffers`), uploads, dispatches, copies the output to a
   // mappable buffer and starts mapping it, all inside error scopes: GPU errors are reported,
   // not thrown, and scopes pushed and popped with no await between them are this call's alone.
-  #submit(buffers, plan, { Q, K, V, causal, heads, scale, outBytes }) {
+  #submit(buffers, plan, { Q, K, V, causal, heads, kvHeads, scale, band, outBytes }) {
     const device = this.#device;
     const scopes = ['out-of-memory', 'validation', 'internal'];
     for (const filter of scopes) device.pushErrorScope(filter);
@@ -212,6 +239,9 @@ class GpuAttention {
       const values = new ArrayBuffer(PARAMS_BYTES);
       new Uint32Array(values, 0, 4).set([Q.rows, K.rows, heads, causal ? 1 : 0]);
       new Float32Array(values, 16, 1)[0] = scale ?? 1 / Math.sqrt(plan.headWidth);
+      new Uint32Array(values, 20, 1)[0] = kvGroup({ heads, kvHeads });
+      new Int32Array(values, 24, 1)[0] = band.offset;
+      new Uint32Array(values, 28, 2).set([band.left, band.right]);
       device.queue.writeBuffer(params, 0, values);
 
       const bindGroup = device.createBindGroup({

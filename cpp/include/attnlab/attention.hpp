@@ -18,8 +18,16 @@ struct AttentionOptions {
   // Query i may not attend to a key after its position (key_band.hpp).
   bool causal = false;
   // Where the queries sit among the keys, for the causal rule and the window: query i at key i
-  // (top-left), or at key i + n_k − n_q (bottom-right, the last queries of a sequence).
-  CausalAlignment causal_alignment = CausalAlignment::top_left;
+  // (top-left), or at key i + n_k − n_q (bottom-right, the last queries of a sequence). Unset:
+  // top-left (PyTorch's is_causal), or bottom-right with a past cache, whose new queries follow
+  // the cached keys (ONNX's Attention with past_key): see alignment().
+  std::optional<CausalAlignment> causal_alignment;
+  // A past KV cache (ONNX's past_key/past_value): rows of earlier tokens' keys and values that
+  // K's and V's rows are appended to, so the keys are [past_key; K] and the values
+  // [past_value; V]. Same columns as K and V (a trace's: one slice per K/V head); n_past rows
+  // each; both or neither. The new rows sit at positions n_past, n_past + 1, … The mask, key
+  // padding and bias then have a column per key of the whole (n_past + n_k) sequence.
+  std::optional<Matrix> past_key, past_value;
   // Empty, or one flag per key: true marks a padding key that no query attends to.
   std::vector<bool> key_padding;
   // Optional (n_q, n_k) matrix: nonzero where query i may attend to key j.
@@ -49,6 +57,13 @@ struct AttentionOptions {
   }
   // Whether some bias entry is −∞.
   bool bias_blocks() const;
+  // causal_alignment, or its default: bottom-right with a past cache, else top-left.
+  CausalAlignment alignment() const {
+    return causal_alignment.value_or(past_key ? CausalAlignment::bottom_right
+                                              : CausalAlignment::top_left);
+  }
+  // The rows of the past cache: 0 without one.
+  std::size_t past_rows() const { return past_key ? past_key->rows : 0; }
 };
 
 // Why a cell (query i, key j) may not be attended to: a bit per rule, 0 = allowed.
@@ -60,8 +75,8 @@ inline constexpr std::uint8_t window = 8;       // key j is outside query i's wi
 inline constexpr std::uint8_t bias = 16;        // the bias is −∞ there
 }  // namespace mask_rule
 
-// The mask_rule bits that block (query, key) of n_q queries over n_k keys under these options;
-// 0 when it may attend.
+// The mask_rule bits that block (query, key) of n_q queries over n_k keys (the past cache's
+// rows included) under these options; 0 when it may attend.
 std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
                         std::size_t query, std::size_t key);
 
@@ -81,7 +96,8 @@ struct AttentionResult {
   const Matrix& weights() const { return softmax.weights; }
 };
 
-// q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v). Errors name the offending inputs.
+// q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v). Errors name the offending inputs. With a past
+// cache, the scores, weights and logits have n_past + n_k columns.
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                   const AttentionOptions& options = {});
 

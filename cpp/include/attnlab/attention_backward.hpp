@@ -19,7 +19,8 @@ struct AttentionGradients {
 
 // q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v), d_out = ∂L/∂O: (n_q, d_v). The inputs, options
 // and limits are attention()'s; d_out must match the output's shape and be finite. A fully
-// masked row (output defined as zero) gets zero gradient; masked cells pass none.
+// masked row (output defined as zero) gets zero gradient; masked cells pass none. With a past
+// cache, dK and dV are the whole sequence's, (n_past + n_k) rows: the cache's rows first.
 Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, const Matrix& v,
                                               const Matrix& d_out,
                                               const AttentionOptions& options = {});

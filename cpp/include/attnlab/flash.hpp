@@ -26,13 +26,25 @@ struct FlashOptions {
   int kv_heads = 0;
   std::size_t batch = 1;    // rows of Q (and of K, V) split into equal sequences
   std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
+  // The score rules beyond the band, as attention() and the trace apply them, the same for every
+  // head and sequence: padding keys (empty, or one flag per key of a sequence), Gemma 2's softcap
+  // on the scaled scores, an additive bias (n_q, n_k) whose −∞ entries block, and ALiBi's
+  // −m_h·|p − j| for query head h at key position p (the band's, key_band.hpp). The kernels
+  // apply them to each tile of scores in one pass.
+  std::vector<bool> key_padding;
+  std::optional<float> softcap;
+  std::optional<Matrix> bias;
+  bool alibi = false;
+
+  bool has_score_rules() const { return !key_padding.empty() || softcap || bias || alibi; }
 };
 
 struct FlashResult {
   Matrix output;  // (batch·n_q, heads·d_v)
   // The rows of Q whose query sees no key under the causal rule and the window (a bottom-right
-  // query before the first key, or a window past the last): their output is zeros. Any other
-  // row left with no weight is an overflow error.
+  // query before the first key, or a window past the last), or whose every key is padding or
+  // blocked by the bias: their output is zeros. Any other row left with no weight is an
+  // overflow error.
   std::vector<std::size_t> fully_masked_rows;
 };
 
@@ -49,7 +61,8 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 // Exact attention weights A(i, j) of one head for the chosen query rows and key columns (at
 // most limits::sampled_rows and sampled_cols), each row normalised over all its keys as
 // softmax does, without forming the whole (n_q, n_k) matrix: a window onto the weights of a
-// long sequence. Returns (rows.size(), cols.size()); masked entries are 0.
+// long sequence. Returns (rows.size(), cols.size()); masked entries are 0. The causal rule and
+// the window only: options with score rules (has_score_rules()) are refused.
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,

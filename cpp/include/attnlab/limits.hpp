@@ -89,6 +89,8 @@ inline constexpr std::size_t global_tokens = 64;
 // decode() (variants.hpp) keeps each position's cached K and V rows for display: their count
 // grows with the square of the tokens.
 inline constexpr std::size_t decode_tokens = 64;
+// decode() from a past cache: its rows plus the new tokens, each step keeping all of them.
+inline constexpr std::size_t decode_keys = 128;
 
 // kv_cache_bytes (variants.hpp): real configurations are far inside these, and their product
 // (2 · layers · KV heads · head width · bytes) fits a 32-bit size_t.

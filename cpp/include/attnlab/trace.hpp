@@ -135,6 +135,9 @@ struct Operand {
   std::optional<int> head;  // the head it belongs to, when there is more than one head
   std::optional<std::size_t> step;  // index into Trace::steps when it is that step's values
   std::optional<Matrix> values;     // otherwise its own values
+  // K and V with a past cache (AttentionOptions::past_key): their first past_rows rows are the
+  // cache's, the rest the new tokens'.
+  std::optional<std::size_t> past_rows;
 };
 
 // Softmax steps: the parts a learner sees (row max, exp(logit − max), row sum).

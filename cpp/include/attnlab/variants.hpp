@@ -28,8 +28,9 @@ Matrix rotate_pairs(const Matrix& m, const Matrix& angles);
 // two; other H use the same formula here).
 float alibi_slope(int head, int heads);
 
-// bias: (n_q, n_k), bias(i, j) = −slope · |i − j|.
-Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k);
+// bias: (n_q, n_k), bias(i, j) = −slope · |first_query + i − j|: query i at key position
+// first_query + i (after a past cache of first_query rows).
+Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::size_t first_query = 0);
 
 // Dropout's keep mask for one head: (n_q, n_k), 1 where the weight is kept (probability
 // 1 − rate). Cell (i, j) comes from splitmix64 (random.hpp) of the seed, the head and (i, j)
@@ -41,7 +42,8 @@ BoolMatrix dropout_keep(std::uint32_t seed, int head, std::size_t n_q, std::size
 // One head at one position t: only the new rows are computed; the cache grows by one row.
 struct DecodeHead {
   Matrix q, k, v;       // the new rows: (1, d_k), (1, d_k), (1, d_v), rotated under RoPE
-  Matrix keys, values;  // the cache after adding them: (t+1, d_k), (t+1, d_v) (its K/V group's)
+  Matrix keys, values;  // the cache after adding them: (t+1, d_k), (t+1, d_v) (its K/V group's;
+                        // a given past cache's rows first)
   // (1, t+1): the logits the softmax takes: q·Kᵀ · scale / temperature, plus the ALiBi bias,
   // −∞ where a rule (window, mask, padding) blocks the key.
   Matrix scores;
@@ -50,7 +52,7 @@ struct DecodeHead {
 };
 
 struct DecodeStep {
-  std::size_t position = 0;
+  std::size_t position = 0;  // t: n_past + the token's row
   std::vector<DecodeHead> heads;
   Matrix output;  // (1, d_out): the heads side by side, times W_O when given
 };
@@ -63,7 +65,10 @@ struct DecodeTrace {
 // Causal self-attention computed token by token, as in generation: the same input as
 // trace() (heads, kv_heads, rope, alibi, window and the other options; causal is implied).
 // Refuses a context (cross-attention has no growing cache of its own) and dropout (generation
-// runs without it). Errors: trace()'s, and too_large beyond limits::decode_tokens.
+// runs without it). With a past cache (options.past_key, past_value), it continues from it:
+// the input's tokens are the next ones, at positions n_past, n_past + 1, …, each the last of
+// the keys (bottom-right; an explicit top-left alignment is refused). Errors: trace()'s,
+// too_large beyond limits::decode_tokens new tokens or limits::decode_keys keys in all.
 Result<DecodeTrace> decode(const TraceInput& input);
 
 // The KV cache of one token: K and V, every layer.

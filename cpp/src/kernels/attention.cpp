@@ -13,31 +13,34 @@ namespace attnlab {
 
 using validate::Problem;
 
-namespace {
-
-// The bias: (n_q, n_k), or (heads·n_q, n_k) one per head in a trace; no NaN or +∞ (−∞ blocks).
-Problem check_bias(const Matrix& q, const Matrix& k, const Matrix& bias, std::size_t heads) {
-  if (bias.cols != k.rows || (bias.rows != q.rows && bias.rows != heads * q.rows)) {
+Problem detail::check_key_cells(const std::vector<bool>& key_padding,
+                                const std::optional<Matrix>& bias, std::size_t n_q, std::size_t n_k,
+                                const Matrix& q, const Matrix& k, std::size_t heads) {
+  if (!key_padding.empty() && key_padding.size() != n_k)
+    return validate::formatted(ErrorCode::shape_mismatch,
+                               "key padding has %zu flags but K (%s) has %zu keys: give one flag "
+                               "per key",
+                               key_padding.size(), shape_string(k).c_str(), n_k);
+  if (!bias) return std::nullopt;
+  if (bias->cols != n_k || (bias->rows != n_q && bias->rows != heads * n_q)) {
     const std::string per_head =
-        heads > 1 ? " or, one per head, " + shape_string(heads * q.rows, k.rows) : "";
+        heads > 1 ? " or, one per head, " + shape_string(heads * n_q, n_k) : "";
     return validate::formatted(ErrorCode::shape_mismatch,
                                "bias (%s) must be %s%s: one row per query of Q (%s), one column "
                                "per key of K (%s)",
-                               shape_string(bias).c_str(), shape_string(q.rows, k.rows).c_str(),
+                               shape_string(*bias).c_str(), shape_string(n_q, n_k).c_str(),
                                per_head.c_str(), shape_string(q).c_str(), shape_string(k).c_str());
   }
-  for (std::size_t i = 0; i < bias.data.size(); ++i)
-    if (std::isnan(bias.data[i]) || bias.data[i] == std::numeric_limits<float>::infinity())
+  for (std::size_t i = 0; i < bias->data.size(); ++i)
+    if (std::isnan(bias->data[i]) || bias->data[i] == std::numeric_limits<float>::infinity())
       return validate::formatted(ErrorCode::non_finite,
                                  "bias (%s) is %s at row %zu, column %zu: a bias entry is a "
                                  "finite number, or -Infinity to block the key",
-                                 shape_string(bias).c_str(),
-                                 validate::number_text(bias.data[i]).c_str(), i / bias.cols + 1,
-                                 i % bias.cols + 1);
+                                 shape_string(*bias).c_str(),
+                                 validate::number_text(bias->data[i]).c_str(), i / bias->cols + 1,
+                                 i % bias->cols + 1);
   return std::nullopt;
 }
-
-}  // namespace
 
 bool AttentionOptions::bias_blocks() const {
   return bias && std::any_of(bias->data.begin(), bias->data.end(),
@@ -46,20 +49,18 @@ bool AttentionOptions::bias_blocks() const {
 
 Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
                                         const AttentionOptions& options, std::size_t heads) {
-  if (options.bias)
-    if (auto p = check_bias(q, k, *options.bias, heads)) return p;
+  if (auto p =
+          detail::check_key_cells(options.key_padding, options.bias, q.rows, k.rows, q, k, heads))
+    return p;
   if (options.softcap)
     if (auto p = validate::positive_finite("softcap", *options.softcap)) return p;
-  if (!options.key_padding.empty() && options.key_padding.size() != k.rows)
-    return Error{ErrorCode::shape_mismatch,
-                 "key padding has " + std::to_string(options.key_padding.size()) +
-                     " flags but K (" + shape_string(k) + ") has " + std::to_string(k.rows) +
-                     " keys: give one flag per key"};
   if (options.mask && (options.mask->rows != q.rows || options.mask->cols != k.rows))
-    return Error{ErrorCode::shape_mismatch,
-                 "mask (" + shape_string(*options.mask) + ") must be " +
-                     shape_string(q.rows, k.rows) + ": one row per query of Q (" + shape_string(q) +
-                     "), one column per key of K (" + shape_string(k) + ")"};
+    return validate::formatted(ErrorCode::shape_mismatch,
+                               "mask (%s) must be %s: one row per query of Q (%s), one column per "
+                               "key of K (%s)",
+                               shape_string(*options.mask).c_str(),
+                               shape_string(q.rows, k.rows).c_str(), shape_string(q).c_str(),
+                               shape_string(k).c_str());
   if (options.scale)
     if (auto p = validate::positive_finite("scale", *options.scale)) return p;
   if (auto p = validate::positive_finite("temperature", options.temperature)) return p;
@@ -74,6 +75,37 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
                    "global token " + std::to_string(g) + " is not a position: there are " +
                        std::to_string(positions) + " (0 to " + std::to_string(positions - 1) + ")"};
   return std::nullopt;
+}
+
+Problem detail::check_past(const AttentionOptions& options, const char* k_name, std::size_t k_rows,
+                           std::size_t k_cols, const char* v_name, std::size_t v_cols,
+                           std::size_t max_keys) {
+  const auto &key = options.past_key, &value = options.past_value;
+  if (!key && !value) return std::nullopt;
+  if (!key || !value)
+    return Error{ErrorCode::invalid_argument, "pastKey and pastValue go together: give both"};
+  if (auto p = validate::not_empty("pastKey", *key)) return p;
+  if (key->cols != k_cols || value->cols != v_cols || key->rows != value->rows)
+    return validate::formatted(
+        ErrorCode::shape_mismatch,
+        "pastKey (%s) and pastValue (%s) must be %s and %s: earlier rows of %s and %s",
+        shape_string(*key).c_str(), shape_string(*value).c_str(),
+        shape_string(key->rows, k_cols).c_str(), shape_string(key->rows, v_cols).c_str(), k_name,
+        v_name);
+  if (key->rows + k_rows > max_keys)
+    return validate::formatted(ErrorCode::too_large,
+                               "pastKey's %zu rows and %zu new keys make %zu keys, over %zu",
+                               key->rows, k_rows, key->rows + k_rows, max_keys);
+  if (auto p = validate::finite("pastKey", *key)) return p;
+  return validate::finite("pastValue", *value);
+}
+
+Matrix detail::appended(const std::optional<Matrix>& past, const Matrix& m) {
+  if (!past) return m;
+  Matrix out = *past;
+  out.rows += m.rows;
+  out.data.insert(out.data.end(), m.data.begin(), m.data.end());
+  return out;
 }
 
 namespace {
@@ -91,7 +123,7 @@ Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
 
 std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
                         std::size_t query, std::size_t key) {
-  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
+  const KeyBand band(options.causal, options.alignment(), options.window, n_q, n_k);
   std::uint8_t rules = 0;
   if (band.causal_blocks(query, key)) rules |= mask_rule::causal;
   if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
@@ -108,12 +140,20 @@ std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::s
 
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                   const AttentionOptions& options) {
-  return detail::attention(q, k, v, options, nullptr);
+  // Q, K and V within the limits before the cache is checked against them.
+  if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
+                                          limits::attention_features, "attention"))
+    return *p;
+  if (auto p =
+          detail::check_past(options, "K", k.rows, k.cols, "V", v.cols, limits::attention_tokens))
+    return *p;
+  return detail::attention(q, detail::appended(options.past_key, k),
+                           detail::appended(options.past_value, v), options, nullptr);
 }
 
 Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                           const AttentionOptions& options, const Matrix* alibi) {
-  if (auto p = check_inputs(q, k, v, options)) return *p;
+  if (auto p = check_inputs(q, k, v, options)) return *p;  // k and v: the cache's rows included
 
   AttentionResult r;
   r.scores = kernels::matmul_transposed(q, k);  // scores: (n_q, n_k)

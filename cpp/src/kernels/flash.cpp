@@ -4,67 +4,48 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <string_view>
 #include <tuple>
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/tiling.hpp"
+#include "attnlab/variants.hpp"
+#include "base/detail.hpp"
 #include "base/parallel.hpp"
 #include "base/validate.hpp"
 #include "kernels/simd_kernels.hpp"
+#include "kernels/workspace.hpp"
 
 namespace attnlab {
+
+void simd::apply_score_rules(const HeadTask& p, float* s, std::size_t keys, std::size_t rows,
+                             std::size_t key_stride, std::size_t row_stride, std::size_t first,
+                             std::size_t j0) {
+  const FlashOptions& o = *p.rules;
+  for (std::size_t j = 0; j < keys; ++j) {
+    const std::size_t key = j0 + j;
+    const bool padding = !o.key_padding.empty() && o.key_padding[key];
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = first + r;
+      float& x = s[j * key_stride + r * row_stride];
+      x *= p.scale;
+      if (o.softcap) x = *o.softcap * std::tanh(x / *o.softcap);
+      x -= p.slope * static_cast<float>(std::abs(p.band.position(i) - std::int64_t(key)));
+      if (o.bias) x += (*o.bias)(i, key);  // −∞ blocks
+      if (padding) x = minus_infinity;
+    }
+  }
+}
+
 namespace {
 
 using simd::HeadTask;
 using simd::minus_infinity;
 using simd::round_up;
+using simd::Workspace;
 
 bool finite(float x) { return std::isfinite(x); }
-
-// The floats a call needs besides its output, in one allocation: K and V of each head task
-// gathered (see gather()), then each worker's buffers (simd::BlockBuffers). Natively the
-// calling thread keeps it between calls, up to kept_floats, so repeated calls allocate (and
-// fault in) nothing; a larger call gives it back when done. Wasm keeps nothing: its freed
-// memory stays in the heap, cheap to reuse, and a call gives back all it took.
-class Workspace {
- public:
-#ifdef __EMSCRIPTEN__
-  static constexpr std::size_t kept_floats = 0;
-#else
-  static constexpr std::size_t kept_floats = std::size_t{8} << 20;  // 32 MiB
-#endif
-
-  explicit Workspace(std::size_t floats) : arena_(thread_arena()) {
-    if (arena_.size < floats)
-      arena_ = {std::unique_ptr<float[]>(new float[floats]), floats};  // not zero-filled
-  }
-  ~Workspace() {
-    if (arena_.size > kept_floats) arena_ = {};
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-
-  float* take(std::size_t floats) {
-    float* part = arena_.floats.get() + used_;
-    used_ += floats;
-    return part;
-  }
-
- private:
-  struct Arena {
-    std::unique_ptr<float[]> floats;
-    std::size_t size = 0;
-  };
-  static Arena& thread_arena() {
-    thread_local Arena arena;
-    return arena;
-  }
-  Arena& arena_;
-  std::size_t used_ = 0;
-};
 
 // Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
 std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
@@ -127,10 +108,13 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   const KeyBand band(o.causal, o.causal_alignment, o.window, n_q, n_k);
   std::vector<HeadTask> list;
   for (std::size_t b = 0; b < o.batch; ++b)
-    for (std::size_t h = 0; h < heads; ++h)
+    for (std::size_t h = 0; h < heads; ++h) {
       list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d,
                               v.row(b * n_k) + h / group * d_v, out.row(b * n_q) + h * d_v, b * n_q,
                               q.cols, k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, band});
+      if (o.has_score_rules()) list.back().rules = &o;
+      if (o.alibi) list.back().slope = alibi_slope(static_cast<int>(h), o.heads);
+    }
   return list;
 }
 
@@ -140,13 +124,16 @@ std::size_t output_cols(const Matrix& v, const FlashOptions& o) {
   return v.cols / (heads / group_size(o)) * heads;
 }
 
-// The rows of Q (batch·n_q) whose query sees no key: FlashResult::fully_masked_rows.
-std::vector<std::size_t> rows_without_keys(const HeadTask& task, std::size_t batch) {
-  std::vector<std::size_t> rows;
-  for (std::size_t b = 0; b < batch; ++b)
-    for (std::size_t i = 0; i < task.n_q; ++i)
-      if (task.band.range(i).empty()) rows.push_back(b * task.n_q + i);
-  return rows;
+// Whether query i of a sequence sees no key: none in its band, or each padding or blocked by
+// the bias.
+bool sees_no_key(const HeadTask& task, std::size_t i) {
+  const KeyRange seen = task.band.range(i);
+  const FlashOptions* o = task.rules;
+  for (std::size_t j = seen.begin; j < seen.end; ++j)
+    if (!o || ((o->key_padding.empty() || !o->key_padding[j]) &&
+               (!o->bias || (*o->bias)(i, j) != minus_infinity)))
+      return false;
+  return true;
 }
 
 // Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
@@ -176,7 +163,14 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
 // silently left out.
 std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
                               const Matrix& v, const Matrix& out,
-                              const std::vector<std::uint8_t>& no_weight) {
+                              std::vector<std::uint8_t>& no_weight, const HeadTask& task,
+                              std::vector<std::size_t>& fully_masked_rows) {
+  // The rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
+  for (std::size_t row = 0; row < q.rows; ++row)
+    if (sees_no_key(task, row % task.n_q)) {
+      fully_masked_rows.push_back(row);
+      for (std::size_t h = row; h < no_weight.size(); h += q.rows) no_weight[h] = 0;
+    }
   std::optional<std::size_t> row;
   for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
     if (no_weight[i]) row = i % q.rows;
@@ -265,6 +259,11 @@ std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix&
                                o.batch, shape(q).c_str(), shape(k).c_str());
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
+  const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
+  // Per sequence: the same padding and bias for each.
+  if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k)) return e;
+  if (o.softcap)
+    if (auto e = validate::positive_finite("softcap", *o.softcap)) return e;
   return validate::finite_qkv(q, k, v);
 }
 
@@ -292,18 +291,23 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
   const std::size_t workers = std::min(threads, list.size() * blocks);
-  std::size_t floats = workers * block_floats(plan, list.front().d_v, kernels);
-  for (const HeadTask& task : list) floats += gathered_floats(task, kernels.group);
-  Workspace workspace(floats);
+  // The query heads of one K/V head are consecutive tasks: their K and V are gathered once.
+  const std::size_t group = group_size(options), shared = list.size() / group;
+  const std::size_t per_kv = gathered_floats(list.front(), kernels.group);
+  Workspace workspace(workers * block_floats(plan, list.front().d_v, kernels) + shared * per_kv);
   std::vector<float*> gathered;
-  for (const HeadTask& task : list)
-    gathered.push_back(workspace.take(gathered_floats(task, kernels.group)));
+  for (std::size_t s = 0; s < shared; ++s) gathered.push_back(workspace.take(per_kv));
   std::vector<simd::BlockBuffers> buffers;
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
-  parallel_for(list.size(), threads, [&](std::size_t item, std::size_t) {
-    bound_scores(list[item], kernels);
-    gather(list[item], kernels.group, gathered[item]);
+  parallel_for(shared, threads, [&](std::size_t item, std::size_t) {
+    HeadTask source = list[item * group];
+    gather(source, kernels.group, gathered[item]);
+    for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
+      bound_scores(list[t], kernels);
+      std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =
+          std::tuple(source.k, source.ld_k, source.v, source.ld_v);
+    }
   });
   // Items run causal-heavy blocks (the last query blocks) first for better balance.
   parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
@@ -312,8 +316,9 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
     kernels.query_block(list[task], plan, block * plan.query_rows, buffers[worker],
                         no_weight.data() + task % heads * q.rows);
   });
-  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight)) return *e;
-  result.fully_masked_rows = rows_without_keys(list.front(), options.batch);
+  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight, list.front(),
+                        result.fully_masked_rows))
+    return *e;
   return result;
 }
 
@@ -322,6 +327,9 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options) {
   if (auto e = check_flash(q, k, k, options, "K")) return *e;
+  if (options.has_score_rules())
+    return Error{ErrorCode::invalid_argument,
+                 "sampled weights take no key padding, softcap, bias or ALiBi"};
   if (options.batch != 1)
     return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
   if (head < 0 || head >= options.heads)
@@ -393,6 +401,14 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
       const KeyRange seen = p.band.range(i);
       if (!std::all_of(scores.row(i) + seen.begin, scores.row(i) + seen.end, finite))
         no_weight[item % heads * q.rows + p.first_row + i] = 1;  // see overflow()
+    }
+    if (p.rules) {  // on the scaled scores
+      HeadTask scaled = p;
+      scaled.scale = 1.0f;
+      simd::apply_score_rules(scaled, scores.data.data(), p.n_k, p.n_q, 1, p.n_k, 0, 0);
+    }
+    for (std::size_t i = 0; i < p.n_q; ++i) {
+      const KeyRange seen = p.band.range(i);
       std::fill(scores.row(i), scores.row(i) + seen.begin, minus_infinity);
       std::fill(scores.row(i) + seen.end, scores.row(i) + p.n_k, minus_infinity);
     }
@@ -404,8 +420,9 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
         no_weight[item % heads * q.rows + p.first_row + i] = 1;
     }
   });
-  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight)) return *e;
-  result.fully_masked_rows = rows_without_keys(list.front(), options.batch);
+  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight, list.front(),
+                        result.fully_masked_rows))
+    return *e;
   return result;
 }
 

@@ -183,7 +183,7 @@ struct FlashBlock {
       // (a larger shift than needed only where a key really dominates) or copies of the last
       // key, but outside some rows' bands when a rule limits them, hence their place in the test.
       const std::size_t last_read = std::min(j0 + round_up(keys, group), p.n_k) - 1;
-      const bool whole = j0 >= last_keys.begin && last_read < first_keys.end;
+      const bool whole = !p.rules && j0 >= last_keys.begin && last_read < first_keys.end;
       if (whole) std::fill_n(w.block_max, padded, minus_infinity);
       scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,
              whole ? w.block_max : nullptr);
@@ -192,8 +192,11 @@ struct FlashBlock {
       // below.
       if (no_weight && p.may_overflow)
         flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
+      // Score rules beyond the band turn the scores into logits, scale included.
+      if (p.rules) apply_score_rules(p, w.st, keys, rows, padded, 1, first, j0);
       if (!whole) mask_and_max(w.st, keys, rows, padded, p.band, first, j0, w.block_max);
-      softmax(w.st, keys, padded, p.scale, p.fused_scale, w.block_max, w.m, w.l, w.correction);
+      softmax(w.st, keys, padded, p.rules ? 1.0f : p.scale, p.fused_scale && !p.rules, w.block_max,
+              w.m, w.l, w.correction);
       aggregate(w.st, p.v + j0 * p.ld_v, w.correction, w.ot, keys, padded, p.ld_v);
     }
 

@@ -13,6 +13,10 @@
 #include "attnlab/key_band.hpp"
 #include "attnlab/tiling.hpp"
 
+namespace attnlab {
+struct FlashOptions;
+}
+
 namespace attnlab::simd {
 
 inline constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
@@ -33,7 +37,17 @@ struct HeadTask {
   KeyBand band;              // the keys each query sees (causal rule, window)
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
   bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
+  // The score rules beyond the band (FlashOptions::has_score_rules), or null; ALiBi's slope m_h.
+  const FlashOptions* rules = nullptr;
+  float slope = 0.0f;
 };
+
+// The logits of a tile of task's scores s, in place: entry (key j0 + j, query first + r) at
+// s[j·key_stride + r·row_stride] scaled, soft-capped, plus ALiBi's and the given bias, -Infinity
+// for a padding key (flash.cpp). One plain pass for every architecture, none per template.
+void apply_score_rules(const HeadTask& task, float* s, std::size_t keys, std::size_t rows,
+                       std::size_t key_stride, std::size_t row_stride, std::size_t first,
+                       std::size_t j0);
 
 // A worker's buffers for one query block against one key block, in the transposed layout of
 // the flash micro-kernels (query rows along the lanes, see flash_block.hpp). `padded` is the

@@ -9,6 +9,7 @@
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/tiling.hpp"
+#include "base/detail.hpp"
 #include "base/validate.hpp"
 #include "kernels/simd_kernels.hpp"
 
@@ -54,10 +55,13 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
   if (!forward) return forward.error();
   if (auto p = check_d_out(q, v, d_out)) return *p;
   const Matrix& a = forward.value().weights();
+  // The keys and values the weights span: the past cache's rows, then K's and V's.
+  const Matrix keys = detail::appended(options.past_key, k);
+  const Matrix values = detail::appended(options.past_value, v);
 
   AttentionGradients g;
-  g.dv = kernels::matmul(transposed(a), d_out);      // Aᵀ·dO: (n_k, d_v)
-  Matrix ds = kernels::matmul_transposed(d_out, v);  // dA = dO·Vᵀ: (n_q, n_k)
+  g.dv = kernels::matmul(transposed(a), d_out);           // Aᵀ·dO: (n_k, d_v)
+  Matrix ds = kernels::matmul_transposed(d_out, values);  // dA = dO·Vᵀ: (n_q, n_k)
   // Per row, the softmax Jacobian diag(a) − aaᵀ: dS = A ⊙ (dA − rowsum(dA ⊙ A)). Masked cells
   // and fully masked rows have A = 0, so they get dS = 0.
   for (std::size_t i = 0; i < ds.rows; ++i) {
@@ -76,7 +80,7 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
   }
   // The scaled scores are scores · f, with f = scale / temperature.
   kernels::scale(ds, forward.value().factor);
-  g.dq = kernels::matmul(ds, k);              // dS·K: (n_q, d_k)
+  g.dq = kernels::matmul(ds, keys);           // dS·K: (n_q, d_k)
   g.dk = kernels::matmul(transposed(ds), q);  // dSᵀ·Q: (n_k, d_k)
 
   if (auto p = overflowed(g)) return *p;
@@ -90,6 +94,10 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
     return Error{ErrorCode::invalid_argument,
                  "the flash backward pass does not take kvHeads (grouped-query attention) yet: "
                  "give every query head its own K and V"};
+  if (options.has_score_rules())
+    return Error{ErrorCode::invalid_argument,
+                 "the flash backward pass takes the causal rule and the window only, not key "
+                 "padding, softcap, a bias or ALiBi yet"};
   // The forward checks the inputs and options, and gives O: (batch·n_q, heads·d_v).
   auto forward = flash_attention(q, k, v, options);
   if (!forward) return forward.error();

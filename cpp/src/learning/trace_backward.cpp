@@ -182,9 +182,11 @@ void add_projection_gradients(Trace& t, const Projections& p, std::size_t heads,
 
 // The variant the backward steps do not differentiate, or null: they follow multi-head
 // attention with its masks (a sliding window included), not RoPE's rotation, soft-capping, a
-// bias (ALiBi's or a given one), dropout, K and V shared across heads, or keys from a context.
+// bias (ALiBi's or a given one), dropout, K and V shared across heads, keys from a context, or
+// a past cache.
 const char* unfollowed_variant(const TraceInput& input) {
   if (input.rope) return "RoPE (rope)";
+  if (input.options.past_key || input.options.past_value) return "a past cache (pastKey)";
   if (input.alibi) return "ALiBi (alibi)";
   if (input.options.softcap) return "soft-capping (softcap)";
   if (input.options.bias) return "a bias (bias)";

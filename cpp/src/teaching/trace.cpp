@@ -110,13 +110,14 @@ Problem check_scores(const TraceInput& input) {
           return std::pair{s.q.rows, s.k.rows};
       },
       input.source);
-  const std::uint64_t scores = std::uint64_t{n_q} * n_k * static_cast<std::uint64_t>(input.heads);
+  const std::uint64_t scores = std::uint64_t{n_q} * (n_k + input.options.past_rows()) *
+                               static_cast<std::uint64_t>(input.heads);
   if (scores <= limits::trace_scores) return std::nullopt;
   return validate::formatted(ErrorCode::too_large,
                              "the trace would keep %llu scores (%zu queries x %zu keys x %d "
                              "heads), more than the %zu allowed: use fewer tokens or heads",
-                             static_cast<unsigned long long>(scores), n_q, n_k, input.heads,
-                             limits::trace_scores);
+                             static_cast<unsigned long long>(scores), n_q,
+                             n_k + input.options.past_rows(), input.heads, limits::trace_scores);
 }
 
 // W_O's rows against the concatenated heads: heads · d_v columns, d_v a slice of values.
@@ -133,11 +134,29 @@ Problem check_output_projection(const TraceInput& input, std::string_view values
                              shape_string(values).c_str(), input.w_o->rows, concat);
 }
 
+// The past cache against the new keys: what the trace knows of it (check_past); the new
+// tokens' positions (RoPE, the sinusoidal encoding) are not placed after the cache yet, and a
+// context is a fixed set of keys, not a sequence the cache continues.
+Problem check_cache(const TraceInput& input) {
+  const AttentionOptions& o = input.options;
+  if (!o.past_key && !o.past_value) return std::nullopt;
+  const auto* p = std::get_if<Projections>(&input.source);
+  if (input.rope || input.positional != PositionalEncoding::none || (p && p->context))
+    return Error{ErrorCode::invalid_argument,
+                 "pastKey: not with RoPE, a positional encoding or a context yet"};
+  if (p)
+    return detail::check_past(o, "W_K", p->x.rows, p->w_k.cols, "W_V", p->w_v.cols,
+                              limits::trace_tokens);
+  const auto& d = std::get<DirectQKV>(input.source);
+  return detail::check_past(o, "K", d.k.rows, d.k.cols, "V", d.v.cols, limits::trace_tokens);
+}
+
 // Q, K and V, each as the trace's operands name it: a step's result (index) or an input.
 struct Source {
   const Matrix* values;
-  std::string name;                 // "project-q" or "Q"
-  std::optional<std::size_t> step;  // the projection step, when there is one
+  std::string name;                           // "project-q" or "Q"
+  std::optional<std::size_t> step;            // the projection step, when there is one
+  std::optional<std::size_t> past_rows = {};  // K and V with a past cache
 };
 
 // Head h's columns of a source: the whole step by reference when there is a single head.
@@ -145,8 +164,10 @@ Operand head_slice(const Trace& t, const Source& source, const char* symbol,
                    std::optional<int> head, std::size_t heads, std::size_t first,
                    std::size_t width) {
   if (heads == 1 && source.step) return step_result(t, *source.step, symbol);
-  if (heads == 1) return own(source.name, symbol, head, *source.values);
-  return own(source.name, symbol, head, column_slice(*source.values, first, width));
+  Operand slice = own(source.name, symbol, head,
+                      heads == 1 ? *source.values : column_slice(*source.values, first, width));
+  slice.past_rows = source.past_rows;
+  return slice;
 }
 
 struct HeadSources {
@@ -329,6 +350,7 @@ validate::Problem detail::check_trace_input(const TraceInput& input) {
                                              &std::get<DirectQKV>(input.source).v};
   if (auto e = check_output_projection(input, projected ? "W_V" : "V", *v)) return e;
   if (auto e = check_variants(input, q->cols / static_cast<std::size_t>(input.heads))) return e;
+  if (auto e = check_cache(input)) return e;
   return check_scores(input);
 }
 
@@ -338,6 +360,8 @@ Result<Qkv> detail::qkv_of(Trace& t, const TraceInput& input) {
   for (const auto& [name, m] :
        {std::pair{"Q = X·W_Q", &qkv.q}, {"K = X·W_K", &qkv.k}, {"V = X·W_V", &qkv.v}})
     if (auto e = validate::finite(name, *m)) return *e;
+  qkv.k = detail::appended(input.options.past_key, qkv.k);  // the keys after the cache's
+  qkv.v = detail::appended(input.options.past_value, qkv.v);
   return qkv;
 }
 
@@ -351,9 +375,17 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
   const bool projected = std::holds_alternative<Projections>(input.source);
   const auto heads = static_cast<std::size_t>(input.heads);
   const std::size_t kv = detail::kv_heads_of(input);
+  // With a past cache, K and V are the cache's rows and then the projected or given ones.
+  const auto past =
+      input.options.past_key ? std::optional(input.options.past_rows()) : std::nullopt;
+  const auto kv_source = [&](const Matrix& m, const char* step_id, const char* name,
+                             std::optional<std::size_t> index) {
+    if (past) return Source{&m, name, std::nullopt, past};
+    return Source{&m, projected ? step_id : name, index};
+  };
   const HeadSources sources{{&qkv.q, projected ? step::project_q : "Q", qkv.q_step},
-                            {&qkv.k, projected ? step::project_k : "K", qkv.k_step},
-                            {&qkv.v, projected ? step::project_v : "V", qkv.v_step},
+                            kv_source(qkv.k, step::project_k, "K", qkv.k_step),
+                            kv_source(qkv.v, step::project_v, "V", qkv.v_step),
                             heads,
                             heads / kv,
                             qkv.q.cols / heads,

@@ -49,11 +49,13 @@ float alibi_slope(int head, int heads) {
   return static_cast<float>(std::exp2(-8.0 * (head + 1) / heads));
 }
 
-Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k) {
+Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::size_t first_query) {
   Matrix bias(n_q, n_k);
   for (std::size_t i = 0; i < n_q; ++i)
-    for (std::size_t j = 0; j < n_k; ++j)
-      bias(i, j) = -slope * static_cast<float>(i > j ? i - j : j - i);
+    for (std::size_t j = 0; j < n_k; ++j) {
+      const std::size_t p = first_query + i;
+      bias(i, j) = -slope * static_cast<float>(p > j ? p - j : j - p);
+    }
   return bias;
 }
 
@@ -130,7 +132,7 @@ Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv
   if (options.bias) options.bias = head_bias(*options.bias, h, in.q.rows);
   if (input.alibi) {
     v.slope = alibi_slope(static_cast<int>(h), input.heads);
-    v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows);
+    v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows, input.options.past_rows());
   }
   auto r = attention(in.q, in.k, in.v, options, input.alibi ? &v.bias : nullptr);
   if (!r) return r.error();
@@ -183,11 +185,16 @@ Problem check_decode(const TraceInput& input) {
           return s.q.rows;
       },
       input.source);
-  if (tokens > limits::decode_tokens)
+  const AttentionOptions& o = input.options;
+  if (tokens > limits::decode_tokens || tokens + o.past_rows() > limits::decode_keys)
     return validate::formatted(ErrorCode::too_large,
                                "decode() keeps the cache of every position for display: at most "
-                               "%zu tokens, got %zu",
-                               limits::decode_tokens, tokens);
+                               "%zu tokens and %zu keys with pastKey's rows, got %zu and %zu",
+                               limits::decode_tokens, limits::decode_keys, tokens,
+                               tokens + o.past_rows());
+  if (o.past_key && o.causal_alignment == CausalAlignment::top_left)
+    return Error{ErrorCode::invalid_argument,
+                 "causalAlignment: decode() continues after pastKey (bottom-right)"};
   if (input.dropout != 0.0f)
     return Error{ErrorCode::invalid_argument,
                  "decode() generates as at inference, without dropout: set dropout to 0, got " +
@@ -210,6 +217,7 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   const detail::Qkv& qkv = prepared.value();
   AttentionOptions options = input.options;
   options.causal = true;
+  options.causal_alignment = CausalAlignment::bottom_right;  // the same as top-left without a cache
   if (auto e = detail::check_attention_options(qkv.q, qkv.k, options,
                                                static_cast<std::size_t>(input.heads)))
     return *e;
@@ -221,10 +229,14 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     if (auto e = detail::rotation_overflowed(head[h])) return *e;
   }
 
-  const std::size_t n = qkv.q.rows, d_v = head[0].v.cols;
+  // n new tokens after n_past cached ones: token s is at position t = n_past + s, the last of
+  // its t + 1 keys.
+  const std::size_t n = qkv.q.rows, n_past = options.past_rows(), n_k = qkv.k.rows;
+  const std::size_t d_v = head[0].v.cols;
   DecodeTrace out;
   Matrix concat(1, heads * d_v);
-  for (std::size_t t = 0; t < n; ++t) {
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::size_t t = n_past + s;
     DecodeStep step{t, {}, {}};
     // The options of the one query at position t: which cached keys it may attend to (a bias,
     // perhaps one per head, blocks through each head's own row of it, below).
@@ -234,10 +246,10 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     row.softcap = options.softcap;
     row.mask = BoolMatrix(1, t + 1);
     for (std::size_t j = 0; j <= t; ++j)
-      (*row.mask)(0, j) = (blocked_by(options, n, n, t, j) & ~mask_rule::bias) == 0;
+      (*row.mask)(0, j) = (blocked_by(options, n, n_k, s, j) & ~mask_rule::bias) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
-      DecodeHead dh{rows_of(in.q, t, 1),
+      DecodeHead dh{rows_of(in.q, s, 1),
                     rows_of(in.k, t, 1),
                     rows_of(in.v, t, 1),
                     rows_of(in.k, 0, t + 1),
@@ -246,13 +258,10 @@ Result<DecodeTrace> decode(const TraceInput& input) {
                     {},
                     {}};
       std::optional<Matrix> bias;
-      if (input.alibi) {
-        bias = Matrix(1, t + 1);
-        const float slope = alibi_slope(static_cast<int>(h), input.heads);
-        for (std::size_t j = 0; j <= t; ++j) (*bias)(0, j) = -slope * static_cast<float>(t - j);
-      }
-      if (options.bias) {  // row t of the head's bias (one for all, or its own), t + 1 keys
-        const std::size_t from = options.bias->rows == n ? t : h * n + t;
+      if (input.alibi)
+        bias = alibi_bias(alibi_slope(static_cast<int>(h), input.heads), 1, t + 1, t);
+      if (options.bias) {  // row s of the head's bias (one for all, or its own), t + 1 keys
+        const std::size_t from = options.bias->rows == n ? s : h * n + s;
         row.bias = Matrix(1, t + 1);
         std::copy_n(options.bias->row(from), t + 1, row.bias->data.begin());
       }
@@ -269,8 +278,8 @@ Result<DecodeTrace> decode(const TraceInput& input) {
     out.steps.push_back(std::move(step));
   }
   out.output = Matrix(n, out.steps[0].output.cols);
-  for (std::size_t t = 0; t < n; ++t)
-    std::copy(out.steps[t].output.data.begin(), out.steps[t].output.data.end(), out.output.row(t));
+  for (std::size_t s = 0; s < n; ++s)
+    std::copy(out.steps[s].output.data.begin(), out.steps[s].output.data.end(), out.output.row(s));
   return out;
 }
 

@@ -1,0 +1,239 @@
+// The flash and naive kernels with every option a real model's attention sets: grouped K/V
+// heads, bottom-right causal, an asymmetric window, key padding, softcap, an additive bias
+// (−∞ blocking) and ALiBi, against a float64 reference written here from the frameworks'
+// definitions (ONNX Attention, PyTorch SDPA, Gemma 2, ALiBi), and against attention() and the
+// trace on the same inputs.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/flash.hpp"
+#include "attnlab/limits.hpp"
+#include "attnlab/trace.hpp"
+#include "test_support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::test;
+
+namespace {
+
+constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+
+// Row i of query head h in float64, as the frameworks define it: the query at key position
+// i (+ n_k − n_q bottom-right); a key is allowed when not after it (causal), inside the window,
+// not padding and not −∞ in the bias; the logit is c·tanh(q·k·scale / c) − m_h·|p − j| + bias.
+// Returns the output row, empty when no key is allowed.
+std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const FlashOptions& o, std::size_t h, std::size_t i) {
+  const auto heads = static_cast<std::size_t>(o.heads);
+  const std::size_t kv = o.kv_heads ? static_cast<std::size_t>(o.kv_heads) : heads;
+  const std::size_t g = h / (heads / kv), d = q.cols / heads, d_v = v.cols / kv;
+  const double p =
+      double(i) +
+      (o.causal_alignment == CausalAlignment::bottom_right ? double(k.rows) - double(q.rows) : 0.0);
+  const double scale = 1.0 / std::sqrt(double(d));
+  const double slope = o.alibi ? std::pow(2.0, -8.0 * double(h + 1) / double(heads)) : 0.0;
+  std::vector<double> logits(k.rows, minus_inf);
+  double top = minus_inf;
+  for (std::size_t j = 0; j < k.rows; ++j) {
+    const double dj = double(j);
+    if (o.causal && dj > p) continue;
+    if (o.window.left != Window::unbounded && dj < p - double(o.window.left)) continue;
+    if (o.window.right != Window::unbounded && dj > p + double(o.window.right)) continue;
+    if (!o.key_padding.empty() && o.key_padding[j]) continue;
+    const double b = o.bias ? double((*o.bias)(i, j)) : 0.0;
+    if (b == minus_inf) continue;
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) s += double(q(i, h * d + c)) * double(k(j, g * d + c));
+    s *= scale;
+    if (o.softcap) s = double(*o.softcap) * std::tanh(s / double(*o.softcap));
+    logits[j] = s - slope * std::abs(p - dj) + b;
+    top = std::max(top, logits[j]);
+  }
+  if (top == minus_inf) return {};
+  double sum = 0.0;
+  for (double& x : logits) sum += (x = std::exp(x - top));
+  std::vector<double> out(d_v, 0.0);
+  for (std::size_t j = 0; j < k.rows; ++j)
+    for (std::size_t c = 0; c < d_v; ++c) out[c] += logits[j] / sum * double(v(j, g * d_v + c));
+  return out;
+}
+
+// The largest difference from the reference over the chosen rows and every head; a row the
+// reference leaves without keys must be zeros and listed as fully masked.
+double worst_error(const FlashResult& r, const Matrix& q, const Matrix& k, const Matrix& v,
+                   const FlashOptions& o, const std::vector<std::size_t>& rows) {
+  const auto heads = static_cast<std::size_t>(o.heads);
+  const std::size_t d_v = r.output.cols / heads;
+  double worst = 0.0;
+  for (std::size_t i : rows)
+    for (std::size_t h = 0; h < heads; ++h) {
+      const std::vector<double> want = reference_row(q, k, v, o, h, i);
+      const bool listed = std::find(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), i) !=
+                          r.fully_masked_rows.end();
+      CHECK(listed == want.empty());
+      for (std::size_t c = 0; c < d_v; ++c)
+        worst = std::max(
+            worst, std::abs(double(r.output(i, h * d_v + c)) - (want.empty() ? 0.0 : want[c])));
+    }
+  return worst;
+}
+
+// Every option at once: 4 query heads over 2 K/V heads, causal bottom-right with 64 more keys
+// than queries, a window of 300 keys behind and 2 ahead, about one key in 9 padding, softcap 4,
+// ALiBi, and a bias with −∞ cells, row 5 blocked whole.
+struct Problem {
+  Matrix q, k, v;
+  FlashOptions o;
+};
+
+Problem every_option(std::size_t n_q, std::uint32_t seed) {
+  const std::size_t n_k = n_q + 64, d = 16;
+  Problem p{random_matrix(n_q, 4 * d, seed),
+            random_matrix(n_k, 2 * d, seed + 1),
+            random_matrix(n_k, 2 * 8, seed + 2),
+            {}};
+  for (float& x : p.q.data) x *= 2.0f;  // scores a cap of 4 bends
+  p.o.heads = 4;
+  p.o.kv_heads = 2;
+  p.o.causal = true;
+  p.o.causal_alignment = CausalAlignment::bottom_right;
+  p.o.window = Window(300, 2);
+  std::mt19937 engine(seed + 3);
+  p.o.key_padding.resize(n_k);
+  for (std::size_t j = 0; j < n_k; ++j) p.o.key_padding[j] = engine() % 9 == 0;
+  p.o.softcap = 4.0f;
+  p.o.alibi = true;
+  p.o.bias = random_matrix(n_q, n_k, seed + 4, 0.5f);
+  for (std::size_t i = 0; i < n_q; ++i) (*p.o.bias)(i, (i * 7919) % n_k) = -INFINITY;
+  for (std::size_t j = 0; j < n_k; ++j) (*p.o.bias)(5, j) = -INFINITY;
+  return p;
+}
+
+// Every 37th row, and the first and last few.
+std::vector<std::size_t> sample_rows(std::size_t n) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i % 37 == 0 || i < 8 || i + 4 >= n) rows.push_back(i);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "flash with kvHeads, bottom-right causal, a window, padding, softcap, ALiBi and a bias "
+    "matches float64 at n = 4,096",
+    "[flash-options]") {
+  // Wasm's work limits (limits.hpp) stop the flash kernel at 2^24 scores per call.
+  const std::size_t n = limits::bounded_work ? 1024 : 4096;
+  const Problem p = every_option(n, 41);
+  const FlashResult r = flash_attention(p.q, p.k, p.v, p.o).value();
+  CHECK(worst_error(r, p.q, p.k, p.v, p.o, sample_rows(n)) <= 1e-5);
+  REQUIRE(!r.fully_masked_rows.empty());
+  CHECK(r.fully_masked_rows.front() == 5);
+  for (float x : std::vector<float>(r.output.row(5), r.output.row(5) + r.output.cols))
+    CHECK(x == 0.0f);
+  FlashOptions threads = p.o;
+  threads.threads = 3;
+  CHECK(max_abs_diff(flash_attention(p.q, p.k, p.v, threads).value().output, r.output) == 0.0);
+}
+
+TEST_CASE("flash, naive, attention() and the trace agree on every option", "[flash-options]") {
+  const Problem p = every_option(200, 51);
+  const FlashResult flash = flash_attention(p.q, p.k, p.v, p.o).value();
+  const FlashResult naive = naive_attention(p.q, p.k, p.v, p.o).value();
+  CHECK(worst_error(naive, p.q, p.k, p.v, p.o, sample_rows(200)) <= 1e-5);
+  CHECK(max_abs_diff(flash.output, naive.output) <= 1e-5);
+  CHECK(flash.fully_masked_rows == naive.fully_masked_rows);
+
+  SECTION("attention(), one head at a time") {
+    AttentionOptions a;
+    a.causal = true;
+    a.causal_alignment = CausalAlignment::bottom_right;
+    a.window = p.o.window;
+    a.key_padding = p.o.key_padding;
+    a.softcap = p.o.softcap;
+    a.bias = p.o.bias;
+    FlashOptions no_alibi = p.o;
+    no_alibi.alibi = false;
+    const FlashResult f = flash_attention(p.q, p.k, p.v, no_alibi).value();
+    for (std::size_t h = 0; h < 4; ++h) {
+      const auto r = attention(column_slice(p.q, h * 16, 16), column_slice(p.k, h / 2 * 16, 16),
+                               column_slice(p.v, h / 2 * 8, 8), a);
+      REQUIRE(r);
+      CHECK(max_abs_diff(r.value().output, column_slice(f.output, h * 8, 8)) <= 1e-5);
+    }
+  }
+  SECTION("the trace, ALiBi included (top-left, as many queries as keys)") {
+    FlashOptions square = p.o;
+    square.causal_alignment = CausalAlignment::top_left;
+    const auto first_rows = [](const Matrix& m) {
+      return Matrix(200, m.cols, std::vector<float>(m.data.begin(), m.data.begin() + 200 * m.cols));
+    };
+    const Matrix k200 = first_rows(p.k), v200 = first_rows(p.v);
+    square.key_padding.resize(200);
+    Matrix bias(200, 200);
+    for (std::size_t i = 0; i < 200; ++i)
+      for (std::size_t j = 0; j < 200; ++j) bias(i, j) = (*p.o.bias)(i, j);
+    square.bias = bias;
+    TraceInput t;
+    t.source = DirectQKV{p.q, k200, v200};
+    t.heads = 4;
+    t.kv_heads = 2;
+    t.alibi = true;
+    t.options.causal = true;
+    t.options.window = square.window;
+    t.options.key_padding = square.key_padding;
+    t.options.softcap = square.softcap;
+    t.options.bias = bias;
+    const Trace trace = attnlab::trace(t).value();
+    const FlashResult f = flash_attention(p.q, k200, v200, square).value();
+    CHECK(max_abs_diff(trace.output, f.output) <= 1e-5);
+    CHECK(worst_error(f, p.q, k200, v200, square, sample_rows(200)) <= 1e-5);
+  }
+}
+
+TEST_CASE("flash: softcap's limit, −∞ in the bias, and the options' errors", "[flash-options]") {
+  const Matrix q = random_matrix(70, 8, 61), k = random_matrix(90, 8, 62),
+               v = random_matrix(90, 4, 63);
+  FlashOptions plain;
+  plain.causal = true;
+  FlashOptions huge = plain;
+  huge.softcap = 1e30f;  // softcap → ∞ is no softcap (Gemma 2's c·tanh(s / c) → s)
+  CHECK(max_abs_diff(flash_attention(q, k, v, huge).value().output,
+                     flash_attention(q, k, v, plain).value().output) <= 1e-6);
+  // A −∞ bias entry is the same as masking that key out: here, padding it.
+  FlashOptions biased = plain, padded = plain;
+  biased.bias = Matrix(70, 90);
+  for (std::size_t i = 0; i < 70; ++i) (*biased.bias)(i, 3) = -INFINITY;
+  padded.key_padding.assign(90, false);
+  padded.key_padding[3] = true;
+  CHECK(max_abs_diff(flash_attention(q, k, v, biased).value().output,
+                     flash_attention(q, k, v, padded).value().output) <= 1e-6);
+
+  const auto error = [&](const FlashOptions& o) {
+    const auto r = flash_attention(q, k, v, o);
+    return r ? std::string() : r.error().message;
+  };
+  FlashOptions bad = plain;
+  bad.bias = Matrix(70, 89);
+  CHECK(error(bad).find("bias (70×89) must be 70×90") != std::string::npos);
+  bad.bias = Matrix(70, 90);
+  (*bad.bias)(2, 4) = NAN;
+  CHECK(error(bad).find("row 3, column 5") != std::string::npos);
+  bad = plain;
+  bad.key_padding.assign(89, false);
+  CHECK(error(bad).find("key padding has 89 flags") != std::string::npos);
+  bad = plain;
+  bad.softcap = 0.0f;
+  CHECK(error(bad).find("softcap") != std::string::npos);
+  bad = plain;
+  bad.alibi = true;
+  const auto sampled = sampled_weights(q, k, {0}, {0}, 0, bad);
+  REQUIRE(!sampled);
+  CHECK(sampled.error().message.find("ALiBi") != std::string::npos);
+}
