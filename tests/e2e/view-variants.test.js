@@ -279,3 +279,15 @@ test('at 390 px the new parts fit the page width', async (t) => {
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
   assertClean(problems);
 });
+
+test('with RoPE on, the KV cache decodes from the first token: the core takes no past cache with RoPE', async (t) => {
+  const { page, problems } = await open(t, { kvCache: true, past: 3, rope: true });
+  assert.equal(await page.locator(`${VIEW} [data-control="past"]`).isDisabled(), true);
+  assert.equal(await page.locator(`${VIEW} [data-role="continued-check"]`).count(), 0);
+  const request = variantRequest({ ...DEFAULTS, kvCache: true, rope: true });
+  const view = await shown(page);
+  assert.equal(view.tables['decode-keys'].length, 6);
+  sameMatrix(view.tables['decode-row'], lab.decode(request).steps[5].output, 'the last token, decoded from the first');
+  assert.ok(!(await messageText(page)), 'no message');
+  assertClean(problems);
+});

@@ -16,7 +16,7 @@ const SAYS = {
 export function renderAlignments(traces) {
   const queries = TOKENS.slice(-ALIGNMENT_QUERIES);
   return html`<section data-role="alignments">
-    <h3>Causal with ${ALIGNMENT_QUERIES} queries and ${TOKENS.length} keys: top-left or bottom-right</h3>
+    <h3>Causal with ${ALIGNMENT_QUERIES} queries and ${TOKENS.length} keys: top-left or bottom-right (the causal mask only)</h3>
     <div class="alignments">
       ${ALIGNMENTS.map((alignment) => {
         const trace = traces[alignment];

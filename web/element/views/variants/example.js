@@ -63,10 +63,14 @@ export function alignmentRequest(v, trace, causalAlignment) {
   return { Q: Q.slice(-ALIGNMENT_QUERIES), K, V, heads: HEADS, kvHeads: v.kvHeads, causal: true, causalAlignment };
 }
 
+// The core takes no past cache with RoPE yet (the new tokens' angles would start at 0): with
+// RoPE on, decoding starts from the first token whatever `past` says.
+export const pastOf = (v) => (v.rope ? 0 : v.past);
+
 /** decode()'s request: from the first token, or from a cache of the trace's first `past` keys and values. */
 export function decodeRequest(v, trace) {
   const request = variantRequest(v);
-  if (!(v.past > 0)) return request;
+  if (!(pastOf(v) > 0)) return request;
   const { K, V } = projections(trace);
   const fresh = { X: X.slice(v.past), pastKey: K.slice(0, v.past), pastValue: V.slice(0, v.past) };
   return { ...request, ...fresh, ...(request.bias ? { bias: request.bias.slice(v.past) } : {}) };

@@ -61,7 +61,7 @@ export const VARIANTS = [
     control: (v, change) => html`${select('window', 'Sliding window', [[0, 'off'], [1, '1'], [2, '2'], [3, '3'], [4, '4']], v.window, change)}
       ${checkbox('global', 'First token global', v.global, change, { disabled: v.window === 0 })}
       ${checkbox('asymmetric', 'Asymmetric', v.asymmetric, change, { disabled: v.window === 0 })}
-      ${v.asymmetric && v.window > 0 ? html`${select('left', 'left', SIDES, v.left, change)} ${select('right', 'right', SIDES, v.right, change)}` : nothing}`,
+      ${v.asymmetric && v.window > 0 ? html`${select('left', 'left (behind)', SIDES, v.left, change)} ${select('right', 'right (ahead)', SIDES, v.right, change)}` : nothing}`,
     why: (v) =>
       `${v.asymmetric
         ? `Asymmetric window { left: ${v.left}, right: ${v.right} }: token i attends to keys i − ${v.left} … i + ${v.right}, ${v.left} behind and ${v.right} ahead. With right = 0 it is causal by itself, as Mistral’s window is (left 4,095, nothing ahead); an encoder may look a little ahead as well.`

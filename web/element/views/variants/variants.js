@@ -16,7 +16,7 @@ import { blockedWeights, stepPanels } from '../../steps/panels.js';
 import { stepEntry, stepScales } from '../../steps/registry.js';
 import { renderAlignments } from './alignments.js';
 import { renderBiasEditor } from './bias-editor.js';
-import { alignmentRequest, ALIGNMENTS, decodeRequest, exampleLabels, HEADS, isBiasCode, TOKENS, variantRequest } from './example.js';
+import { alignmentRequest, ALIGNMENTS, decodeRequest, exampleLabels, HEADS, isBiasCode, pastOf, TOKENS, variantRequest } from './example.js';
 import { renderCacheBytes, renderDecode } from './kv-cache.js';
 import { renderSoftcapRow } from './softcap-row.js';
 import { SOFTCAPS, VARIANTS } from './switches.js';
@@ -58,7 +58,7 @@ class VariantsView extends ViewBase {
   computeKey(viewState) {
     const request = variantRequest(viewState);
     const v = viewState;
-    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && v.past, v.alignments]);
+    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && pastOf(v), v.alignments]);
   }
 
   compute(lab, viewState) {
@@ -91,7 +91,7 @@ class VariantsView extends ViewBase {
       ${this._renderStep(id)}
       ${v.softcap > 0 ? renderSoftcapRow(this._result.trace, exampleLabels(v)) : nothing}
       ${this._result.alignments ? renderAlignments(this._result.alignments) : nothing}
-      ${this._result.decode ? renderDecode({ decode: this._result.decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._result.trace.output, past: v.past, rope: v.rope, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }), onPast: (past) => this.changeView({ past, position: TOKENS.length - 1 }) }) : nothing}
+      ${this._result.decode ? renderDecode({ decode: this._result.decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._result.trace.output, past: pastOf(v), rope: v.rope, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }), onPast: (past) => this.changeView({ past, position: TOKENS.length - 1 }) }) : nothing}
       ${v.kvCache || v.kvHeads < HEADS ? renderCacheBytes(this.lab, v.kvHeads) : nothing}
       <attn-topic-quiz topic="variants"></attn-topic-quiz>`;
   }
