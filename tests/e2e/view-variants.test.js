@@ -216,8 +216,8 @@ test('an asymmetric window { left: 1, right: 2 }: the mask step is the core\'s a
   assertClean(problems);
 });
 
-test('decoding that continues from a cache of the first 3 tokens equals the last 3 rows of full causal attention', async (t) => {
-  const state = { kvCache: true, kvHeads: 2, softcap: 2 };
+test('decoding that continues from a cache of the first 3 tokens (softcap and a bias on) equals the last 3 rows of full causal attention', async (t) => {
+  const state = { kvCache: true, kvHeads: 2, softcap: 2, bias: DEFAULT_BIAS };
   const { page, problems } = await open(t, state);
   await page.locator(`${VIEW} [data-control="past"]`).selectOption('3');
   await settle(page);
@@ -277,6 +277,17 @@ test('at 390 px the new parts fit the page width', async (t) => {
   for (const role of ['softcap-row', 'alignments', 'bias-editor', 'continued-check']) assert.equal(await page.locator(`${VIEW} [data-role="${role}"]`).count(), 1, role);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+  assertClean(problems);
+});
+
+test('cross-attention turns the alignments and the bias off: they are drawn for the six tokens\' self-attention', async (t) => {
+  const { page, problems } = await open(t, { alignments: true, bias: DEFAULT_BIAS });
+  await page.locator(`${VIEW} [data-control="cross"]`).check();
+  await settle(page);
+  for (const role of ['alignments', 'bias-editor']) assert.equal(await page.locator(`${VIEW} [data-role="${role}"]`).count(), 0, role);
+  assert.equal(await page.locator(`${VIEW} [data-control="alignments"]`).isDisabled(), true);
+  sameStep(await shown(page), lab.trace(variantRequest({ ...DEFAULTS, cross: true, alignments: true, bias: DEFAULT_BIAS })), 'scores');
+  assert.ok(!(await messageText(page)), 'no message');
   assertClean(problems);
 });
 

@@ -85,9 +85,9 @@ export const VARIANTS = [
   },
   {
     id: 'alignments',
-    on: (v) => v.alignments,
+    on: (v) => v.alignments && !v.cross,
     step: () => 'mask',
-    control: (v, change) => checkbox('alignments', 'Causal alignments, fewer queries than keys', v.alignments, change),
+    control: (v, change) => checkbox('alignments', 'Causal alignments, fewer queries than keys', v.alignments, change, { disabled: v.cross }),
     why: () =>
       `Causal alignments: with fewer queries than keys (below, the last ${ALIGNMENT_QUERIES} tokens’ queries against all ${TOKENS.length} keys) “causal” needs a rule for where the queries sit. Top-left puts query i at key i; bottom-right puts the queries at the end, query i at key i + ${TOKENS.length} − ${ALIGNMENT_QUERIES}.`,
   },

@@ -58,12 +58,13 @@ class VariantsView extends ViewBase {
   computeKey(viewState) {
     const request = variantRequest(viewState);
     const v = viewState;
-    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && pastOf(v), v.alignments]);
+    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && pastOf(v), v.alignments && !v.cross]);
   }
 
   compute(lab, viewState) {
     const trace = lab.trace(variantRequest(viewState));
-    const alignments = viewState.alignments ? Object.fromEntries(ALIGNMENTS.map((a) => [a, lab.trace(alignmentRequest(viewState, trace, a))])) : null;
+    // The alignments part is self-attention's: its keys are the six tokens.
+    const alignments = viewState.alignments && !viewState.cross ? Object.fromEntries(ALIGNMENTS.map((a) => [a, lab.trace(alignmentRequest(viewState, trace, a))])) : null;
     const result = { trace, decode: viewState.kvCache ? lab.decode(decodeRequest(viewState, trace)) : null, alignments };
     this._focus = null; // a focused cell of the old trace means nothing in the new one
     return result;
