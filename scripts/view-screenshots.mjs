@@ -33,7 +33,8 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
       await page.locator('attn-tokens-view [data-control="token"][data-token="1"]').focus();
     }
     if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
-    if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { rope: true, alibi: true, kvHeads: 2, step: 'bias' } }));
+    // Softcap and a bias with a −∞ cell (the bias step open), and the two causal alignments below.
+    if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { softcap: 1, bias: '+-00000+-00000+-00000+-0x000+-00000+', alignments: true, kvHeads: 2, step: 'bias' } }));
     if (view === 'train') {
       // Mid-run: a few seconds of previous-token at the default speed.
       await page.locator('attn-train-view [data-action="train"]').click();

@@ -118,3 +118,30 @@ test('the NumPy export of every step runs and prints the core\'s numbers', () =>
     got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${id} value ${i}: ${v} vs ${want[i]}`));
   }
 });
+
+// The export of the softcap and bias steps (and of every step after them): a given bias with a
+// −∞ cell, one for all heads or one per head, with and without ALiBi, under a softcap.
+const BIAS = [
+  [0.5, -1, 0],
+  [-Infinity, 0.25, 2],
+  [1, 0, -0.5],
+];
+for (const [what, variants] of [
+  ['a softcap and a bias for all heads', { softcap: 0.75, bias: BIAS }],
+  ['a bias per head with ALiBi', { alibi: true, bias: [...BIAS, ...BIAS.map((row) => row.map((v) => (v === -Infinity ? 0 : -v)))] }],
+  ['a softcap with ALiBi', { softcap: 3, alibi: true }],
+]) {
+  test(`the NumPy export with ${what} runs and prints the core's numbers`, () => {
+    const trace = lab.trace({ ...BASE_REQUEST, ...variants });
+    const ids = trace.groups.map((g) => g.id);
+    for (const id of ['softcap', 'bias', 'mask', 'softmax', 'aggregate']) {
+      if (id === 'softcap' && !variants.softcap) continue;
+      assert.ok(ids.includes(id), `${what}: the trace has ${id}`);
+      const printed = execFileSync('/usr/bin/python3', ['-c', numpyCode({ ...STATE, ...variants }, id)], { encoding: 'utf8' });
+      const got = numbers(printed);
+      const want = trace.groups.find((g) => g.id === id).steps.flatMap((step) => step.values.flat());
+      assert.equal(got.length, want.length, `${id}: ${printed}`);
+      got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${what}, ${id} value ${i}: ${v} vs ${want[i]}`));
+    }
+  });
+}

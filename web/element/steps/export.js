@@ -27,7 +27,8 @@ export function toJson(steps) {
   )}\n`;
 }
 
-const pyMatrix = (m) => `np.array([${m.map((row) => `[${row.join(', ')}]`).join(', ')}], dtype=np.float32)`;
+const pyNumber = (v) => (v === -Infinity ? '-np.inf' : String(v));
+const pyMatrix = (m) => `np.array([${m.map((row) => `[${row.map(pyNumber).join(', ')}]`).join(', ')}], dtype=np.float32)`;
 const pyBools = (m) => `np.array([${m.map((row) => `[${row.map((b) => (b ? 'True' : 'False')).join(', ')}]`).join(', ')}])`;
 
 // The lines that build Q, K and V (projecting X when the state has tokens).
@@ -56,6 +57,22 @@ function numpyMask(state) {
   return lines.length > 1 ? lines : [];
 }
 
+// The variants that change the scaled scores, in the core's order: the softcap, then ALiBi and
+// a given bias (one for all heads, or one per head stacked: head h's rows from h·n_q).
+function numpyVariants(state) {
+  const lines = [];
+  if (state.softcap) lines.push(`softcap = np.float32(${state.softcap})`);
+  if (state.bias) lines.push(`bias = ${pyMatrix(state.bias)}`);
+  return lines;
+}
+
+function numpyVariantLoop(state) {
+  const lines = [state.softcap ? '    capped = softcap * np.tanh(scaled / softcap)' : '    capped = scaled', '    biased = capped'];
+  if (state.alibi) lines.push('    biased = biased - np.float32(2.0 ** (-8 * (h + 1) / heads)) * np.abs(np.arange(q.shape[0])[:, None] - np.arange(k.shape[0])[None, :])');
+  if (state.bias) lines.push('    biased = biased + (bias[h*q.shape[0]:(h+1)*q.shape[0]] if bias.shape[0] > q.shape[0] else bias)');
+  return lines;
+}
+
 function scaleExpression(state) {
   const base = state.scale === false ? '1.0' : typeof state.scale === 'number' ? String(state.scale) : '1.0 / np.sqrt(d_k)';
   return state.temperature !== 1 ? `${base} / ${state.temperature}` : base;
@@ -80,12 +97,14 @@ export function numpyCode(state, id, dOutput) {
     'd_k, d_v = Q.shape[1] // heads, V.shape[1] // heads',
     `factor = np.float32(${scaleExpression(state)})`,
     ...masked,
+    ...numpyVariants(state),
     'outputs, steps, all_weights = [], {}, []',
     'for h in range(heads):',
     '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
     '    scores = q @ k.T',
     '    scaled = scores * factor',
-    masked.length ? '    logits = np.where(allowed, scaled, -np.inf)' : '    logits = scaled',
+    ...numpyVariantLoop(state),
+    masked.length ? '    logits = np.where(allowed, biased, -np.inf)' : '    logits = biased',
     '    row_max = logits.max(axis=1, keepdims=True)',
     '    exps = np.where(np.isfinite(row_max), np.exp(logits - np.where(np.isfinite(row_max), row_max, 0)), 0)',
     '    sums = exps.sum(axis=1, keepdims=True)',

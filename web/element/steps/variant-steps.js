@@ -61,10 +61,11 @@ export const SOFTCAP_STEP = {
   why: ({ panel }) => {
     const { softcap } = panel.step;
     const before = panel.operands[0].values.flat();
-    const largest = before.reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
+    // The score farthest from 0, and the core's capped value at the same cell.
+    const largest = before.reduce((best, b, i) => (Math.abs(b) > Math.abs(before[best]) ? i : best), 0);
     return {
       idea: 'Soft-capping (Gemma 2) squeezes every scaled score through c·tanh(s̃ / c): small scores pass almost unchanged, large ones bend towards ±c and never pass it, so no single score can grow without bound and swamp the softmax.',
-      live: `Here c = ${fmt(softcap)}: the largest score, ${fmt(largest)}, becomes ${fmt(softcap * Math.tanh(largest / softcap))}.`,
+      live: `Here c = ${fmt(softcap)}: the largest score, ${fmt(before[largest])}, becomes ${fmt(panel.step.values.flat()[largest])}.`,
     };
   },
   rows: 'queries',
@@ -80,7 +81,7 @@ export const SOFTCAP_STEP = {
     elementwise: 'bends each entry towards ±c, keeping its sign and its order in the row',
     largest: { noun: 'capped score', reason: 'tanh only grows, so the capped row keeps the order of the scores.' },
   },
-  numpy: 'np.float32(softcap) * np.tanh(scaled / np.float32(softcap))',
+  numpy: 'capped', // the export's loop caps the scaled scores (export.js)
 };
 
 // ---- Biases: ALiBi's distance bias and a given one (bias) ----
@@ -119,7 +120,7 @@ export const BIAS_STEP = {
     elementwise: 'adds to each entry the bias at the same place',
     largest: { noun: 'biased score', reason: 'each score moves by its own bias, so the largest can change: nearby keys gain on far ones under ALiBi.' },
   },
-  numpy: 'scaled - np.float32(2.0 ** (-8 * (h + 1) / heads)) * np.abs(np.arange(q.shape[0])[:, None] - np.arange(k.shape[0])[None, :])',
+  numpy: 'biased', // the export's loop adds ALiBi's and the given bias (export.js)
 };
 
 // ---- Dropout ----

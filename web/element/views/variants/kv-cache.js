@@ -1,7 +1,7 @@
 // The KV cache part of the variants view: generation token by token (lab.decode), where
 // each new token adds one row to the cached K and V and only its own query row is computed;
 // and the cache's size per token for the toy and for real models (lab.kvCacheBytes).
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 
 import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { fmt, sub } from '../../shared/format.js';
@@ -25,19 +25,25 @@ const bytesText = (bytes) => (bytes >= 1024 * 1024 ? `${fmt(bytes / (1024 * 1024
  * The decode walk at `position` for `head`: the new rows, the cache they join, the weights
  * row and the output row, beside row `position` of the full causal trace (`fullOutput`).
  */
-export function renderDecode({ decode, position, head, kvHeads, fullOutput, onPosition, onHead }) {
-  const step = decode.steps[position];
+export function renderDecode({ decode, position: asked, head, kvHeads, fullOutput, past, rope, onPosition, onHead, onPast }) {
+  // Decoding from a cache starts at token past + 1: an earlier position shows the first one.
+  const position = Math.max(asked, past);
+  const step = decode.steps[position - past];
   const h = step.heads[head];
   const seen = TOKENS.slice(0, position + 1);
   const last = { rows: [position] };
   return html`<section data-role="kv-cache">
     <h3>The KV cache: generating “${TOKENS[position]}”, token ${position + 1} of ${TOKENS.length}</h3>
     <div class="controls" role="group" aria-label="Generated token">
-      <button data-action="prev-token" ?disabled=${position === 0} @click=${() => onPosition(position - 1)}>◀ Previous token</button>
+      <button data-action="prev-token" ?disabled=${position === past} @click=${() => onPosition(position - 1)}>◀ Previous token</button>
       <button data-action="next-token" ?disabled=${position === TOKENS.length - 1} @click=${() => onPosition(position + 1)}>Next token ▶</button>
       <label>Head
         <select data-control="head" @change=${(e) => onHead(Number(e.target.value))}>
           ${step.heads.map((_, i) => html`<option value=${i} ?selected=${i === head}>${i + 1}</option>`)}
+        </select></label>
+      <label title=${rope ? 'The core takes no past cache with RoPE yet: switch RoPE off' : ''}>Continue from a cache of the first
+        <select data-control="past" ?disabled=${rope} @change=${(e) => onPast(Number(e.target.value))}>
+          ${TOKENS.slice(0, -1).map((_, k) => html`<option value=${k} ?selected=${k === past}>${k === 0 ? 'none' : `${k} ${k === 1 ? 'token' : 'tokens'}`}</option>`)}
         </select></label>
     </div>
     <p data-role="why">
@@ -54,11 +60,28 @@ export function renderDecode({ decode, position, head, kvHeads, fullOutput, onPo
       ${matrixTable({ name: 'decode-weights', caption: 'its weights, one row', values: h.weights, rowLabels: [TOKENS[position]], colLabels: seen, scale: WEIGHT_SCALE })}
       ${matrixTable({ name: 'decode-output', caption: 'its output row', values: h.output, rowLabels: [TOKENS[position]], colLabels: features(HEAD_WIDTH) })}
     </div>
+    ${past > 0 ? renderContinued(decode, fullOutput, past) : nothing}
     <div class="matrices" data-role="decode-check">
       ${matrixTable({ name: 'decode-row', caption: 'this token, from the cache', values: step.output, rowLabels: [TOKENS[position]], colLabels: features(step.output[0].length) })}
       ${matrixTable({ name: 'full-row', caption: `row ${position + 1} of full causal attention`, values: [fullOutput[position]], rowLabels: [TOKENS[position]], colLabels: features(fullOutput[position].length) })}
     </div>
   </section>`;
+}
+
+// Decoding that continues from a given cache (decode() with pastKey and pastValue): its rows
+// beside the last rows of the full causal trace, both the core's.
+function renderContinued(decode, fullOutput, past) {
+  const rows = TOKENS.slice(past);
+  const cols = features(fullOutput[0].length);
+  return html`<p data-role="continued-why">
+      decode() was given the K and V of the first ${past} ${past === 1 ? 'token' : 'tokens'} as a past cache (pastKey, pastValue) and only
+      the ${rows.length} new tokens: each new query sits after the cached keys (bottom-right), and its rows equal the last
+      ${rows.length} rows of full causal attention over all ${TOKENS.length}.
+    </p>
+    <div class="matrices" data-role="continued-check">
+      ${matrixTable({ name: 'continued-output', caption: `decoded from the cache of ${past}`, values: decode.output, rowLabels: rows, colLabels: cols })}
+      ${matrixTable({ name: 'continued-full', caption: `rows ${past + 1}–${TOKENS.length} of full causal attention`, values: fullOutput.slice(past), rowLabels: rows, colLabels: cols })}
+    </div>`;
 }
 
 /** Bytes of K and V cached per token: the toy beside real models, and each as if every head had its own K and V. */

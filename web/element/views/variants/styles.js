@@ -53,6 +53,27 @@ export const variantsStyles = [
       text-align: right;
       border-bottom: 1px solid var(--attn-border);
     }
+    .alignments {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 8px 24px;
+    }
+    .alignment {
+      flex: 1 1 320px;
+      min-width: 0;
+      max-width: 100%;
+    }
+    .alignment h4 {
+      margin: 4px 0;
+    }
+    table.bias-editor button {
+      min-width: 2.6em;
+      font-variant-numeric: tabular-nums;
+    }
+    table.bias-editor th {
+      padding: 0 4px;
+      font-weight: normal;
+    }
     table.bytes th[scope='row'] {
       text-align: left;
     }

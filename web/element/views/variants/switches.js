@@ -1,10 +1,14 @@
 // The switches of the variants view, one entry per variant: whether it is on, the control
 // that turns it on, the trace step it changes (opened when it is switched), and what it does
 // and why, in a learner's words. The numbers quoted come from the core's trace.
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 
 import { fmt } from '../../shared/format.js';
-import { CONTEXT_TOKENS, HEADS, TOKENS } from './example.js';
+import { ALIGNMENT_QUERIES, CONTEXT_TOKENS, DEFAULT_BIAS, HEADS, TOKENS } from './example.js';
+
+// The window's sides (keys behind, keys ahead) and the caps a learner can pick.
+export const SIDES = [0, 1, 2, 3, 4, 5].map((n) => [n, String(n)]);
+export const SOFTCAPS = [0.5, 1, 2, 5];
 
 const checkbox = (id, label, checked, change, { disabled = false } = {}) =>
   html`<label><input type="checkbox" data-control=${id} .checked=${checked} ?disabled=${disabled} @change=${(e) => change({ [id]: e.target.checked })} />${label}</label>`;
@@ -55,9 +59,37 @@ export const VARIANTS = [
     on: (v) => v.window > 0,
     step: () => 'mask',
     control: (v, change) => html`${select('window', 'Sliding window', [[0, 'off'], [1, '1'], [2, '2'], [3, '3'], [4, '4']], v.window, change)}
-      ${checkbox('global', 'First token global', v.global, change, { disabled: v.window === 0 })}`,
+      ${checkbox('global', 'First token global', v.global, change, { disabled: v.window === 0 })}
+      ${checkbox('asymmetric', 'Asymmetric', v.asymmetric, change, { disabled: v.window === 0 })}
+      ${v.asymmetric && v.window > 0 ? html`${select('left', 'left (behind)', SIDES, v.left, change)} ${select('right', 'right (ahead)', SIDES, v.right, change)}` : nothing}`,
     why: (v) =>
-      `Sliding window: each token attends only to tokens fewer than ${v.window} positions away (|i − j| < ${v.window}), so the work grows like n × window rather than n². ${v.global ? `“${TOKENS[0]}” is global: it attends to every token and every token attends to it, so information can cross the windows.` : ''}`,
+      `${v.asymmetric
+        ? `Asymmetric window { left: ${v.left}, right: ${v.right} }: token i attends to keys i − ${v.left} … i + ${v.right}, ${v.left} behind and ${v.right} ahead. With right = 0 it is causal by itself, as Mistral’s window is (left 4,095, nothing ahead); an encoder may look a little ahead as well.`
+        : `Sliding window: each token attends only to tokens fewer than ${v.window} positions away (|i − j| < ${v.window}), so the work grows like n × window rather than n².`} ${v.global ? `“${TOKENS[0]}” is global: it attends to every token and every token attends to it, so information can cross the windows.` : ''}`,
+  },
+  {
+    id: 'softcap',
+    on: (v) => v.softcap > 0,
+    step: () => 'softcap',
+    control: (v, change) => select('softcap', 'Softcap c', [[0, 'off'], ...SOFTCAPS.map((c) => [c, String(c)])], v.softcap, change),
+    why: (v) =>
+      `Softcap (Gemma 2): every scaled score s̃ becomes ${v.softcap}·tanh(s̃ / ${v.softcap}) before the softmax, so no score passes ±${v.softcap} (below: one row before and after).`,
+  },
+  {
+    id: 'bias',
+    on: (v) => Boolean(v.bias) && !v.cross,
+    step: () => 'bias',
+    control: (v, change) => checkbox('bias', 'Additive bias', Boolean(v.bias), (partial) => change({ bias: partial.bias ? DEFAULT_BIAS : '' }), { disabled: v.cross }),
+    why: () =>
+      'An additive bias B is added to the scaled scores: a float attention mask (PyTorch’s float attn_mask, ONNX’s attn_mask) or a relative bias a model learned (T5). +1 pulls weight towards a key, −1 pushes it away, and −∞ blocks the key as a mask does: its weight is exactly 0. Click a cell of B (below) to change it.',
+  },
+  {
+    id: 'alignments',
+    on: (v) => v.alignments && !v.cross,
+    step: () => 'mask',
+    control: (v, change) => checkbox('alignments', 'Causal alignments, fewer queries than keys', v.alignments, change, { disabled: v.cross }),
+    why: () =>
+      `Causal alignments: with fewer queries than keys (below, the last ${ALIGNMENT_QUERIES} tokens’ queries against all ${TOKENS.length} keys) “causal” needs a rule for where the queries sit. Top-left puts query i at key i; bottom-right puts the queries at the end, query i at key i + ${TOKENS.length} − ${ALIGNMENT_QUERIES}.`,
   },
   {
     id: 'kvHeads',

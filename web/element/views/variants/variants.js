@@ -1,8 +1,10 @@
 // The variants view: one tiny example, and each change that modern models make to attention
-// as a switch: cross-attention, RoPE, ALiBi, a sliding window with a global token, shared K
-// and V (multi-query and grouped-query), dropout on the weights, and the KV cache. Every
-// number is the core's trace (lab.trace with the variant's fields) or its token-by-token
-// decode (lab.decode); the steps are drawn and explained by the stepper's registry.
+// as a switch: cross-attention, RoPE, ALiBi, a sliding window (symmetric or { left, right })
+// with a global token, softcap, an additive bias, the two causal alignments, shared K and V
+// (multi-query and grouped-query), dropout on the weights, and the KV cache (from the first
+// token or continuing from a past cache). Every number is the core's trace (lab.trace with the
+// variant's fields) or its token-by-token decode (lab.decode); the steps are drawn and
+// explained by the stepper's registry.
 import { html, nothing } from 'lit';
 
 import { formula } from '../../shared/formula.js';
@@ -12,9 +14,12 @@ import { defineView, ViewBase } from '../../shared/view-base.js';
 import { isNumberIn, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 import { blockedWeights, stepPanels } from '../../steps/panels.js';
 import { stepEntry, stepScales } from '../../steps/registry.js';
-import { exampleLabels, HEADS, TOKENS, variantRequest } from './example.js';
+import { renderAlignments } from './alignments.js';
+import { renderBiasEditor } from './bias-editor.js';
+import { alignmentRequest, ALIGNMENTS, decodeRequest, exampleLabels, HEADS, isBiasCode, pastOf, TOKENS, variantRequest } from './example.js';
 import { renderCacheBytes, renderDecode } from './kv-cache.js';
-import { VARIANTS } from './switches.js';
+import { renderSoftcapRow } from './softcap-row.js';
+import { SOFTCAPS, VARIANTS } from './switches.js';
 import { variantsStyles } from './styles.js';
 import '../../shared/topic-quiz.js';
 
@@ -26,10 +31,17 @@ const FIELDS = {
   alibi: flag,
   window: wholeField(0, 0, TOKENS.length), // 0: no window
   global: flag, // the first token is global (with a window only)
+  asymmetric: flag, // the window is { left, right } instead of |i − j| < window
+  left: wholeField(2, 0, TOKENS.length - 1), // keys behind, with asymmetric
+  right: wholeField(0, 0, TOKENS.length - 1), // keys ahead, with asymmetric
+  softcap: [0, (v) => v === 0 || SOFTCAPS.includes(v), `0 (off) or one of ${SOFTCAPS.join(', ')}`],
+  bias: ['', isBiasCode, `'' (off) or ${TOKENS.length ** 2} characters, one per cell: 0, + (+1), - (−1) or x (−∞)`],
+  alignments: flag, // the two causal alignments side by side
   kvHeads: [HEADS, (v) => [1, 2, 4].includes(v), 'one of 1, 2 or 4'],
   dropout: [0, isNumberIn(0, 0.9), 'a number from 0 to 0.9'],
   seed: SEED_FIELD,
   kvCache: flag,
+  past: wholeField(0, 0, TOKENS.length - 2), // decode from a cache of the first `past` tokens
   position: wholeField(TOKENS.length - 1, 0, TOKENS.length - 1), // the decoded token on view
   head: wholeField(0, 0, HEADS - 1), // the head the KV cache part shows
   step: ['', (v) => typeof v === 'string' && v.length <= 40, 'a step id'], // '' : the last switch's step
@@ -45,12 +57,15 @@ class VariantsView extends ViewBase {
   // Only what reaches the core asks it again; what is on view (a step, a position) does not.
   computeKey(viewState) {
     const request = variantRequest(viewState);
-    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), viewState.kvCache]);
+    const v = viewState;
+    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && pastOf(v), v.alignments && !v.cross]);
   }
 
   compute(lab, viewState) {
-    const request = variantRequest(viewState);
-    const result = { trace: lab.trace(request), decode: viewState.kvCache ? lab.decode(request) : null };
+    const trace = lab.trace(variantRequest(viewState));
+    // The alignments part is self-attention's: its keys are the six tokens.
+    const alignments = viewState.alignments && !viewState.cross ? Object.fromEntries(ALIGNMENTS.map((a) => [a, lab.trace(alignmentRequest(viewState, trace, a))])) : null;
+    const result = { trace, decode: viewState.kvCache ? lab.decode(decodeRequest(viewState, trace)) : null, alignments };
     this._focus = null; // a focused cell of the old trace means nothing in the new one
     return result;
   }
@@ -73,8 +88,11 @@ class VariantsView extends ViewBase {
           ${ids.map((stepId) => html`<li><button data-goto=${stepId} aria-current=${stepId === id ? 'step' : 'false'} @click=${() => this.changeView({ step: stepId })}>${stepEntry(stepId)?.name ?? stepId}</button></li>`)}
         </ol>
       </nav>
+      ${v.bias && !v.cross ? renderBiasEditor(v.bias, (bias) => this.changeView({ bias, step: 'bias' })) : nothing}
       ${this._renderStep(id)}
-      ${this._result.decode ? renderDecode({ decode: this._result.decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._result.trace.output, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }) }) : nothing}
+      ${v.softcap > 0 ? renderSoftcapRow(this._result.trace, exampleLabels(v)) : nothing}
+      ${this._result.alignments ? renderAlignments(this._result.alignments) : nothing}
+      ${this._result.decode ? renderDecode({ decode: this._result.decode, position: v.position, head: v.head, kvHeads: v.kvHeads, fullOutput: this._result.trace.output, past: pastOf(v), rope: v.rope, onPosition: (position) => this.changeView({ position }), onHead: (head) => this.changeView({ head }), onPast: (past) => this.changeView({ past, position: TOKENS.length - 1 }) }) : nothing}
       ${v.kvCache || v.kvHeads < HEADS ? renderCacheBytes(this.lab, v.kvHeads) : nothing}
       <attn-topic-quiz topic="variants"></attn-topic-quiz>`;
   }
