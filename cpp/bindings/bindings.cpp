@@ -17,7 +17,9 @@
 // checks every value and size.
 // The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
 #include <malloc.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,9 @@
 #include "requests.hpp"
 #include "schema.hpp"
 #include "trace_values.hpp"
+
+// Where the heap starts (the linker places it after the static data and the stack).
+extern "C" unsigned char __heap_base;
 
 namespace attnlab::bindings {
 namespace {
@@ -143,8 +148,11 @@ struct MemoryStats {
 };
 
 MemoryStats memory_stats() {
-  const struct mallinfo info = mallinfo();
-  return {static_cast<double>(info.uordblks), static_cast<double>(info.arena),
+  // The heap's size is what sbrk has given malloc: mallinfo's arena means that in dlmalloc
+  // (the threaded core) but the unused memory above it in emmalloc (this one).
+  const auto heap =
+      reinterpret_cast<std::uintptr_t>(sbrk(0)) - reinterpret_cast<std::uintptr_t>(&__heap_base);
+  return {static_cast<double>(mallinfo().uordblks), static_cast<double>(heap),
           static_cast<double>(allocated_bytes()), static_cast<double>(peak_allocated_bytes())};
 }
 
