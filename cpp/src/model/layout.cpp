@@ -88,7 +88,7 @@ Result<ModelHeadWeights> head_weights(const Model& m, int layer, int head) {
                                "layer %d, head %d is not in the model: layers run from 0 to %d "
                                "and heads from 0 to %d",
                                layer, head, c.layers - 1, c.heads - 1);
-  const ModelLayout::Layer& l = ModelLayout(c).layers[static_cast<std::size_t>(layer)];
+  const ModelLayout::Layer l = ModelLayout(c).layers[static_cast<std::size_t>(layer)];
   const std::size_t d = c.d_model, dh = c.d_head(), first = static_cast<std::size_t>(head) * dh;
   const auto slice = [&](std::size_t offset) {
     return column_slice(m.tensor(offset, d, d), first, dh);
