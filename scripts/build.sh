@@ -21,6 +21,9 @@ preset() {
 package() {
   preset wasm --target attnlab-core attnlab-learn attnlab-model
   preset wasm-threads --target attnlab-core-threads
+  # The request interfaces of attnlab.d.ts, from the fields the core declares (a test checks
+  # that the committed typings are not stale).
+  node scripts/typings.mjs build/wasm/cpp/bindings
   rm -rf dist
   mkdir -p dist
   cp web/lib/*.d.ts build/wasm/cpp/bindings/attnlab-core.wasm build/wasm/cpp/bindings/attnlab-learn.wasm dist/

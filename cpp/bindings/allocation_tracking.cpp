@@ -3,10 +3,10 @@
 // memory.
 #include "allocation_tracking.hpp"
 
-#include <malloc.h>
-
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace attnlab::bindings {
@@ -15,23 +15,39 @@ namespace {
 std::size_t current = 0;
 std::size_t peak = 0;
 
-// Counts a block that malloc or posix_memalign gave (null passes through).
-void* counted(void* p) noexcept {
-  if (!p) return nullptr;
-  current += malloc_usable_size(p);
+// Each block carries, just before what new returns, the bytes it holds and where it starts:
+// the counts give back exactly what they took. Asking malloc instead (malloc_usable_size)
+// would not: emmalloc may grow a live block by the alignment padding of the one it places
+// next.
+struct Header {
+  std::size_t held;    // bytes taken from malloc
+  std::size_t offset;  // from the malloc block's start to what new returns
+};
+
+void* counted(void* block, std::size_t size, std::size_t offset) noexcept {
+  if (!block) return nullptr;
+  auto* p = static_cast<unsigned char*>(block) + offset;
+  const Header h{size + offset, offset};
+  std::memcpy(p - sizeof h, &h, sizeof h);
+  current += h.held;
   peak = std::max(peak, current);
   return p;
 }
 
-void* try_allocate(std::size_t size) noexcept { return counted(std::malloc(size == 0 ? 1 : size)); }
+// malloc's 8-byte alignment is kept: the header is 8 bytes in wasm32.
+void* try_allocate(std::size_t size) noexcept {
+  if (size > SIZE_MAX - sizeof(Header)) return nullptr;
+  return counted(std::malloc(size + sizeof(Header)), size, sizeof(Header));
+}
 
 void* try_allocate(std::size_t size, std::align_val_t alignment) noexcept {
   // posix_memalign takes any size (aligned_alloc wants a multiple of the alignment) and at
-  // least pointer alignment; its blocks are freed with free() like malloc's.
-  const std::size_t align = std::max(static_cast<std::size_t>(alignment), sizeof(void*));
+  // least pointer alignment; its blocks are freed with free() like malloc's. The header sits
+  // in one alignment's worth of bytes before the block new returns.
+  const std::size_t align = std::max(static_cast<std::size_t>(alignment), sizeof(Header));
   void* p = nullptr;
-  if (posix_memalign(&p, align, size == 0 ? 1 : size) != 0) return nullptr;
-  return counted(p);
+  if (size > SIZE_MAX - align || posix_memalign(&p, align, size + align) != 0) return nullptr;
+  return counted(p, size, align);
 }
 
 template <class... Alignment>
@@ -43,8 +59,10 @@ void* tracked_allocate(std::size_t size, Alignment... alignment) {
 
 void tracked_free(void* p) noexcept {
   if (!p) return;
-  current -= malloc_usable_size(p);
-  std::free(p);
+  Header h;
+  std::memcpy(&h, static_cast<unsigned char*>(p) - sizeof h, sizeof h);
+  current -= h.held;
+  std::free(static_cast<unsigned char*>(p) - h.offset);
 }
 
 }  // namespace

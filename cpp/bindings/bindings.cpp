@@ -12,11 +12,14 @@
 // that fails unwinds the call, freeing all it held, and becomes the error out-of-memory
 // (guarded, below); the module then works as before.
 //
-// Requests: JavaScript objects whose types and shapes web/lib/attnlab.js has already checked
-// (matrices arrive as { rows, cols, data }); the core checks every value and size.
+// Requests: read through the fields declared once in requests.hpp, whose types web/lib/requests.js
+// has already checked from lab.schema() (matrices arrive as { rows, cols, data }); the core
+// checks every value and size.
 // The friendly API (number[][] in and out, AttnLabError) is web/lib/attnlab.js.
 #include <malloc.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,88 +27,50 @@
 #include "attnlab/attention_import.hpp"  // its limits, for limits()
 #include "attnlab/attnlab.hpp"
 #include "js_values.hpp"
+#include "requests.hpp"
+#include "schema.hpp"
 #include "trace_values.hpp"
+
+// Where the heap starts (the linker places it after the static data and the stack).
+extern "C" unsigned char __heap_base;
 
 namespace attnlab::bindings {
 namespace {
 
-// ---- JavaScript → C++: requests (the trace's are in trace_values.hpp) ------------
-
-// { causal, causalAlignment?, window?, heads, kvHeads?, scale?, threads?, keyPadding?, softcap?,
-// bias?, alibi? } of a long-sequence request.
-FlashOptions flash_options_from_js(const val& request) {
-  FlashOptions options;
-  options.causal = request["causal"].as<bool>();
-  options.causal_alignment = alignment_from_js(request["causalAlignment"]);
-  if (!request["window"].isUndefined()) options.window = window_from_js(request["window"]);
-  options.heads = request["heads"].as<int>();
-  if (!request["kvHeads"].isUndefined()) options.kv_heads = request["kvHeads"].as<int>();
-  if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
-  if (!request["threads"].isUndefined()) options.threads = request["threads"].as<std::size_t>();
-  if (!request["keyPadding"].isUndefined())
-    for (int flag : emscripten::vecFromJSArray<int>(request["keyPadding"]))
-      options.key_padding.push_back(flag != 0);
-  if (!request["softcap"].isUndefined()) options.softcap = request["softcap"].as<float>();
-  if (!request["bias"].isUndefined()) options.bias = matrix_at(request, "bias");
-  if (!request["alibi"].isUndefined()) options.alibi = request["alibi"].as<bool>();
-  return options;
-}
-
-// { causal, scale?, queryRows, keyRows } of a tile-walk request.
-WalkOptions walk_options_from_js(const val& request) {
-  WalkOptions options;
-  options.causal = request["causal"].as<bool>();
-  if (!request["scale"].isUndefined()) options.scale = request["scale"].as<float>();
-  options.query_rows = request["queryRows"].as<std::size_t>();
-  options.key_rows = request["keyRows"].as<std::size_t>();
-  return options;
-}
-
-std::vector<std::size_t> indices_at(const val& request, const char* name) {
-  return emscripten::vecFromJSArray<std::size_t>(request[name]);
-}
-
 // ---- Entries ---------------------------------------------------------------------------
 
-// { Q, K, V, ...options }
 val attention(const val& request) {
-  return to_js(attnlab::attention(matrix_at(request, "Q"), matrix_at(request, "K"),
-                                  matrix_at(request, "V"), options_from_js(request)));
+  const auto r = read_request<AttentionRequest>(request, entries::attention);
+  return to_js(attnlab::attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
-// { Q, K, V, dO, ...options }
 val attention_backward(const val& request) {
-  return to_js(attnlab::attention_backward(matrix_at(request, "Q"), matrix_at(request, "K"),
-                                           matrix_at(request, "V"), matrix_at(request, "dO"),
-                                           options_from_js(request)));
+  const auto r = read_request<AttentionRequest>(request, entries::attention_backward);
+  return to_js(
+      attnlab::attention_backward(r.qkv.q, r.qkv.k, r.qkv.v, r.gradient.d_output, r.options));
 }
 
 // The forward steps: the backward ones (a request with dOutput) are the learning module's.
-val trace(const val& request) {
-  return to_js(attnlab::forward_trace(trace_input_from_js(request)));
+val trace(const val& request) { return to_js(attnlab::forward_trace(trace_input(request))); }
+
+// The trace's request and order: new row i = original token order[i].
+val permutation_check(const val& request) {
+  TraceRequest r = read_request<TraceRequest>(request, entries::permutation);
+  return to_js(attnlab::permutation_check(trace_input(r, request), r.order.order));
 }
 
-// request as for trace(), with dOutput; parameter: "X", "Q", … "Wo"; row, col: its entry.
-
-// request as for trace() (X, Wq, Wk, Wv); order: number[], new row i = original token order[i].
-val permutation_check(const val& request, const val& order) {
-  return to_js(attnlab::permutation_check(trace_input_from_js(request),
-                                          emscripten::vecFromJSArray<std::size_t>(order)));
-}
-
-// { Q, K, V, causal, heads, scale? } through flash_attention or naive_attention.
+// The long-sequence request through flash_attention or naive_attention.
 template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&,
                                         const FlashOptions&)>
 val long_sequence(const val& request) {
-  return to_js(kernel(matrix_at(request, "Q"), matrix_at(request, "K"), matrix_at(request, "V"),
-                      flash_options_from_js(request)));
+  const auto r = read_request<LongRequest>(request, entries::flash);
+  return to_js(kernel(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
 // The same request, only checked: { ok: true } or { error }.
 val check_flash_attention(const val& request) {
-  const auto problem =
-      attnlab::check_flash_attention(matrix_at(request, "Q"), matrix_at(request, "K"),
-                                     matrix_at(request, "V"), flash_options_from_js(request));
+  const auto r = read_request<LongRequest>(request, entries::check_flash);
+  const auto problem = attnlab::check_flash_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options);
   if (problem) return val(ErrorValue{*problem});
   val out = val::object();
   out.set("ok", true);
@@ -113,57 +78,67 @@ val check_flash_attention(const val& request) {
 }
 
 // The trace's request, computed token by token with a KV cache.
-val decode(const val& request) { return to_js(attnlab::decode(trace_input_from_js(request))); }
+val decode(const val& request) {
+  return to_js(attnlab::decode(trace_input(request, entries::decode)));
+}
 
-// { layers, kvHeads, headDim, bytesPerValue } → bytes per token, or { error }.
+// Bytes per token, or { error }.
 val kv_cache_bytes(const val& request) {
-  const KvCacheShape shape{
-      request["layers"].as<std::size_t>(), request["kvHeads"].as<std::size_t>(),
-      request["headDim"].as<std::size_t>(), request["bytesPerValue"].as<std::size_t>()};
+  const auto shape = read_request<KvCacheShape>(request, entries::cache);
   if (auto problem = check_kv_cache_shape(shape)) return val(ErrorValue{*problem});
   return val(static_cast<double>(attnlab::kv_cache_bytes(shape)));
 }
 
-// { Q, K, causal, heads, scale?, head, rows: number[], cols: number[] }
-// { Q, K, V, causal, scale?, queryRows, keyRows }
 val flash_walk(const val& request) {
-  return to_js(attnlab::flash_walk(matrix_at(request, "Q"), matrix_at(request, "K"),
-                                   matrix_at(request, "V"), walk_options_from_js(request)));
+  const auto r = read_request<WalkRequest>(request, entries::walk);
+  return to_js(attnlab::flash_walk(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
+// The sampled weights, which of their cells the rules hide and how many keys each row sees.
+struct SampledWeights {
+  Matrix weights;
+  SampledMask mask;
+};
+
 val sampled_weights(const val& request) {
-  return to_js(attnlab::sampled_weights(matrix_at(request, "Q"), matrix_at(request, "K"),
-                                        indices_at(request, "rows"), indices_at(request, "cols"),
-                                        request["head"].as<int>(), flash_options_from_js(request)));
+  const auto r = read_request<LongRequest>(request, entries::sampled);
+  auto weights = attnlab::sampled_weights(r.qkv.q, r.qkv.k, r.cells.rows, r.cells.cols,
+                                          r.cells.head, r.options);
+  if (!weights) return val(ErrorValue{weights.error()});
+  return val(SampledWeights{
+      std::move(weights.value()),
+      sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols, r.options)});
+}
+
+// The flash kernel's plan of the request's heads (head widths, scale, overflow bound).
+val flash_plan(const val& request) {
+  const auto r = read_request<LongRequest>(request, entries::plan);
+  return to_js(attnlab::flash_plan(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
 // The shared tile plan for head width d (see tiling.hpp), or undefined beyond the limits.
-val tile_plan(std::size_t head_width) { return to_js(tiling::plan_for(head_width)); }
-
-val sinusoidal_encoding(std::size_t tokens, std::size_t width) {
-  return to_js(attnlab::sinusoidal_encoding(tokens, width));
+val tile_plan(const val& request) {
+  return to_js(tiling::plan_for(read_request<TilePlanRequest>(request, entries::tile).head_width));
 }
 
-// scores: Float32Array (one row); temperature: number.
-val softmax_breakdown(const val& scores, float temperature) {
-  const auto row = emscripten::convertJSArrayToNumberVector<float>(scores);
-  return to_js(attnlab::softmax_breakdown(row, temperature));
+val sinusoidal_encoding(const val& request) {
+  const auto r = read_request<SinusoidalEncodingRequest>(request, entries::sinusoidal);
+  return to_js(attnlab::sinusoidal_encoding(r.tokens, r.width));
 }
 
-// { dims: number[], keys, samples, seed }
+val softmax_breakdown(const val& request) {
+  const auto r = read_request<SoftmaxBreakdownRequest>(request, entries::softmax);
+  return to_js(attnlab::softmax_breakdown(r.scores, r.temperature));
+}
+
 val scaling_study(const val& request) {
-  ScalingStudyOptions options;
-  options.dims = indices_at(request, "dims");
-  options.keys = request["keys"].as<std::size_t>();
-  options.samples = request["samples"].as<std::size_t>();
-  options.seed = seed_at(request);
-  return to_js(attnlab::scaling_study(options));
+  return to_js(
+      attnlab::scaling_study(read_request<ScalingStudyOptions>(request, entries::scaling)));
 }
 
-// { rows, cols, seed }
 val normal_matrix(const val& request) {
-  return to_js(attnlab::normal_matrix(request["rows"].as<std::size_t>(),
-                                      request["cols"].as<std::size_t>(), seed_at(request)));
+  const auto r = read_request<NormalMatrixRequest>(request, entries::normal);
+  return to_js(attnlab::normal_matrix(r.rows, r.cols, r.seed));
 }
 
 // Bytes in use by malloc and the size of the wasm memory (for leak checks), and the bytes
@@ -173,8 +148,11 @@ struct MemoryStats {
 };
 
 MemoryStats memory_stats() {
-  const struct mallinfo info = mallinfo();
-  return {static_cast<double>(info.uordblks), static_cast<double>(info.arena),
+  // The heap's size is what sbrk has given malloc: mallinfo's arena means that in dlmalloc
+  // (the threaded core) but the unused memory above it in emmalloc (this one).
+  const auto heap =
+      reinterpret_cast<std::uintptr_t>(sbrk(0)) - reinterpret_cast<std::uintptr_t>(&__heap_base);
+  return {static_cast<double>(mallinfo().uordblks), static_cast<double>(heap),
           static_cast<double>(allocated_bytes()), static_cast<double>(peak_allocated_bytes())};
 }
 
@@ -317,6 +295,15 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   result<FlashResult>("FlashResult")
       .field<&FlashResult::output>("output")
       .field<&FlashResult::fully_masked_rows>("fullyMaskedRows");
+  result<SampledWeights>("SampledWeights")
+      .field<&SampledWeights::weights>("weights")
+      .field<&SampledWeights::mask, &SampledMask::hidden, &boolean_rows>("hidden")
+      .field<&SampledWeights::mask, &SampledMask::visible_keys>("visibleKeys");
+  result<FlashPlan>("FlashPlan")
+      .field<&FlashPlan::head_width>("headWidth")
+      .field<&FlashPlan::value_width>("valueWidth")
+      .field<&FlashPlan::scale>("scale")
+      .field<&FlashPlan::may_overflow>("mayOverflow");
   result<tiling::TilePlan>("TilePlan")
       .field<&tiling::TilePlan::query_rows>("queryRows")
       .field<&tiling::TilePlan::key_rows>("keyRows")
@@ -371,10 +358,11 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("trace", &guarded<&trace>::call);
   emscripten::function("decode", &guarded<&decode>::call);
   emscripten::function("kvCacheBytes", &guarded<&kv_cache_bytes>::call);
-  emscripten::function("permutationCheck", &guarded<&permutation_check>::call);  // positions
+  emscripten::function("permutationCheck", &guarded<&permutation_check>::call);
   emscripten::function("flashAttention", &guarded<&long_sequence<&attnlab::flash_attention>>::call);
   emscripten::function("naiveAttention", &guarded<&long_sequence<&attnlab::naive_attention>>::call);
   emscripten::function("checkFlashAttention", &guarded<&check_flash_attention>::call);
+  emscripten::function("flashPlan", &guarded<&flash_plan>::call);
   emscripten::function("tilePlan", &guarded<&tile_plan>::call);
   emscripten::function("sampledWeights", &guarded<&sampled_weights>::call);
   emscripten::function("flashWalk", &guarded<&flash_walk>::call);
@@ -389,6 +377,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("limits", &limits_table);
   emscripten::function("stepIds", &step_ids);
   emscripten::function("errorCodes", &error_codes);
+  emscripten::function("schema", &schema);
 }
 
 }  // namespace attnlab::bindings

@@ -1,6 +1,7 @@
-// What the wasm modules' bindings share (bindings.cpp, the core; train_bindings.cpp, the
-// trainer): results converted to JavaScript values by kind, value_object fields declared as
-// member paths, errors as { error: { code, message } }, and the one out-of-memory catch.
+// What the wasm modules' bindings share (bindings.cpp, the core; learn_bindings.cpp, the
+// learning module; model_bindings.cpp, the model): results converted to JavaScript values by kind,
+// value_object fields declared as member paths, errors as { error: { code, message } }, and the one
+// out-of-memory catch.
 #pragma once
 
 #include <emscripten/bind.h>
@@ -151,11 +152,6 @@ struct result : emscripten::value_object<T> {
     return *this;
   }
 };
-
-// A JavaScript whole number (≤ 2⁵³, checked by the wrapper) as a 64-bit seed.
-inline std::uint64_t seed_at(const val& request) {
-  return static_cast<std::uint64_t>(request["seed"].as<double>());
-}
 
 // ---- Out of memory -----------------------------------------------------------------------
 

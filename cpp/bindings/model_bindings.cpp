@@ -8,6 +8,7 @@
 #include "attnlab/model.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "js_values.hpp"
+#include "request_reader.hpp"  // matrix_from_js
 #include "trace_values.hpp"
 
 namespace attnlab::bindings {

@@ -226,3 +226,40 @@ TEST_CASE("sampled weights equal the full softmax weights at the chosen rows and
   CHECK(to_string(sampled_weights(q, k, rows, cols, 2, options).error().code) ==
         "invalid-argument");
 }
+
+TEST_CASE("flash_plan(): the head width, the scale and the kernel's own overflow bound",
+          "[flash]") {
+  FlashOptions o = flash_options(false, 3);
+  const Matrix q(5, 12, 0.5f), v(5, 6, 1.0f);
+  const auto plan = flash_plan(q, q, v, o);
+  REQUIRE(plan);
+  CHECK(plan.value().head_width == 4);
+  CHECK(plan.value().value_width == 2);
+  CHECK(plan.value().scale == Approx(0.5));
+  CHECK_FALSE(plan.value().may_overflow);
+  // d · max|q| · max|k| = 4 · 1e19 · 1e19 passes half of float32's largest; 4e36 does not.
+  CHECK(flash_plan(Matrix(2, 4, 1e19f), Matrix(2, 4, 1e19f), Matrix(2, 4, 1.0f), {})
+            .value()
+            .may_overflow);
+  CHECK_FALSE(flash_plan(Matrix(2, 4, 1e18f), Matrix(2, 4, 1e18f), Matrix(2, 4, 1.0f), {})
+                  .value()
+                  .may_overflow);
+  o.heads = 5;
+  CHECK(to_string(flash_plan(q, q, v, o).error().code) == std::string("invalid-argument"));
+}
+
+TEST_CASE(
+    "sampled_mask(): the cells the causal rule and the window hide, and the keys each row sees",
+    "[flash]") {
+  FlashOptions o = flash_options(true);
+  o.window = Window(3);
+  const std::vector<std::size_t> rows{0, 4, 9}, cols{0, 2, 4, 7};
+  const SampledMask mask = sampled_mask(10, 10, rows, cols, o);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::size_t seen = 0;
+    for (std::size_t j = 0; j < 10; ++j) seen += j <= rows[r] && rows[r] - j < 3;
+    CHECK(mask.visible_keys[r] == seen);
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      CHECK(mask.hidden(r, c) == !(cols[c] <= rows[r] && rows[r] - cols[c] < 3));
+  }
+}

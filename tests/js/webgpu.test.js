@@ -175,6 +175,18 @@ test('inputs whose scores overflow float32 get the core\'s non-finite error, as 
   }
 });
 
+test('a batch of sequences (the batch request field) gives what lab.flashAttention gives: each attends only to its own keys', async () => {
+  const matrix = (rows, cols, seed) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(seed + i * 0.37)) });
+  const [Q, K, V] = [1, 2, 3].map((seed) => matrix(12, 8, seed));
+  for (const causal of [false, true]) {
+    const request = { Q, K, V, causal, heads: 2, batch: 3 };
+    const { output } = await gpu.attention(request);
+    assert.deepEqual(output.data, lab.flashAttention(request).output.data, `causal ${causal}`);
+    const { output: unbatched } = await gpu.attention({ ...request, batch: 1 });
+    assert.notDeepEqual(unbatched.data, output.data, 'one sequence of 12 differs, so the comparison can fail');
+  }
+});
+
 test('createGpuAttention refuses an option it does not take, naming the closest one', async () => {
   await assert.rejects(createGpuAttention({ device, precison: 'f16' }), { name: 'AttnLabError', code: 'invalid-argument', message: 'precison: did you mean precision? (createGpuAttention() has no field "precison")' });
   await assert.rejects(createGpuAttention({ devise: device }), { code: 'invalid-argument', message: /^devise: did you mean device\?/ });

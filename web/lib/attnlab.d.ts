@@ -38,39 +38,10 @@ export declare class LoadError extends Error {
  */
 export declare function ownFields<K extends string>(object: object, known: readonly K[], options: { owner: string; prefix?: string }): Partial<Record<K, unknown>>;
 
-/** Step ids in trace order; the core's list (AttnLab.stepIds()), known before the wasm loads. */
-export type StepId =
-  | 'encoding'
-  | 'positional'
-  | 'project-q'
-  | 'project-k'
-  | 'project-v'
-  | 'rotate-q'
-  | 'rotate-k'
-  | 'scores'
-  | 'scale'
-  | 'softcap'
-  | 'bias'
-  | 'mask'
-  | 'softmax'
-  | 'dropout'
-  | 'aggregate'
-  | 'concat'
-  | 'output-projection'
-  | 'grad-output'
-  | 'grad-wo'
-  | 'grad-concat'
-  | 'grad-v'
-  | 'grad-weights'
-  | 'grad-softmax'
-  | 'grad-scores'
-  | 'grad-q'
-  | 'grad-k'
-  | 'grad-wq'
-  | 'grad-wk'
-  | 'grad-wv'
-  | 'grad-x';
+/** Step ids in trace order (StepId): the core's list (AttnLab.stepIds()), known before the wasm loads. */
 export declare const STEP_IDS: readonly StepId[];
+/** The mask's rules, each one's bit in the mask step's blockedBy: the core's (lab.schema().maskRules), known before the wasm loads. */
+export declare const MASK_RULES: Readonly<MaskRules>;
 
 /** The core's documented limits (attnlab::limits), as lab.limits() returns them. */
 export interface Limits {
@@ -155,17 +126,337 @@ export interface FlashWalk {
   matrixFloats: number;
 }
 
-export interface FlashWalkRequest {
+// The generated interfaces below are each one group of a request's fields as the core
+// declares them (cpp/bindings/requests.hpp); the requests combine them.
+// ---- Request interfaces: generated from lab.schema() by scripts/typings.mjs; do not edit ----
+
+/** A step id of the core's trace (STEP_IDS lists them in trace order). */
+export type StepId =
+  | 'encoding'
+  | 'positional'
+  | 'project-q'
+  | 'project-k'
+  | 'project-v'
+  | 'rotate-q'
+  | 'rotate-k'
+  | 'scores'
+  | 'scale'
+  | 'softcap'
+  | 'bias'
+  | 'mask'
+  | 'softmax'
+  | 'dropout'
+  | 'aggregate'
+  | 'concat'
+  | 'output-projection'
+  | 'grad-output'
+  | 'grad-wo'
+  | 'grad-concat'
+  | 'grad-v'
+  | 'grad-weights'
+  | 'grad-softmax'
+  | 'grad-scores'
+  | 'grad-q'
+  | 'grad-k'
+  | 'grad-wq'
+  | 'grad-wk'
+  | 'grad-wv'
+  | 'grad-x';
+
+export interface QKVInput {
+  /** (n_q, heads·d_k) */
   Q: MatrixInput;
+  /** (n_k, kvHeads·d_k) */
   K: MatrixInput;
+  /** (n_k, kvHeads·d_v) */
   V: MatrixInput;
+}
+
+export interface AttentionOptions {
+  /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). Default false. */
   causal?: boolean;
+  /** Where the queries sit among the keys, for the causal rule and the window. */
+  causalAlignment?: CausalAlignment;
+  /** One flag per key; true marks padding that no query attends to. */
+  keyPadding?: boolean[];
+  /** (n_q, n_k): true where query i may attend to key j. */
+  mask?: MaskInput;
+  /** Multiplies the scores; default 1/√d_k. */
   scale?: number;
-  /** Br, queries per block: 1 … limits().walkTile (default 2). */
+  /** Divides the scaled scores. Default 1. */
+  temperature?: number;
+  /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
+  softcap?: number;
+  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a trace; −Infinity blocks the key. */
+  bias?: MatrixInput;
+  /** Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }. */
+  window?: Window;
+  /** Positions exempt from the window both ways (at most limits().globalTokens). */
+  globalTokens?: number[];
+  /** A past KV cache's keys (ONNX's past_key): n_past rows, K's columns; K's rows follow them. */
+  pastKey?: MatrixInput;
+  /** The cache's values (ONNX's past_value): n_past rows, V's columns; V's rows follow them. */
+  pastValue?: MatrixInput;
+}
+
+export interface AttentionGradientInput {
+  /** ∂L/∂O, the loss's gradient at the output: (n_q, d_v). */
+  dOutput?: MatrixInput;
+  /** @deprecated The older name of dOutput. */
+  dO?: MatrixInput;
+}
+
+export interface ProjectionInput {
+  /** Token embeddings: (n, d_model). */
+  X: MatrixInput;
+  /** (d_model, heads·d_k) */
+  Wq: MatrixInput;
+  /** (d_model, kvHeads·d_k) */
+  Wk: MatrixInput;
+  /** (d_model, kvHeads·d_v) */
+  Wv: MatrixInput;
+  /** Cross-attention: (n_k, d_model); K and V are projected from it, Q from X. */
+  context?: MatrixInput;
+}
+
+export interface TraceOptions {
+  /** (heads·d_v, d_out), applied to the concatenated heads. */
+  Wo?: MatrixInput;
+  /** Splits the columns of Q, K and V into equal slices. 1 … limits().maxHeads. Default 1. */
+  heads?: number;
+  /** The sinusoidal encoding added to X (and to the context); X only. Default 'none'. */
+  positional?: 'none' | 'sinusoidal';
+  /** RoPE: each head's q and k rows rotated in pairs by position·ropeBase^(−2i/d_k); d_k even. Default false. */
+  rope?: boolean;
+  /** RoPE's base: pair i of a head turns by position·ropeBase^(−2i/d_k). Default 10000. */
+  ropeBase?: number;
+  /** ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads). Default false. */
+  alibi?: boolean;
+  /** K/V heads: 0 = heads, 1 = multi-query, else grouped-query (dividing heads); K and V (or Wk, Wv) have kvHeads·d columns. 0 … limits().maxHeads. Default 0. */
+  kvHeads?: number;
+  /** Dropout on the weights, 0 ≤ p < 1: kept with probability 1 − p, scaled by 1/(1 − p). Default 0. */
+  dropout?: number;
+  /** The dropout mask's seed; the same seed gives the same mask everywhere. Default 0. */
+  dropoutSeed?: number;
+}
+
+export interface BackwardFields {
+  /** ∂L/∂Y, the output's shape: the backward steps follow the forward ones (the learning module: await lab.loadLearning() first). */
+  dOutput?: MatrixInput;
+  /** The query row whose softmax Jacobian the grad-softmax steps carry; without it every row when n_q·n_k²·heads ≤ limits().traceScores, else row 0. */
+  jacobianRow?: number;
+}
+
+export interface PermutationOrder {
+  /** A permutation of 0…n−1: new row i is token order[i]. */
+  order: number[];
+}
+
+export interface KvCacheShape {
+  /** Layers of the model. 1 … limits().cacheLayers. Default 1. */
+  layers: number;
+  /** K/V heads per layer. 1 … limits().cacheKvHeads. Default 1. */
+  kvHeads: number;
+  /** The head width d_k. 1 … limits().cacheHeadDim. Default 1. */
+  headWidth?: number;
+  /** @deprecated The older name of headWidth. */
+  headDim?: number;
+  /** Bytes per cached number: 2 for fp16/bf16, 1 for fp8, 4 for fp32. 1 … limits().cacheValueBytes. Default 2. */
+  bytesPerValue: number;
+}
+
+export interface LongAttentionOptions {
+  /** A query may not attend to a key after its position. Default false. */
+  causal?: boolean;
+  /** Where the queries sit among the keys, for the causal rule and the window. Default 'top-left'. */
+  causalAlignment?: CausalAlignment;
+  /** Sliding window (default off): the kernels skip every tile of keys no query sees. */
+  window?: Window;
+  /** Query heads: equal column slices of Q (the core checks that they divide its width). Default 1. */
+  heads?: number;
+  /** K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads K/V head ⌊h / (heads / kvHeads)⌋. Default 0. */
+  kvHeads?: number;
+  /** Multiplies the scores; default 1/√d. */
+  scale?: number;
+}
+
+export interface KernelOptions {
+  /** Threads to run on; 0: lab.threads. The single-threaded core always uses 1. Default 0. */
+  threads?: number;
+  /** Sequences: Q, K and V rows split into this many, each attending only to its own. Default 1. */
+  batch?: number;
+  /** One flag per key; true marks padding that no query attends to. */
+  keyPadding?: boolean[];
+  /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
+  softcap?: number;
+  /** An additive bias on the scaled scores, (n_q, n_k), the same for every head and sequence; −Infinity blocks the key. */
+  bias?: MatrixInput;
+  /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position. Default false. */
+  alibi?: boolean;
+}
+
+export interface QKInput {
+  /** (n_q, heads·d_k) */
+  Q: MatrixInput;
+  /** (n_k, kvHeads·d_k) */
+  K: MatrixInput;
+}
+
+export interface SampledCells {
+  /** The query head whose weights are sampled (0 … heads − 1). Default 0. */
+  head?: number;
+  /** Query rows (at most limits().sampledRows). */
+  rows: number[];
+  /** Key columns (at most limits().sampledCols). */
+  cols: number[];
+}
+
+export interface WalkOptions {
+  /** Query i may not attend to key j > i. Default false. */
+  causal?: boolean;
+  /** Multiplies the scores; default 1/√d. */
+  scale?: number;
+  /** Br, queries per block. 1 … limits().walkTile. Default 2. */
   queryRows?: number;
-  /** Bc, keys per tile: 1 … limits().walkTile (default 2). */
+  /** Bc, keys per tile. 1 … limits().walkTile. Default 2. */
   keyRows?: number;
 }
+
+export interface SinusoidalEncodingRequest {
+  /** Rows (positions). 1 … limits().sinusoidalMax. Default 0. */
+  tokens: number;
+  /** Columns (features). 1 … limits().sinusoidalMax. Default 0. */
+  width: number;
+}
+
+export interface SoftmaxBreakdownRequest {
+  /** One row of scores (at most limits().softmaxRow). */
+  scores: ArrayLike<number>;
+  /** Divides the scores. Default 1. */
+  temperature?: number;
+}
+
+export interface TilePlanRequest {
+  /** The head width d. 1 … limits().maxHeadWidth. Default 0. */
+  headWidth: number;
+}
+
+export interface ScalingStudyRequest {
+  /** d_k values, at most limits().scalingDims of them. Each 1 … limits().scalingMaxDk. */
+  dims: number[];
+  /** Keys per query. limits().scalingMinKeys … limits().scalingMaxKeys. Default 16. */
+  keys?: number;
+  /** Queries per d_k; samples·(keys + 1)·(the sum of dims) at most limits().scalingDraws. 1 … limits().scalingMaxSamples. Default 256. */
+  samples?: number;
+  /** The same seed gives the same numbers everywhere. Default 1. */
+  seed?: number;
+}
+
+export interface NormalMatrixRequest {
+  /** Rows; rows · cols at most limits().normalValues. 1 … limits().normalValues. Default 0. */
+  rows: number;
+  /** Columns. 1 … limits().normalValues. Default 0. */
+  cols: number;
+  /** The same seed gives the same numbers everywhere. Default 1. */
+  seed?: number;
+}
+
+export interface TrainerConfig {
+  /** What is learned at each target position (TrainingTask). Default 'previous-token'. */
+  task?: TrainingTask;
+  /** Attention layers. 1 … limits().trainLayers. Default 1. */
+  layers?: number;
+  /** Heads per layer, dividing dModel. 1 … limits().trainHeads. Default 1. */
+  heads?: number;
+  /** Width of the residual stream (d_head = dModel / heads). 1 … limits().trainDModel. Default 16. */
+  dModel?: number;
+  /** Tokens per sequence. 4 … limits().trainContext. Default 8. */
+  context?: number;
+  /** Token ids 0 … vocab − 1. 2 … limits().trainVocab. Default 8. */
+  vocab?: number;
+  /** Sequences per step. 1 … limits().trainBatch. Default 16. */
+  batch?: number;
+  /** Adam's step size (β1 0.9, β2 0.999, ε 1e-8), above 0 and at most 1. Default 0.01. */
+  learningRate?: number;
+  /** The same seed gives the same run everywhere. Default 1. */
+  seed?: number;
+}
+
+export interface StepRequest {
+  /** Adam steps to take per call. 1 … limits().trainSteps. Default 1. */
+  count?: number;
+}
+
+export interface GradientAt {
+  /** X, Q, K, V, Wq, Wk, Wv or Wo. */
+  parameter: string;
+  /** The entry's row. Default 0. */
+  row: number;
+  /** The entry's column. Default 0. */
+  col: number;
+}
+
+/** The mask's rules: the bits of the mask step's blockedBy. */
+export interface MaskRules {
+  causal: 1;
+  keyPadding: 2;
+  mask: 4;
+  window: 8;
+  bias: 16;
+}
+
+// ---- End of the generated request interfaces ----
+
+/** A request field as lab.schema() describes it. */
+export interface SchemaField {
+  name: string;
+  kind: 'boolean' | 'number' | 'probability' | 'whole' | 'matrix' | 'mask' | 'flags' | 'indices' | 'row' | 'window' | 'choice' | 'text';
+  required?: true;
+  /** The documented range: each end a number or a name in limits(). */
+  min?: string;
+  max?: string;
+  /** The largest whole number the core's type takes unchanged. */
+  bound?: number;
+  choices?: string[];
+  default?: number | boolean | string;
+  /** The field's doc (the learning module's schema only; the core's download leaves it out). */
+  doc?: string;
+  /** A deprecated older name of the field named here. */
+  aliasOf?: string;
+}
+
+/** lab.schema(): groups of fields (each an interface of these typings), each entry's groups, the mask's rules. */
+export interface Schema {
+  groups: Record<string, SchemaField[]>;
+  requests: Record<string, string[]>;
+  maskRules: MaskRules;
+}
+
+export interface AttentionRequest extends QKVInput, AttentionOptions {}
+
+export interface AttentionBackwardRequest extends AttentionRequest, AttentionGradientInput {}
+
+interface TraceCommon extends TraceOptions, AttentionOptions {
+  /** Labels for the tokens, passed through to the result. */
+  tokens?: string[];
+}
+
+export interface ProjectionTraceRequest extends TraceCommon, ProjectionInput {}
+
+export interface DirectTraceRequest extends TraceCommon, QKVInput {
+  /** The sinusoidal encoding needs X. */
+  positional?: 'none';
+}
+
+export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
+
+export type PermutationCheckRequest = ProjectionTraceRequest & PermutationOrder;
+
+export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions {}
+
+export type SampledWeightsRequest = QKInput & LongAttentionOptions & SampledCells;
+
+export interface FlashWalkRequest extends QKVInput, WalkOptions {}
 
 /** Where the queries sit among the keys: query i at key i, or at key i + n_k − n_q (the last queries of a sequence, as in generation with a cache). */
 export type CausalAlignment = 'top-left' | 'bottom-right';
@@ -176,50 +467,6 @@ export type CausalAlignment = 'top-left' | 'bottom-right';
  * placed by causalAlignment.
  */
 export type Window = number | { left?: number; right?: number };
-
-export interface AttentionOptions {
-  /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). */
-  causal?: boolean;
-  /**
-   * Applies to the causal rule and the window. Default 'top-left' (PyTorch's is_causal), or 'bottom-right' with a
-   * pastKey: the new queries follow the cached keys, as in generation (ONNX's Attention with past_key).
-   */
-  causalAlignment?: CausalAlignment;
-  /** One flag per key; true marks padding that no query attends to. */
-  keyPadding?: boolean[];
-  /** (n_q, n_k): true where query i may attend to key j. */
-  mask?: MaskInput;
-  /** Multiplies the scores; default 1/√d_k. */
-  scale?: number;
-  /** Divides the scaled scores; default 1. */
-  temperature?: number;
-  /** Logit soft-capping (Gemma 2): the scaled scores become softcap·tanh(S̃ / softcap); finite and > 0; default off. */
-  softcap?: number;
-  /**
-   * An additive bias on the (capped) scaled scores, (n_q, n_k): a float attention mask or a relative bias;
-   * -Infinity blocks the key (blockedBy bit 16). trace() also takes one per head, (heads·n_q, n_k), head h's rows from h·n_q.
-   */
-  bias?: MatrixInput;
-  /** Sliding window (default off). */
-  window?: Window;
-  /** Positions exempt from the window both ways (at most limits().globalTokens, each < max(n_q, n_k)). */
-  globalTokens?: number[];
-  /**
-   * A past KV cache (ONNX's past_key): earlier tokens' keys, (n_past, K's columns; in a trace one slice per K/V head).
-   * K's rows are appended to it: the keys are [pastKey; K], so mask, keyPadding and bias have n_past + n_k columns,
-   * and the new tokens sit at positions n_past, n_past + 1, … Given with pastValue. Not with RoPE, a positional
-   * encoding, a context or the backward steps of trace(); attentionBackward() returns dK and dV for every key.
-   */
-  pastKey?: MatrixInput;
-  /** The cache's values, (n_past, V's columns): V's rows are appended to it. Given with pastKey. */
-  pastValue?: MatrixInput;
-}
-
-export interface AttentionRequest extends AttentionOptions {
-  Q: MatrixInput; // (n_q, d_k)
-  K: MatrixInput; // (n_k, d_k)
-  V: MatrixInput; // (n_k, d_v)
-}
 
 export interface AttentionResult {
   scores: Matrix; // Q·Kᵀ: (n_q, n_k)
@@ -236,79 +483,11 @@ export interface AttentionResult {
   fullyMaskedRows: number[];
 }
 
-export interface AttentionBackwardRequest extends AttentionRequest {
-  /** ∂L/∂O, the loss's gradient with respect to the output: (n_q, d_v). */
-  dO: MatrixInput;
-}
-
 /** The gradients of a loss L through attention(); masked cells pass none. */
 export interface AttentionGradients {
   dQ: Matrix; // ∂L/∂Q: (n_q, d_k)
   dK: Matrix; // ∂L/∂K: (n_k, d_k)
   dV: Matrix; // ∂L/∂V: (n_k, d_v)
-}
-
-interface TraceCommon extends AttentionOptions {
-  /** (heads·d_v, d_out), applied to the concatenated heads. */
-  Wo?: MatrixInput;
-  /** Splits the columns of Q, K and V into equal slices; default 1. */
-  heads?: number;
-  /** Labels for the tokens, passed through to the result. */
-  tokens?: string[];
-  /** RoPE: each head's q and k rows rotated in pairs (2i, 2i+1) by position·ropeBase^(−2i/d_k); d_k even. */
-  rope?: boolean;
-  /** Default 10000. */
-  ropeBase?: number;
-  /** ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads). */
-  alibi?: boolean;
-  /** K/V heads: 0 (default) = heads, 1 = multi-query, else grouped-query (must divide heads); K and V (or Wk, Wv) have kvHeads·d columns. */
-  kvHeads?: number;
-  /** Dropout on the weights, 0 ≤ p < 1 (default 0): kept with probability 1 − p, scaled by 1/(1 − p). */
-  dropout?: number;
-  /** The dropout mask's seed, 0 … 4294967295 (default 0); the same seed gives the same mask everywhere. */
-  dropoutSeed?: number;
-}
-
-export interface ProjectionTraceRequest extends TraceCommon {
-  X: MatrixInput; // (n, d_model)
-  Wq: MatrixInput; // (d_model, heads·d_k)
-  Wk: MatrixInput; // (d_model, heads·d_k)
-  Wv: MatrixInput; // (d_model, heads·d_v)
-  /** Cross-attention: (n_k, d_model); K and V are projected from it, Q from X. */
-  context?: MatrixInput;
-  positional?: 'none' | 'sinusoidal';
-}
-
-export interface DirectTraceRequest extends TraceCommon {
-  Q: MatrixInput;
-  K: MatrixInput;
-  V: MatrixInput;
-  positional?: 'none';
-}
-
-/** trace() and checkGradient() only: the backward pass. */
-export interface BackwardFields {
-  /**
-   * ∂L/∂Y, the output's shape (finite): the backward steps (grad-output … grad-x) follow the
-   * forward ones, for the loss L = Σ dOutput ⊙ Y. They are in the learning module: call
-   * `await lab.loadLearning()` once first (else an AttnLabError says so). With it, every input
-   * is within limits().backwardTokens rows and backwardFeatures columns (else 'too-large').
-   */
-  dOutput?: MatrixInput;
-  /**
-   * The query row whose softmax Jacobian the grad-softmax steps carry. Without it: every row
-   * when n_q · n_k² · heads ≤ limits().traceScores, else row 0.
-   */
-  jacobianRow?: number;
-}
-
-export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
-
-/** checkGradient()'s entry: ∂L/∂parameter[row][col]. Q, K, V are the projections' results when X is given. */
-export interface GradientAt {
-  parameter: 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
-  row: number;
-  col: number;
 }
 
 export interface GradientCheck {
@@ -456,15 +635,6 @@ export interface DecodeTrace {
   tokens?: string[];
 }
 
-/** One token's KV cache: K and V of every layer. Each 1 … its limit (limits().cache*). */
-export interface KvCacheShape {
-  layers: number;
-  kvHeads: number;
-  headDim: number;
-  /** 2 for fp16/bf16, 1 for fp8, 4 for fp32. */
-  bytesPerValue: number;
-}
-
 /** Self-attention traced on tokens X as given and reordered: see AttnLab.permutationCheck. */
 export interface PermutationCheck {
   /** trace(request).output: (n, d_out). */
@@ -481,35 +651,6 @@ export interface PermutationCheck {
   reorderedOnly: boolean;
   order: number[];
   tokens?: string[];
-}
-
-/** The attention options the long-sequence kernels take. */
-export interface LongAttentionOptions {
-  causal?: boolean;
-  /** Default 'top-left'; applies to the causal rule and the window. */
-  causalAlignment?: CausalAlignment;
-  /** Sliding window (default off): the kernels skip every tile of keys no query of a block sees. */
-  window?: Window;
-  heads?: number;
-  /** K/V heads (grouped-query attention): a divisor of heads (default heads); K and V have kvHeads slices, query head h reads K/V head ⌊h / (heads / kvHeads)⌋. */
-  kvHeads?: number;
-  scale?: number;
-}
-
-export interface LongAttentionRequest extends LongAttentionOptions {
-  Q: MatrixInput; // (n_q, heads·d)
-  K: MatrixInput; // (n_k, kvHeads·d)
-  V: MatrixInput; // (n_k, kvHeads·d_v)
-  /** Threads to run on; 0 or absent: lab.threads. The single-threaded core always uses 1. */
-  threads?: number;
-  /** One flag per key (of each sequence); true marks padding that no query attends to. */
-  keyPadding?: boolean[];
-  /** Soft-capping as in attention(): the scaled scores become softcap·tanh(s / softcap). */
-  softcap?: number;
-  /** An additive bias (n_q, n_k) on the (capped) scaled scores, the same for every head and sequence; -Infinity blocks. */
-  bias?: MatrixInput;
-  /** ALiBi: −m_h·|p − j| on query head h's scores, m_h = 2^(−8(h+1)/heads), p the query's key position (causalAlignment). */
-  alibi?: boolean;
 }
 
 /** A matrix as flat row-major float32 data: what long-sequence kernels return. */
@@ -531,6 +672,27 @@ export interface CheckedLongAttentionRequest extends LongAttentionOptions {
   V: FlatMatrix;
   causal: boolean;
   heads: number;
+}
+
+/** lab.sampledCells(): the sampled weights and what hides each cell. */
+export interface SampledCells {
+  weights: Matrix;
+  /** true where the causal rule or the window hides key cols[c] from query rows[r] (its weight is 0). */
+  hidden: boolean[][];
+  /** The keys each sampled query row sees: its weights sum to 1 over them. */
+  visibleKeys: number[];
+}
+
+/** lab.flashPlan(): the flash kernel's own rule for a request's heads. */
+export interface FlashPlan {
+  /** d: each query head's slice of Q's columns (and its K/V head's of K). */
+  headWidth: number;
+  /** d_v: each head's slice of V's columns. */
+  valueWidth: number;
+  /** The scale the kernel applies: the request's, or 1/√d. */
+  scale: number;
+  /** Whether some score q·k·scale could pass float32 by the kernel's bound (d · max|q| · max|k| · max(1, scale)), so each score must be checked. */
+  mayOverflow: boolean;
 }
 
 /** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
@@ -582,36 +744,6 @@ export interface SoftmaxBreakdown {
   withoutMax: SoftmaxWithoutMax;
 }
 
-export interface SoftmaxBreakdownRequest {
-  /** One row of scores, 1 … 4096 finite numbers. */
-  scores: ArrayLike<number>;
-  /** Divides the scores; default 1. */
-  temperature?: number;
-}
-
-export interface SinusoidalEncodingRequest {
-  /** Rows (positions), 1 … 2048. */
-  tokens: number;
-  /** Columns (features), 1 … 2048. */
-  width: number;
-}
-
-export type PermutationCheckRequest = ProjectionTraceRequest & {
-  /** A permutation of 0…n−1: new row i is the original token order[i]. */
-  order: number[];
-};
-
-export interface ScalingStudyRequest {
-  /** d_k values, each a whole number 1 … 512; at most 16. */
-  dims: number[];
-  /** Keys per query, 2 … 64; default 16. */
-  keys?: number;
-  /** Queries per d_k, 1 … 2000; default 256. samples · (keys + 1) · (the sum of dims) at most 16,777,216. */
-  samples?: number;
-  /** 0 … 4294967295; default 1. The same seed gives the same numbers everywhere. */
-  seed?: number;
-}
-
 export interface ScalingPoint {
   dk: number;
   /** Standard deviation of the raw scores q·k (over samples × keys). */
@@ -638,14 +770,6 @@ export interface ScalingStudy {
   points: ScalingPoint[];
 }
 
-export interface NormalMatrixRequest {
-  /** Whole numbers ≥ 1, rows · cols at most 16,777,216. */
-  rows: number;
-  cols: number;
-  /** 0 … 4294967295; default 1. The same seed gives the same numbers everywhere. */
-  seed?: number;
-}
-
 /**
  * What is learned at each target position i of a sequence x (n = context, m = ⌈n/2⌉):
  * 'previous-token' x[i−1] (i ≥ 1); 'copy-first' x[0] (i ≥ 1); 'reverse' (m random tokens,
@@ -654,28 +778,6 @@ export interface NormalMatrixRequest {
  * sequence, then the same again, so the copy's start is no clue) x[i+1] for i ≥ p.
  */
 export type TrainingTask = 'previous-token' | 'copy-first' | 'reverse' | 'induction' | 'induction-anywhere';
-
-/** lab.trainer()'s config; every field optional, the defaults learn previous-token fast. */
-export interface TrainerConfig {
-  /** Default 'previous-token'. */
-  task?: TrainingTask;
-  /** Attention layers, 1 … limits().trainLayers; default 1. */
-  layers?: number;
-  /** Heads per layer, 1 … limits().trainHeads, dividing dModel; default 1. */
-  heads?: number;
-  /** Width of the residual stream, 1 … limits().trainDModel; default 16 (d_head = dModel / heads). */
-  dModel?: number;
-  /** Tokens per sequence, 4 … limits().trainContext; default 8. */
-  context?: number;
-  /** Token ids 0 … vocab − 1, vocab 2 … limits().trainVocab; default 8. */
-  vocab?: number;
-  /** Sequences per step, 1 … limits().trainBatch; default 16. */
-  batch?: number;
-  /** Adam's step size (β1 0.9, β2 0.999, ε 1e-8), above 0 and at most 1; default 0.01. */
-  learningRate?: number;
-  /** 0 … 4294967295; default 1. The same seed gives the same loss curve everywhere. */
-  seed?: number;
-}
 
 export interface TrainingProgress {
   /** Steps taken since the trainer was made. */
@@ -809,8 +911,10 @@ export interface AttnLab {
   stepIds(): StepId[];
   /** The core's error codes (ERROR_CODES mirrors them). */
   errorCodes(): ErrorCode[];
+  /** Every entry's request fields as the core declares them (without their docs, which are these typings'), and the mask's blockedBy bits. */
+  schema(): Schema;
   attention(request: AttentionRequest): AttentionResult;
-  /** The backward pass of attention(): dQ, dK, dV given dO = ∂L/∂O (same options and limits). */
+  /** The backward pass of attention(): dQ, dK, dV given dOutput = ∂L/∂O (same options and limits). */
   attentionBackward(request: AttentionBackwardRequest): AttentionGradients;
   trace(request: TraceRequest): Trace;
   /**
@@ -853,11 +957,15 @@ export interface AttnLab {
    * Exact weights of one head for chosen rows (at most 32) and columns (at most 4096), each row
    * normalised over all keys.
    */
-  sampledWeights(request: LongAttentionOptions & { Q: MatrixInput; K: MatrixInput; head?: number; rows: number[]; cols: number[] }): Matrix;
+  sampledWeights(request: SampledWeightsRequest): Matrix;
+  /** sampledWeights' weights with, for the same cells, which the causal rule and the window hide, and how many keys each sampled row sees (the core's rule). */
+  sampledCells(request: SampledWeightsRequest): SampledCells;
+  /** How the flash kernel runs the request's heads, for a pass run elsewhere (attnlab/webgpu): checked as flashAttention checks it. */
+  flashPlan(request: LongAttentionRequest): FlashPlan;
   /** The FlashAttention tile walk of a small problem, one tile visit at a time (the flash view). */
   flashWalk(request: FlashWalkRequest): FlashWalk;
   /** The tile plan for head width d (null beyond the supported widths). */
-  tilePlan(request: { headWidth: number }): TilePlan | null;
+  tilePlan(request: TilePlanRequest): TilePlan | null;
   /** The older form: tilePlan(headWidth). */
   tilePlan(headWidth: number): TilePlan | null;
   /**

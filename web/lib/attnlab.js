@@ -29,8 +29,8 @@ import {
   sinusoidalRequest,
   softmaxRequest,
   tilePlanRequest,
-  traceRequest,
-  useLimits,
+  traceCoreRequest,
+  useCore,
 } from './requests.js';
 import { createTrainer, learning, learningAllocatedBytes, loadLearning } from './learning.js';
 import { instantiate, isNode, onDemand } from './wasm-module.js';
@@ -41,42 +41,9 @@ export { LoadError } from './wasm-module.js';
 // this entry) reads its options the same way and throws the same AttnLabError class.
 export { ownFields } from './fields.js';
 
-/**
- * Step ids in trace order; per-head steps repeat for each head. The core's list
- * (lab.stepIds()), here so it is known before the wasm loads; a test keeps the two equal.
- */
-export const STEP_IDS = Object.freeze([
-  'encoding',
-  'positional',
-  'project-q',
-  'project-k',
-  'project-v',
-  'rotate-q',
-  'rotate-k',
-  'scores',
-  'scale',
-  'softcap',
-  'bias',
-  'mask',
-  'softmax',
-  'dropout',
-  'aggregate',
-  'concat',
-  'output-projection',
-  'grad-output',
-  'grad-wo',
-  'grad-concat',
-  'grad-v',
-  'grad-weights',
-  'grad-softmax',
-  'grad-scores',
-  'grad-q',
-  'grad-k',
-  'grad-wq',
-  'grad-wk',
-  'grad-wv',
-  'grad-x',
-]);
+// The core's step ids in trace order (lab.stepIds()) and the mask's rule bits (lab.schema()),
+// generated from the core at build time (scripts/typings.mjs), known before the wasm loads.
+export { MASK_RULES, STEP_IDS } from './core-lists.js';
 
 // One promise per core: the single-threaded one, and the one with pthreads (a file of its own
 // that only createAttnLab({ threads: true }) downloads).
@@ -86,7 +53,7 @@ const modules = {
 };
 async function loadModule(threaded) {
   const core = await modules[threaded ? 'threads' : 'core']();
-  useLimits(core.limits()); // the checks of requests.js quote the core's ranges
+  useCore(core.limits(), JSON.parse(core.schema())); // the checks of requests.js: the core's fields and ranges
   return core;
 }
 
@@ -168,6 +135,11 @@ class AttnLab {
     return this.#core.errorCodes();
   }
 
+  /** Every entry's request fields as the core declares them, and the mask's blockedBy bits (Schema in attnlab.d.ts). */
+  schema() {
+    return JSON.parse(this.#core.schema());
+  }
+
   /** One head of attention with every intermediate. */
   attention(request) {
     return fromCore(unwrap(this.#core.attention(attentionRequest(request))));
@@ -180,9 +152,9 @@ class AttnLab {
 
   /** Multi-head attention step by step. */
   trace(request) {
-    const { coreRequest, tokens } = traceRequest(request);
-    const core = coreRequest.dOutput === undefined ? this.#core : learning('dOutput');
-    const out = traceFromCore(unwrap(core.trace(coreRequest)));
+    const { coreRequest, tokens } = traceCoreRequest(request);
+    const forward = coreRequest.dOutput === undefined;
+    const out = traceFromCore(unwrap(forward ? this.#core.trace(coreRequest) : learning('dOutput').traceWithBackward(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
   }
@@ -202,17 +174,17 @@ class AttnLab {
 
   /** One gradient entry of the trace against central finite differences in float64. */
   checkGradient(request, at) {
-    const { coreRequest, parameter, row, col } = checkGradientRequest(request, at);
-    return unwrap(learning('checkGradient()').checkGradient(coreRequest, parameter, row, col));
+    const { coreRequest, at: entry } = checkGradientRequest(request, at);
+    return unwrap(learning('checkGradient()').checkGradient(coreRequest, entry));
   }
 
   /** Traces X as given and with its tokens reordered: without positions the outputs only move. */
   permutationCheck(request, order) {
-    const { coreRequest, tokens, order: tokenOrder } = permutationRequest(request, order);
+    const { coreRequest, tokens } = permutationRequest(request, order);
     // Whether order is a permutation of the tokens (length, range, repeats), and that there
     // are tokens X to reorder, is the core's check.
-    const r = unwrap(this.#core.permutationCheck(coreRequest, tokenOrder));
-    const out = { ...fromCore(r), order: tokenOrder };
+    const r = unwrap(this.#core.permutationCheck(coreRequest));
+    const out = { ...fromCore(r), order: coreRequest.order };
     if (tokens) out.tokens = tokens;
     return out;
   }
@@ -227,6 +199,11 @@ class AttnLab {
     return this.#longSequence('naiveAttention', request);
   }
 
+  /** How the flash kernel runs the request's heads: head widths, scale, and whether a score could pass float32 (its own bound). */
+  flashPlan(request) {
+    return unwrap(this.#core.flashPlan(longRequest('flashPlan', request)));
+  }
+
   /** Checks a long-sequence request as flashAttention would, without computing it. */
   checkFlashAttention(request) {
     const checked = longRequest('checkFlashAttention', request);
@@ -236,6 +213,11 @@ class AttnLab {
 
   /** Exact weights of one head for chosen rows and columns of a long sequence. */
   sampledWeights(request) {
+    return this.sampledCells(request).weights;
+  }
+
+  /** The same weights, which of their cells the causal rule and the window hide, and how many keys each sampled row sees. */
+  sampledCells(request) {
     return fromCore(unwrap(this.#core.sampledWeights(sampledWeightsRequest(request))));
   }
 
@@ -256,14 +238,12 @@ class AttnLab {
 
   /** The sinusoidal positional encoding. */
   sinusoidalEncoding(request, width) {
-    const { tokens, width: columns } = sinusoidalRequest(request, width);
-    return fromCore(unwrap(this.#core.sinusoidalEncoding(tokens, columns)));
+    return fromCore(unwrap(this.#core.sinusoidalEncoding(sinusoidalRequest(request, width))));
   }
 
   /** Softmax of one row, stage by stage, and the same row without subtracting the max. */
   softmaxBreakdown(request, temperature) {
-    const r = softmaxRequest(request, temperature);
-    return fromCore(unwrap(this.#core.softmaxBreakdown(r.scores, r.temperature)));
+    return fromCore(unwrap(this.#core.softmaxBreakdown(softmaxRequest(request, temperature))));
   }
 
   /** Why 1/√d_k: the spread of q·k and the softmax's sharpness for each d_k in dims. */

@@ -26,7 +26,6 @@ export function learning(what) {
 export async function createTrainer(config) {
   const request = trainerRequest(config);
   const core = await loadLearning();
-  if (request.task) request.task = core.TrainingTask[request.task];
   return new Trainer(unwrap(core.trainer(request)));
 }
 

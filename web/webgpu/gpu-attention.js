@@ -79,38 +79,14 @@ export async function createGpuAttention(options = {}) {
   return new GpuAttention(gpuDevice, lab, { owned, f16: precision === 'f16' && gpuDevice.features.has('shader-f16') });
 }
 
-// Float32's largest value over 4: a score below it, and the difference of two such scores
-// (the shader's s − m), stay finite.
-const SAFE_SCORE = 3.4028234663852886e38 / 4;
-
-/**
- * Whether some score q·k·scale of some head could leave float32: by Cauchy–Schwarz,
- * |q·k| ≤ |q|·|k|, so the largest row norms of Q and K bound every score (and every partial
- * sum of the dot product, before the scale is applied).
- */
-// Options the shader does not take yet (see attention()).
-function beyondShader({ keyPadding, softcap, bias, alibi }) {
-  return keyPadding !== undefined || softcap !== undefined || bias !== undefined || alibi === true;
+// Options the shader does not take yet (see attention()): the score rules, and a batch of
+// sequences (the shader attends over all rows as one sequence).
+function beyondShader({ keyPadding, softcap, bias, alibi, batch }) {
+  return keyPadding !== undefined || softcap !== undefined || bias !== undefined || alibi === true || batch > 1;
 }
 
 // Query heads per K/V head.
 const kvGroup = ({ heads, kvHeads }) => (kvHeads ? heads / kvHeads : 1);
-
-function mayOverflow(Q, K, heads, scale, group) {
-  const d = Q.cols / heads;
-  const largestNorm = (m, head) => {
-    let largest = 0;
-    for (let r = 0; r < m.rows; r++) {
-      let sum = 0;
-      for (let c = head * d; c < (head + 1) * d; c++) sum += m.data[r * m.cols + c] ** 2;
-      largest = Math.max(largest, sum);
-    }
-    return Math.sqrt(largest);
-  };
-  const factor = Math.max(1, scale ?? 1 / Math.sqrt(d));
-  for (let head = 0; head < heads; head++) if (largestNorm(Q, head) * largestNorm(K, Math.floor(head / group)) * factor > SAFE_SCORE) return true;
-  return false;
-}
 
 // GPUError subclasses carry no name; a DOMException's name ('AbortError') says more than its class.
 const describe = (error) => `${error?.name ?? error?.constructor?.name ?? 'Error'}: ${error?.message || 'no message'}`;
@@ -145,9 +121,9 @@ class GpuAttention {
     const call = `attention() call ${++this.#calls}`;
     this.#throwIfGone(call);
     const checked = this.#lab.checkFlashAttention(request);
-    const { Q, K, V, heads, scale } = checked;
+    const { Q, K, V, heads } = checked;
     // The shader takes the causal rule, either alignment, the window and grouped K/V heads;
-    // key padding, softcap, a bias or ALiBi run on the CPU kernel.
+    // key padding, softcap, a bias, ALiBi or a batch of sequences run on the CPU kernel.
     if (beyondShader(checked)) return this.#lab.flashAttention(checked);
     const what = `${call} (Q ${Q.rows}×${Q.cols}, K ${K.rows}×${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== K.cols) {
@@ -160,15 +136,17 @@ class GpuAttention {
       }
     }
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
-    // inputs whose scores could overflow go to the CPU kernel, which reports it exactly.
-    if (mayOverflow(Q, K, heads, scale, kvGroup(checked))) return this.#lab.flashAttention(checked);
-    const plan = this.#lab.tilePlan(Q.cols / heads);
+    // inputs whose scores could overflow (the core's own bound, the one its kernel checks by)
+    // go to the CPU kernel, which reports it exactly. The heads' width and scale are the core's.
+    const headPlan = this.#lab.flashPlan(checked);
+    if (headPlan.mayOverflow) return this.#lab.flashAttention(checked);
+    const plan = this.#lab.tilePlan(headPlan.headWidth);
     const outBytes = Q.rows * Q.cols * 4;
     const buffers = [];
     this.#inFlight.add(buffers);
     try {
       const band = keyBand(checked);
-      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { ...checked, band, outBytes });
+      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { ...checked, scale: headPlan.scale, band, outBytes });
       const [scoped, mapped] = await Promise.allSettled([scopeError, mapping]);
       this.#throwIfGone(what); // whatever a lost device mapped is not this call's output
       if (scoped.value) throw refused(what, scoped.value);
@@ -238,7 +216,7 @@ class GpuAttention {
       [Q, K, V].forEach((m, i) => device.queue.writeBuffer(inputs[i], 0, m.data));
       const values = new ArrayBuffer(PARAMS_BYTES);
       new Uint32Array(values, 0, 4).set([Q.rows, K.rows, heads, causal ? 1 : 0]);
-      new Float32Array(values, 16, 1)[0] = scale ?? 1 / Math.sqrt(plan.headWidth);
+      new Float32Array(values, 16, 1)[0] = scale;
       new Uint32Array(values, 20, 1)[0] = kvGroup({ heads, kvHeads });
       new Int32Array(values, 24, 1)[0] = band.offset;
       new Uint32Array(values, 28, 2).set([band.left, band.right]);

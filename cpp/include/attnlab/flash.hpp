@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -58,6 +59,19 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& options = {});
 
+// How the flash kernel runs a call's heads, for a pass run elsewhere (the WGSL shader): each
+// query head's width d (its slice of Q's columns; K/V head h / (heads / kv_heads)), d_v, the
+// scale (options.scale or 1/√d), and whether some score q·k·scale could pass float32 by the
+// kernel's own bound (d · max|q| · max|k| · max(1, scale) per head, flash.cpp), when its
+// per-score check is needed.
+struct FlashPlan {
+  std::size_t head_width = 0, value_width = 0;
+  float scale = 1.0f;
+  bool may_overflow = false;
+};
+Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
+                             const FlashOptions& options = {});
+
 // Exact attention weights A(i, j) of one head for the chosen query rows and key columns (at
 // most limits::sampled_rows and sampled_cols), each row normalised over all its keys as
 // softmax does, without forming the whole (n_q, n_k) matrix: a window onto the weights of a
@@ -67,6 +81,16 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options = {});
+
+// Which of those cells the causal rule and the window hide (1 = hidden), and how many keys each
+// of those query rows sees: the rule sampled_weights and the kernels apply (key_band.hpp), for
+// n_q queries over n_k keys. Indices as sampled_weights checks them.
+struct SampledMask {
+  BasicMatrix<std::uint8_t> hidden;       // (rows.size(), cols.size())
+  std::vector<std::size_t> visible_keys;  // (rows.size())
+};
+SampledMask sampled_mask(std::size_t n_q, std::size_t n_k, const std::vector<std::size_t>& rows,
+                         const std::vector<std::size_t>& cols, const FlashOptions& options = {});
 
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the flash
 // kernel is measured and checked against. Memory O(n²) per worker.

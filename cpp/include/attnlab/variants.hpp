@@ -73,14 +73,14 @@ Result<DecodeTrace> decode(const TraceInput& input);
 
 // The KV cache of one token: K and V, every layer.
 struct KvCacheShape {
-  std::size_t layers = 1, kv_heads = 1, head_dim = 1, bytes_per_value = 2;
+  std::size_t layers = 1, kv_heads = 1, head_width = 1, bytes_per_value = 2;
 };
 
 // Each field 1 … its limit (limits::cache_layers, cache_kv_heads, cache_head_dim,
 // cache_value_bytes), else the error naming it.
 std::optional<Error> check_kv_cache_shape(const KvCacheShape& shape);
 
-// 2 · layers · kv_heads · head_dim · bytes_per_value: bytes per token. Checked shapes only.
+// 2 · layers · kv_heads · head_width · bytes_per_value: bytes per token. Checked shapes only.
 std::size_t kv_cache_bytes(const KvCacheShape& shape);
 
 }  // namespace attnlab

@@ -99,7 +99,7 @@ std::size_t group_size(const FlashOptions& o) {
 // The (batch, head) tasks of a call, with the output they write: query head h reads K/V head
 // h / group_size.
 std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
-                                 const FlashOptions& o, Matrix& out) {
+                                 const FlashOptions& o, Matrix* out) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t group = group_size(o);
   const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
@@ -110,8 +110,9 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
   for (std::size_t b = 0; b < o.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h) {
       list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d,
-                              v.row(b * n_k) + h / group * d_v, out.row(b * n_q) + h * d_v, b * n_q,
-                              q.cols, k.cols, v.cols, out.cols, n_q, n_k, d, d_v, scale, band});
+                              v.row(b * n_k) + h / group * d_v,
+                              out ? out->row(b * n_q) + h * d_v : nullptr, b * n_q, q.cols, k.cols,
+                              v.cols, out ? out->cols : 0, n_q, n_k, d, d_v, scale, band});
       if (o.has_score_rules()) list.back().rules = &o;
       if (o.alibi) list.back().slope = alibi_slope(static_cast<int>(h), o.heads);
     }
@@ -274,6 +275,18 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
   return check_flash(q, k, v, o, "V");
 }
 
+Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
+                             const FlashOptions& options) {
+  if (auto e = check_flash_attention(q, k, v, options)) return *e;
+  std::vector<HeadTask> list = head_tasks(q, k, v, options, nullptr);
+  FlashPlan plan{list.front().d, list.front().d_v, list.front().scale, false};
+  for (HeadTask& task : list) {
+    bound_scores(task, simd::active());
+    plan.may_overflow = plan.may_overflow || task.may_overflow;
+  }
+  return plan;
+}
+
 Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
   if (resolve_threads(options.threads) > 1) wake_workers();  // while the checks run
@@ -282,7 +295,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                           limits::flash_multiply_adds))
     return *e;
   FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
-  std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
+  std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
   const tiling::TilePlan plan = *tiling::plan_for(list.front().d);
   const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
   const std::size_t threads = resolve_threads(options.threads);
@@ -377,6 +390,18 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
   return weights;
 }
 
+SampledMask sampled_mask(std::size_t n_q, std::size_t n_k, const std::vector<std::size_t>& rows,
+                         const std::vector<std::size_t>& cols, const FlashOptions& options) {
+  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
+  SampledMask out{BasicMatrix<std::uint8_t>(rows.size(), cols.size()), {}};
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const KeyRange seen = band.range(rows[r]);
+    out.visible_keys.push_back(seen.empty() ? 0 : seen.end - seen.begin);
+    for (std::size_t c = 0; c < cols.size(); ++c) out.hidden(r, c) = !seen.contains(cols[c]);
+  }
+  return out;
+}
+
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                     const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
@@ -384,7 +409,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
                           limits::naive_multiply_adds))
     return *e;
   FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
-  const std::vector<HeadTask> list = head_tasks(q, k, v, options, result.output);
+  const std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows), as in flash
   const auto slice = [](const float* data, std::size_t ld, std::size_t rows, std::size_t cols) {

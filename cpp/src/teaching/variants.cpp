@@ -287,7 +287,7 @@ std::optional<Error> check_kv_cache_shape(const KvCacheShape& shape) {
   const std::tuple<const char*, std::size_t, std::size_t> fields[] = {
       {"layers", shape.layers, limits::cache_layers},
       {"KV heads", shape.kv_heads, limits::cache_kv_heads},
-      {"head width", shape.head_dim, limits::cache_head_dim},
+      {"head width", shape.head_width, limits::cache_head_dim},
       {"bytes per value", shape.bytes_per_value, limits::cache_value_bytes}};
   for (const auto& [name, value, most] : fields)
     if (auto p = validate::count_within(name, value, 1, most)) return p;
@@ -295,7 +295,7 @@ std::optional<Error> check_kv_cache_shape(const KvCacheShape& shape) {
 }
 
 std::size_t kv_cache_bytes(const KvCacheShape& shape) {
-  return 2 * shape.layers * shape.kv_heads * shape.head_dim * shape.bytes_per_value;
+  return 2 * shape.layers * shape.kv_heads * shape.head_width * shape.bytes_per_value;
 }
 
 }  // namespace attnlab

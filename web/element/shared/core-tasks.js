@@ -37,7 +37,7 @@ export const TASKS = {
   /**
    * The long-sequence view's run: with `kernel`, the flash kernel timed once (and its output
    * with `keepOutput`, to compare with another backend); always the exact weights of the
-   * sampled `rows` and `cols`. Returns { ms?, output?, refused?, weights }: `refused` is the
+   * sampled `rows` and `cols`. Returns { ms?, output?, refused?, weights, hidden, visibleKeys }: `refused` is the
    * core's message when the kernel's size is beyond its limits for one call.
    */
   longSequence(lab, { n, d, causal, seed, rows, cols, kernel, keepOutput }) {
@@ -55,7 +55,7 @@ export const TASKS = {
         result.refused = error.message;
       }
     }
-    result.weights = lab.sampledWeights({ Q: inputs.Q, K: inputs.K, causal, rows, cols });
+    Object.assign(result, lab.sampledCells({ Q: inputs.Q, K: inputs.K, causal, rows, cols }));
     return { result, transfer: result.output ? [result.output.buffer] : [] };
   },
 

@@ -1,6 +1,8 @@
 // Every step of the trace, described once, in trace order; registry.js looks them up. An
 // entry says what the result's axes are, whether it is a heatmap, how to explain one of its
 // cells, what to ask before revealing it, and which NumPy expression recomputes it.
+import { MASK_RULES } from 'attnlab';
+
 import { fmt, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
 import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS, SOFTCAP_STEP } from './variant-steps.js';
@@ -152,14 +154,13 @@ defineStep({
 defineStep(SOFTCAP_STEP);
 defineStep(BIAS_STEP);
 
-// Why the core blocked a cell: its blockedBy flags (1 causal, 2 key padding, 4 the mask,
-// 8 the sliding window, 16 a −∞ bias).
+// Why the core blocked a cell: its blockedBy flags, a bit per rule (the core's MASK_RULES).
 function maskReason(flags, col, keys) {
-  if (flags & 1) return `key ${keys[col]} comes after this query (causal mask)`;
-  if (flags & 2) return `key ${keys[col]} is padding`;
-  if (flags & 4) return 'the mask forbids this pair';
-  if (flags & 8) return `key ${keys[col]} is outside this query’s window`;
-  if (flags & 16) return `the bias is −∞ for key ${keys[col]}`;
+  if (flags & MASK_RULES.causal) return `key ${keys[col]} comes after this query (causal mask)`;
+  if (flags & MASK_RULES.keyPadding) return `key ${keys[col]} is padding`;
+  if (flags & MASK_RULES.mask) return 'the mask forbids this pair';
+  if (flags & MASK_RULES.window) return `key ${keys[col]} is outside this query’s window`;
+  if (flags & MASK_RULES.bias) return `the bias is −∞ for key ${keys[col]}`;
   return null;
 }
 

@@ -12,14 +12,16 @@
 import { html, nothing } from 'lit';
 
 import { matrixTable } from '../../shared/matrix-table.js';
+import { LIMITS } from '../../../lib/core-lists.js'; // the core's limits, generated from it
 import { defineView } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
 import { WorkerViewBase } from '../../shared/worker-view.js';
 
 const SIZES = [256, 1024, 4096, 16384];
-// Beyond this the processor's kernel refuses (the lead says so): such sizes are offered as
-// the graphics card's only, and not at all once this browser turns out to have none.
-const WASM_MAX = 4096;
+// Beyond this the processor's kernel refuses (n·n scores past the core's limits().flashScores
+// for one head): such sizes are offered as the graphics card's only, and not at all once this
+// browser turns out to have none.
+const WASM_MAX = Math.floor(Math.sqrt(LIMITS.flashScores));
 const WIDTHS = [32, 64, 128];
 const SAMPLES = 12; // rows and columns of the sampled block of weights
 
@@ -32,14 +34,13 @@ const FIELDS = {
 
 // The sample's colour scale. At n = 16,384 every weight is near 1/n, so a 0-to-1 scale paints
 // them all the darkest colour. Instead each weight is compared with the even share, what it
-// would be if its query spread its attention evenly over the keys it may see (1/n, or 1/i
-// for query i under the causal mask), on a log scale from SPAN times less to SPAN times more.
+// would be if its query spread its attention evenly over the keys it may see (1/visibleKeys,
+// as the core counts them), on a log scale from SPAN times less to SPAN times more.
 const SPAN = 8;
-const evenShare = (query, n, causal) => 1 / (causal ? query + 1 : n);
 
-// A sampled weight as a multiple of its query's even share; null where the causal mask hides the key.
-function ratioToEven({ n, causal, rows, cols, weights }, r, c) {
-  return causal && cols[c] > rows[r] ? null : weights[r][c] / evenShare(rows[r], n, causal);
+// A sampled weight as a multiple of its query's even share; null where the core's rules hide the key.
+function ratioToEven({ weights, hidden, visibleKeys }, r, c) {
+  return hidden[r][c] ? null : weights[r][c] * visibleKeys[r];
 }
 
 function evenShareScale(sample) {
@@ -92,7 +93,7 @@ class LongSequenceView extends WorkerViewBase {
     super();
     this._runs = []; // { backend, ms, gflops } of the last run
     this._agreement = null;
-    this._sample = null; // { n, causal, rows, cols, weights }
+    this._sample = null; // { n, causal, rows, cols, weights, hidden, visibleKeys }
     this._gpuNote = GPU_NOTES.before;
     this._gpuReady = null; // the WebGPU probe, started by the first run
     this._focus = null; // { row, col } of the sampled weight hovered or focused
@@ -153,14 +154,14 @@ class LongSequenceView extends WorkerViewBase {
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
       const settings = { n, d, causal, seed, rows, cols, kernel: onWasm, keepOutput: Boolean(onGpu) && onWasm };
-      const { ms, output, refused, weights } = await this.tasks.run('longSequence', settings);
+      const { ms, output, refused, weights, hidden, visibleKeys } = await this.tasks.run('longSequence', settings);
       if (!current()) return;
       if (refused) this._message = `${refused}. The sample of weights below is still exact.`;
       // 4·n²·d floating-point operations, half of them when causal.
       const figures = (backend, time) => ({ backend, ms: time, gflops: (4 * n * n * d * (causal ? 0.5 : 1)) / time / 1e6 });
       this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm && !refused ? [figures('wasm', ms)] : [])];
       this._agreement = output ? maxDifference(onGpu.output, output) : null;
-      this._sample = { n, causal, rows, cols, weights };
+      this._sample = { n, causal, rows, cols, weights, hidden, visibleKeys };
       const tooLong = `${n.toLocaleString('en')} tokens run on a graphics card only: the processor takes up to ${WASM_MAX.toLocaleString('en')}.`;
       if (!gpu && n > WASM_MAX) this._info = `${tooLong} This browser offers no graphics card (WebGPU), so only the exact sample of weights is shown.`;
       else if (compare && n > WASM_MAX) this._info = `${tooLong} There is only the graphics card's run to show.`;
@@ -246,12 +247,12 @@ class LongSequenceView extends WorkerViewBase {
   // The hovered or focused weight, read from the sample on view (so a rerun updates it).
   _explain() {
     if (!this._focus || !this._sample) return null;
-    const { n, causal, rows, cols, weights } = this._sample;
+    const { rows, cols, weights, visibleKeys } = this._sample;
     const { row, col } = this._focus;
     const [i, j] = [rows[row] + 1, cols[col] + 1];
     const ratio = ratioToEven(this._sample, row, col);
     if (ratio === null) return `A(${i}, ${j}) = 0: key ${j} comes after query ${i}, so the causal mask hides it`;
-    return `A(${i}, ${j}) = ${sig(weights[row][col], 3)}: ${sig(ratio, 2)} times the even share 1/${causal ? i : n}`;
+    return `A(${i}, ${j}) = ${sig(weights[row][col], 3)}: ${sig(ratio, 2)} times the even share 1/${visibleKeys[row]}`;
   }
 }
 

@@ -9,13 +9,12 @@ import { scalingStyles } from './styles.js';
 import { barChart } from '../../shared/bars.js';
 import { lineChart } from '../../shared/chart.js';
 import '../../shared/topic-quiz.js';
+import { LIMITS } from '../../../lib/core-lists.js'; // the core's limits, generated from it
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { nextSeed, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 
-const POWERS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-const MAX_DK = 512;
-const KEYS = 16;
-const SAMPLES = 256;
+const MAX_DK = LIMITS.scalingMaxDk;
+const POWERS = Array.from({ length: Math.floor(Math.log2(MAX_DK)) + 1 }, (_, i) => 2 ** i); // 1 … MAX_DK
 
 const FIELDS = {
   dk: wholeField(64, 1, MAX_DK),
@@ -39,11 +38,11 @@ class ScalingView extends ViewBase {
   compute(lab, { dk, seed }) {
     if (!this._studies.has(seed)) {
       this._studies.clear(); // one seed at a time is all the view shows
-      this._studies.set(seed, lab.scalingStudy({ dims: POWERS, keys: KEYS, samples: SAMPLES, seed }));
+      this._studies.set(seed, lab.scalingStudy({ dims: POWERS, seed }));
     }
     const study = this._studies.get(seed);
     // A d_k's draws depend only on d_k and the seed, so asking for it alone gives the same numbers.
-    const point = study.points.find((p) => p.dk === dk) ?? lab.scalingStudy({ dims: [dk], keys: KEYS, samples: SAMPLES, seed }).points[0];
+    const point = study.points.find((p) => p.dk === dk) ?? lab.scalingStudy({ dims: [dk], seed }).points[0];
     return { study, point };
   }
 
@@ -141,7 +140,7 @@ class ScalingView extends ViewBase {
       </label>
       ${this.seedInput()}
       <button data-action="new-seed" @click=${() => this.changeView({ seed: nextSeed(seed) })}>New random draw</button>
-      <span class="shapes">${SAMPLES} queries × ${KEYS} keys per d<sub>k</sub></span>
+      ${this._good ? html`<span class="shapes">${this._good.study.samples} queries × ${this._good.study.keys} keys per d<sub>k</sub></span>` : ''}
     </div>`;
   }
 

@@ -9,6 +9,7 @@ import { WEIGHT_SCALE } from '../../shared/colors.js';
 import { largestEntries, namedLargest } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
+import { LIMITS } from '../../../lib/core-lists.js'; // the core's limits, generated from it
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { wholeField } from '../../shared/view-state.js';
 import { blockedWeights, tokenLabels } from '../../steps/panels.js';
@@ -16,10 +17,9 @@ import { tokensStyles } from './styles.js';
 import { tokenLines } from './token-lines.js';
 import '../../shared/topic-quiz.js';
 
-const MAX_TOKENS = 512; // the trace's own limit on tokens
 const FIELDS = {
-  head: wholeField(0, 0, 63), // 0-based; a head the trace lacks shows head 0
-  token: wholeField(0, 0, MAX_TOKENS - 1), // the query whose lines are drawn
+  head: wholeField(0, 0, LIMITS.maxHeads - 1), // 0-based; a head the trace lacks shows head 0
+  token: wholeField(0, 0, LIMITS.traceTokens - 1), // the query whose lines are drawn
 };
 
 const HEADING = 'Tokens: who attends to whom';

@@ -1,0 +1,426 @@
+// Every request field of the package, declared once (request_reader.hpp says how a row is
+// read): the core module (bindings.cpp) and the learning module (learn_bindings.cpp) read
+// their requests through these tables, and lab.schema() exports them. A new field is one row
+// here beside the C++ member it fills.
+#pragma once
+
+#include "attnlab/attnlab.hpp"
+#include "attnlab/training.hpp"
+#include "request_reader.hpp"
+
+namespace attnlab::bindings {
+
+#define F ATTNLAB_FIELD
+
+// ---- Request structs of the entries whose fields are not one core struct ----------------
+
+struct AttentionGradientInput {
+  Matrix d_output;
+};
+struct SampledCells {
+  int head = 0;
+  std::vector<std::size_t> rows, cols;
+};
+struct SinusoidalEncodingRequest {
+  std::size_t tokens = 0, width = 0;
+};
+struct SoftmaxBreakdownRequest {
+  std::vector<float> scores;
+  float temperature = 1.0f;
+};
+struct TilePlanRequest {
+  std::size_t head_width = 0;
+};
+struct NormalMatrixRequest {
+  std::size_t rows = 0, cols = 0;
+  std::uint64_t seed = 1;
+};
+struct StepRequest {
+  std::size_t count = 1;
+};
+struct GradientAt {
+  std::string parameter;
+  std::size_t row = 0, col = 0;
+};
+struct PermutationOrder {
+  std::vector<std::size_t> order;
+};
+
+inline constexpr const char* alignments[] = {"top-left", "bottom-right"};
+inline constexpr const char* positionals[] = {"none", "sinusoidal"};
+inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
+                                                 "induction", "induction-anywhere"};
+
+// ---- Groups: a run of fields of one struct -------------------------------------------------
+
+inline constexpr Field qkv_fields[] = {
+    F(DirectQKV, q, "Q", "(n_q, heads·d_k)").need(),
+    F(DirectQKV, k, "K", "(n_k, kvHeads·d_k)").need(),
+    F(DirectQKV, v, "V", "(n_k, kvHeads·d_v)").need(),
+};
+
+inline constexpr Field qk_fields[] = {qkv_fields[0], qkv_fields[1]};
+
+inline constexpr Field attention_fields[] = {
+    F(AttentionOptions, causal, "causal",
+      "Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right)."),
+    F(AttentionOptions, causal_alignment, "causalAlignment",
+      "Where the queries sit among the keys, for the causal rule and the window.")
+        .one_of(alignments),
+    F(AttentionOptions, key_padding, "keyPadding",
+      "One flag per key; true marks padding that no query attends to."),
+    F(AttentionOptions, mask, "mask", "(n_q, n_k): true where query i may attend to key j."),
+    F(AttentionOptions, scale, "scale", "Multiplies the scores; default 1/√d_k."),
+    F(AttentionOptions, temperature, "temperature", "Divides the scaled scores."),
+    F(AttentionOptions, softcap, "softcap",
+      "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
+    F(AttentionOptions, bias, "bias",
+      "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in "
+      "a trace; −Infinity blocks the key."),
+    F(AttentionOptions, window, "window",
+      "Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }."),
+    F(AttentionOptions, global_tokens, "globalTokens",
+      "Positions exempt from the window both ways (at most limits().globalTokens)."),
+    F(AttentionOptions, past_key, "pastKey",
+      "A past KV cache's keys (ONNX's past_key): n_past rows, K's columns; K's rows follow them."),
+    F(AttentionOptions, past_value, "pastValue",
+      "The cache's values (ONNX's past_value): n_past rows, V's columns; V's rows follow them."),
+};
+
+inline constexpr Field gradient_fields[] = {
+    F(AttentionGradientInput, d_output, "dOutput",
+      "∂L/∂O, the loss's gradient at the output: (n_q, d_v).")
+        .need(),
+    F(AttentionGradientInput, d_output, "dOutput", "").deprecated_name("dO"),
+};
+
+inline constexpr Field projection_fields[] = {
+    F(Projections, x, "X", "Token embeddings: (n, d_model).").need(),
+    F(Projections, w_q, "Wq", "(d_model, heads·d_k)").need(),
+    F(Projections, w_k, "Wk", "(d_model, kvHeads·d_k)").need(),
+    F(Projections, w_v, "Wv", "(d_model, kvHeads·d_v)").need(),
+    F(Projections, context, "context",
+      "Cross-attention: (n_k, d_model); K and V are projected from it, Q from X."),
+};
+
+inline constexpr Field trace_fields[] = {
+    F(TraceInput, w_o, "Wo", "(heads·d_v, d_out), applied to the concatenated heads."),
+    F(TraceInput, heads, "heads", "Splits the columns of Q, K and V into equal slices.")
+        .range("1", "maxHeads"),
+    F(TraceInput, positional, "positional",
+      "The sinusoidal encoding added to X (and to the context); X only.")
+        .one_of(positionals),
+    F(TraceInput, rope, "rope",
+      "RoPE: each head's q and k rows rotated in pairs by position·ropeBase^(−2i/d_k); d_k even."),
+    F(TraceInput, rope_base, "ropeBase",
+      "RoPE's base: pair i of a head turns by position·ropeBase^(−2i/d_k)."),
+    F(TraceInput, alibi, "alibi",
+      "ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads)."),
+    F(TraceInput, kv_heads, "kvHeads",
+      "K/V heads: 0 = heads, 1 = multi-query, else grouped-query (dividing heads); K and V (or Wk, "
+      "Wv) "
+      "have kvHeads·d columns.")
+        .range("0", "maxHeads"),
+    F(TraceInput, dropout, "dropout",
+      "Dropout on the weights, 0 ≤ p < 1: kept with probability 1 − p, scaled by 1/(1 − p).")
+        .as(Kind::probability),
+    F(TraceInput, dropout_seed, "dropoutSeed",
+      "The dropout mask's seed; the same seed gives the same mask everywhere."),
+};
+
+inline constexpr Field backward_fields[] = {
+    F(TraceInput, d_output, "dOutput",
+      "∂L/∂Y, the output's shape: the backward steps follow the forward ones (the learning "
+      "module: await lab.loadLearning() first)."),
+    F(TraceInput, jacobian_row, "jacobianRow",
+      "The query row whose softmax Jacobian the grad-softmax steps carry; without it every row "
+      "when "
+      "n_q·n_k²·heads ≤ limits().traceScores, else row 0."),
+};
+
+inline constexpr Field order_fields[] = {
+    F(PermutationOrder, order, "order", "A permutation of 0…n−1: new row i is token order[i].")
+        .need(),
+};
+
+inline constexpr Field cache_fields[] = {
+    F(KvCacheShape, layers, "layers", "Layers of the model.").need().range("1", "cacheLayers"),
+    F(KvCacheShape, kv_heads, "kvHeads", "K/V heads per layer.").need().range("1", "cacheKvHeads"),
+    F(KvCacheShape, head_width, "headWidth", "The head width d_k.")
+        .need()
+        .range("1", "cacheHeadDim"),
+    F(KvCacheShape, head_width, "headWidth", "").deprecated_name("headDim"),
+    F(KvCacheShape, bytes_per_value, "bytesPerValue",
+      "Bytes per cached number: 2 for fp16/bf16, 1 for fp8, 4 for fp32.")
+        .need()
+        .range("1", "cacheValueBytes"),
+};
+
+inline constexpr Field long_fields[] = {
+    F(FlashOptions, causal, "causal", "A query may not attend to a key after its position."),
+    F(FlashOptions, causal_alignment, "causalAlignment",
+      "Where the queries sit among the keys, for the causal rule and the window.")
+        .one_of(alignments),
+    F(FlashOptions, window, "window",
+      "Sliding window (default off): the kernels skip every tile of keys no query sees."),
+    F(FlashOptions, heads, "heads",
+      "Query heads: equal column slices of Q (the core checks that they divide its width)."),
+    F(FlashOptions, kv_heads, "kvHeads",
+      "K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads "
+      "K/V "
+      "head ⌊h / (heads / kvHeads)⌋."),
+    F(FlashOptions, scale, "scale", "Multiplies the scores; default 1/√d."),
+};
+
+// What only the long-sequence kernels take (not sampledWeights).
+inline constexpr Field kernel_fields[] = {
+    F(FlashOptions, threads, "threads",
+      "Threads to run on; 0: lab.threads. The single-threaded core always uses 1."),
+    F(FlashOptions, batch, "batch",
+      "Sequences: Q, K and V rows split into this many, each attending only to its own."),
+    F(FlashOptions, key_padding, "keyPadding",
+      "One flag per key; true marks padding that no query attends to."),
+    F(FlashOptions, softcap, "softcap",
+      "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
+    F(FlashOptions, bias, "bias",
+      "An additive bias on the scaled scores, (n_q, n_k), the same for every head and sequence; "
+      "−Infinity blocks the key."),
+    F(FlashOptions, alibi, "alibi",
+      "ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position."),
+};
+
+inline constexpr Field sampled_fields[] = {
+    F(SampledCells, head, "head", "The query head whose weights are sampled (0 … heads − 1)."),
+    F(SampledCells, rows, "rows", "Query rows (at most limits().sampledRows).").need(),
+    F(SampledCells, cols, "cols", "Key columns (at most limits().sampledCols).").need(),
+};
+
+inline constexpr Field walk_fields[] = {
+    F(WalkOptions, causal, "causal", "Query i may not attend to key j > i."),
+    F(WalkOptions, scale, "scale", "Multiplies the scores; default 1/√d."),
+    F(WalkOptions, query_rows, "queryRows", "Br, queries per block.").range("1", "walkTile"),
+    F(WalkOptions, key_rows, "keyRows", "Bc, keys per tile.").range("1", "walkTile"),
+};
+
+inline constexpr Field sinusoidal_fields[] = {
+    F(SinusoidalEncodingRequest, tokens, "tokens", "Rows (positions).")
+        .need()
+        .range("1", "sinusoidalMax"),
+    F(SinusoidalEncodingRequest, width, "width", "Columns (features).")
+        .need()
+        .range("1", "sinusoidalMax"),
+};
+
+inline constexpr Field softmax_fields[] = {
+    F(SoftmaxBreakdownRequest, scores, "scores", "One row of scores (at most limits().softmaxRow).")
+        .need(),
+    F(SoftmaxBreakdownRequest, temperature, "temperature", "Divides the scores."),
+};
+
+inline constexpr Field tile_fields[] = {
+    F(TilePlanRequest, head_width, "headWidth", "The head width d.")
+        .need()
+        .range("1", "maxHeadWidth"),
+};
+
+inline constexpr Field scaling_fields[] = {
+    F(ScalingStudyOptions, dims, "dims", "d_k values, at most limits().scalingDims of them.")
+        .need()
+        .range("1", "scalingMaxDk"),
+    F(ScalingStudyOptions, keys, "keys", "Keys per query.")
+        .range("scalingMinKeys", "scalingMaxKeys"),
+    F(ScalingStudyOptions, samples, "samples",
+      "Queries per d_k; samples·(keys + 1)·(the sum of dims) at most limits().scalingDraws.")
+        .range("1", "scalingMaxSamples"),
+    F(ScalingStudyOptions, seed, "seed", "The same seed gives the same numbers everywhere."),
+};
+
+inline constexpr Field normal_fields[] = {
+    F(NormalMatrixRequest, rows, "rows", "Rows; rows · cols at most limits().normalValues.")
+        .need()
+        .range("1", "normalValues"),
+    F(NormalMatrixRequest, cols, "cols", "Columns.").need().range("1", "normalValues"),
+    F(NormalMatrixRequest, seed, "seed", "The same seed gives the same numbers everywhere."),
+};
+
+inline constexpr Field trainer_fields[] = {
+    F(TrainingConfig, task, "task", "What is learned at each target position (TrainingTask).")
+        .one_of(training_tasks),
+    F(TrainingConfig, layers, "layers", "Attention layers.").range("1", "trainLayers"),
+    F(TrainingConfig, heads, "heads", "Heads per layer, dividing dModel.").range("1", "trainHeads"),
+    F(TrainingConfig, d_model, "dModel", "Width of the residual stream (d_head = dModel / heads).")
+        .range("1", "trainDModel"),
+    F(TrainingConfig, context, "context", "Tokens per sequence.").range("4", "trainContext"),
+    F(TrainingConfig, vocab, "vocab", "Token ids 0 … vocab − 1.").range("2", "trainVocab"),
+    F(TrainingConfig, batch, "batch", "Sequences per step.").range("1", "trainBatch"),
+    F(TrainingConfig, learning_rate, "learningRate",
+      "Adam's step size (β1 0.9, β2 0.999, ε 1e-8), above 0 and at most 1."),
+    F(TrainingConfig, seed, "seed", "The same seed gives the same run everywhere."),
+};
+
+inline constexpr Field step_fields[] = {
+    F(StepRequest, count, "count", "Adam steps to take per call.").range("1", "trainSteps"),
+};
+
+inline constexpr Field gradient_at_fields[] = {
+    F(GradientAt, parameter, "parameter", "X, Q, K, V, Wq, Wk, Wv or Wo.").need(),
+    F(GradientAt, row, "row", "The entry's row.").need(),
+    F(GradientAt, col, "col", "The entry's column.").need(),
+};
+
+#undef F
+
+// The groups, each an interface of attnlab.d.ts.
+namespace groups {
+inline constexpr Group qkv = group<DirectQKV>("QKVInput", qkv_fields);
+inline constexpr Group qk = group<DirectQKV>("QKInput", qk_fields);
+inline constexpr Group attention = group<AttentionOptions>("AttentionOptions", attention_fields);
+inline constexpr Group gradient =
+    group<AttentionGradientInput>("AttentionGradientInput", gradient_fields);
+inline constexpr Group projections = group<Projections>("ProjectionInput", projection_fields);
+inline constexpr Group trace = group<TraceInput>("TraceOptions", trace_fields);
+inline constexpr Group backward = group<TraceInput>("BackwardFields", backward_fields);
+inline constexpr Group order = group<PermutationOrder>("PermutationOrder", order_fields);
+inline constexpr Group cache = group<KvCacheShape>("KvCacheShape", cache_fields);
+inline constexpr Group long_sequence = group<FlashOptions>("LongAttentionOptions", long_fields);
+inline constexpr Group kernel = group<FlashOptions>("KernelOptions", kernel_fields);
+inline constexpr Group sampled = group<SampledCells>("SampledCells", sampled_fields);
+inline constexpr Group walk = group<WalkOptions>("WalkOptions", walk_fields);
+inline constexpr Group sinusoidal =
+    group<SinusoidalEncodingRequest>("SinusoidalEncodingRequest", sinusoidal_fields);
+inline constexpr Group softmax =
+    group<SoftmaxBreakdownRequest>("SoftmaxBreakdownRequest", softmax_fields);
+inline constexpr Group tile = group<TilePlanRequest>("TilePlanRequest", tile_fields);
+inline constexpr Group scaling = group<ScalingStudyOptions>("ScalingStudyRequest", scaling_fields);
+inline constexpr Group normal = group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
+inline constexpr Group trainer = group<TrainingConfig>("TrainerConfig", trainer_fields);
+inline constexpr Group step = group<StepRequest>("StepRequest", step_fields);
+inline constexpr Group gradient_at = group<GradientAt>("GradientAt", gradient_at_fields);
+}  // namespace groups
+
+// ---- Entries: each entry point's request, its groups placed in its request struct ----------
+
+#define ATTNLAB_PART(Struct, member, group) \
+  Part { &groups::group, static_cast<std::uint16_t>(offsetof(Struct, member)) }
+
+struct AttentionRequest {
+  DirectQKV qkv;
+  AttentionGradientInput gradient;
+  AttentionOptions options;
+};
+struct TraceRequest {
+  Projections projected;
+  DirectQKV direct;
+  TraceInput input;
+  PermutationOrder order;
+};
+struct LongRequest {
+  DirectQKV qkv;
+  FlashOptions options;
+  SampledCells cells;
+};
+struct WalkRequest {
+  DirectQKV qkv;
+  WalkOptions options;
+};
+
+_Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Winvalid-offsetof\"")
+
+    namespace parts {
+  inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                       ATTNLAB_PART(AttentionRequest, options, attention)};
+  inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                                ATTNLAB_PART(AttentionRequest, gradient, gradient),
+                                                ATTNLAB_PART(AttentionRequest, options, attention)};
+  inline constexpr Part trace[] = {ATTNLAB_PART(TraceRequest, projected, projections),
+                                   ATTNLAB_PART(TraceRequest, direct, qkv),
+                                   ATTNLAB_PART(TraceRequest, input, trace),
+                                   ATTNLAB_PART(TraceRequest, input.options, attention),
+                                   ATTNLAB_PART(TraceRequest, input, backward)};
+  inline constexpr Part permutation[] = {ATTNLAB_PART(TraceRequest, projected, projections),
+                                         ATTNLAB_PART(TraceRequest, direct, qkv),
+                                         ATTNLAB_PART(TraceRequest, input, trace),
+                                         ATTNLAB_PART(TraceRequest, input.options, attention),
+                                         ATTNLAB_PART(TraceRequest, order, order)};
+  inline constexpr Part decode[] = {ATTNLAB_PART(TraceRequest, projected, projections),
+                                    ATTNLAB_PART(TraceRequest, direct, qkv),
+                                    ATTNLAB_PART(TraceRequest, input, trace),
+                                    ATTNLAB_PART(TraceRequest, input.options, attention)};
+  inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
+                                           ATTNLAB_PART(LongRequest, options, long_sequence),
+                                           ATTNLAB_PART(LongRequest, options, kernel)};
+  inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
+                                     ATTNLAB_PART(LongRequest, options, long_sequence),
+                                     ATTNLAB_PART(LongRequest, cells, sampled)};
+  inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
+                                  ATTNLAB_PART(WalkRequest, options, walk)};
+  inline constexpr Part cache[] = {Part{&groups::cache, 0}};
+  inline constexpr Part sinusoidal[] = {Part{&groups::sinusoidal, 0}};
+  inline constexpr Part softmax[] = {Part{&groups::softmax, 0}};
+  inline constexpr Part tile[] = {Part{&groups::tile, 0}};
+  inline constexpr Part scaling[] = {Part{&groups::scaling, 0}};
+  inline constexpr Part normal[] = {Part{&groups::normal, 0}};
+  inline constexpr Part trainer[] = {Part{&groups::trainer, 0}};
+  inline constexpr Part step[] = {Part{&groups::step, 0}};
+  inline constexpr Part gradient_at[] = {Part{&groups::gradient_at, 0}};
+}  // namespace parts
+
+_Pragma("clang diagnostic pop")
+#undef ATTNLAB_PART
+
+    template <std::size_t N>
+    constexpr Entry entry(const char* name, const Part (&parts)[N]) {
+  return Entry{name, parts, static_cast<std::uint8_t>(N)};
+}
+
+// Every entry point that takes a request, under its JavaScript name.
+namespace entries {
+inline constexpr Entry attention = entry("attention", parts::attention);
+inline constexpr Entry attention_backward = entry("attentionBackward", parts::attention_backward);
+inline constexpr Entry trace = entry("trace", parts::trace);
+inline constexpr Entry check_gradient = entry("checkGradient", parts::trace);
+inline constexpr Entry permutation = entry("permutationCheck", parts::permutation);
+inline constexpr Entry decode = entry("decode", parts::decode);
+inline constexpr Entry cache = entry("kvCacheBytes", parts::cache);
+inline constexpr Entry flash = entry("flashAttention", parts::long_sequence);
+inline constexpr Entry naive = entry("naiveAttention", parts::long_sequence);
+inline constexpr Entry check_flash = entry("checkFlashAttention", parts::long_sequence);
+inline constexpr Entry plan = entry("flashPlan", parts::long_sequence);
+inline constexpr Entry sampled = entry("sampledWeights", parts::sampled);
+inline constexpr Entry walk = entry("flashWalk", parts::walk);
+inline constexpr Entry sinusoidal = entry("sinusoidalEncoding", parts::sinusoidal);
+inline constexpr Entry softmax = entry("softmaxBreakdown", parts::softmax);
+inline constexpr Entry tile = entry("tilePlan", parts::tile);
+inline constexpr Entry scaling = entry("scalingStudy", parts::scaling);
+inline constexpr Entry normal = entry("normalMatrix", parts::normal);
+inline constexpr Entry trainer = entry("trainer", parts::trainer);
+inline constexpr Entry step = entry("step", parts::step);
+inline constexpr Entry gradient_at = entry("gradientAt", parts::gradient_at);
+inline constexpr const Entry* all[] = {&attention,   &attention_backward,
+                                       &trace,       &check_gradient,
+                                       &permutation, &decode,
+                                       &cache,       &flash,
+                                       &naive,       &check_flash,
+                                       &plan,        &sampled,
+                                       &walk,        &sinusoidal,
+                                       &softmax,     &tile,
+                                       &scaling,     &normal,
+                                       &trainer,     &step,
+                                       &gradient_at};
+}  // namespace entries
+
+// The trace's input from its read request: X, Wq, Wk, Wv (projected) or Q, K, V (direct).
+inline TraceInput trace_input(TraceRequest& r, const val& js) {
+  if (!js["X"].isUndefined())
+    r.input.source = std::move(r.projected);
+  else
+    r.input.source = std::move(r.direct);
+  return std::move(r.input);
+}
+
+inline TraceInput trace_input(const val& js, const Entry& entry = entries::trace) {
+  TraceRequest r = read_request<TraceRequest>(js, entry);
+  return trace_input(r, js);
+}
+
+}  // namespace attnlab::bindings

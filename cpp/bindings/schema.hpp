@@ -1,0 +1,84 @@
+// lab.schema(): the request tables of requests.hpp as JSON text, with the defaults of their
+// default-constructed structs and the mask's blockedBy bits; the learning module's also with
+// the fields' docs (scripts/typings.mjs writes the typings from it).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "requests.hpp"
+
+namespace attnlab::bindings {
+
+// JSON text is the least code for a table walked once.
+inline void json_number(std::string& out, double x) {
+  char text[32];
+  std::snprintf(text, sizeof text,
+                x == static_cast<double>(static_cast<long long>(x)) ? "%.0f" : "%.7g", x);
+  out += text;
+}
+
+// `"key":"text"` (names and docs hold no quote or backslash) and `"key":number`.
+inline void json_text(std::string& out, const char* key, const char* text) {
+  ((((out += ",\"") += key) += "\":\"") += text) += '"';
+}
+inline void json_key(std::string& out, const char* key) { ((out += ",\"") += key) += "\":"; }
+
+// { name, kind, required?, min?, max?, bound?, choices?, default?, doc?, aliasOf? }
+inline void field_json(std::string& out, const Field& f, const void* defaults) {
+  ((out += "{\"name\":\"") += f.name) += '"';
+  json_text(out, "kind", kind_names[static_cast<int>(f.kind)]);
+  if (f.required) out += ",\"required\":true";
+  if (f.min) json_text(out, "min", f.min);
+  if (f.max) json_text(out, "max", f.max);
+  if (f.kind == Kind::whole || f.kind == Kind::indices) {
+    json_key(out, "bound");
+    json_number(out, f.signed_whole ? 2147483647.0 : 4294967295.0);
+  }
+  for (std::uint8_t i = 0; i < f.choice_count; ++i)
+    (((out += i ? ",\"" : ",\"choices\":[\"") += f.choices[i]) += '"') +=
+        i + 1 == f.choice_count ? "]" : "";
+  double value;
+  if (f.load(static_cast<const char*>(defaults) + f.offset, value)) {
+    if (f.choices)
+      json_text(out, "default", f.choices[static_cast<std::size_t>(value)]);
+    else if (f.kind == Kind::boolean)
+      (json_key(out, "default"), out) += value ? "true" : "false";
+    else
+      (json_key(out, "default"), json_number(out, value));
+  }
+  if (*f.doc) json_text(out, "doc", f.doc);
+  if (f.alias_of) json_text(out, "aliasOf", f.alias_of);
+  out += '}';
+}
+
+// Every request, declared once: { groups: { name: fields }, requests: { entry: group names },
+// maskRules: { rule: its blockedBy bit } }, as JSON text.
+inline std::string schema() {
+  std::string groups, requests;
+  alignas(16) unsigned char defaults[defaults_storage];
+  for (const Entry* entry : entries::all) {
+    ((requests += requests.empty() ? "\"" : ",\"") += entry->name) += "\":[";
+    for (std::uint8_t p = 0; p < entry->count; ++p) {
+      const Group& g = *entry->parts[p].group;
+      ((requests += p ? ",\"" : "\"") += g.name) += '"';
+      g.defaults(defaults);
+      ((groups += groups.empty() ? "\"" : ",\"") += g.name) += "\":[";
+      for (std::uint8_t i = 0; i < g.count; ++i) {
+        if (i) groups += ',';
+        field_json(groups, g.fields[i], defaults);
+      }
+      groups += ']';
+    }
+    requests += ']';
+  }
+  namespace rule = mask_rule;
+  char rules[100];
+  std::snprintf(
+      rules, sizeof rules,
+      "\"maskRules\":{\"causal\":%d,\"keyPadding\":%d,\"mask\":%d,\"window\":%d,\"bias\":%d}}",
+      rule::causal, rule::key_padding, rule::mask, rule::window, rule::bias);
+  return "{\"groups\":{" + groups + "},\"requests\":{" + requests + "}," + rules;
+}
+
+}  // namespace attnlab::bindings

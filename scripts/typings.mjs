@@ -1,0 +1,123 @@
+// What the package repeats of the core, generated from it at build time: the request
+// interfaces of web/lib/attnlab.d.ts from the core's declaration of every request field
+// (cpp/bindings/requests.hpp, exported by schema()), one interface per group of fields with
+// each field's doc, range and default, and the step ids (StepId there, STEP_IDS in
+// web/lib/core-lists.js) from stepIds(), with the mask's rule bits (MASK_RULES) from schema()
+// and the limits (LIMITS) from limits(). The learning module's schema() carries the docs (the
+// core's download leaves them out). The rest of attnlab.d.ts (results, method docs, how
+// entries combine the groups) is kept by hand.
+//
+//   node scripts/typings.mjs [wasm dir]          rewrites what is stale
+//   node scripts/typings.mjs [wasm dir] --check  exits 1 when something is stale
+import { readFile, writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+
+export const TYPINGS = new URL('../web/lib/attnlab.d.ts', import.meta.url);
+export const LISTS_FILE = new URL('../web/lib/core-lists.js', import.meta.url);
+export const BEGIN = '// ---- Request interfaces: generated from lab.schema() by scripts/typings.mjs; do not edit ----';
+export const END = '// ---- End of the generated request interfaces ----';
+
+// Choices that have a named type of their own in attnlab.d.ts.
+const NAMED_CHOICES = { 'top-left|bottom-right': 'CausalAlignment', 'previous-token|copy-first|reverse|induction|induction-anywhere': 'TrainingTask' };
+
+const TYPES = {
+  boolean: 'boolean',
+  number: 'number',
+  probability: 'number',
+  whole: 'number',
+  matrix: 'MatrixInput',
+  mask: 'MaskInput',
+  flags: 'boolean[]',
+  indices: 'number[]',
+  row: 'ArrayLike<number>',
+  window: 'Window',
+  text: 'string',
+};
+
+const typeOf = ({ kind, choices }) => (kind === 'choice' ? (NAMED_CHOICES[choices.join('|')] ?? choices.map((c) => `'${c}'`).join(' | ')) : TYPES[kind]);
+const bound = (end) => (/^\d+$/.test(end) ? end : `limits().${end}`);
+
+function docOf(field) {
+  if (field.aliasOf) return `@deprecated The older name of ${field.aliasOf}.`;
+  const parts = [field.doc ?? ''];
+  if (field.max !== undefined) parts.push(`${field.kind === 'indices' ? 'Each ' : ''}${bound(field.min)} … ${bound(field.max)}.`);
+  if (field.default !== undefined) parts.push(`Default ${JSON.stringify(field.default).replaceAll('"', "'")}.`);
+  return parts.filter(Boolean).join(' ');
+}
+
+/** The generated part of attnlab.d.ts from a schema (lab.schema() with docs) and the step ids. */
+export function generate(schema, stepIds) {
+  const lines = [BEGIN, '', '/** A step id of the core\'s trace (STEP_IDS lists them in trace order). */', 'export type StepId =', ...stepIds.map((id, i) => `  | '${id}'${i + 1 === stepIds.length ? ';' : ''}`)];
+  for (const [name, fields] of Object.entries(schema.groups)) {
+    lines.push('', `export interface ${name} {`);
+    for (const field of fields) {
+      // A field with an older name is optional in the typings: either name may carry it.
+      const optional = !field.required || fields.some((f) => f.aliasOf === field.name);
+      lines.push(`  /** ${docOf(field)} */`, `  ${field.name}${optional ? '?' : ''}: ${typeOf(field)};`);
+    }
+    lines.push('}');
+  }
+  lines.push('', `/** The mask's rules: the bits of the mask step's blockedBy. */`, 'export interface MaskRules {');
+  for (const rule of Object.keys(schema.maskRules)) lines.push(`  ${rule}: ${schema.maskRules[rule]};`);
+  lines.push('}', '', END);
+  return lines.join('\n');
+}
+
+const entries = (table) => Object.entries(table).map(([name, value]) => `${name}: ${value}`).join(', ');
+
+/** web/lib/core-lists.js: the core's lists and limits, for code that needs them before the wasm loads. */
+export function listsModule(stepIds, maskRules, limits) {
+  return `// Generated from the core (stepIds(), schema().maskRules, limits()) by scripts/typings.mjs: do not edit.
+/** Step ids in trace order; per-head steps repeat for each head. */
+export const STEP_IDS = Object.freeze([
+${stepIds.map((id) => `  '${id}',`).join('\n')}
+]);
+
+/** The mask's rules: each one's bit in the mask step's blockedBy. */
+export const MASK_RULES = Object.freeze({ ${entries(maskRules)} });
+
+/** The core's documented limits (lab.limits()), for the element's views (not in the package's entry). */
+export const LIMITS = /* @__PURE__ */ Object.freeze({
+${Object.entries(limits).map(([name, value]) => `  ${name}: ${value},`).join('\n')}
+});
+`;
+}
+
+async function load(dir, name) {
+  const base = pathToFileURL(`${dir.replace(/\/$/, '')}/`);
+  const { default: create } = await import(new URL(`${name}.js`, base).href);
+  return create({ wasmBinary: await readFile(new URL(`${name}.wasm`, base)) });
+}
+
+/** The learning module's schema, with the fields' docs, from a folder holding it. */
+export const learningSchema = async (dir) => JSON.parse((await load(dir, 'attnlab-learn')).schema());
+
+/** The learning module's schema and the core's step ids, from the build's folder of wasm modules. */
+export async function coreTables(dir) {
+  const core = await load(dir, 'attnlab-core');
+  return { schema: await learningSchema(dir), stepIds: core.stepIds(), limits: core.limits() };
+}
+
+/** attnlab.d.ts with its generated part replaced. */
+export function replaced(text, generated) {
+  const [from, to] = [text.indexOf(BEGIN), text.indexOf(END)];
+  if (from < 0 || to < from) throw new Error(`attnlab.d.ts: the markers of the generated part are missing`);
+  return text.slice(0, from) + generated + text.slice(to + END.length);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [dir = 'build/wasm/cpp/bindings', flag] = process.argv.slice(2);
+  const { schema, stepIds, limits } = await coreTables(dir);
+  const typings = await readFile(TYPINGS, 'utf8');
+  const lists = await readFile(LISTS_FILE, 'utf8').catch(() => '');
+  const files = [
+    [TYPINGS, typings, replaced(typings, generate(schema, stepIds))],
+    [LISTS_FILE, lists, listsModule(stepIds, schema.maskRules, limits)],
+  ].filter(([, text, next]) => text !== next);
+  for (const [file, , next] of files) {
+    if (flag === '--check') console.error(`${file.pathname} is stale: run node scripts/typings.mjs`);
+    else await writeFile(file, next);
+  }
+  if (flag === '--check' && files.length) process.exit(1);
+  if (flag !== '--check' && files.length) console.log(`typings: ${files.map(([file]) => file.pathname.split('/').pop()).join(', ')} regenerated`);
+}
