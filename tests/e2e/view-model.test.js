@@ -178,6 +178,11 @@ test('bring your own attention: a pasted or loaded import fills the grid; a bad 
   const paste = async (text) => {
     await page.locator(`${importer} textarea[data-control="import-text"]`).fill(text);
     await page.locator(`${importer} [data-action="import"]`).click();
+    // The core's check is asynchronous (the model module may load first): wait for its verdict.
+    await page.locator(importer).evaluate(async (element) => {
+      while (element.hasAttribute('aria-busy')) await new Promise((done) => setTimeout(done, 10));
+      await element.updateComplete;
+    });
     await settle(page);
   };
   const imported = () =>

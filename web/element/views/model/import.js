@@ -54,12 +54,17 @@ class AttentionImport extends LitElement {
       this._message = `${source} is not JSON (${error.message}); the last good attention stays.`;
       return;
     }
+    // Busy while the core checks it (the model module may load first): said to assistive tech,
+    // and what a test waits for.
+    this.setAttribute('aria-busy', 'true');
     try {
       this._imported = await this.lab.importAttention(json);
       [this._head, this._focus, this._message] = [[0, 0], 0, null];
     } catch (error) {
       if (error.name !== 'AttnLabError' && error.name !== 'LoadError') throw error;
       this._message = `${source} was not imported: ${error.message}. The last good attention stays.`;
+    } finally {
+      this.removeAttribute('aria-busy');
     }
   }
 
