@@ -74,17 +74,43 @@ test('100 out-of-memory calls leave the heap as it was, and the module computes 
 });
 
 // The JS engine refusing to allocate, as it does when it is short of memory: while call() runs,
-// every typed array's slice() (the core's copy out of its heap) or Array.from (the plain copy)
-// throws the engine's RangeError.
-function withoutCopies(call, [owner, name] = [Object.getPrototypeOf(Float32Array.prototype), 'slice']) {
-  const original = owner[name];
-  owner[name] = () => {
+// every typed array's slice() (the core's copy out of its heap) throws the engine's RangeError.
+function withoutCopies(call) {
+  const typedArray = Object.getPrototypeOf(Float32Array.prototype);
+  const slice = typedArray.slice;
+  typedArray.slice = () => {
     throw new RangeError('Array buffer allocation failed');
   };
   try {
     return call();
   } finally {
-    owner[name] = original;
+    typedArray.slice = slice;
+  }
+}
+
+// The same refusal one step later: once the core has copied its result out (a typed array's
+// slice()), the Array constructor, with which the plain copy allocates its rows, throws. The
+// inputs, read before the core runs, are not refused.
+function withoutPlainCopies(call) {
+  const typedArray = Object.getPrototypeOf(Float32Array.prototype);
+  const [slice, OriginalArray] = [typedArray.slice, globalThis.Array];
+  let copied = false;
+  typedArray.slice = function (...args) {
+    copied = true;
+    return slice.apply(this, args);
+  };
+  globalThis.Array = Object.assign(
+    function (...args) {
+      if (copied) throw new RangeError('Array buffer allocation failed');
+      return new OriginalArray(...args);
+    },
+    { isArray: OriginalArray.isArray, from: OriginalArray.from, of: OriginalArray.of, prototype: OriginalArray.prototype },
+  );
+  try {
+    return call();
+  } finally {
+    typedArray.slice = slice;
+    globalThis.Array = OriginalArray;
   }
 }
 
@@ -96,15 +122,15 @@ test('a result the JS engine cannot copy is out-of-memory, and the core gives ba
   const calls = [() => lab.attention(request), () => lab.trace(traceRequest)];
   // The core's copies (every entry), then the plain copies (the entries with nested results).
   const rounds = [
-    [undefined, [...calls, () => lab.flashAttention({ Q: ramp(4, 2), K: ramp(4, 2), V: ramp(4, 2) })]],
-    [[Array, 'from'], calls],
+    [withoutCopies, [...calls, () => lab.flashAttention({ Q: ramp(4, 2), K: ramp(4, 2), V: ramp(4, 2) })]],
+    [withoutPlainCopies, calls],
   ];
   const refuseAll = () => {
-    for (const [copier, entries] of rounds) {
+    for (const [refuse, entries] of rounds) {
       for (const call of entries) {
-        const error = withoutCopies(() => errorOf(call), copier);
+        const error = refuse(() => errorOf(call));
         assert.equal(error.code, 'out-of-memory', error.message);
-        assert.match(error.message, copier ? /^out of memory: Array buffer allocation failed$/ : /JavaScript engine could not allocate the result; everything the call took has been given back/);
+        assert.match(error.message, refuse === withoutPlainCopies ? /^out of memory: Array buffer allocation failed$/ : /JavaScript engine could not allocate the result; everything the call took has been given back/);
       }
     }
   };

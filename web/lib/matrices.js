@@ -6,7 +6,7 @@
 // halfway (which would leak what it had copied) or differ from what was checked.
 import { AttnLabError } from './errors.js';
 import { fail, ownFields } from './fields.js';
-import { nestedMatrix } from './nested.js';
+import { nestedMatrix, plainList } from './nested.js';
 
 /** How a value that is not what was asked for reads in a message: 'null', 'an array' or its typeof. */
 export const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
@@ -140,7 +140,7 @@ function isCoreMatrix(value) {
 
 function plain(value) {
   if (value === null || typeof value !== 'object') return value;
-  if (ArrayBuffer.isView(value)) return Array.from(value);
+  if (ArrayBuffer.isView(value)) return plainList(value);
   if (Array.isArray(value)) return value.map(plain);
   if (isCoreMatrix(value)) return nestedMatrix(value);
   const out = {};
