@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { audit } from './support/axe.js';
 import { assertClean } from './support/lab-page.js';
 import { SCREENSHOT_DIR, browserSession } from './support/session.js';
 
@@ -77,6 +78,7 @@ for (const [size, viewport] of SIZES) {
     const switches = await viewBox(variants.page, 'variants', '[data-role="switches"]');
     assert.ok(switches.right <= viewport.width, `the switches (right edge ${switches.right}) stay within the page`);
     await variants.page.screenshot({ path: `${SCREENSHOT_DIR}/first-screen-variants-${viewport.width}.png` });
+    assert.deepEqual(await audit(variants.page), [], 'the scrolling rows are axe-clean');
     assertClean(variants.problems);
 
     const model = await session.open(t, '#view=model', { view: 'model', viewport });
