@@ -288,3 +288,55 @@ test('masked weights are hatched in the views too: the patterns gallery and the 
   assert.deepEqual(await hatched(tokens.page, 'tokens', '[data-role="heads"] table'), want);
   assertClean(tokens.problems);
 });
+
+test('masked weights are hatched in the train view\'s heads: every cell above the diagonal, none on or below it', async (t) => {
+  const { page, problems } = await session.open(t, 'index.html#view=train', { view: 'train' });
+  const table = 'attn-lab attn-train-view [data-layer="0"] table';
+  await page.locator(`${table} td[data-row]`).first().waitFor();
+  const cells = await page.locator(`${table} td[data-row]`).evaluateAll((tds) =>
+    tds.map((td) => [Number(td.dataset.row), Number(td.dataset.col), getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
+  );
+  // The trainer's heads are causal: query position i sees keys 1 … i, so the key after it is masked.
+  assert.ok(cells.length >= 16, `${cells.length} cells`);
+  for (const [row, col, hatched] of cells) assert.equal(hatched, col > row, `row ${row + 1}, column ${col + 1}`);
+  assertClean(problems);
+});
+
+test('the variants view keeps one colour per value across steps, hatches its masked weights, and its dark zero is quiet', async (t) => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems } = await session.open(t, 'index.html#view=variants', { view: 'variants', colorScheme });
+    const read = (matrix) =>
+      page.evaluate((matrix) => {
+        const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-variants-view').shadowRoot;
+        return [...root.querySelectorAll(`table[data-matrix="${matrix}"]`)].flatMap((table) =>
+          [...table.querySelectorAll('td[data-row]')].map((td) => ({
+            key: `${table.dataset.head || 0},${td.dataset.row},${td.dataset.col}`,
+            row: Number(td.dataset.row),
+            col: Number(td.dataset.col),
+            value: Number(td.dataset.value),
+            background: getComputedStyle(td).backgroundColor,
+            hatched: getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient'),
+          })),
+        );
+      }, matrix);
+    // A sliding window of 2 (|i − j| < 2): the mask step shows S̃ as its input, the scale step as its result.
+    const show = async (step, matrix) => {
+      await page.evaluate((step) => document.querySelector('attn-lab').setState({ viewState: { window: 2, step } }), step);
+      await page.locator(`attn-lab attn-variants-view [data-role="step"][data-step="${step}"] table[data-matrix="${matrix}"]`).first().waitFor();
+      return read(matrix);
+    };
+    const atScale = new Map((await show('scale', 'scale')).map((c) => [c.key, c.background]));
+    const atMask = await show('mask', 'scale');
+    assert.equal(atMask.length, atScale.size);
+    for (const c of atMask) assert.equal(c.background, atScale.get(c.key), `${colorScheme}: S̃ ${c.key} = ${c.value}: one colour at both steps`);
+    if (colorScheme === 'dark') {
+      const zero = atMask.reduce((best, c) => (Math.abs(c.value) < Math.abs(best.value) ? c : best));
+      assert.ok(Math.abs(zero.value) < 0.05, `a score near 0: ${zero.value}`);
+      assert.equal(zero.background, SCORE_DARK.zero, `dark: S̃ = ${zero.value} is the quiet grey`);
+    }
+    const weights = await show('softmax', 'softmax');
+    assert.ok(weights.length >= 36);
+    for (const c of weights) assert.equal(c.hatched, Math.abs(c.row - c.col) >= 2, `${colorScheme}: weight ${c.key} hatched iff outside the window`);
+    assertClean(problems);
+  }
+});

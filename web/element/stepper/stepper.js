@@ -161,7 +161,7 @@ export class Stepper {
           <p class="shapes">${subscripted([...panel.operands.map((o) => `${o.caption}: ${shape(o.values.length, o.values[0].length)}`), `result: ${prediction.hidden ? '?' : shape(...panel.step.shape)}`].join(' · '))}</p>
           <div class="matrices">
             <div class="matrices" data-role="operands" part="operands">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(trace, o.head ?? panel.head) : undefined, highlight: explanation?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: explanation?.highlight[i] }))}
             </div>
             <div class="matrices" data-role="result" part="result" data-hidden=${prediction.hidden ? 'true' : nothing}>
               ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}

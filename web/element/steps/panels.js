@@ -62,7 +62,14 @@ function transposed(o) {
     values: (o.values[0] ?? []).map((_, c) => o.values.map((row) => row[c])),
     rowLabels: o.colLabels,
     colLabels: o.rowLabels,
+    ...(o.blocked && { blocked: (o.blocked[0] ?? []).map((_, c) => o.blocked.map((row) => row[c])) }),
   };
+}
+
+// Weights (the softmax step's result, wherever an operand) carry the cells a mask blocked, so
+// that they are hatched where they are drawn, transposed (Aᵀ under ∂L/∂V) or not.
+function withBlocked(o, trace, head) {
+  return o.name === 'softmax' ? { ...o, blocked: blockedWeights(trace, o.head ?? head) } : o;
 }
 
 /**
@@ -76,7 +83,7 @@ export function stepPanels(trace, id, labels) {
   return group.steps.map((step) => ({
     step,
     head: step.head,
-    operands: step.operands.map((o, i) => (i === entry.transposed ? transposed : (m) => m)(operandOf(o, labels))),
+    operands: step.operands.map((o, i) => (i === entry.transposed ? transposed : (m) => m)(withBlocked(operandOf(o, labels), trace, step.head))),
     ...labelled(id, step.values, labels),
   }));
 }

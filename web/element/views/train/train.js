@@ -281,10 +281,22 @@ class TrainView extends WorkerViewBase {
       </div>`;
   }
 
+  // The cells a causal mask blocks among n tokens, true where the core's causal logits are −∞
+  // (the trainer's heads are causal): matrixTable hatches them, apart from weights near 0.
+  _causalBlocked(n) {
+    if (!this.lab) return undefined;
+    if (this._blocked?.length !== n) {
+      const zero = Array.from({ length: n }, () => [0]);
+      this._blocked = this.lab.attention({ Q: zero, K: zero, V: zero, causal: true }).logits.map((row) => row.map((v) => v === -Infinity));
+    }
+    return this._blocked;
+  }
+
   _renderHeads() {
     if (!this._attention) return nothing;
     const { tokens, weights } = this._attention;
     const labels = tokens.map(positionLabel);
+    const blocked = this._causalBlocked(tokens.length);
     return html`<p class="lead">
         Every head's weights on one sample sequence (rows: the query position, columns: the key position; causal, so
         nothing above the diagonal). Positions are t₁ to t${sub(tokens.length - 1)}, each with its token (a number from the
@@ -294,7 +306,7 @@ class TrainView extends WorkerViewBase {
         (layer, l) => html`<div class="heads" data-layer=${l}>
           ${layer.map(
             (values, h) => html`<div class="scroll-x" tabindex="0" role="region" aria-label=${`Layer ${l + 1}, head ${h + 1}`}>
-              ${matrixTable({ name: 'train-weights', head: h, caption: `Layer ${l + 1}, head ${h + 1}`, values, rowLabels: labels, colLabels: labels, scale: WEIGHT_SCALE })}
+              ${matrixTable({ name: 'train-weights', head: h, caption: `Layer ${l + 1}, head ${h + 1}`, values, blocked, rowLabels: labels, colLabels: labels, scale: WEIGHT_SCALE })}
             </div>`,
           )}
         </div>`,

@@ -77,5 +77,26 @@ export const variantsStyles = [
     table.bytes th[scope='row'] {
       text-align: left;
     }
+    /* A phone: the step leads, as on the page. The switches and the steps are one scrolling
+       row each, and each head shows its result before the matrices that feed it. */
+    @container attn (max-width: 600px) {
+      .switches,
+      .steps {
+        flex-wrap: nowrap;
+        overflow-x: auto;
+        scrollbar-width: thin;
+      }
+      fieldset.switches {
+        min-width: 0; /* a fieldset is as wide as its content by default: it would widen the page */
+      }
+      .switches > *,
+      .steps button {
+        flex: none;
+        white-space: nowrap;
+      }
+      .panel .matrices > figure:last-of-type {
+        order: -1;
+      }
+    }
   `,
 ];

@@ -123,7 +123,7 @@ class VariantsView extends ViewBase {
           return html`<div class="panel" data-head=${panel.head ?? 0}>
             <div class="formula" data-role="formula" ${formula(panel.step.formula)}></div>
             <div class="matrices">
-              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), blocked: o.name === 'softmax' ? blockedWeights(this._result.trace, o.head ?? panel.head) : undefined, highlight: lit?.highlight[i] }))}
+              ${panel.operands.map((o, i) => matrixTable({ ...o, caption: `${o.caption} (${shape(o.values.length, o.values[0].length)})`, scale: scaleOf(o.name), highlight: lit?.highlight[i] }))}
               ${matrixTable({
                 name: id,
                 head: panel.head,
