@@ -194,7 +194,9 @@ test('bad files and bad calls are AttnLabErrors naming what is wrong', async () 
     assert.ok(error.message.includes(words), error.message);
   }
   assert.equal(errorOf(() => model.forward([vocab])).code, 'invalid-argument');
-  assert.equal(errorOf(() => model.forward(new Array(files.model.config.context + 1).fill(1))).code, 'too-large');
+  const long = errorOf(() => model.forward(new Array(files.model.config.context + 1).fill(1)));
+  assert.equal(long.code, 'too-large');
+  assert.equal(long.message, `${files.model.config.context + 1} tokens are more than the model's context of ${files.model.config.context}`);
   assert.equal(errorOf(() => model.generate([1], { count: 2, temperature: -1 })).code, 'invalid-argument');
   const doomed = await lab.loadModel(files);
   doomed.delete();

@@ -110,7 +110,12 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
 Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
   const ModelConfig& c = m.config;
   if (auto p = model_parts::check_shape(c, m.parameters.size())) return *p;
-  if (auto p = validate::count_within("tokens", tokens.size(), 1, c.context)) return *p;
+  if (tokens.empty())
+    return Error{ErrorCode::invalid_argument, "the forward pass needs at least one token"};
+  if (tokens.size() > c.context)
+    return validate::formatted(ErrorCode::too_large,
+                               "%zu tokens are more than the model's context of %zu", tokens.size(),
+                               c.context);
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   const ModelLayout layout(c);
   Matrix x = model_parts::embed(m, layout, tokens, 0);
