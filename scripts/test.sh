@@ -20,10 +20,10 @@ section "C++ core, native with ASan + UBSan (Catch2)"
 scripts/build.sh native-asan
 ctest --preset native-asan
 
-section "libFuzzer on trace() and on the long-sequence kernels, 30 s each from their seed corpora (clang, ASan + UBSan)"
+section "libFuzzer on trace(), the long-sequence kernels, the trainer and the model module, 30 s each from their seed corpora (clang, ASan + UBSan)"
 scripts/build.sh fuzz
 rm -rf build/fuzz/corpus && cp -r tests/fuzz/corpus build/fuzz/corpus # new inputs stay out of the repo
-for target in trace long learn; do
+for target in trace long learn model; do
   log=build/fuzz/$target.log
   if ! build/fuzz/tests/fuzz/attnlab-$target-fuzzer -max_total_time=30 -print_final_stats=1 \
     -artifact_prefix=build/fuzz/$target- build/fuzz/corpus/$target >"$log" 2>&1; then

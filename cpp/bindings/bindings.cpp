@@ -26,6 +26,7 @@
 #include "allocation_tracking.hpp"
 #include "attnlab/attention_import.hpp"  // its limits, for limits()
 #include "attnlab/attnlab.hpp"
+#include "attnlab/tokenizer.hpp"  // its limit, for limits()
 #include "js_values.hpp"
 #include "requests.hpp"
 #include "schema.hpp"
@@ -209,6 +210,7 @@ val limits_table() {
       {"trainSteps", l::train_steps},
       {"importLayers", l::import_layers},
       {"importValues", l::import_values},
+      {"tokenizeBytes", l::tokenize_bytes},
   };
   val out = val::object();
   for (const auto& [name, value] : table) out.set(name, value);

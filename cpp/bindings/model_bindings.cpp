@@ -54,7 +54,7 @@ val load_model(const val& request) {
 }
 
 val tokenize(const LoadedModel& m, const std::string& text) {
-  return to_js(m.tokenizer.encode(text));
+  return to_js(attnlab::tokenize(m.tokenizer, text));
 }
 
 // A token's bytes (UTF-8 pieces, which may split a character).

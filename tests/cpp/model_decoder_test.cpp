@@ -126,3 +126,16 @@ TEST_CASE("generate samples through the cache as the forward pass would", "[mode
   CHECK(generate(m, prompt, 10, options).error().code == ErrorCode::too_large);
   CHECK(generate(m, {}, 3, options).error().code == ErrorCode::invalid_argument);
 }
+
+TEST_CASE("sampling refuses logits that are not finite (once NaN probabilities)",
+          "[model-decoder]") {
+  for (const float bad : {NAN, INFINITY, -INFINITY}) {
+    const std::vector<float> logits{0.5f, bad, -1.0f};
+    const auto distribution = next_token_distribution(logits, 1.0f, 0);
+    REQUIRE_FALSE(distribution.ok());
+    CHECK(distribution.error().code == ErrorCode::non_finite);
+    CHECK(distribution.error().message.rfind("logit 2 is ", 0) == 0);
+    CHECK(sample_token(logits, 1.0f, 0, 0.5).error().code == ErrorCode::non_finite);
+    CHECK(sample_token(logits, 0.0f, 0, 0.5).error().code == ErrorCode::non_finite);
+  }
+}

@@ -55,3 +55,14 @@ TEST_CASE("the tokenizer refuses bad merges and bad ids", "[model-tokenizer]") {
   CHECK(t.encode("the") == std::vector<int>{'t', 256});
   CHECK(t.decode({'t', 257}).error().message == "token 1 is 257: token ids run from 0 to 256");
 }
+
+TEST_CASE("tokenize() takes at most limits::tokenize_bytes bytes of text", "[model-tokenizer]") {
+  const Tokenizer none = Tokenizer::from_merges({}).value();  // every byte its own token
+  const std::string text(limits::tokenize_bytes, 'a');
+  CHECK(tokenize(none, text).value().size() == limits::tokenize_bytes);
+  const auto more = tokenize(none, text + "a");
+  REQUIRE_FALSE(more.ok());
+  CHECK(more.error().code == ErrorCode::too_large);
+  CHECK(more.error().message ==
+        "the text has 65537 bytes of UTF-8: tokenize() takes at most 65536");
+}

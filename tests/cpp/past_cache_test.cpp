@@ -89,6 +89,18 @@ TEST_CASE("attention() with a past cache: the queries are the last of the keys",
     const AttentionResult w = ok(attention(q, rows(k, 9, 5), rows(v, 9, 5), o));
     CHECK(max_abs_diff(w.output, offset_causal(q, k, v, 9, 3, 0)) <= 1e-5);
   }
+  SECTION("a global token is a position: query i is the token at 9 + i, not token i") {
+    o.window = Window(1);  // each query its own key only, but for the global ones
+    o.global_tokens = {0, 11};
+    const AttentionResult g = ok(attention(q, rows(k, 9, 5), rows(v, 9, 5), o));
+    // Query 0 (position 9) sees keys 0 and 9; query 2 (position 11, global) keys 0 … 11.
+    CHECK(blocked_by(o, 5, 14, 0, 5) == mask_rule::window);
+    CHECK(g.weights()(0, 5) == 0.0f);
+    CHECK(g.weights()(0, 0) > 0.0f);
+    CHECK(g.weights()(0, 9) > 0.0f);
+    CHECK(blocked_by(o, 5, 14, 2, 5) == 0);
+    CHECK(g.weights()(1, 5) == 0.0f);
+  }
   SECTION("mask, key padding and bias span the cache's keys too") {
     o.causal = false;
     o.key_padding.assign(14, false);

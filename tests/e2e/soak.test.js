@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { VIEW_IDS } from '../../web/element/views/list.js';
 import { waitForView } from './support/lab-page.js';
 import { cpuAfterStop, heapMeter, liveWorkers, openWatched } from './support/worker-page.js';
 
@@ -13,12 +14,15 @@ const README_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval';
 
 // The page's helpers, installed once. switchViews(n) shows each view in turn n times; on the
 // train view it presses Train and waits for a step, so training is under way when the next
-// view comes; each view stays `dwellMs` more (the warm-up lets each finish what it computes). removeTraining(n) adds an element on the train view n times, trains it a step or
+// view comes; each view stays `dwellMs` more (the warm-up lets each finish what it computes,
+// the model view its model's loading). removeTraining(n) adds an element on the train view n times, trains it a step or
 // more and removes it. Each returns the most live Workers seen.
 function installHelpers() {
+  // A guard against a hang only, far beyond a step on a loaded machine (not a premise on speed).
   const until = async (check) => {
-    for (let tries = 0; !check(); tries++) {
-      if (tries > 2000) throw new Error('soak: timed out waiting');
+    const start = Date.now();
+    while (!check()) {
+      if (Date.now() - start > 120_000) throw new Error('soak: still waiting after 120 s');
       await new Promise((done) => setTimeout(done, 5));
     }
   };
@@ -45,6 +49,8 @@ function installHelpers() {
         await element.updateComplete;
         await element.shadowRoot.querySelector(`attn-${id}-view`)?.updateComplete;
         if (id === 'train') await train(element);
+        // In the warm-up, the model view loads its model (once per page) before the next view.
+        if (id === 'model' && dwellMs) await until(() => element.shadowRoot.querySelector('attn-model-view')?.shadowRoot.querySelector('[data-control="text"]'));
         await new Promise((done) => setTimeout(done, dwellMs));
         most = Math.max(most, live());
       }
@@ -68,16 +74,19 @@ for (const [name, headers, rounds] of [
   ['with Workers', undefined, { switches: 200, removals: 200 }],
   ["with worker-src 'none'", { 'content-security-policy': `${README_POLICY}; worker-src 'none'` }, { switches: 200, removals: 200 }],
 ]) {
-  test(`soak ${name}: ${rounds.switches} view switches while training, ${rounds.removals} removals while training: one Worker at most, flat heaps, idle CPU`, { timeout: 300_000 }, async (t) => {
+  test(`soak ${name}: ${rounds.switches} view switches while training, ${rounds.removals} removals while training: one Worker at most, flat heaps, idle CPU`, { timeout: 1_200_000 }, async (t) => {
     const { page, problems, cpuSeconds } = await openWatched(t, { root: '.', path: 'tests/e2e/fixtures/blank.html', headers });
     await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
     await page.evaluate(installHelpers);
     await page.evaluate(() => document.body.append(Object.assign(document.createElement('attn-lab'), { tabs: true, state: JSON.stringify({ view: 'train' }) })));
     await waitForView(page, 'train');
+    // The switches go through the tabs: every view of the list, the model view among them.
+    const tabs = await page.evaluate(() => [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[role="tab"]')].map((tab) => tab.dataset.view));
+    assert.deepEqual(tabs, VIEW_IDS);
     const measure = await heapMeter(page);
     // A warm-up: every view once, a removal, so that what loads once has loaded and the heap
     // has grown to what the views need at most (the scaling view's study grows it once).
-    await page.evaluate((n) => window.__soak.switchViews(n, 200), 14);
+    await page.evaluate(([n, dwell]) => window.__soak.switchViews(n, dwell), [VIEW_IDS.length, 200]);
     await page.evaluate((n) => window.__soak.removeTraining(n), 2);
     const before = await measure();
     const start = Date.now();

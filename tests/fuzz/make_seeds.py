@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets: a few well-formed requests in each one's byte layout.
 
-corpus/trace/ for trace_fuzzer.cpp, corpus/long/ for long_fuzzer.cpp; each layout is described
+corpus/trace/ for trace_fuzzer.cpp, corpus/long/ for long_fuzzer.cpp, corpus/learn/ and
+corpus/model/ for learn_fuzzer.cpp and model_fuzzer.cpp; each layout is described
 at the top of its target.
 """
 import math
@@ -116,3 +117,20 @@ def learn_seed(name, task, layers, heads, d_model, context, vocab, batch, rate, 
 learn_seed("previous-token", 0, 1, 2, 8, 6, 8, 4, 0.01, 1, [2, 2, 0], floats([0.5]) + bytes([0, 1, 2]))
 # Induction, 2 layers of 1 head, a large learning rate, and one refused step (count 0).
 learn_seed("induction", 3, 2, 1, 4, 8, 6, 2, 1.0, 3, [0, 1, 4], floats([1e30]) + bytes([4, 0, 3]))
+
+
+def model_seed(name, vocab, context, d_model, layers, heads, scale, tokens, tail):
+    """model_fuzzer.cpp's layout; layers and heads are the field + 1 where the target subtracts 1."""
+    ids = b"".join(struct.pack("<h", t) for t in tokens)
+    write("model", name, bytes([vocab, context, d_model, layers + 1, heads + 1]) + floats([scale]) + bytes([0, 0, len(tokens)]) + ids + tail)
+
+
+# A model of 2 layers of 2 heads (vocab 20, context 8, d_model 8) on 5 tokens, decoded 2 + 3,
+# head 1 of layer 0, period 2; logits of 4 at temperature 0.7, top-3; 2 merges, an import of
+# 1 layer of 2 heads over 3 tokens, and a text.
+model_seed("small", 20, 8, 8, 2, 2, 0.1, [1, 5, 7, 5, 7],
+           bytes([2, 1, 2, 2, 4]) + floats([0.5, -1, 2, 0]) + floats([0.7]) + bytes([3, 100, 2])
+           + struct.pack("<hhhh", 116, 104, 256, 101) + bytes([1, 2, 3, 0]) + floats(wave(18, 1)) + b"the theme, then 42!")
+# Parameters that overflow the residual stream, a token past the vocabulary, top-k past the logits.
+model_seed("overflow", 16, 6, 4, 1, 1, 3e37, [0, 15, 16],
+           bytes([0, 0, 0, 0, 2]) + floats([1e38, 3e38]) + floats([1e-45]) + bytes([9, 0, 0]))

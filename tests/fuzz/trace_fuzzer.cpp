@@ -6,15 +6,20 @@
 // subnormals and huge values all occur), [W_O columns, W_O]; then (zeros in older seeds) the
 // variants' flags, [RoPE base], [KV heads], [dropout p, seed], [window, global count,
 // tokens…], [dOutput rows, cols, values]; the frameworks' flags, [softcap], [bias rows, cols,
-// values], [window left, right]; [the gradient check's parameter, row, col].
+// values], [window left, right]; [the gradient check's parameter, row, col]; the past cache's
+// flags, [past_key rows, values], [past_value rows, values], [alignment byte]. The direct
+// Q, K, V also go through attention(), attention_backward() and decode() on the same options,
+// under the same rule.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
+#include "attnlab/attention_backward.hpp"
 #include "attnlab/trace.hpp"
 #include "attnlab/trace_backward.hpp"
+#include "attnlab/variants.hpp"
 #include "fuzz_reader.hpp"
 
 namespace {
@@ -33,6 +38,10 @@ bool valid_trace(const attnlab::Trace& t) {
     return step.id.rfind("grad-", 0) != 0;
   });
   return forward != t.steps.rend() && t.output.rows == forward->values.rows;
+}
+
+bool finite(const attnlab::Matrix& m) {
+  return std::all_of(m.data.begin(), m.data.end(), [](float v) { return std::isfinite(v); });
 }
 
 }  // namespace
@@ -96,16 +105,54 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     input.options.window = attnlab::Window(left, in.dimension(8));
   }
 
+  // The gradient check's bytes come before the cache's (older seeds keep their meaning).
+  static constexpr const char* parameters[] = {"X", "Q", "K", "V", "Wq", "Wk", "Wv", "Wo", "W"};
+  const char* parameter = parameters[0];
+  std::size_t row = 0, col = 0;
+  if (variants & 128) {
+    parameter = parameters[in.byte() % 9];
+    row = in.dimension(9);
+    col = in.dimension(9);
+  }
+  // A past KV cache (ONNX's past_key, past_value): K's and V's columns or not, one side
+  // missing now and then, and an explicit alignment.
+  const std::uint8_t past = in.byte();
+  if (past & 1) {
+    const std::size_t rows = in.dimension(6);
+    input.options.past_key = in.matrix(rows, past & 4 ? in.dimension(8) : width);
+  }
+  if (past & 2) {
+    const std::size_t rows = in.dimension(6);
+    input.options.past_value = in.matrix(rows, past & 8 ? in.dimension(8) : width);
+  }
+  if (past & 16)
+    input.options.causal_alignment =
+        in.byte() & 1 ? attnlab::CausalAlignment::bottom_right : attnlab::CausalAlignment::top_left;
+
   const auto result = attnlab::trace(input);
   if (result && !valid_trace(result.value())) std::abort();  // a value escaped the checks
   if (!result && result.error().message.empty()) std::abort();
   if (variants & 128) {
-    static constexpr const char* parameters[] = {"X", "Q", "K", "V", "Wq", "Wk", "Wv", "Wo", "W"};
-    const char* parameter = parameters[in.byte() % 9];
-    const auto check = attnlab::check_gradient(input, parameter, in.dimension(9), in.dimension(9));
+    const auto check = attnlab::check_gradient(input, parameter, row, col);
     if (check && !(std::isfinite(check.value().analytic) && std::isfinite(check.value().numeric)))
       std::abort();
     if (!check && check.error().message.empty()) std::abort();
   }
+  // The same options through attention(), its backward pass and decode().
+  if (const auto* direct = std::get_if<attnlab::DirectQKV>(&input.source)) {
+    const auto attended = attnlab::attention(direct->q, direct->k, direct->v, input.options);
+    if (attended ? !finite(attended.value().output) || !finite(attended.value().weights())
+                 : attended.error().message.empty())
+      std::abort();
+    const attnlab::Matrix d_out =
+        input.d_output.value_or(attnlab::Matrix(direct->q.rows, direct->v.cols, 1.0f));
+    const auto grads =
+        attnlab::attention_backward(direct->q, direct->k, direct->v, d_out, input.options);
+    if (grads ? !finite(grads.value().dq) || !finite(grads.value().dk) || !finite(grads.value().dv)
+              : grads.error().message.empty())
+      std::abort();
+  }
+  const auto decoded = attnlab::decode(input);
+  if (decoded ? !finite(decoded.value().output) : decoded.error().message.empty()) std::abort();
   return 0;
 }

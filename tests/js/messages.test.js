@@ -80,3 +80,19 @@ test('a trainer names learningRate 5e-324 as written', async () => {
   );
   assert.ok(message.startsWith('learningRate is 5e-324, which float32'), message);
 });
+
+// Issue 29, item 10: counts of heads and layers beyond their range were invalid-argument where
+// the docs said too-large; the docs' Limits section now says what the core does.
+test('heads, kvHeads and a trainer\'s layers and heads beyond their range are invalid-argument, as the docs say', async () => {
+  const { readFileSync } = await import('node:fs');
+  const limits = readFileSync('docs/javascript.md', 'utf8').split('## Limits')[1].split('\n|')[0].replace(/\s+/g, ' ');
+  assert.match(limits, /outside their range they are `invalid-argument`, above `maxHeads` too, as is `kvHeads` above `heads`; so are a trainer's `layers` and `heads`/);
+  const { maxHeads, trainLayers, trainHeads } = lab.limits();
+  const Q = Array.from({ length: 2 }, () => new Array(4 * (maxHeads + 1)).fill(0.5));
+  const codeOf = async (call) => { try { await call(); return 'no error'; } catch (error) { return error.code; } };
+  assert.equal(await codeOf(() => lab.trace({ Q, K: Q, V: Q, heads: maxHeads + 1 })), 'invalid-argument');
+  const small = [[1, 0, 0, 1], [0, 1, 1, 0]];
+  assert.equal(await codeOf(() => lab.trace({ Q: small, K: small, V: small, heads: 4, kvHeads: 5 })), 'invalid-argument');
+  assert.equal(await codeOf(() => lab.trainer({ layers: trainLayers + 1 })), 'invalid-argument');
+  assert.equal(await codeOf(() => lab.trainer({ heads: trainHeads + 1 })), 'invalid-argument');
+});

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
+import { DOCUMENTED_LIMITS } from './support/documented-limits.js';
 import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -253,4 +254,32 @@ test('each head\'s role: the score furthest above uniform attention\'s, named wh
     });
     console.log(`roles on ${period ? 'the induction probe' : 'the text'}: ${[...roles].join(', ')}`);
   }
+});
+
+test('nextTokenDistribution refuses logits that are not finite, as non-finite naming the entry (once NaN probabilities)', () => {
+  const row = Array.from({ length: vocab }, (_, i) => Math.sin(i));
+  for (const [bad, shown] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [1e39, '1e+39'], [-Infinity, '-Infinity']]) {
+    const logits = row.map((x, i) => (i === 4 ? bad : x));
+    const { code, message } = errorOf(() => model.nextTokenDistribution(logits));
+    assert.equal(code, 'non-finite', message);
+    assert.match(message, /^logit 5 is /, `${shown}: ${message}`);
+  }
+  const { code } = errorOf(() => model.nextTokenDistribution(row.map(() => -Infinity), { temperature: 0 }));
+  assert.equal(code, 'non-finite');
+});
+
+test('tokenize() takes at most tokenizeBytes bytes of UTF-8 and pieces() as many ids: one more is too-large, refused at once (a million letters took 7 s)', () => {
+  const limit = lab.limits().tokenizeBytes;
+  assert.equal(limit, DOCUMENTED_LIMITS.tokenizeBytes);
+  const atLimit = 'the nation '.repeat(limit / 11 + 1).slice(0, limit);
+  assert.equal(model.tokenize(atLimit).pieces.join(''), atLimit);
+  const twoBytes = 'é'.repeat(limit / 2); // bytes of UTF-8 are counted, not characters
+  assert.ok(model.tokenize(twoBytes).tokens.length >= limit / 2);
+  for (const text of ['a'.repeat(limit + 1), `${twoBytes}é`, 'a'.repeat(1_000_000)]) {
+    const { code, message } = errorOf(() => model.tokenize(text));
+    assert.equal(code, 'too-large', message);
+    assert.match(message, new RegExp(`at most ${limit}`));
+  }
+  assert.equal(errorOf(() => model.pieces(new Array(limit + 1).fill(1))).code, 'too-large');
+  assert.equal(model.pieces(new Array(limit).fill(101)).length, limit);
 });

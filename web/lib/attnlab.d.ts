@@ -94,6 +94,8 @@ export interface Limits {
   importLayers: number;
   /** lab.importAttention(): layers × heads × tokens × tokens at most (tokens at most traceTokens, heads maxHeads). */
   importValues: number;
+  /** The bytes of UTF-8 one LanguageModel.tokenize() takes, and the token ids one pieces() takes. */
+  tokenizeBytes: number;
 }
 
 /** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
@@ -862,9 +864,9 @@ export interface ImportedAttention {
  */
 export interface LanguageModel {
   readonly config: { vocab: number; context: number; dModel: number; layers: number; heads: number };
-  /** The text's token ids and each token's text (byte-level BPE). */
+  /** The text's token ids and each token's text (byte-level BPE); at most limits().tokenizeBytes bytes of UTF-8. */
   tokenize(text: string): { tokens: number[]; pieces: string[] };
-  /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD). */
+  /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD); at most limits().tokenizeBytes ids. */
   pieces(tokens: ArrayLike<number>): string[];
   /**
    * The distribution generate() draws the next token from, for one row of forward()'s logits

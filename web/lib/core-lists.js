@@ -84,4 +84,5 @@ export const LIMITS = /* @__PURE__ */ Object.freeze({
   trainSteps: 50,
   importLayers: 128,
   importValues: 4194304,
+  tokenizeBytes: 65536,
 });

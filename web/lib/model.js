@@ -8,7 +8,7 @@
 // hand it the entry's helpers (attnlab.js).
 import { importRequest } from './attention-import.js';
 
-let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
@@ -86,7 +86,7 @@ function loadRequest(files) {
 
 /** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits } = helpers);
   const request = loadRequest(files === undefined ? await packagedFiles() : files);
   const core = await loadModule();
   return new Model(unwrap(core.loadModel(request)), request.config);
@@ -94,7 +94,7 @@ export async function loadModel(files, helpers) {
 
 /** A real model's attention (Hugging Face layout), checked and scored by the model module: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }. */
 export async function importAttention(json, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits } = helpers);
   const { tokens, matrices } = importRequest(json, helpers);
   const core = await loadModule();
   const scores = fromCore(unwrap(core.checkAttention(matrices, tokens.length)));
@@ -124,6 +124,8 @@ class Model {
 
   /** Each token id's text, as tokenize() gives it (generated tokens, say). */
   pieces(tokens) {
+    // One call into the core per token: bounded as tokenize() is (a token has at least a byte).
+    if (tokens?.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokens.length}`);
     return tokenList('tokens', tokens).map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 

@@ -14,6 +14,12 @@
 
 namespace attnlab {
 
+namespace limits {
+// The bytes of UTF-8 one tokenize() takes (lab.limits().tokenizeBytes): each merge is a pass
+// over a chunk, so a text of a million letters took 7 s; at this limit, well under a second.
+inline constexpr std::size_t tokenize_bytes = 65536;
+}  // namespace limits
+
 // The text cut into chunks: a space followed by letters (bytes ≥ 0x80 count as letters, so
 // UTF-8 stays whole), a run of letters, a run of digits, or any other single byte.
 std::vector<std::string_view> pretokenize(std::string_view text);
@@ -42,5 +48,8 @@ class Tokenizer {
   std::vector<Merge> merges_;
   std::vector<std::string> bytes_;  // each token's bytes
 };
+
+// tokenizer.encode(text) for a text from outside: too_large past limits::tokenize_bytes.
+Result<std::vector<int>> tokenize(const Tokenizer& tokenizer, std::string_view text);
 
 }  // namespace attnlab

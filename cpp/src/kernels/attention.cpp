@@ -134,7 +134,11 @@ std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::s
     return std::find(options.global_tokens.begin(), options.global_tokens.end(), p) !=
            options.global_tokens.end();
   };
-  if (band.window_blocks(query, key) && !global(query) && !global(key)) rules |= mask_rule::window;
+  // A global token is a position: the query's is its key position (after a past cache or
+  // bottom-right, not its row), and one before the first key is none.
+  const std::int64_t position = band.position(query);
+  const bool global_query = position >= 0 && global(static_cast<std::size_t>(position));
+  if (band.window_blocks(query, key) && !global_query && !global(key)) rules |= mask_rule::window;
   return rules;
 }
 

@@ -73,6 +73,8 @@ namespace {
 
 std::optional<Error> check_sampling(const std::vector<float>& logits, float temperature) {
   if (logits.empty()) return Error{ErrorCode::invalid_argument, "no logits to sample from"};
+  // NaN would break the ranking's order and ±Infinity the softmax (NaN probabilities).
+  if (auto p = validate::finite("logit", logits)) return p;
   if (!std::isfinite(temperature) || temperature < 0)
     return Error{ErrorCode::invalid_argument,
                  "temperature must be 0 (the likeliest token) or a finite number above 0, got " +

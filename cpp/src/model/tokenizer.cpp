@@ -124,6 +124,14 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
   return tokens;
 }
 
+Result<std::vector<int>> tokenize(const Tokenizer& tokenizer, std::string_view text) {
+  if (text.size() > limits::tokenize_bytes)
+    return validate::formatted(ErrorCode::too_large,
+                               "the text has %zu bytes of UTF-8: tokenize() takes at most %zu",
+                               text.size(), limits::tokenize_bytes);
+  return tokenizer.encode(text);
+}
+
 Result<std::string> Tokenizer::decode(const std::vector<int>& tokens) const {
   std::string text;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
