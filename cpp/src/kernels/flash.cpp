@@ -306,9 +306,7 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                              const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   std::vector<HeadTask> list = head_tasks(q, k, v, options, nullptr);
-  FlashPlan plan;
-  std::tie(plan.head_width, plan.value_width, plan.scale) =
-      std::tuple(list.front().d, list.front().d_v, list.front().scale);
+  FlashPlan plan{list.front().d, list.front().d_v, list.front().scale, false, {}, 0, {}, false, {}};
   for (HeadTask& task : list) {
     bound_scores(task, simd::active());
     plan.may_overflow = plan.may_overflow || task.may_overflow;
