@@ -106,12 +106,13 @@ val sampled_weights(const val& request) {
   auto weights = attnlab::sampled_weights(r.qkv.q, r.qkv.k, r.cells.rows, r.cells.cols,
                                           r.cells.head, r.options);
   if (!weights) return val(ErrorValue{weights.error()});
-  return val(SampledWeights{
-      std::move(weights.value()),
-      sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols, r.options)});
+  return val(SampledWeights{std::move(weights.value()),
+                            sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols,
+                                         r.cells.head, r.options)});
 }
 
-// The flash kernel's plan of the request's heads (head widths, scale, overflow bound).
+// The flash kernel's plan of the request's heads (head widths, scale, overflow bound) and the
+// rules a pass run elsewhere applies (key bands, ALiBi's slopes, fully masked rows).
 val flash_plan(const val& request) {
   const auto r = read_request<LongRequest>(request, entries::plan);
   return to_js(attnlab::flash_plan(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
@@ -305,7 +306,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&FlashPlan::head_width>("headWidth")
       .field<&FlashPlan::value_width>("valueWidth")
       .field<&FlashPlan::scale>("scale")
-      .field<&FlashPlan::may_overflow>("mayOverflow");
+      .field<&FlashPlan::may_overflow>("mayOverflow")
+      .field<&FlashPlan::key_bands>("keyBands")
+      .field<&FlashPlan::position_offset>("positionOffset")
+      .field<&FlashPlan::slopes>("slopes")
+      .field<&FlashPlan::bias_per_head>("biasPerHead")
+      .field<&FlashPlan::fully_masked_rows>("fullyMaskedRows");
   result<tiling::TilePlan>("TilePlan")
       .field<&tiling::TilePlan::query_rows>("queryRows")
       .field<&tiling::TilePlan::key_rows>("keyRows")

@@ -61,6 +61,7 @@ inline val typed_array(const std::vector<T>& values) {
 inline val to_js(const std::vector<float>& values) { return typed_array(values); }
 inline val to_js(const std::vector<double>& values) { return typed_array(values); }
 inline val to_js(const std::vector<std::uint8_t>& values) { return typed_array(values); }
+inline val to_js(const std::vector<std::uint32_t>& values) { return typed_array(values); }
 inline val to_js(const val& value) { return value; }
 inline val to_js(ErrorCode code) { return val(std::string(to_string(code))); }
 inline val to_js(WalkEvent::Kind kind) {

@@ -178,13 +178,17 @@ inline constexpr Field kernel_fields[] = {
       "Threads to run on; 0: lab.threads. The single-threaded core always uses 1."),
     F(FlashOptions, batch, "batch",
       "Sequences: Q, K and V rows split into this many, each attending only to its own."),
+};
+
+// The score rules beyond the band: the long-sequence kernels and sampledWeights.
+inline constexpr Field score_rule_fields[] = {
     F(FlashOptions, key_padding, "keyPadding",
       "One flag per key; true marks padding that no query attends to."),
     F(FlashOptions, softcap, "softcap",
       "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
     F(FlashOptions, bias, "bias",
-      "An additive bias on the scaled scores, (n_q, n_k), the same for every head and sequence; "
-      "−Infinity blocks the key."),
+      "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k), the "
+      "same for every sequence; −Infinity blocks the key."),
     F(FlashOptions, alibi, "alibi",
       "ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position."),
 };
@@ -284,6 +288,7 @@ inline constexpr Group order = group<PermutationOrder>("PermutationOrder", order
 inline constexpr Group cache = group<KvCacheShape>("KvCacheShape", cache_fields);
 inline constexpr Group long_sequence = group<FlashOptions>("LongAttentionOptions", long_fields);
 inline constexpr Group kernel = group<FlashOptions>("KernelOptions", kernel_fields);
+inline constexpr Group score_rules = group<FlashOptions>("ScoreRules", score_rule_fields);
 inline constexpr Group sampled = group<SampledCells>("SampledCells", sampled_fields);
 inline constexpr Group walk = group<WalkOptions>("WalkOptions", walk_fields);
 inline constexpr Group sinusoidal =
@@ -346,12 +351,12 @@ _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Winvalid-o
                                     ATTNLAB_PART(TraceRequest, direct, qkv),
                                     ATTNLAB_PART(TraceRequest, input, trace),
                                     ATTNLAB_PART(TraceRequest, input.options, attention)};
-  inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
-                                           ATTNLAB_PART(LongRequest, options, long_sequence),
-                                           ATTNLAB_PART(LongRequest, options, kernel)};
-  inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
-                                     ATTNLAB_PART(LongRequest, options, long_sequence),
-                                     ATTNLAB_PART(LongRequest, cells, sampled)};
+  inline constexpr Part long_sequence[] = {
+      ATTNLAB_PART(LongRequest, qkv, qkv), ATTNLAB_PART(LongRequest, options, long_sequence),
+      ATTNLAB_PART(LongRequest, options, kernel), ATTNLAB_PART(LongRequest, options, score_rules)};
+  inline constexpr Part sampled[] = {
+      ATTNLAB_PART(LongRequest, qkv, qk), ATTNLAB_PART(LongRequest, options, long_sequence),
+      ATTNLAB_PART(LongRequest, options, score_rules), ATTNLAB_PART(LongRequest, cells, sampled)};
   inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
                                   ATTNLAB_PART(WalkRequest, options, walk)};
   inline constexpr Part cache[] = {Part{&groups::cache, 0}};

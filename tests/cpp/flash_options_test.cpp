@@ -23,20 +23,21 @@ namespace {
 
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
-// Row i of query head h in float64, as the frameworks define it: the query at key position
-// i (+ n_k − n_q bottom-right); a key is allowed when not after it (causal), inside the window,
-// not padding and not −∞ in the bias; the logit is c·tanh(q·k·scale / c) − m_h·|p − j| + bias.
-// Returns the output row, empty when no key is allowed.
-std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix& v,
-                                  const FlashOptions& o, std::size_t h, std::size_t i) {
+// The weights of row i of query head h in float64, as the frameworks define them: the query at
+// key position i (+ n_k − n_q bottom-right); a key is allowed when not after it (causal), inside
+// the window, not padding and not −∞ in the bias (head h's rows of a bias given per head); the
+// logit is c·tanh(q·k·scale / c) − m_h·|p − j| + bias. Empty when no key is allowed.
+std::vector<double> reference_weights(const Matrix& q, const Matrix& k, const FlashOptions& o,
+                                      std::size_t h, std::size_t i) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t kv = o.kv_heads ? static_cast<std::size_t>(o.kv_heads) : heads;
-  const std::size_t g = h / (heads / kv), d = q.cols / heads, d_v = v.cols / kv;
+  const std::size_t g = h / (heads / kv), d = q.cols / heads;
   const double p =
       double(i) +
       (o.causal_alignment == CausalAlignment::bottom_right ? double(k.rows) - double(q.rows) : 0.0);
   const double scale = 1.0 / std::sqrt(double(d));
   const double slope = o.alibi ? std::pow(2.0, -8.0 * double(h + 1) / double(heads)) : 0.0;
+  const std::size_t bias_row = o.bias && o.bias->rows != q.rows ? h * q.rows + i : i;
   std::vector<double> logits(k.rows, minus_inf);
   double top = minus_inf;
   for (std::size_t j = 0; j < k.rows; ++j) {
@@ -45,7 +46,7 @@ std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix
     if (o.window.left != Window::unbounded && dj < p - double(o.window.left)) continue;
     if (o.window.right != Window::unbounded && dj > p + double(o.window.right)) continue;
     if (!o.key_padding.empty() && o.key_padding[j]) continue;
-    const double b = o.bias ? double((*o.bias)(i, j)) : 0.0;
+    const double b = o.bias ? double((*o.bias)(bias_row, j)) : 0.0;
     if (b == minus_inf) continue;
     double s = 0.0;
     for (std::size_t c = 0; c < d; ++c) s += double(q(i, h * d + c)) * double(k(j, g * d + c));
@@ -57,29 +58,44 @@ std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix
   if (top == minus_inf) return {};
   double sum = 0.0;
   for (double& x : logits) sum += (x = std::exp(x - top));
+  for (double& x : logits) x /= sum;
+  return logits;
+}
+
+// Row i of query head h's output in float64 (reference_weights times V); empty without keys.
+std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const FlashOptions& o, std::size_t h, std::size_t i) {
+  const std::vector<double> weights = reference_weights(q, k, o, h, i);
+  if (weights.empty()) return {};
+  const auto heads = static_cast<std::size_t>(o.heads);
+  const std::size_t kv = o.kv_heads ? static_cast<std::size_t>(o.kv_heads) : heads;
+  const std::size_t g = h / (heads / kv), d_v = v.cols / kv;
   std::vector<double> out(d_v, 0.0);
   for (std::size_t j = 0; j < k.rows; ++j)
-    for (std::size_t c = 0; c < d_v; ++c) out[c] += logits[j] / sum * double(v(j, g * d_v + c));
+    for (std::size_t c = 0; c < d_v; ++c) out[c] += weights[j] * double(v(j, g * d_v + c));
   return out;
 }
 
-// The largest difference from the reference over the chosen rows and every head; a row the
-// reference leaves without keys must be zeros and listed as fully masked.
+// The largest difference from the reference over the chosen rows and every head; a head the
+// reference leaves without keys must be zeros, and a row so in every head listed as fully masked.
 double worst_error(const FlashResult& r, const Matrix& q, const Matrix& k, const Matrix& v,
                    const FlashOptions& o, const std::vector<std::size_t>& rows) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t d_v = r.output.cols / heads;
   double worst = 0.0;
-  for (std::size_t i : rows)
+  for (std::size_t i : rows) {
+    std::size_t blind = 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const std::vector<double> want = reference_row(q, k, v, o, h, i);
-      const bool listed = std::find(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), i) !=
-                          r.fully_masked_rows.end();
-      CHECK(listed == want.empty());
+      blind += want.empty();
       for (std::size_t c = 0; c < d_v; ++c)
         worst = std::max(
             worst, std::abs(double(r.output(i, h * d_v + c)) - (want.empty() ? 0.0 : want[c])));
     }
+    const bool listed = std::find(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), i) !=
+                        r.fully_masked_rows.end();
+    CHECK(listed == (blind == heads));
+  }
   return worst;
 }
 
@@ -232,8 +248,68 @@ TEST_CASE("flash: softcap's limit, −∞ in the bias, and the options' errors",
   bad.softcap = 0.0f;
   CHECK(error(bad).find("softcap") != std::string::npos);
   bad = plain;
-  bad.alibi = true;
-  const auto sampled = sampled_weights(q, k, {0}, {0}, 0, bad);
-  REQUIRE(!sampled);
-  CHECK(sampled.error().message.find("ALiBi") != std::string::npos);
+  bad.heads = 2;
+  bad.bias = Matrix(3 * 70, 90);  // neither one for all heads nor one per head
+  CHECK(error(bad).find("bias (210×90) must be 70×90 or, one per head, 140×90") !=
+        std::string::npos);
+}
+
+TEST_CASE("flash and naive take a bias per head: heads blocked on their own give zeros",
+          "[flash-options]") {
+  Problem p = every_option(300, 71);
+  Matrix per_head = random_matrix(4 * 300, 364, 75, 0.5f);
+  for (std::size_t h = 0; h < 4; ++h)
+    for (std::size_t j = 0; j < 364; ++j) {
+      per_head(h * 300 + 5, j) = -INFINITY;              // row 5: blocked in every head
+      if (h == 1) per_head(h * 300 + 9, j) = -INFINITY;  // row 9: in head 1 only
+    }
+  p.o.bias = per_head;
+  for (const auto& kernel : {flash_attention, naive_attention}) {
+    const FlashResult r = kernel(p.q, p.k, p.v, p.o).value();
+    CHECK(worst_error(r, p.q, p.k, p.v, p.o, sample_rows(300)) <= 1e-5);
+    CHECK(std::count(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), 5) == 1);
+    CHECK(std::count(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), 9) == 0);
+    for (std::size_t c = 8; c < 16; ++c) CHECK(r.output(9, c) == 0.0f);  // head 1 of row 9
+    CHECK(std::abs(r.output(9, 0)) + std::abs(r.output(9, 16)) > 0.0f);
+  }
+}
+
+TEST_CASE("sampled weights take every option: against the float64 weights", "[flash-options]") {
+  Problem p = every_option(150, 81);
+  const std::vector<std::size_t> rows{0, 5, 7, 64, 149}, cols{0, 3, 60, 63, 64, 70, 150, 213};
+  for (const bool per_head : {false, true}) {
+    if (per_head) p.o.bias = random_matrix(4 * 150, 214, 85, 0.5f);
+    for (int h = 0; h < 4; ++h) {
+      const Matrix w = sampled_weights(p.q, p.k, rows, cols, h, p.o).value();
+      const SampledMask mask = sampled_mask(150, 214, rows, cols, h, p.o);
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const std::vector<double> want =
+            reference_weights(p.q, p.k, p.o, static_cast<std::size_t>(h), rows[r]);
+        CHECK(mask.visible_keys[r] ==
+              std::size_t(std::count_if(want.begin(), want.end(), [](double x) { return x > 0; })));
+        for (std::size_t c = 0; c < cols.size(); ++c) {
+          const double expected = want.empty() ? 0.0 : want[cols[c]];
+          CHECK(std::abs(double(w(r, c)) - expected) <= 1e-6);
+          CHECK(bool(mask.hidden(r, c)) == (expected == 0.0));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("flash_plan(): the rules a pass run elsewhere applies", "[flash-options]") {
+  const Problem p = every_option(120, 91);
+  const FlashPlan plan = flash_plan(p.q, p.k, p.v, p.o).value();
+  REQUIRE(plan.key_bands.size() == 2 * 120);
+  for (std::size_t i = 0; i < 120; ++i) {  // at key p = i + 64: keys p − 300 … p (causal)
+    CHECK(plan.key_bands[2 * i] == i + 64 - std::min<std::size_t>(i + 64, 300));
+    CHECK(plan.key_bands[2 * i + 1] == i + 65);
+  }
+  CHECK(plan.position_offset == 64);
+  REQUIRE(plan.slopes.size() == 4);
+  for (std::size_t h = 0; h < 4; ++h)
+    CHECK(plan.slopes[h] == Approx(std::pow(2.0, -8.0 * double(h + 1) / 4.0)));
+  CHECK_FALSE(plan.bias_per_head);
+  CHECK(plan.fully_masked_rows == flash_attention(p.q, p.k, p.v, p.o).value().fully_masked_rows);
+  CHECK(plan.fully_masked_rows == std::vector<std::size_t>{5});
 }

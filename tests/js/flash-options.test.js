@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { referenceWeights } from '../support/reference-attention.js';
 import { attnlab, errorOf, maxAbsDiff } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -101,4 +102,27 @@ test('flashAttention: the options\' errors name them', () => {
   assert.match(errorOf(() => lab.flashAttention({ Q, K, V, heads: 1, keyPadding: [true] })).message, /key padding has 1 flags/);
   assert.match(errorOf(() => lab.flashAttention({ Q, K, V, heads: 1, softcap: -1 })).message, /softcap/);
   assert.match(errorOf(() => lab.flashAttention({ Q, K, V, heads: 1, alibi: 'yes' })).message, /alibi/);
+});
+
+test('sampledCells takes every option: its weights, hidden cells and visible keys against float64', () => {
+  const r = problem(150);
+  const rows = [0, 5, 7, 64, 149];
+  const cols = [0, 3, 60, 63, 64, 70, 150, 213];
+  const perHead = matrix(4 * 150, 214, 9, 0.5);
+  perHead.data.fill(-Infinity, (150 + 7) * 214, (150 + 8) * 214); // row 7 blocked in head 1
+  for (const request of [r, { ...r, bias: perHead }]) {
+    for (let head = 0; head < 4; head++) {
+      const { V, ...withoutV } = request; // sampledWeights takes Q and K
+      const { weights, hidden, visibleKeys } = lab.sampledCells({ ...withoutV, head, rows, cols });
+      rows.forEach((i, k) => {
+        const want = referenceWeights(request, head, i);
+        assert.equal(visibleKeys[k], want ? want.filter((w) => w > 0).length : 0, `head ${head}, row ${i}: visible keys`);
+        cols.forEach((j, c) => {
+          const expected = want ? want[j] : 0;
+          assert.ok(Math.abs(weights[k][c] - expected) <= 1e-6, `head ${head}, row ${i}, key ${j}: ${weights[k][c]} vs ${expected}`);
+          assert.equal(hidden[k][c], expected === 0, `head ${head}, row ${i}, key ${j}: hidden`);
+        });
+      });
+    }
+  }
 });

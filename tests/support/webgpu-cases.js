@@ -6,7 +6,8 @@ export const GPU_TOLERANCE = 1e-4;
 /**
  * n ∈ {1, 7, 64, 1000, 2048} × d ∈ {32, 64} × causal and not, one head; plus two heads; plus
  * the key bands and grouped K/V heads (keys: n_k when not n): bottom-right with more keys than
- * queries and with fewer (its first rows fully masked), a window of two sides, a symmetric one.
+ * queries and with fewer (its first rows fully masked), a window of two sides, a symmetric one;
+ * and softcap with ALiBi on top of those.
  */
 export const GPU_CASES = [
   ...[1, 7, 64, 1000, 2048].flatMap((n) =>
@@ -16,6 +17,7 @@ export const GPU_CASES = [
   { n: 300, keys: 364, d: 32, heads: 4, kvHeads: 2, causal: true, causalAlignment: 'bottom-right', window: { left: 40, right: 3 } },
   { n: 200, keys: 130, d: 32, heads: 2, kvHeads: 1, causal: true, causalAlignment: 'bottom-right' },
   { n: 1000, d: 64, heads: 1, causal: false, window: 64 },
+  { n: 300, keys: 364, d: 32, heads: 4, kvHeads: 2, causal: true, causalAlignment: 'bottom-right', window: { left: 40, right: 3 }, softcap: 2, alibi: true },
 ];
 
 /** Max |a − b| over two flat float32 arrays of one length; Infinity otherwise or on NaN. */

@@ -287,11 +287,14 @@ export interface KernelOptions {
   threads?: number;
   /** Sequences: Q, K and V rows split into this many, each attending only to its own. Default 1. */
   batch?: number;
+}
+
+export interface ScoreRules {
   /** One flag per key; true marks padding that no query attends to. */
   keyPadding?: boolean[];
   /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
   softcap?: number;
-  /** An additive bias on the scaled scores, (n_q, n_k), the same for every head and sequence; −Infinity blocks the key. */
+  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k), the same for every sequence; −Infinity blocks the key. */
   bias?: MatrixInput;
   /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position. Default false. */
   alibi?: boolean;
@@ -454,9 +457,9 @@ export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & Backw
 
 export type PermutationCheckRequest = ProjectionTraceRequest & PermutationOrder;
 
-export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions {}
+export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions, ScoreRules {}
 
-export type SampledWeightsRequest = QKInput & LongAttentionOptions & SampledCells;
+export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules & SampledCells;
 
 export interface FlashWalkRequest extends QKVInput, WalkOptions {}
 
@@ -679,13 +682,13 @@ export interface CheckedLongAttentionRequest extends LongAttentionOptions {
 /** lab.sampledCells(): the sampled weights and what hides each cell. */
 export interface SampledCells {
   weights: Matrix;
-  /** true where the causal rule or the window hides key cols[c] from query rows[r] (its weight is 0). */
+  /** true where the causal rule, the window, a padding key or a −∞ bias hides key cols[c] from query rows[r] (its weight is 0). */
   hidden: boolean[][];
   /** The keys each sampled query row sees: its weights sum to 1 over them. */
   visibleKeys: number[];
 }
 
-/** lab.flashPlan(): the flash kernel's own rule for a request's heads. */
+/** lab.flashPlan(): the flash kernel's own rules for a request, for a pass run elsewhere (attnlab/webgpu). */
 export interface FlashPlan {
   /** d: each query head's slice of Q's columns (and its K/V head's of K). */
   headWidth: number;
@@ -695,6 +698,16 @@ export interface FlashPlan {
   scale: number;
   /** Whether some score q·k·scale could pass float32 by the kernel's bound (d · max|q| · max|k| · max(1, scale)), so each score must be checked. */
   mayOverflow: boolean;
+  /** (n_q·2): the keys [begin, end) each query of a sequence sees under the causal rule, its alignment and the window; both ends grow with the query, so a block of queries sees from its first query's begin to its last query's end. */
+  keyBands: Uint32Array;
+  /** Query i sits at key i + positionOffset (n_k − n_q bottom-right, else 0): ALiBi's distances. */
+  positionOffset: number;
+  /** ALiBi's slope m_h of each query head; empty without ALiBi. */
+  slopes: Float32Array;
+  /** Whether the bias is one per head (heads·n_q rows) rather than one for every head. */
+  biasPerHead: boolean;
+  /** The rows of Q that see no key in any head (flashAttention's fullyMaskedRows). */
+  fullyMaskedRows: number[];
 }
 
 /** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
@@ -960,7 +973,7 @@ export interface AttnLab {
    * normalised over all keys.
    */
   sampledWeights(request: SampledWeightsRequest): Matrix;
-  /** sampledWeights' weights with, for the same cells, which the causal rule and the window hide, and how many keys each sampled row sees (the core's rule). */
+  /** sampledWeights' weights with, for the same cells, which the rules hide (causal, window, padding, −∞ bias), and how many keys each sampled row sees (the core's rules). */
   sampledCells(request: SampledWeightsRequest): SampledCells;
   /** How the flash kernel runs the request's heads, for a pass run elsewhere (attnlab/webgpu): checked as flashAttention checks it. */
   flashPlan(request: LongAttentionRequest): FlashPlan;

@@ -6,35 +6,20 @@
 //   gpu.destroy();
 //
 // The wasm core checks every request (same errors as lab.flashAttention) and owns the tile
-// plan; this module uploads, dispatches and reads back. Pipelines are kept across calls;
-// each call has buffers of its own, destroyed when it settles, so any number of calls can be
-// in flight. Once the device is lost (or destroyed) or destroy() is called, every pending and
-// later call rejects with 'device-lost': a lost device's read-back is never returned.
+// plan and every rule (lab.flashPlan); this module uploads, dispatches and reads back.
+// Pipelines are kept across calls; each call has buffers of its own, destroyed when it settles,
+// so any number of calls can be in flight. Once the device is lost (or destroyed) or destroy()
+// is called, every pending and later call rejects with 'device-lost': a lost device's
+// read-back is never returned.
 import { AttnLabError, createAttnLab, ownFields } from 'attnlab';
 
 import { flashShader } from './flash-shader.js';
 
-// n_q, n_k, heads, causal (u32), scale (f32), kv_group (u32), offset (i32), left, right (u32),
-// padded to 16-byte units.
+// n_q, n_k, heads, kv_group (u32), scale, softcap (f32), offset (i32), bias, padding, alibi (u32),
+// padded to 16-byte units (flash-shader.js's Params).
 const PARAMS_BYTES = 48;
-const UNBOUNDED = 0xffffffff; // a window side that does not limit (the wasm core's size_t max)
-
-// The band of keys each query sees, as cpp/include/attnlab/key_band.hpp defines it (the shader's
-// key_range() is its WGSL): query i at key i + offset; a symmetric window w keeps w − 1 keys
-// each side; a side past 2^30 keys limits nothing any request can reach, and stays an i32.
-function keyBand({ Q, K, causal, causalAlignment, window }) {
-  const offset = causalAlignment === 'bottom-right' ? K.rows - Q.rows : 0;
-  const sides = window === undefined || window === 0 ? [UNBOUNDED, UNBOUNDED] : typeof window === 'number' ? [window - 1, window - 1] : [window.left ?? UNBOUNDED, window.right ?? UNBOUNDED];
-  const [left, right] = sides.map((side) => (side === UNBOUNDED ? side : Math.min(side, 2 ** 30)));
-  const range = (i) => {
-    const p = i + offset;
-    const begin = Math.min(Math.max(left === UNBOUNDED ? 0 : p - left, 0), K.rows);
-    let end = Math.min(K.rows, right === UNBOUNDED ? K.rows : p + right + 1, causal ? p + 1 : K.rows);
-    end = Math.min(Math.max(end, begin), K.rows);
-    return [begin, end];
-  };
-  return { offset, left, right, range };
-}
+// The bias modes of the shader: none, one (n_q, n_k) for every head, one per head.
+const BIAS_MODE = { none: 0, shared: 1, perHead: 2 };
 
 /**
  * The codes this module adds to the core's ERROR_CODES. 'device-lost': the GPU device was
@@ -79,12 +64,6 @@ export async function createGpuAttention(options = {}) {
   return new GpuAttention(gpuDevice, lab, { owned, f16: precision === 'f16' && gpuDevice.features.has('shader-f16') });
 }
 
-// Options the shader does not take yet (see attention()): the score rules, and a batch of
-// sequences (the shader attends over all rows as one sequence).
-function beyondShader({ keyPadding, softcap, bias, alibi, batch }) {
-  return keyPadding !== undefined || softcap !== undefined || bias !== undefined || alibi === true || batch > 1;
-}
-
 // Query heads per K/V head.
 const kvGroup = ({ heads, kvHeads }) => (kvHeads ? heads / kvHeads : 1);
 
@@ -121,32 +100,30 @@ class GpuAttention {
     const call = `attention() call ${++this.#calls}`;
     this.#throwIfGone(call);
     const checked = this.#lab.checkFlashAttention(request);
-    const { Q, K, V, heads } = checked;
-    // The shader takes the causal rule, either alignment, the window and grouped K/V heads;
-    // key padding, softcap, a bias, ALiBi or a batch of sequences run on the CPU kernel.
-    if (beyondShader(checked)) return this.#lab.flashAttention(checked);
+    const { Q, K, V, heads, bias } = checked;
     const what = `${call} (Q ${Q.rows}×${Q.cols}, K ${K.rows}×${K.cols}, ${heads} head${heads === 1 ? '' : 's'})`;
     if (V.cols !== K.cols) {
       throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as K (V is ${V.rows}×${V.cols}, K ${K.rows}×${K.cols})`);
     }
     const limit = this.#device.limits.maxStorageBufferBindingSize;
-    for (const [name, m] of [['Q', Q], ['K', K], ['V', V]]) {
-      if (m.data.byteLength > limit) {
+    for (const [name, m] of [['Q', Q], ['K', K], ['V', V], ['bias', bias]]) {
+      if (m && m.data.byteLength > limit) {
         throw new AttnLabError('too-large', `${name} (${m.rows}×${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
       }
     }
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
     // inputs whose scores could overflow (the core's own bound, the one its kernel checks by)
-    // go to the CPU kernel, which reports it exactly. The heads' width and scale are the core's.
-    const headPlan = this.#lab.flashPlan(checked);
-    if (headPlan.mayOverflow) return this.#lab.flashAttention(checked);
-    const plan = this.#lab.tilePlan(headPlan.headWidth);
+    // go to the CPU kernel, which reports it exactly: the one request the shader leaves to it.
+    // Every rule (the heads' width and scale, each query's keys, ALiBi's slopes, the rows
+    // that see no key) is the core's plan, passed on.
+    const rules = this.#lab.flashPlan(checked);
+    if (rules.mayOverflow) return this.#lab.flashAttention(checked);
+    const plan = this.#lab.tilePlan(rules.headWidth);
     const outBytes = Q.rows * Q.cols * 4;
     const buffers = [];
     this.#inFlight.add(buffers);
     try {
-      const band = keyBand(checked);
-      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { ...checked, scale: headPlan.scale, band, outBytes });
+      const { readback, mapping, scopeError } = this.#submit(buffers, plan, { ...checked, rules, outBytes });
       const [scoped, mapped] = await Promise.allSettled([scopeError, mapping]);
       this.#throwIfGone(what); // whatever a lost device mapped is not this call's output
       if (scoped.value) throw refused(what, scoped.value);
@@ -161,14 +138,7 @@ class GpuAttention {
           `${what}: the WebGPU kernel overflows float32 at row ${Math.floor(bad / Q.cols) + 1}: the scores of Q (${Q.rows}×${Q.cols}) and K (${K.rows}×${K.cols}) or the weighted sum of V (${V.rows}×${V.cols}) are beyond ±3.4e38; use smaller values`,
         );
       }
-      // A row whose band is empty (a bottom-right query before the first key, a window past the
-      // last) is zeros, as the CPU kernels list it.
-      const fullyMaskedRows = [];
-      for (let i = 0; i < Q.rows; i++) {
-        const [begin, end] = band.range(i);
-        if (begin >= end) fullyMaskedRows.push(i);
-      }
-      return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows };
+      return { output: { rows: Q.rows, cols: Q.cols, data }, fullyMaskedRows: rules.fullyMaskedRows };
     } catch (error) {
       if (error instanceof AttnLabError) throw error;
       throw new AttnLabError('gpu-error', `${what} failed on the GPU (${describe(error)})`);
@@ -196,7 +166,7 @@ class GpuAttention {
   // Creates the call's buffers (into `buffers`), uploads, dispatches, copies the output to a
   // mappable buffer and starts mapping it, all inside error scopes: GPU errors are reported,
   // not thrown, and scopes pushed and popped with no await between them are this call's alone.
-  #submit(buffers, plan, { Q, K, V, causal, heads, kvHeads, scale, band, outBytes }) {
+  #submit(buffers, plan, { Q, K, V, heads, kvHeads, batch, keyPadding, bias, softcap, rules, outBytes }) {
     const device = this.#device;
     const scopes = ['out-of-memory', 'validation', 'internal'];
     for (const filter of scopes) device.pushErrorScope(filter);
@@ -208,29 +178,32 @@ class GpuAttention {
       };
       const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
       const params = buffer(PARAMS_BYTES, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
-      const inputs = [Q, K, V].map((m) => buffer(m.data.byteLength, storage));
+      // The rules' arrays: an option left out is a buffer of zeros the shader never reads.
+      const padding = keyPadding ? Uint32Array.from(keyPadding, Number) : new Uint32Array(0);
+      const arrays = [Q.data, K.data, V.data, rules.keyBands, bias ? bias.data : new Float32Array(0), padding, rules.slopes];
+      const inputs = arrays.map((data) => buffer(data.byteLength, storage));
       const out = buffer(outBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
       const readback = buffer(outBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
 
       const pipeline = this.#pipeline(plan);
-      [Q, K, V].forEach((m, i) => device.queue.writeBuffer(inputs[i], 0, m.data));
+      arrays.forEach((data, i) => data.byteLength && device.queue.writeBuffer(inputs[i], 0, data));
       const values = new ArrayBuffer(PARAMS_BYTES);
-      new Uint32Array(values, 0, 4).set([Q.rows, K.rows, heads, causal ? 1 : 0]);
-      new Float32Array(values, 16, 1)[0] = scale;
-      new Uint32Array(values, 20, 1)[0] = kvGroup({ heads, kvHeads });
-      new Int32Array(values, 24, 1)[0] = band.offset;
-      new Uint32Array(values, 28, 2).set([band.left, band.right]);
+      new Uint32Array(values, 0, 4).set([Q.rows / batch, K.rows / batch, heads, kvGroup({ heads, kvHeads })]);
+      new Float32Array(values, 16, 2).set([rules.scale, softcap ?? 0]);
+      new Int32Array(values, 24, 1)[0] = rules.positionOffset;
+      const biasMode = !bias ? BIAS_MODE.none : rules.biasPerHead ? BIAS_MODE.perHead : BIAS_MODE.shared;
+      new Uint32Array(values, 28, 3).set([biasMode, keyPadding ? 1 : 0, rules.slopes.length ? 1 : 0]);
       device.queue.writeBuffer(params, 0, values);
 
       const bindGroup = device.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
-        entries: [params, ...inputs, out].map((b, binding) => ({ binding, resource: { buffer: b } })),
+        entries: [params, ...inputs.slice(0, 3), out, ...inputs.slice(3)].map((b, binding) => ({ binding, resource: { buffer: b } })),
       });
       const encoder = device.createCommandEncoder();
       const pass = encoder.beginComputePass();
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, bindGroup);
-      pass.dispatchWorkgroups(Math.ceil(Q.rows / plan.queryRows), heads);
+      pass.dispatchWorkgroups(Math.ceil(Q.rows / batch / plan.queryRows), heads, batch);
       pass.end();
       encoder.copyBufferToBuffer(out, 0, readback, 0, outBytes);
       device.queue.submit([encoder.finish()]);

@@ -20,8 +20,9 @@ export interface GpuAttentionOptions {
 export interface GpuAttention {
   readonly precision: 'f32' | 'f16';
   /**
-   * The same request and result as lab.flashAttention; V must be as wide as Q. Calls may
-   * overlap: each has its own buffers. Rejects with AttnLabError: the core's codes for a bad
+   * The same request and result as lab.flashAttention, every option included (the rules from
+   * lab.flashPlan); V must be as wide as K. A request whose scores could overflow float32
+   * (flashPlan().mayOverflow) runs on the CPU kernel. Calls may overlap: each has its own buffers. Rejects with AttnLabError: the core's codes for a bad
    * request, 'device-lost' once the device is lost or destroyed or destroy() was called,
    * 'gpu-error' when the GPU refuses the work, 'too-large' when it runs out of memory.
    */

@@ -28,10 +28,10 @@ struct FlashOptions {
   std::size_t batch = 1;    // rows of Q (and of K, V) split into equal sequences
   std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
   // The score rules beyond the band, as attention() and the trace apply them, the same for every
-  // head and sequence: padding keys (empty, or one flag per key of a sequence), Gemma 2's softcap
-  // on the scaled scores, an additive bias (n_q, n_k) whose −∞ entries block, and ALiBi's
-  // −m_h·|p − j| for query head h at key position p (the band's, key_band.hpp). The kernels
-  // apply them to each tile of scores in one pass.
+  // sequence: padding keys (empty, or one flag per key of a sequence), Gemma 2's softcap on the
+  // scaled scores, an additive bias whose −∞ entries block ((n_q, n_k) for every head, or one per
+  // head stacked: heads·n_q rows), and ALiBi's −m_h·|p − j| for query head h at key position p
+  // (the band's, key_band.hpp). The kernels apply them to each tile of scores in one pass.
   std::vector<bool> key_padding;
   std::optional<float> softcap;
   std::optional<Matrix> bias;
@@ -42,10 +42,10 @@ struct FlashOptions {
 
 struct FlashResult {
   Matrix output;  // (batch·n_q, heads·d_v)
-  // The rows of Q whose query sees no key under the causal rule and the window (a bottom-right
-  // query before the first key, or a window past the last), or whose every key is padding or
-  // blocked by the bias: their output is zeros. Any other row left with no weight is an
-  // overflow error.
+  // The rows of Q whose query sees no key in any head under the causal rule and the window (a
+  // bottom-right query before the first key, or a window past the last), or whose every key is
+  // padding or blocked by the bias: their output is zeros. (A head that sees no key where others
+  // do gives zeros in its columns.) Any other row left with no weight is an overflow error.
   std::vector<std::size_t> fully_masked_rows;
 };
 
@@ -63,11 +63,21 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 // query head's width d (its slice of Q's columns; K/V head h / (heads / kv_heads)), d_v, the
 // scale (options.scale or 1/√d), and whether some score q·k·scale could pass float32 by the
 // kernel's own bound (d · max|q| · max|k| · max(1, scale) per head, flash.cpp), when its
-// per-score check is needed.
+// per-score check is needed. Then every rule the pass applies, decided here: the keys each query
+// of a sequence sees, [begin, end) as 2·n_q numbers (key_band.hpp: both ends grow with the
+// query, so a block of queries walks from its first query's begin to its last query's end),
+// where query i sits among the keys (at key i + position_offset, for ALiBi's distances), ALiBi's
+// slope m_h of each query head (empty without ALiBi), whether the bias is one per head, and the
+// rows of Q that see no key (FlashResult::fully_masked_rows).
 struct FlashPlan {
   std::size_t head_width = 0, value_width = 0;
   float scale = 1.0f;
   bool may_overflow = false;
+  std::vector<std::uint32_t> key_bands;
+  int position_offset = 0;
+  std::vector<float> slopes;
+  bool bias_per_head = false;
+  std::vector<std::size_t> fully_masked_rows;
 };
 Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                              const FlashOptions& options = {});
@@ -75,22 +85,24 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
 // Exact attention weights A(i, j) of one head for the chosen query rows and key columns (at
 // most limits::sampled_rows and sampled_cols), each row normalised over all its keys as
 // softmax does, without forming the whole (n_q, n_k) matrix: a window onto the weights of a
-// long sequence. Returns (rows.size(), cols.size()); masked entries are 0. The causal rule and
-// the window only: options with score rules (has_score_rules()) are refused.
+// long sequence. Returns (rows.size(), cols.size()); masked entries are 0. Every rule of
+// flash_attention applies (band, padding, softcap, bias, ALiBi); one sequence (batch 1).
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
                                const FlashOptions& options = {});
 
-// Which of those cells the causal rule and the window hide (1 = hidden), and how many keys each
-// of those query rows sees: the rule sampled_weights and the kernels apply (key_band.hpp), for
-// n_q queries over n_k keys. Indices as sampled_weights checks them.
+// Which of those cells head `head` does not see (1 = hidden: the causal rule, the window, a
+// padding key or a −∞ bias), and how many keys each of those query rows sees: the rules
+// sampled_weights and the kernels apply, for n_q queries over n_k keys. Indices and options as
+// sampled_weights checks them.
 struct SampledMask {
   BasicMatrix<std::uint8_t> hidden;       // (rows.size(), cols.size())
   std::vector<std::size_t> visible_keys;  // (rows.size())
 };
 SampledMask sampled_mask(std::size_t n_q, std::size_t n_k, const std::vector<std::size_t>& rows,
-                         const std::vector<std::size_t>& cols, const FlashOptions& options = {});
+                         const std::vector<std::size_t>& cols, int head,
+                         const FlashOptions& options = {});
 
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the flash
 // kernel is measured and checked against. Memory O(n²) per worker.

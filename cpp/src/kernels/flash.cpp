@@ -14,6 +14,7 @@
 #include "base/detail.hpp"
 #include "base/parallel.hpp"
 #include "base/validate.hpp"
+#include "kernels/head_tasks.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/workspace.hpp"
 
@@ -32,7 +33,7 @@ void simd::apply_score_rules(const HeadTask& p, float* s, std::size_t keys, std:
       x *= p.scale;
       if (o.softcap) x = *o.softcap * std::tanh(x / *o.softcap);
       x -= p.slope * static_cast<float>(std::abs(p.band.position(i) - std::int64_t(key)));
-      if (o.bias) x += (*o.bias)(i, key);  // −∞ blocks
+      if (p.bias) x += p.bias[i * p.n_k + key];  // −∞ blocks
       if (padding) x = minus_infinity;
     }
   }
@@ -91,15 +92,25 @@ void gather(HeadTask& p, std::size_t group, float* into) {
   p.ld_v = width;
 }
 
-// The query heads per K/V head of these options (1 without grouped-query attention).
-std::size_t group_size(const FlashOptions& o) {
+}  // namespace
+
+std::size_t flash_tasks::group_size(const FlashOptions& o) {
   return o.kv_heads > 0 ? static_cast<std::size_t>(o.heads / o.kv_heads) : 1;
 }
 
-// The (batch, head) tasks of a call, with the output they write: query head h reads K/V head
-// h / group_size.
-std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
-                                 const FlashOptions& o, Matrix* out) {
+const float* flash_tasks::head_bias(const FlashOptions& o, std::size_t n_q, std::size_t h) {
+  if (!o.bias) return nullptr;
+  return o.bias->row(o.bias->rows == n_q ? 0 : h * n_q);  // one for all heads, or head h's
+}
+
+bool flash_tasks::rule_blocks(const FlashOptions& o, const float* bias, std::size_t n_k,
+                              std::size_t i, std::size_t j) {
+  return (!o.key_padding.empty() && o.key_padding[j]) ||
+         (bias && bias[i * n_k + j] == minus_infinity);
+}
+
+std::vector<HeadTask> flash_tasks::head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
+                                              const FlashOptions& o, Matrix* out) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t group = group_size(o);
   const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
@@ -115,9 +126,15 @@ std::vector<HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix&
                               v.cols, out ? out->cols : 0, n_q, n_k, d, d_v, scale, band});
       if (o.has_score_rules()) list.back().rules = &o;
       if (o.alibi) list.back().slope = alibi_slope(static_cast<int>(h), o.heads);
+      list.back().bias = head_bias(o, n_q, h);
     }
   return list;
 }
+
+namespace {
+
+using flash_tasks::group_size;
+using flash_tasks::head_tasks;
 
 // The output's width: heads·d_v, V's columns once per query head.
 std::size_t output_cols(const Matrix& v, const FlashOptions& o) {
@@ -129,12 +146,28 @@ std::size_t output_cols(const Matrix& v, const FlashOptions& o) {
 // the bias.
 bool sees_no_key(const HeadTask& task, std::size_t i) {
   const KeyRange seen = task.band.range(i);
-  const FlashOptions* o = task.rules;
   for (std::size_t j = seen.begin; j < seen.end; ++j)
-    if (!o || ((o->key_padding.empty() || !o->key_padding[j]) &&
-               (!o->bias || (*o->bias)(i, j) != minus_infinity)))
+    if (!task.rules || !flash_tasks::rule_blocks(*task.rules, task.bias, task.n_k, i, j))
       return false;
   return true;
+}
+
+// The rows of Q (every sequence) that see no key in any of the first `heads` tasks (one
+// sequence's heads: the rules are the same for each sequence); clears the no-weight flag
+// (heads, rows) of each head and row that sees none, when given: its zeros are expected.
+std::vector<std::size_t> fully_masked(const std::vector<HeadTask>& list, std::size_t heads,
+                                      std::size_t rows, std::vector<std::uint8_t>* no_weight) {
+  std::vector<std::size_t> masked;
+  for (std::size_t row = 0; row < rows; ++row) {
+    std::size_t blind = 0;
+    for (std::size_t h = 0; h < heads; ++h)
+      if (sees_no_key(list[h], row % list[h].n_q)) {
+        ++blind;
+        if (no_weight) (*no_weight)[h * rows + row] = 0;
+      }
+    if (blind == heads) masked.push_back(row);
+  }
+  return masked;
 }
 
 // Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
@@ -164,14 +197,11 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
 // silently left out.
 std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
                               const Matrix& v, const Matrix& out,
-                              std::vector<std::uint8_t>& no_weight, const HeadTask& task,
+                              std::vector<std::uint8_t>& no_weight,
+                              const std::vector<HeadTask>& list,
                               std::vector<std::size_t>& fully_masked_rows) {
-  // The rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
-  for (std::size_t row = 0; row < q.rows; ++row)
-    if (sees_no_key(task, row % task.n_q)) {
-      fully_masked_rows.push_back(row);
-      for (std::size_t h = row; h < no_weight.size(); h += q.rows) no_weight[h] = 0;
-    }
+  // The heads and rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
+  fully_masked_rows = fully_masked(list, no_weight.size() / q.rows, q.rows, &no_weight);
   std::optional<std::size_t> row;
   for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
     if (no_weight[i]) row = i % q.rows;
@@ -214,12 +244,9 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
 
 }  // namespace
 
-namespace {
-
-// check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
-// the call does not take (K's own checks come first, so only the heads' message names it).
-std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix& v,
-                                 const FlashOptions& o, const char* v_name) {
+// K's own checks come first, so only the heads' message names the V of sampled_weights().
+std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
+                                        const FlashOptions& o, const char* v_name) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           "the flash kernel", false))
     return e;
@@ -262,28 +289,40 @@ std::optional<Error> check_flash(const Matrix& q, const Matrix& k, const Matrix&
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
   // Per sequence: the same padding and bias for each.
-  if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k)) return e;
+  if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k,
+                                       static_cast<std::size_t>(o.heads)))
+    return e;
   if (o.softcap)
     if (auto e = validate::positive_finite("softcap", *o.softcap)) return e;
   return validate::finite_qkv(q, k, v);
 }
 
-}  // namespace
-
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& o) {
-  return check_flash(q, k, v, o, "V");
+  return flash_tasks::check(q, k, v, o, "V");
 }
 
 Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                              const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   std::vector<HeadTask> list = head_tasks(q, k, v, options, nullptr);
-  FlashPlan plan{list.front().d, list.front().d_v, list.front().scale, false};
+  FlashPlan plan{list.front().d, list.front().d_v, list.front().scale, false, {}, 0, {}, false, {}};
   for (HeadTask& task : list) {
     bound_scores(task, simd::active());
     plan.may_overflow = plan.may_overflow || task.may_overflow;
   }
+  const HeadTask& first = list.front();
+  for (std::size_t i = 0; i < first.n_q; ++i) {
+    const KeyRange seen = first.band.range(i);  // n_k ≤ limits::flash_tokens: a u32
+    plan.key_bands.insert(plan.key_bands.end(), {static_cast<std::uint32_t>(seen.begin),
+                                                 static_cast<std::uint32_t>(seen.end)});
+  }
+  plan.position_offset = static_cast<int>(first.band.position(0));  // |n_k − n_q| < 2^31
+  const auto heads = static_cast<std::size_t>(options.heads);
+  if (options.alibi)
+    for (std::size_t h = 0; h < heads; ++h) plan.slopes.push_back(list[h].slope);
+  plan.bias_per_head = options.bias && options.bias->rows != first.n_q;
+  plan.fully_masked_rows = fully_masked(list, heads, q.rows, nullptr);
   return plan;
 }
 
@@ -329,77 +368,10 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
     kernels.query_block(list[task], plan, block * plan.query_rows, buffers[worker],
                         no_weight.data() + task % heads * q.rows);
   });
-  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight, list.front(),
+  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight, list,
                         result.fully_masked_rows))
     return *e;
   return result;
-}
-
-Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
-                               const std::vector<std::size_t>& rows,
-                               const std::vector<std::size_t>& cols, int head,
-                               const FlashOptions& options) {
-  if (auto e = check_flash(q, k, k, options, "K")) return *e;
-  if (options.has_score_rules())
-    return Error{ErrorCode::invalid_argument,
-                 "sampled weights take no key padding, softcap, bias or ALiBi"};
-  if (options.batch != 1)
-    return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
-  if (head < 0 || head >= options.heads)
-    return Error{ErrorCode::invalid_argument, "head " + std::to_string(head) +
-                                                  " is not one of the " +
-                                                  std::to_string(options.heads) + " heads"};
-  for (const auto& [name, indices, most] : {std::tuple{"rows", &rows, limits::sampled_rows},
-                                            std::tuple{"cols", &cols, limits::sampled_cols}})
-    if (indices->size() > most)
-      return validate::formatted(ErrorCode::too_large,
-                                 "%s lists %zu indices; sampled weights take at most %zu", name,
-                                 indices->size(), most);
-  for (const auto& [name, indices, limit] :
-       {std::tuple{"row", &rows, q.rows}, std::tuple{"column", &cols, k.rows}})
-    for (std::size_t index : *indices)
-      if (index >= limit)
-        return Error{ErrorCode::invalid_argument, std::string(name) + " " + std::to_string(index) +
-                                                      " is outside 0 … " +
-                                                      std::to_string(limit - 1)};
-  const std::size_t d = q.cols / static_cast<std::size_t>(options.heads);
-  const std::size_t offset = static_cast<std::size_t>(head) * d;
-  const std::size_t key_offset = static_cast<std::size_t>(head) / group_size(options) * d;
-  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
-  const KeyBand band(options.causal, options.causal_alignment, options.window, q.rows, k.rows);
-  const simd::Kernels& kernels = simd::active();
-  Matrix weights(rows.size(), cols.size());  // (rows, cols)
-  std::vector<float> scores(k.rows);         // one row's scores over the keys it sees
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::size_t i = rows[r];
-    const KeyRange seen = band.range(i);
-    if (seen.empty()) continue;  // a fully masked row: zeros
-    const std::size_t keys = seen.end - seen.begin;
-    kernels.dots(q.row(i) + offset, k.row(seen.begin) + key_offset, k.cols, keys, d, scores.data());
-    kernels.scale(scores.data(), keys, scale);
-    if (!std::all_of(scores.begin(), scores.begin() + keys, finite))  // see overflow()
-      return Error{ErrorCode::non_finite, "the sampled weights overflow float32 at row " +
-                                              std::to_string(i + 1) + ": the scores of Q (" +
-                                              shape_string(q) + ") and K (" + shape_string(k) +
-                                              ") are beyond ±3.4e38; use smaller values"};
-    const float max = kernels.max_of(scores.data(), keys);
-    const float sum = kernels.exp_shifted(scores.data(), max, scores.data(), keys);  // ≥ 1
-    for (std::size_t c = 0; c < cols.size(); ++c)
-      weights(r, c) = seen.contains(cols[c]) ? scores[cols[c] - seen.begin] / sum : 0.0f;
-  }
-  return weights;
-}
-
-SampledMask sampled_mask(std::size_t n_q, std::size_t n_k, const std::vector<std::size_t>& rows,
-                         const std::vector<std::size_t>& cols, const FlashOptions& options) {
-  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
-  SampledMask out{BasicMatrix<std::uint8_t>(rows.size(), cols.size()), {}};
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const KeyRange seen = band.range(rows[r]);
-    out.visible_keys.push_back(seen.empty() ? 0 : seen.end - seen.begin);
-    for (std::size_t c = 0; c < cols.size(); ++c) out.hidden(r, c) = !seen.contains(cols[c]);
-  }
-  return out;
 }
 
 Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -445,7 +417,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
         no_weight[item % heads * q.rows + p.first_row + i] = 1;
     }
   });
-  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight, list.front(),
+  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight, list,
                         result.fully_masked_rows))
     return *e;
   return result;

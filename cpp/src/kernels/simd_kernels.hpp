@@ -37,9 +37,11 @@ struct HeadTask {
   KeyBand band;              // the keys each query sees (causal rule, window)
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
   bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
-  // The score rules beyond the band (FlashOptions::has_score_rules), or null; ALiBi's slope m_h.
+  // The score rules beyond the band (FlashOptions::has_score_rules), or null; ALiBi's slope m_h;
+  // this head's (n_q, n_k) rows of the bias (row stride n_k), or null.
   const FlashOptions* rules = nullptr;
   float slope = 0.0f;
+  const float* bias = nullptr;
 };
 
 // The logits of a tile of task's scores s, in place: entry (key j0 + j, query first + r) at
