@@ -266,17 +266,17 @@ export interface KvCacheShape {
 }
 
 export interface LongAttentionOptions {
-  /** A query may not attend to a key after its position. Default false. */
+  /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). Default false. */
   causal?: boolean;
   /** Where the queries sit among the keys, for the causal rule and the window. Default 'top-left'. */
   causalAlignment?: CausalAlignment;
-  /** Sliding window (default off): the kernels skip every tile of keys no query sees. */
+  /** Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }. */
   window?: Window;
   /** Query heads: equal column slices of Q (the core checks that they divide its width). Default 1. */
   heads?: number;
   /** K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads K/V head ⌊h / (heads / kvHeads)⌋. Default 0. */
   kvHeads?: number;
-  /** Multiplies the scores; default 1/√d. */
+  /** Multiplies the scores; default 1/√d_k. */
   scale?: number;
 }
 
