@@ -81,6 +81,8 @@ export interface Limits {
   decodeKeys: number;
   cacheLayers: number;
   cacheKvHeads: number;
+  cacheHeadWidth: number;
+  /** @deprecated The older name of cacheHeadWidth. */
   cacheHeadDim: number;
   cacheValueBytes: number;
   trainLayers: number;
@@ -257,7 +259,7 @@ export interface KvCacheShape {
   layers: number;
   /** K/V heads per layer. 1 … limits().cacheKvHeads. Default 1. */
   kvHeads: number;
-  /** The head width d_k. 1 … limits().cacheHeadDim. Default 1. */
+  /** The head width d_k. 1 … limits().cacheHeadWidth. Default 1. */
   headWidth?: number;
   /** @deprecated The older name of headWidth. */
   headDim?: number;
