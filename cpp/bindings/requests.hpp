@@ -177,7 +177,7 @@ inline constexpr Field cache_fields[] = {
     F(KvCacheShape, kv_heads, "kvHeads", "K/V heads per layer.").need().range("1", "cacheKvHeads"),
     F(KvCacheShape, head_width, "headWidth", "The head width d_k.")
         .need()
-        .range("1", "cacheHeadDim"),
+        .range("1", "cacheHeadWidth"),
     F(KvCacheShape, head_width, "headWidth", "").deprecated_name("headDim"),
     F(KvCacheShape, bytes_per_value, "bytesPerValue",
       "Bytes per cached number: 2 for fp16/bf16, 1 for fp8, 4 for fp32.")
@@ -337,54 +337,48 @@ struct WalkRequest {
   WalkOptions options;
 };
 
-_Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Winvalid-offsetof\"")
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winvalid-offsetof"
 
-    namespace parts {
-  inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
-                                       ATTNLAB_PART(AttentionRequest, options, attention)};
-  inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
-                                                ATTNLAB_PART(AttentionRequest, gradient, gradient),
-                                                ATTNLAB_PART(AttentionRequest, options, attention)};
-  inline constexpr Part trace[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                   ATTNLAB_PART(TraceRequest, direct, qkv),
-                                   ATTNLAB_PART(TraceRequest, input, trace),
-                                   ATTNLAB_PART(TraceRequest, input.options, attention),
-                                   ATTNLAB_PART(TraceRequest, input, backward)};
-  inline constexpr Part permutation[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                         ATTNLAB_PART(TraceRequest, direct, qkv),
-                                         ATTNLAB_PART(TraceRequest, input, trace),
-                                         ATTNLAB_PART(TraceRequest, input.options, attention),
-                                         ATTNLAB_PART(TraceRequest, order, order)};
-  inline constexpr Part decode[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                    ATTNLAB_PART(TraceRequest, direct, qkv),
-                                    ATTNLAB_PART(TraceRequest, input, trace),
-                                    ATTNLAB_PART(TraceRequest, input.options, attention)};
-  inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
-                                           ATTNLAB_PART(LongRequest, options, long_sequence),
-                                           ATTNLAB_PART(LongRequest, options, kernel)};
-  inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
-                                     ATTNLAB_PART(LongRequest, options, long_sequence),
-                                     ATTNLAB_PART(LongRequest, cells, sampled)};
-  inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
-                                  ATTNLAB_PART(WalkRequest, options, walk)};
-  inline constexpr Part cache[] = {Part{&cache_group, 0}};
-  inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
-  inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
-  inline constexpr Part tile[] = {Part{&tile_group, 0}};
-  inline constexpr Part scaling[] = {Part{&scaling_group, 0}};
-  inline constexpr Part normal[] = {Part{&normal_group, 0}};
-  inline constexpr Part trainer[] = {Part{&trainer_group, 0}};
-  inline constexpr Part step[] = {Part{&step_group, 0}};
-  inline constexpr Part gradient_at[] = {Part{&gradient_at_group, 0}};
+namespace parts {
+inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                     ATTNLAB_PART(AttentionRequest, options, attention)};
+inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                              ATTNLAB_PART(AttentionRequest, gradient, gradient),
+                                              ATTNLAB_PART(AttentionRequest, options, attention)};
+inline constexpr Part trace[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),
+    ATTNLAB_PART(TraceRequest, input, backward)};
+inline constexpr Part permutation[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),
+    ATTNLAB_PART(TraceRequest, order, order)};
+inline constexpr Part decode[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention)};
+inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
+                                         ATTNLAB_PART(LongRequest, options, long_sequence),
+                                         ATTNLAB_PART(LongRequest, options, kernel)};
+inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
+                                   ATTNLAB_PART(LongRequest, options, long_sequence),
+                                   ATTNLAB_PART(LongRequest, cells, sampled)};
+inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
+                                ATTNLAB_PART(WalkRequest, options, walk)};
+inline constexpr Part cache[] = {Part{&cache_group, 0}};
+inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
+inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
+inline constexpr Part tile[] = {Part{&tile_group, 0}};
+inline constexpr Part scaling[] = {Part{&scaling_group, 0}};
+inline constexpr Part normal[] = {Part{&normal_group, 0}};
+inline constexpr Part trainer[] = {Part{&trainer_group, 0}};
+inline constexpr Part step[] = {Part{&step_group, 0}};
+inline constexpr Part gradient_at[] = {Part{&gradient_at_group, 0}};
 }  // namespace parts
 
-_Pragma("clang diagnostic pop")
-#undef ATTNLAB_PART
+#pragma clang diagnostic pop
 
-    template <std::size_t N>
-    constexpr Entry entry(const char* name, const Part (&parts)[N]) {
-  return Entry{name, parts, static_cast<std::uint8_t>(N)};
-}
+#undef ATTNLAB_PART
 
 // Every entry point that takes a request, under its JavaScript name.
 namespace entries {
