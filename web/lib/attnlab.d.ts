@@ -398,6 +398,73 @@ export interface GradientAt {
   col: number;
 }
 
+export interface ModelConfig {
+  /** Token ids 0 … vocab − 1. Default 512. */
+  vocab: number;
+  /** The most tokens one forward pass reads. Default 128. */
+  context: number;
+  /** Width of the residual stream. Default 128. */
+  dModel: number;
+  /** Decoder blocks. Default 3. */
+  layers: number;
+  /** Heads per block, dividing dModel (d_k = dModel / heads). Default 4. */
+  heads: number;
+}
+
+export interface ForwardRequest {
+  /** Token ids, each below the model's vocab, at most its context. */
+  tokens: number[];
+}
+
+export interface HeadScoresRequest {
+  /** Token ids, each below the model's vocab, at most its context. */
+  tokens: number[];
+  /** The length of a sequence the tokens repeat (0: none), for the duplicate-token and induction scores; at most half the context. Default 0. */
+  period?: number;
+}
+
+export interface HeadAt {
+  /** The block, 0 … layers − 1. Default 0. */
+  layer: number;
+  /** The head of that block, 0 … heads − 1. Default 0. */
+  head: number;
+}
+
+export interface GenerateRequest {
+  /** The token ids to continue. */
+  prompt: number[];
+  /** Tokens to generate, 1 … the context less the prompt's length. Default 0. */
+  count: number;
+}
+
+export interface SampleOptions {
+  /** Divides the logits before the softmax; 0 takes the likeliest token. Default 1. */
+  temperature?: number;
+  /** Keeps the k likeliest tokens (0: all), at most the vocab. Default 0. */
+  topK?: number;
+  /** The same seed draws the same tokens everywhere. Default 1. */
+  seed?: number;
+}
+
+export interface LogitsRow {
+  /** One row of forward()'s logits: vocab numbers. */
+  logits: ArrayLike<number>;
+}
+
+export interface DistributionOptions {
+  /** Divides the logits before the softmax; 0 takes the likeliest token. Default 1. */
+  temperature?: number;
+  /** Keeps the k likeliest tokens (0: all), at most the vocab. Default 0. */
+  topK?: number;
+}
+
+export interface InductionProbeRequest {
+  /** Random tokens drawn, then repeated: 1 … half the context. Default 0. */
+  period: number;
+  /** The same seed draws the same tokens everywhere. Default 1. */
+  seed?: number;
+}
+
 /** The mask's rules: the bits of the mask step's blockedBy. */
 export interface MaskRules {
   causal: 1;
@@ -863,7 +930,7 @@ export interface ImportedAttention {
  * in the model module's heap until delete(); after that every method throws 'invalid-argument'.
  */
 export interface LanguageModel {
-  readonly config: { vocab: number; context: number; dModel: number; layers: number; heads: number };
+  readonly config: Readonly<ModelConfig>;
   /** The text's token ids and each token's text (byte-level BPE). */
   tokenize(text: string): { tokens: number[]; pieces: string[] };
   /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD). */
@@ -874,11 +941,11 @@ export interface LanguageModel {
    * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
    * alone, with probability 1.
    */
-  nextTokenDistribution(logits: ArrayLike<number>, options?: { temperature?: number; topK?: number }): { tokens: number[]; probabilities: number[] };
+  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokens: number[]; probabilities: number[] };
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
   forward(tokens: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
-  generate(prompt: ArrayLike<number>, options: { count: number; temperature?: number; topK?: number; seed?: number }): number[];
+  generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
   headScores(tokens: ArrayLike<number>, period?: number): HeadScores[][];
   /**
