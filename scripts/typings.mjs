@@ -2,8 +2,9 @@
 // interfaces of web/lib/attnlab.d.ts from the core's declaration of every request field
 // (cpp/bindings/requests.hpp, exported by schema()), one interface per group of fields with
 // each field's doc, range and default, and the step ids (StepId there, STEP_IDS in
-// web/lib/core-lists.js) from stepIds(), with the mask's rule bits (MASK_RULES) from schema()
-// and the limits (LIMITS) from limits(). The learning module's schema() carries the docs (the
+// web/lib/core-lists.js) from stepIds(), with the mask's rule bits (MASK_RULES) and trace()'s
+// request fields (TRACE_GROUPS, for the element's state) from schema() and the limits (LIMITS)
+// from limits(). The learning module's schema() carries the docs (the
 // core's download leaves them out). The rest of attnlab.d.ts (results, method docs, how
 // entries combine the groups) is kept by hand.
 //
@@ -65,9 +66,15 @@ export function generate(schema, stepIds) {
 
 const entries = (table) => Object.entries(table).map(([name, value]) => `${name}: ${value}`).join(', ');
 
+// A field as the element's state reads it: its name, kind and what bounds its value.
+const literal = (value) => (Array.isArray(value) ? `[${value.map(literal).join(', ')}]` : typeof value === 'string' ? `'${value}'` : String(value));
+const fieldEntry = ({ name, kind, required, min, choices }) =>
+  `{ ${Object.entries({ name, kind, required, min, choices }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${literal(v)}`).join(', ')} }`;
+
 /** web/lib/core-lists.js: the core's lists and limits, for code that needs them before the wasm loads. */
-export function listsModule(stepIds, maskRules, limits) {
-  return `// Generated from the core (stepIds(), schema().maskRules, limits()) by scripts/typings.mjs: do not edit.
+export function listsModule(stepIds, { maskRules, groups, requests }, limits) {
+  const traceGroups = requests.trace.map((group) => `  ${group}: [\n${groups[group].map((f) => `    ${fieldEntry(f)},`).join('\n')}\n  ],`);
+  return `// Generated from the core (stepIds(), schema(), limits()) by scripts/typings.mjs: do not edit.
 /** Step ids in trace order; per-head steps repeat for each head. */
 export const STEP_IDS = Object.freeze([
 ${stepIds.map((id) => `  '${id}',`).join('\n')}
@@ -75,6 +82,11 @@ ${stepIds.map((id) => `  '${id}',`).join('\n')}
 
 /** The mask's rules: each one's bit in the mask step's blockedBy. */
 export const MASK_RULES = Object.freeze({ ${entries(maskRules)} });
+
+/** trace()'s request, group by group (lab.schema()): the fields the element's state mirrors. */
+export const TRACE_GROUPS = /* @__PURE__ */ Object.freeze({
+${traceGroups.join('\n')}
+});
 
 /** The core's documented limits (lab.limits()), for the element's views (not in the package's entry). */
 export const LIMITS = /* @__PURE__ */ Object.freeze({
@@ -112,7 +124,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const lists = await readFile(LISTS_FILE, 'utf8').catch(() => '');
   const files = [
     [TYPINGS, typings, replaced(typings, generate(schema, stepIds))],
-    [LISTS_FILE, lists, listsModule(stepIds, schema.maskRules, limits)],
+    [LISTS_FILE, lists, listsModule(stepIds, schema, limits)],
   ].filter(([, text, next]) => text !== next);
   for (const [file, , next] of files) {
     if (flag === '--check') console.error(`${file.pathname} is stale: run node scripts/typings.mjs`);

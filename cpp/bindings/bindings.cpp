@@ -200,7 +200,8 @@ val limits_table() {
       {"decodeKeys", l::decode_keys},
       {"cacheLayers", l::cache_layers},
       {"cacheKvHeads", l::cache_kv_heads},
-      {"cacheHeadDim", l::cache_head_dim},
+      {"cacheHeadWidth", l::cache_head_dim},
+      {"cacheHeadDim", l::cache_head_dim},  // the older name of cacheHeadWidth
       {"cacheValueBytes", l::cache_value_bytes},
       {"trainLayers", l::train_layers},
       {"trainHeads", l::train_heads},

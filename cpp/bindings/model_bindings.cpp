@@ -8,7 +8,7 @@
 #include "attnlab/model.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "js_values.hpp"
-#include "request_reader.hpp"  // matrix_from_js
+#include "model_requests.hpp"
 #include "trace_values.hpp"
 
 namespace attnlab::bindings {
@@ -20,21 +20,10 @@ struct LoadedModel {
   Tokenizer tokenizer;
 };
 
-std::vector<int> tokens_of(const val& array) {
-  return emscripten::convertJSArrayToNumberVector<int>(array);
-}
-
-// { config: { vocab, context, dModel, layers, heads }, weights: Uint16Array (float16),
-// merges: [[left, right], …] }, shapes and types checked by the wrapper: a LoadedModel, or
-// { error }.
+// { config (model_requests.hpp), weights: Uint16Array (float16), merges: [[left, right], …] },
+// the files' shapes and types checked by the wrapper: a LoadedModel, or { error }.
 val load_model(const val& request) {
-  const val config = request["config"];
-  ModelConfig c;
-  c.vocab = config["vocab"].as<std::size_t>();
-  c.context = config["context"].as<std::size_t>();
-  c.d_model = config["dModel"].as<std::size_t>();
-  c.layers = config["layers"].as<int>();
-  c.heads = config["heads"].as<int>();
+  const ModelConfig c = read_request<ModelConfig>(request["config"], model_entries::load);
   const auto halves = emscripten::convertJSArrayToNumberVector<std::uint16_t>(request["weights"]);
   std::vector<float> parameters(halves.size());
   for (std::size_t i = 0; i < halves.size(); ++i) parameters[i] = from_float16(halves[i]);
@@ -67,33 +56,35 @@ val token_bytes(const LoadedModel& m, int token) {
   return to_js(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
-val forward_of(const LoadedModel& m, const val& tokens) {
-  return to_js(forward(m.model, tokens_of(tokens)));
+// The model's methods, each reading its request (model_requests.hpp).
+val forward_of(const LoadedModel& m, const val& request) {
+  return to_js(forward(m.model, read_request<ModelTokens>(request, model_entries::forward).tokens));
 }
 
-val generate_from(const LoadedModel& m, const val& prompt, std::size_t count, float temperature,
-                  std::size_t top_k, double seed) {
-  return to_js(generate(m.model, tokens_of(prompt), count,
-                        {temperature, top_k, static_cast<std::uint64_t>(seed)}));
+val generate_from(const LoadedModel& m, const val& request) {
+  const auto r = read_request<GenerateRequest>(request, model_entries::generate);
+  return to_js(generate(m.model, r.prompt, r.count, r.sampling));
 }
 
-val head_scores_of(const LoadedModel& m, const val& tokens, std::size_t period) {
-  return to_js(model_head_scores(m.model, tokens_of(tokens), period));
+val head_scores_of(const LoadedModel& m, const val& request) {
+  const auto r = read_request<ModelTokens>(request, model_entries::head_scores);
+  return to_js(model_head_scores(m.model, r.tokens, r.period));
 }
 
-val distribution_of(const LoadedModel&, const val& logits, float temperature, std::size_t top_k) {
-  return to_js(next_token_distribution(emscripten::convertJSArrayToNumberVector<float>(logits),
-                                       temperature, top_k));
+val distribution_of(const LoadedModel&, const val& request) {
+  const auto r = read_request<DistributionRequest>(request, model_entries::distribution);
+  return to_js(next_token_distribution(r.logits, r.sampling.temperature, r.sampling.top_k));
 }
 
-val head_weights_of(const LoadedModel& m, int layer, int head) {
-  return to_js(head_weights(m.model, layer, head));
+val head_weights_of(const LoadedModel& m, const val& request) {
+  const auto r = read_request<HeadAt>(request, model_entries::head_weights);
+  return to_js(head_weights(m.model, r.layer, r.head));
 }
 
 // The induction probe of head_scores.hpp: `period` random tokens of this vocabulary, twice.
-val induction_probe(const LoadedModel& m, std::size_t period, double seed) {
-  return to_js(
-      repeated_random_tokens(m.model.config.vocab, period, static_cast<std::uint64_t>(seed)));
+val induction_probe(const LoadedModel& m, const val& request) {
+  const auto r = read_request<ProbeRequest>(request, model_entries::probe);
+  return to_js(repeated_random_tokens(m.model.config.vocab, r.period, r.seed));
 }
 
 // attention: [layer][head] { rows, cols, data: Float32Array }, as the package reads an

@@ -187,7 +187,7 @@ constexpr Kind kind_of() {
 
 template <class M>
 constexpr bool is_signed_whole() {
-  if constexpr (is_optional<M>)
+  if constexpr (is_optional<M> || is_vector<M>)  // a list's entries (token ids: int)
     return is_signed_whole<typename M::value_type>();
   else
     return std::is_integral_v<M> && std::is_signed_v<M>;
@@ -260,6 +260,11 @@ struct Entry {
   const Part* parts;
   std::uint8_t count;
 };
+
+template <std::size_t N>
+constexpr Entry entry(const char* name, const Part (&parts)[N]) {
+  return Entry{name, parts, static_cast<std::uint8_t>(N)};
+}
 
 // Fills `out` from the request's fields that are present (requests.js has checked their
 // types and dropped nulls); a field left out keeps the struct's default.

@@ -51,34 +51,55 @@ inline constexpr const char* positionals[] = {"none", "sinusoidal"};
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
                                                  "induction", "induction-anywhere"};
 
-// ---- Groups: a run of fields of one struct -------------------------------------------------
+// ---- Groups: a run of fields of one struct, named for its interface in attnlab.d.ts ---------
 
 inline constexpr Field qkv_fields[] = {
     F(DirectQKV, q, "Q", "(n_q, heads·d_k)").need(),
     F(DirectQKV, k, "K", "(n_k, kvHeads·d_k)").need(),
     F(DirectQKV, v, "V", "(n_k, kvHeads·d_v)").need(),
 };
+inline constexpr Group qkv_group = group<DirectQKV>("QKVInput", qkv_fields);
 
 inline constexpr Field qk_fields[] = {qkv_fields[0], qkv_fields[1]};
+inline constexpr Group qk_group = group<DirectQKV>("QKInput", qk_fields);
 
-inline constexpr Field attention_fields[] = {
-    F(AttentionOptions, causal, "causal",
+// The rules that both option structs take, AttentionOptions (attention(), the trace) and
+// FlashOptions (the long-sequence kernels): one row list for either struct.
+enum class Rule : std::uint8_t { causal, alignment, window, key_padding, softcap, scale };
+
+template <class Options>  // sized: clang 14 cannot index a template's array of unknown bound
+inline constexpr Field rule_fields[static_cast<std::size_t>(Rule::scale) + 1] = {
+    F(Options, causal, "causal",
       "Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right)."),
-    F(AttentionOptions, causal_alignment, "causalAlignment",
+    F(Options, causal_alignment, "causalAlignment",
       "Where the queries sit among the keys, for the causal rule and the window.")
         .one_of(alignments),
-    F(AttentionOptions, key_padding, "keyPadding",
+    F(Options, window, "window",
+      "Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }."),
+    F(Options, key_padding, "keyPadding",
       "One flag per key; true marks padding that no query attends to."),
-    F(AttentionOptions, mask, "mask", "(n_q, n_k): true where query i may attend to key j."),
-    F(AttentionOptions, scale, "scale", "Multiplies the scores; default 1/√d_k."),
-    F(AttentionOptions, temperature, "temperature", "Divides the scaled scores."),
-    F(AttentionOptions, softcap, "softcap",
+    F(Options, softcap, "softcap",
       "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
+    F(Options, scale, "scale", "Multiplies the scores; default 1/√d_k."),
+};
+
+template <class Options>
+constexpr Field rule(Rule r) {
+  return rule_fields<Options>[static_cast<std::size_t>(r)];
+}
+
+inline constexpr Field attention_fields[] = {
+    rule<AttentionOptions>(Rule::causal),
+    rule<AttentionOptions>(Rule::alignment),
+    rule<AttentionOptions>(Rule::key_padding),
+    F(AttentionOptions, mask, "mask", "(n_q, n_k): true where query i may attend to key j."),
+    rule<AttentionOptions>(Rule::scale),
+    F(AttentionOptions, temperature, "temperature", "Divides the scaled scores."),
+    rule<AttentionOptions>(Rule::softcap),
     F(AttentionOptions, bias, "bias",
       "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in "
       "a trace; −Infinity blocks the key."),
-    F(AttentionOptions, window, "window",
-      "Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }."),
+    rule<AttentionOptions>(Rule::window),
     F(AttentionOptions, global_tokens, "globalTokens",
       "Positions exempt from the window both ways (at most limits().globalTokens)."),
     F(AttentionOptions, past_key, "pastKey",
@@ -86,6 +107,8 @@ inline constexpr Field attention_fields[] = {
     F(AttentionOptions, past_value, "pastValue",
       "The cache's values (ONNX's past_value): n_past rows, V's columns; V's rows follow them."),
 };
+inline constexpr Group attention_group =
+    group<AttentionOptions>("AttentionOptions", attention_fields);
 
 inline constexpr Field gradient_fields[] = {
     F(AttentionGradientInput, d_output, "dOutput",
@@ -93,6 +116,8 @@ inline constexpr Field gradient_fields[] = {
         .need(),
     F(AttentionGradientInput, d_output, "dOutput", "").deprecated_name("dO"),
 };
+inline constexpr Group gradient_group =
+    group<AttentionGradientInput>("AttentionGradientInput", gradient_fields);
 
 inline constexpr Field projection_fields[] = {
     F(Projections, x, "X", "Token embeddings: (n, d_model).").need(),
@@ -102,6 +127,7 @@ inline constexpr Field projection_fields[] = {
     F(Projections, context, "context",
       "Cross-attention: (n_k, d_model); K and V are projected from it, Q from X."),
 };
+inline constexpr Group projections_group = group<Projections>("ProjectionInput", projection_fields);
 
 inline constexpr Field trace_fields[] = {
     F(TraceInput, w_o, "Wo", "(heads·d_v, d_out), applied to the concatenated heads."),
@@ -127,6 +153,7 @@ inline constexpr Field trace_fields[] = {
     F(TraceInput, dropout_seed, "dropoutSeed",
       "The dropout mask's seed; the same seed gives the same mask everywhere."),
 };
+inline constexpr Group trace_group = group<TraceInput>("TraceOptions", trace_fields);
 
 inline constexpr Field backward_fields[] = {
     F(TraceInput, d_output, "dOutput",
@@ -137,40 +164,41 @@ inline constexpr Field backward_fields[] = {
       "when "
       "n_q·n_k²·heads ≤ limits().traceScores, else row 0."),
 };
+inline constexpr Group backward_group = group<TraceInput>("BackwardFields", backward_fields);
 
 inline constexpr Field order_fields[] = {
     F(PermutationOrder, order, "order", "A permutation of 0…n−1: new row i is token order[i].")
         .need(),
 };
+inline constexpr Group order_group = group<PermutationOrder>("PermutationOrder", order_fields);
 
 inline constexpr Field cache_fields[] = {
     F(KvCacheShape, layers, "layers", "Layers of the model.").need().range("1", "cacheLayers"),
     F(KvCacheShape, kv_heads, "kvHeads", "K/V heads per layer.").need().range("1", "cacheKvHeads"),
     F(KvCacheShape, head_width, "headWidth", "The head width d_k.")
         .need()
-        .range("1", "cacheHeadDim"),
+        .range("1", "cacheHeadWidth"),
     F(KvCacheShape, head_width, "headWidth", "").deprecated_name("headDim"),
     F(KvCacheShape, bytes_per_value, "bytesPerValue",
       "Bytes per cached number: 2 for fp16/bf16, 1 for fp8, 4 for fp32.")
         .need()
         .range("1", "cacheValueBytes"),
 };
+inline constexpr Group cache_group = group<KvCacheShape>("KvCacheShape", cache_fields);
 
 inline constexpr Field long_fields[] = {
-    F(FlashOptions, causal, "causal", "A query may not attend to a key after its position."),
-    F(FlashOptions, causal_alignment, "causalAlignment",
-      "Where the queries sit among the keys, for the causal rule and the window.")
-        .one_of(alignments),
-    F(FlashOptions, window, "window",
-      "Sliding window (default off): the kernels skip every tile of keys no query sees."),
+    rule<FlashOptions>(Rule::causal),
+    rule<FlashOptions>(Rule::alignment),
+    rule<FlashOptions>(Rule::window),
     F(FlashOptions, heads, "heads",
       "Query heads: equal column slices of Q (the core checks that they divide its width)."),
     F(FlashOptions, kv_heads, "kvHeads",
       "K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads "
-      "K/V "
-      "head ⌊h / (heads / kvHeads)⌋."),
-    F(FlashOptions, scale, "scale", "Multiplies the scores; default 1/√d."),
+      "K/V head ⌊h / (heads / kvHeads)⌋."),
+    rule<FlashOptions>(Rule::scale),
 };
+inline constexpr Group long_sequence_group =
+    group<FlashOptions>("LongAttentionOptions", long_fields);
 
 // What only the long-sequence kernels take (not sampledWeights).
 inline constexpr Field kernel_fields[] = {
@@ -179,25 +207,26 @@ inline constexpr Field kernel_fields[] = {
     F(FlashOptions, batch, "batch",
       "Sequences: Q, K and V rows split into this many, each attending only to its own."),
 };
+inline constexpr Group kernel_group = group<FlashOptions>("KernelOptions", kernel_fields);
 
 // The score rules beyond the band: the long-sequence kernels and sampledWeights.
 inline constexpr Field score_rule_fields[] = {
-    F(FlashOptions, key_padding, "keyPadding",
-      "One flag per key; true marks padding that no query attends to."),
-    F(FlashOptions, softcap, "softcap",
-      "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
+    rule<FlashOptions>(Rule::key_padding),
+    rule<FlashOptions>(Rule::softcap),
     F(FlashOptions, bias, "bias",
       "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k), the "
       "same for every sequence; −Infinity blocks the key."),
     F(FlashOptions, alibi, "alibi",
       "ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position."),
 };
+inline constexpr Group score_rules_group = group<FlashOptions>("ScoreRules", score_rule_fields);
 
 inline constexpr Field sampled_fields[] = {
     F(SampledCells, head, "head", "The query head whose weights are sampled (0 … heads − 1)."),
     F(SampledCells, rows, "rows", "Query rows (at most limits().sampledRows).").need(),
     F(SampledCells, cols, "cols", "Key columns (at most limits().sampledCols).").need(),
 };
+inline constexpr Group sampled_group = group<SampledCells>("SampledCells", sampled_fields);
 
 inline constexpr Field walk_fields[] = {
     F(WalkOptions, causal, "causal", "Query i may not attend to key j > i."),
@@ -205,6 +234,7 @@ inline constexpr Field walk_fields[] = {
     F(WalkOptions, query_rows, "queryRows", "Br, queries per block.").range("1", "walkTile"),
     F(WalkOptions, key_rows, "keyRows", "Bc, keys per tile.").range("1", "walkTile"),
 };
+inline constexpr Group walk_group = group<WalkOptions>("WalkOptions", walk_fields);
 
 inline constexpr Field sinusoidal_fields[] = {
     F(SinusoidalEncodingRequest, tokens, "tokens", "Rows (positions).")
@@ -214,18 +244,23 @@ inline constexpr Field sinusoidal_fields[] = {
         .need()
         .range("1", "sinusoidalMax"),
 };
+inline constexpr Group sinusoidal_group =
+    group<SinusoidalEncodingRequest>("SinusoidalEncodingRequest", sinusoidal_fields);
 
 inline constexpr Field softmax_fields[] = {
     F(SoftmaxBreakdownRequest, scores, "scores", "One row of scores (at most limits().softmaxRow).")
         .need(),
     F(SoftmaxBreakdownRequest, temperature, "temperature", "Divides the scores."),
 };
+inline constexpr Group softmax_group =
+    group<SoftmaxBreakdownRequest>("SoftmaxBreakdownRequest", softmax_fields);
 
 inline constexpr Field tile_fields[] = {
     F(TilePlanRequest, head_width, "headWidth", "The head width d.")
         .need()
         .range("1", "maxHeadWidth"),
 };
+inline constexpr Group tile_group = group<TilePlanRequest>("TilePlanRequest", tile_fields);
 
 inline constexpr Field scaling_fields[] = {
     F(ScalingStudyOptions, dims, "dims", "d_k values, at most limits().scalingDims of them.")
@@ -238,6 +273,8 @@ inline constexpr Field scaling_fields[] = {
         .range("1", "scalingMaxSamples"),
     F(ScalingStudyOptions, seed, "seed", "The same seed gives the same numbers everywhere."),
 };
+inline constexpr Group scaling_group =
+    group<ScalingStudyOptions>("ScalingStudyRequest", scaling_fields);
 
 inline constexpr Field normal_fields[] = {
     F(NormalMatrixRequest, rows, "rows", "Rows; rows · cols at most limits().normalValues.")
@@ -246,6 +283,8 @@ inline constexpr Field normal_fields[] = {
     F(NormalMatrixRequest, cols, "cols", "Columns.").need().range("1", "normalValues"),
     F(NormalMatrixRequest, seed, "seed", "The same seed gives the same numbers everywhere."),
 };
+inline constexpr Group normal_group =
+    group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
 
 inline constexpr Field trainer_fields[] = {
     F(TrainingConfig, task, "task", "What is learned at each target position (TrainingTask).")
@@ -261,52 +300,26 @@ inline constexpr Field trainer_fields[] = {
       "Adam's step size (β1 0.9, β2 0.999, ε 1e-8), above 0 and at most 1."),
     F(TrainingConfig, seed, "seed", "The same seed gives the same run everywhere."),
 };
+inline constexpr Group trainer_group = group<TrainingConfig>("TrainerConfig", trainer_fields);
 
 inline constexpr Field step_fields[] = {
     F(StepRequest, count, "count", "Adam steps to take per call.").range("1", "trainSteps"),
 };
+inline constexpr Group step_group = group<StepRequest>("StepRequest", step_fields);
 
 inline constexpr Field gradient_at_fields[] = {
     F(GradientAt, parameter, "parameter", "X, Q, K, V, Wq, Wk, Wv or Wo.").need(),
     F(GradientAt, row, "row", "The entry's row.").need(),
     F(GradientAt, col, "col", "The entry's column.").need(),
 };
+inline constexpr Group gradient_at_group = group<GradientAt>("GradientAt", gradient_at_fields);
 
 #undef F
-
-// The groups, each an interface of attnlab.d.ts.
-namespace groups {
-inline constexpr Group qkv = group<DirectQKV>("QKVInput", qkv_fields);
-inline constexpr Group qk = group<DirectQKV>("QKInput", qk_fields);
-inline constexpr Group attention = group<AttentionOptions>("AttentionOptions", attention_fields);
-inline constexpr Group gradient =
-    group<AttentionGradientInput>("AttentionGradientInput", gradient_fields);
-inline constexpr Group projections = group<Projections>("ProjectionInput", projection_fields);
-inline constexpr Group trace = group<TraceInput>("TraceOptions", trace_fields);
-inline constexpr Group backward = group<TraceInput>("BackwardFields", backward_fields);
-inline constexpr Group order = group<PermutationOrder>("PermutationOrder", order_fields);
-inline constexpr Group cache = group<KvCacheShape>("KvCacheShape", cache_fields);
-inline constexpr Group long_sequence = group<FlashOptions>("LongAttentionOptions", long_fields);
-inline constexpr Group kernel = group<FlashOptions>("KernelOptions", kernel_fields);
-inline constexpr Group score_rules = group<FlashOptions>("ScoreRules", score_rule_fields);
-inline constexpr Group sampled = group<SampledCells>("SampledCells", sampled_fields);
-inline constexpr Group walk = group<WalkOptions>("WalkOptions", walk_fields);
-inline constexpr Group sinusoidal =
-    group<SinusoidalEncodingRequest>("SinusoidalEncodingRequest", sinusoidal_fields);
-inline constexpr Group softmax =
-    group<SoftmaxBreakdownRequest>("SoftmaxBreakdownRequest", softmax_fields);
-inline constexpr Group tile = group<TilePlanRequest>("TilePlanRequest", tile_fields);
-inline constexpr Group scaling = group<ScalingStudyOptions>("ScalingStudyRequest", scaling_fields);
-inline constexpr Group normal = group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
-inline constexpr Group trainer = group<TrainingConfig>("TrainerConfig", trainer_fields);
-inline constexpr Group step = group<StepRequest>("StepRequest", step_fields);
-inline constexpr Group gradient_at = group<GradientAt>("GradientAt", gradient_at_fields);
-}  // namespace groups
 
 // ---- Entries: each entry point's request, its groups placed in its request struct ----------
 
 #define ATTNLAB_PART(Struct, member, group) \
-  Part { &groups::group, static_cast<std::uint16_t>(offsetof(Struct, member)) }
+  Part { &group##_group, static_cast<std::uint16_t>(offsetof(Struct, member)) }
 
 struct AttentionRequest {
   DirectQKV qkv;
@@ -329,54 +342,50 @@ struct WalkRequest {
   WalkOptions options;
 };
 
-_Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Winvalid-offsetof\"")
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winvalid-offsetof"
 
-    namespace parts {
-  inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
-                                       ATTNLAB_PART(AttentionRequest, options, attention)};
-  inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
-                                                ATTNLAB_PART(AttentionRequest, gradient, gradient),
-                                                ATTNLAB_PART(AttentionRequest, options, attention)};
-  inline constexpr Part trace[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                   ATTNLAB_PART(TraceRequest, direct, qkv),
-                                   ATTNLAB_PART(TraceRequest, input, trace),
-                                   ATTNLAB_PART(TraceRequest, input.options, attention),
-                                   ATTNLAB_PART(TraceRequest, input, backward)};
-  inline constexpr Part permutation[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                         ATTNLAB_PART(TraceRequest, direct, qkv),
-                                         ATTNLAB_PART(TraceRequest, input, trace),
-                                         ATTNLAB_PART(TraceRequest, input.options, attention),
-                                         ATTNLAB_PART(TraceRequest, order, order)};
-  inline constexpr Part decode[] = {ATTNLAB_PART(TraceRequest, projected, projections),
-                                    ATTNLAB_PART(TraceRequest, direct, qkv),
-                                    ATTNLAB_PART(TraceRequest, input, trace),
-                                    ATTNLAB_PART(TraceRequest, input.options, attention)};
-  inline constexpr Part long_sequence[] = {
-      ATTNLAB_PART(LongRequest, qkv, qkv), ATTNLAB_PART(LongRequest, options, long_sequence),
-      ATTNLAB_PART(LongRequest, options, kernel), ATTNLAB_PART(LongRequest, options, score_rules)};
-  inline constexpr Part sampled[] = {
-      ATTNLAB_PART(LongRequest, qkv, qk), ATTNLAB_PART(LongRequest, options, long_sequence),
-      ATTNLAB_PART(LongRequest, options, score_rules), ATTNLAB_PART(LongRequest, cells, sampled)};
-  inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
-                                  ATTNLAB_PART(WalkRequest, options, walk)};
-  inline constexpr Part cache[] = {Part{&groups::cache, 0}};
-  inline constexpr Part sinusoidal[] = {Part{&groups::sinusoidal, 0}};
-  inline constexpr Part softmax[] = {Part{&groups::softmax, 0}};
-  inline constexpr Part tile[] = {Part{&groups::tile, 0}};
-  inline constexpr Part scaling[] = {Part{&groups::scaling, 0}};
-  inline constexpr Part normal[] = {Part{&groups::normal, 0}};
-  inline constexpr Part trainer[] = {Part{&groups::trainer, 0}};
-  inline constexpr Part step[] = {Part{&groups::step, 0}};
-  inline constexpr Part gradient_at[] = {Part{&groups::gradient_at, 0}};
+namespace parts {
+inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                     ATTNLAB_PART(AttentionRequest, options, attention)};
+inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
+                                              ATTNLAB_PART(AttentionRequest, gradient, gradient),
+                                              ATTNLAB_PART(AttentionRequest, options, attention)};
+inline constexpr Part trace[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),
+    ATTNLAB_PART(TraceRequest, input, backward)};
+inline constexpr Part permutation[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),
+    ATTNLAB_PART(TraceRequest, order, order)};
+inline constexpr Part decode[] = {
+    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
+    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention)};
+inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
+                                         ATTNLAB_PART(LongRequest, options, long_sequence),
+                                         ATTNLAB_PART(LongRequest, options, kernel),
+                                         ATTNLAB_PART(LongRequest, options, score_rules)};
+inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
+                                   ATTNLAB_PART(LongRequest, options, long_sequence),
+                                   ATTNLAB_PART(LongRequest, options, score_rules),
+                                   ATTNLAB_PART(LongRequest, cells, sampled)};
+inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
+                                ATTNLAB_PART(WalkRequest, options, walk)};
+inline constexpr Part cache[] = {Part{&cache_group, 0}};
+inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
+inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
+inline constexpr Part tile[] = {Part{&tile_group, 0}};
+inline constexpr Part scaling[] = {Part{&scaling_group, 0}};
+inline constexpr Part normal[] = {Part{&normal_group, 0}};
+inline constexpr Part trainer[] = {Part{&trainer_group, 0}};
+inline constexpr Part step[] = {Part{&step_group, 0}};
+inline constexpr Part gradient_at[] = {Part{&gradient_at_group, 0}};
 }  // namespace parts
 
-_Pragma("clang diagnostic pop")
-#undef ATTNLAB_PART
+#pragma clang diagnostic pop
 
-    template <std::size_t N>
-    constexpr Entry entry(const char* name, const Part (&parts)[N]) {
-  return Entry{name, parts, static_cast<std::uint8_t>(N)};
-}
+#undef ATTNLAB_PART
 
 // Every entry point that takes a request, under its JavaScript name.
 namespace entries {

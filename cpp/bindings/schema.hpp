@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdio>
+#include <span>
 #include <string>
 
+#include "model_requests.hpp"
 #include "requests.hpp"
 
 namespace attnlab::bindings {
@@ -52,26 +54,29 @@ inline void field_json(std::string& out, const Field& f, const void* defaults) {
   out += '}';
 }
 
-// Every request, declared once: { groups: { name: fields }, requests: { entry: group names },
-// maskRules: { rule: its blockedBy bit } }, as JSON text.
+// Every request, declared once (the core's and the model module's): { groups: { name: fields },
+// requests: { entry: group names }, maskRules: { rule: its blockedBy bit } }, as JSON text.
 inline std::string schema() {
   std::string groups, requests;
   alignas(16) unsigned char defaults[defaults_storage];
-  for (const Entry* entry : entries::all) {
-    ((requests += requests.empty() ? "\"" : ",\"") += entry->name) += "\":[";
-    for (std::uint8_t p = 0; p < entry->count; ++p) {
-      const Group& g = *entry->parts[p].group;
-      ((requests += p ? ",\"" : "\"") += g.name) += '"';
-      g.defaults(defaults);
-      ((groups += groups.empty() ? "\"" : ",\"") += g.name) += "\":[";
-      for (std::uint8_t i = 0; i < g.count; ++i) {
-        if (i) groups += ',';
-        field_json(groups, g.fields[i], defaults);
+  const auto entry_lists = {std::span<const Entry* const>(entries::all),
+                            std::span<const Entry* const>(model_entries::all)};
+  for (const auto& list : entry_lists)
+    for (const Entry* entry : list) {
+      ((requests += requests.empty() ? "\"" : ",\"") += entry->name) += "\":[";
+      for (std::uint8_t p = 0; p < entry->count; ++p) {
+        const Group& g = *entry->parts[p].group;
+        ((requests += p ? ",\"" : "\"") += g.name) += '"';
+        g.defaults(defaults);
+        ((groups += groups.empty() ? "\"" : ",\"") += g.name) += "\":[";
+        for (std::uint8_t i = 0; i < g.count; ++i) {
+          if (i) groups += ',';
+          field_json(groups, g.fields[i], defaults);
+        }
+        groups += ']';
       }
-      groups += ']';
+      requests += ']';
     }
-    requests += ']';
-  }
   namespace rule = mask_rule;
   char rules[100];
   std::snprintf(

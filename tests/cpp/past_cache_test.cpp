@@ -53,12 +53,6 @@ MatrixD offset_causal(const Matrix& q, const Matrix& k, const Matrix& v, std::si
   return out;
 }
 
-template <class T>
-T ok(Result<T> result) {
-  if (!result) FAIL(result.error().message);
-  return std::move(result.value());
-}
-
 std::string error_of(const Result<AttentionResult>& r) { return r ? "" : r.error().message; }
 
 }  // namespace

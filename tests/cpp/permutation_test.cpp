@@ -188,14 +188,14 @@ TEST_CASE("every error names what is wrong: length, duplicates, range, the sourc
     direct.source = attnlab::test::random_qkv(3, 3, 2, 2, 1);
     const attnlab::Error e = error_of(direct, identity(3));
     CHECK(e.code == ErrorCode::invalid_argument);
-    CHECK_THAT(e.message, Catch::Contains("needs X with W_Q, W_K and W_V"));
+    CHECK_THAT(e.message, Catch::Contains("needs X with Wq, Wk and Wv"));
   }
   SECTION("a bad trace input gets trace()'s own error") {
     TraceInput bad = four;
     std::get<Projections>(bad.source).w_k = random_matrix(5, 4, 9);  // 5 rows, X has 6 columns
     const attnlab::Error e = error_of(bad, identity(4));
     CHECK(e.code == ErrorCode::shape_mismatch);
-    CHECK_THAT(e.message, Catch::Contains("W_K"));
+    CHECK_THAT(e.message, Catch::Contains("Wk"));
   }
   SECTION("an empty X is reported as empty, not as a wrong order") {
     TraceInput empty = four;

@@ -17,6 +17,13 @@
 
 namespace attnlab::test {
 
+// A result's value; the test fails with the error's code and message when there is none.
+template <class T>
+T ok(Result<T> result) {
+  if (!result) FAIL(to_string(result.error().code) << ": " << result.error().message);
+  return std::move(result).value();
+}
+
 // rows x cols entries drawn from N(0, stddev²) by std::mt19937 seeded with `seed`.
 inline Matrix random_matrix(std::size_t rows, std::size_t cols, std::uint32_t seed,
                             float stddev = 1.0f) {

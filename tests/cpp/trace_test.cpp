@@ -15,26 +15,14 @@
 #include "attnlab/attention.hpp"
 #include "reference_attention.hpp"
 #include "test_support.hpp"
+#include "trace_names.hpp"
 
 namespace {
 
-using attnlab::DirectQKV;
-using attnlab::Matrix;
 using attnlab::PositionalEncoding;
-using attnlab::Projections;
-using attnlab::Trace;
-using attnlab::TraceInput;
-using attnlab::TraceStep;
-using attnlab::test::max_abs_diff;
-using attnlab::test::random_matrix;
 using attnlab::test::random_tokens;
-namespace step = attnlab::step;
 
-Trace run(const TraceInput& input) {
-  auto result = attnlab::trace(input);
-  if (!result) FAIL(attnlab::to_string(result.error().code) << ": " << result.error().message);
-  return std::move(result).value();
-}
+Trace run(const TraceInput& input) { return ok(attnlab::trace(input)); }
 
 // Q (n_q, heads·d_k), K (n_k, heads·d_k), V (n_k, heads·d_v), from seeds base, base+1, base+2.
 TraceInput direct(std::size_t n_q, std::size_t n_k, std::size_t qk_width, std::size_t v_width,

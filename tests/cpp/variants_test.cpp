@@ -16,28 +16,14 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/trace.hpp"
 #include "test_support.hpp"
+#include "trace_names.hpp"
 
 namespace {
 
 using attnlab::BoolMatrix;
-using attnlab::DirectQKV;
-using attnlab::Matrix;
-using attnlab::Projections;
-using attnlab::Trace;
-using attnlab::TraceInput;
-using attnlab::TraceStep;
-using attnlab::test::max_abs_diff;
-using attnlab::test::random_matrix;
 using MatrixD = attnlab::BasicMatrix<double>;
-namespace step = attnlab::step;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-template <class T>
-T ok(attnlab::Result<T> result) {
-  if (!result) FAIL(attnlab::to_string(result.error().code) << ": " << result.error().message);
-  return std::move(result).value();
-}
 
 template <class T>
 attnlab::Error refused(const attnlab::Result<T>& result) {

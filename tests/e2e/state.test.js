@@ -160,3 +160,27 @@ test('sameTrace: a change of step, view or view state keeps the trace; any input
     assert.equal(sameTrace(state, { ...state, ...change }), false, Object.keys(change)[0]);
   }
 });
+
+// Issue 28: the state's request fields are the core's schema (core-lists.js), not a hand list.
+// rope has no control in the element; before, setState refused it as an unknown field.
+test('a request field without a control (rope) goes from the state to the trace the stepper shows', async (t) => {
+  const state = { ...presetState('two-heads'), rope: true };
+  const { page, problems } = await session.open(t, encodeHash(state));
+  const withRope = expectedTrace(state, { rope: true });
+  const without = expectedTrace(state);
+  await goToStep(page, 'scores');
+  const rendered = await renderedResults(page);
+  assert.ok(diffStep(rendered, withRope, 'scores') <= TOLERANCE, 'the scores are those of the trace with rope');
+  assert.ok(diffStep(rendered, without, 'scores') > 1e-3, 'and rope changes them, so the check can fail');
+  assert.equal((await labState(page)).rope, true);
+  const refused = await page.evaluate(() => {
+    try {
+      document.querySelector('attn-lab').setState({ rope: 'yes' });
+      return null;
+    } catch (error) {
+      return `${error.name}: ${error.message}`;
+    }
+  });
+  assert.equal(refused, 'StateError: "rope" must be true or false');
+  assertClean(problems);
+});

@@ -283,3 +283,21 @@ test('tokenize() takes at most tokenizeBytes bytes of UTF-8 and pieces() as many
   assert.equal(errorOf(() => model.pieces(new Array(limit + 1).fill(1))).code, 'too-large');
   assert.equal(model.pieces(new Array(limit).fill(101)).length, limit);
 });
+
+test("the model's requests are the core's (lab.schema(), model_requests.hpp): a field it lacks is refused with the closest name, never ignored", () => {
+  const { requests, groups } = lab.schema();
+  for (const entry of ['loadModel', 'forward', 'generate', 'nextTokenDistribution', 'headScores', 'headWeights', 'inductionProbe']) assert.ok(requests[entry], entry);
+  const names = (entry) => requests[entry].flatMap((g) => groups[g].map((f) => f.name));
+  assert.deepEqual(names('generate'), ['prompt', 'count', 'temperature', 'topK', 'seed']);
+  assert.deepEqual(names('loadModel'), ['vocab', 'context', 'dModel', 'layers', 'heads']);
+  const prompt = model.tokenize('The Union').tokens;
+  // Before the table, an unknown option was dropped silently and the default used.
+  assert.throws(() => model.generate(prompt, { count: 2, topk: 3 }), { code: 'invalid-argument', message: /topk: .*did you mean topK\?/ });
+  assert.throws(() => model.nextTokenDistribution(model.forward(prompt).logits.at(-1), { temprature: 0 }), { code: 'invalid-argument', message: /did you mean temperature\?/ });
+  assert.throws(() => model.generate(prompt, { count: 2, seed: 'x' }), { code: 'invalid-argument', message: /^seed must be a whole number/ });
+  // The schema's defaults are the ones the core draws with.
+  const sample = Object.fromEntries(groups.SampleOptions.map((f) => [f.name, f.default]));
+  assert.deepEqual(sample, { temperature: 1, topK: 0, seed: 1 });
+  assert.deepEqual(model.generate(prompt, { count: 4 }), model.generate(prompt, { count: 4, ...sample }));
+  assert.notDeepEqual(model.generate(prompt, { count: 4, seed: 2 }), model.generate(prompt, { count: 4, ...sample }), 'the seed changes the draw, so the comparison can fail');
+});

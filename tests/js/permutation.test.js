@@ -115,7 +115,7 @@ test('every bad order or source throws AttnLabError naming the problem', () => {
     ['2^32 would wrap to 0', () => lab.permutationCheck(req, [2 ** 32, 1, 2, 3]), 'invalid-argument', 'order[0]'],
     ['Q, K, V given directly', () => lab.permutationCheck({ Q: [[1]], K: [[1]], V: [[1]] }, [0]), 'invalid-argument', 'needs X'],
     ['no request', () => lab.permutationCheck(undefined, [0]), 'invalid-argument', 'permutationCheck() takes an object'],
-    ['X and W_K do not fit', () => lab.permutationCheck({ ...req, Wk: [[1, 0]] }, [0, 1, 2, 3]), 'shape-mismatch', 'W_K'],
+    ['X and W_K do not fit', () => lab.permutationCheck({ ...req, Wk: [[1, 0]] }, [0, 1, 2, 3]), 'shape-mismatch', 'Wk (1×2)'],
     ['NaN in X', () => lab.permutationCheck({ ...req, X: [[NaN, 0, 0, 0, 0, 0], ...req.X.slice(1)] }, [0, 1, 2, 3]), 'non-finite', 'X'],
   ];
   for (const [what, call, code, fragment] of cases) {

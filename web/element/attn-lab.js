@@ -10,7 +10,7 @@ import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
 import { backwardRequest } from './stepper/backward.js';
-import { stepIds } from './steps/panels.js';
+import { traceStepIds } from './steps/panels.js';
 import { Stepper } from './stepper/stepper.js';
 import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
@@ -213,7 +213,7 @@ export class AttnLabElement extends LitElement {
 
   /** Shows step `id`; false when this trace has no such step. */
   goToStep(id) {
-    if (!this.good || !stepIds(this.good.trace).includes(id)) return false;
+    if (!this.good || !traceStepIds(this.good.trace).includes(id)) return false;
     if (id !== this.good.state.step) {
       this.good = { ...this.good, state: { ...this.good.state, step: id } };
       this.draft = { ...this.draft, step: id };
@@ -255,7 +255,7 @@ export class AttnLabElement extends LitElement {
       this.showMessage(error.message);
       return false;
     }
-    const ids = stepIds(trace);
+    const ids = traceStepIds(trace);
     const step = ids.includes(state.step) ? state.step : ids[0];
     const previousStep = this.good?.state.step;
     this.good = { state: { ...state, step }, trace };

@@ -1,8 +1,9 @@
 // Types of attnlab/element (dist/element.js): importing it registers <attn-lab> in a browser
 // (in Node, for server-side rendering, it imports cleanly and registers nothing).
-// Hand-written to match web/element/README.md; the state's schema is in web/element/state.js.
+// Hand-written to match web/element/README.md; the state's schema is in web/element/state.js,
+// its request fields those of trace() (the interfaces attnlab.d.ts generates from the core).
 // Copied into dist/ by the element build, beside attnlab.d.ts (hence './attnlab.js').
-import type { Matrix, StepId } from './attnlab.js';
+import type { AttentionOptions, Matrix, ProjectionInput, QKVInput, StepId, TraceOptions } from './attnlab.js';
 
 /**
  * Thrown by setState() for a malformed state: a field of the wrong type, an unknown field (a
@@ -14,8 +15,14 @@ export declare class StateError extends Error {
   readonly name: 'StateError';
 }
 
-/** The element's state, the same JSON as the page's URL (#s=…). */
-export interface AttnLabState {
+/** Every field of trace()'s request that the state mirrors, beside the ones typed below. */
+type RequestFields = Partial<Omit<ProjectionInput & QKVInput & TraceOptions & AttentionOptions, keyof StateFields>>;
+
+/** The element's state, the same JSON as the page's URL (#s=…): the fields below and any other field of trace()'s request. */
+export interface AttnLabState extends StateFields, RequestFields {}
+
+/** The state's fields that every state has (a preset gives them), and the element's own. */
+interface StateFields {
   mode: 'x' | 'qkv';
   X: Matrix;
   Wq: Matrix;

@@ -1,18 +1,15 @@
 // The element's whole state, its JSON schema, and its URL form (#s=<base64url of JSON>).
 //
 // Schema (every field optional in a URL; missing ones come from the default preset):
+//   every field of trace()'s request (X, Wq, Wk, Wv, Q, K, V, Wo, heads, causal, keyPadding,
+//   mask, temperature, positional, rope, window…): the core's schema (lab.schema(), generated
+//   into core-lists.js as TRACE_GROUPS), each checked by its kind; a matrix or mask the request
+//   may leave out may be null (none). X, Wq, Wk, Wv (and context) are used in mode 'x', Q, K, V
+//   in mode 'qkv'. The trace's backward fields are the stepper's (backward, dOutput below).
+// and the element's own:
 //   mode        'x' (tokens X with W_Q, W_K, W_V) or 'qkv' (Q, K, V given directly)
-//   X, Wq, Wk, Wv       number[][]                                        — mode 'x'
-//   Q, K, V     number[][]                                                — mode 'qkv'
-//   Wo          number[][] or null (no output projection), in either mode
 //   tokens      string[]: labels of the tokens (mode 'x') or of the keys (mode 'qkv')
-//   heads       whole number ≥ 1
-//   causal      boolean
-//   keyPadding  boolean[], one per key: true = padding, attended by no query
-//   mask        boolean[][] or null: true where query i may attend to key j
 //   scale       true (1/√d_k), false (no scaling) or a number
-//   temperature number > 0
-//   positional  'none' or 'sinusoidal' (mode 'x' only)
 //   step        the id of the step on view, e.g. 'softmax'
 //   backward    boolean: the stepper runs forward then backward (the grad-* steps); absent
 //               = false, so links saved before the field existed keep their state
@@ -25,6 +22,7 @@
 //               view (views/*.js, FIELDS); missing fields take the view's defaults
 // Values are checked for type here; whether they fit together is the core's to say.
 
+import { TRACE_GROUPS } from '../lib/core-lists.js'; // generated from the core's schema
 import { plainData } from './plain-data.js';
 import { StateError } from './state-error.js';
 
@@ -33,34 +31,54 @@ export { StateError };
 const isMatrix = (m) =>
   Array.isArray(m) && m.length > 0 && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'number'));
 const isBoolMatrix = (m) => Array.isArray(m) && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'boolean'));
+const isWhole = (v, min = 0) => Number.isInteger(v) && v >= min;
+const listOf = (check) => (v) => Array.isArray(v) && v.every(check);
+const orNull = ([check, what]) => [(v) => v === null || check(v), `${what} or null`];
+
+// The request's fields that the state mirrors: the trace's backward fields are the stepper's.
+const BACKWARD_GROUP = 'BackwardFields';
+const REQUEST_FIELDS = Object.entries(TRACE_GROUPS).flatMap(([group, fields]) => (group === BACKWARD_GROUP ? [] : fields));
+// The fields of each mode's source of Q, K and V.
+const SOURCE_FIELDS = { x: TRACE_GROUPS.ProjectionInput.map((f) => f.name), qkv: TRACE_GROUPS.QKVInput.map((f) => f.name) };
+
+const quoted = (choices) => choices.map((c) => `'${c}'`).join(choices.length === 2 ? ' or ' : ', ');
+
+// A request field's check, by its kind in the core's schema: [check, what it must be].
+function checkOf({ kind, required, min, choices }) {
+  const checks = {
+    boolean: [(v) => typeof v === 'boolean', 'true or false'],
+    number: [(v) => typeof v === 'number', 'a number'],
+    probability: [(v) => typeof v === 'number', 'a number'],
+    whole: [(v) => isWhole(v, Number(min) || 0), `a whole number of at least ${Number(min) || 0}`],
+    matrix: [isMatrix, 'a matrix of numbers'],
+    mask: [isBoolMatrix, 'a matrix of true/false'],
+    flags: [listOf((t) => typeof t === 'boolean'), 'an array of true/false'],
+    indices: [listOf((t) => isWhole(t)), 'an array of whole numbers'],
+    row: [listOf((t) => typeof t === 'number'), 'an array of numbers'],
+    window: [(v) => isWhole(v) || (v !== null && typeof v === 'object' && !Array.isArray(v)), 'a whole number or { left, right }'],
+    choice: [(v) => choices.includes(v), quoted(choices ?? [])],
+    text: [(v) => typeof v === 'string', 'a string'],
+  };
+  const check = checks[kind];
+  return required || (kind !== 'matrix' && kind !== 'mask') ? check : orNull(check);
+}
 
 // A Map, so that a key named like an Object.prototype property ("constructor", "__proto__")
 // is simply not a field.
-const FIELD_CHECKS = new Map(Object.entries({
-  mode: [(v) => v === 'x' || v === 'qkv', "'x' or 'qkv'"],
-  X: [isMatrix, 'a matrix of numbers'],
-  Wq: [isMatrix, 'a matrix of numbers'],
-  Wk: [isMatrix, 'a matrix of numbers'],
-  Wv: [isMatrix, 'a matrix of numbers'],
-  Wo: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
-  Q: [isMatrix, 'a matrix of numbers'],
-  K: [isMatrix, 'a matrix of numbers'],
-  V: [isMatrix, 'a matrix of numbers'],
-  tokens: [(v) => Array.isArray(v) && v.every((t) => typeof t === 'string'), 'an array of strings'],
-  heads: [(v) => Number.isInteger(v) && v >= 1, 'a whole number of at least 1'],
-  causal: [(v) => typeof v === 'boolean', 'true or false'],
-  keyPadding: [(v) => Array.isArray(v) && v.every((t) => typeof t === 'boolean'), 'an array of true/false'],
-  mask: [(v) => v === null || isBoolMatrix(v), 'a matrix of true/false or null'],
-  scale: [(v) => typeof v === 'boolean' || typeof v === 'number', 'true, false or a number'],
-  temperature: [(v) => typeof v === 'number', 'a number'],
-  positional: [(v) => v === 'none' || v === 'sinusoidal', "'none' or 'sinusoidal'"],
-  step: [(v) => typeof v === 'string', 'a step id'],
-  predict: [(v) => typeof v === 'boolean', 'true or false'],
-  backward: [(v) => typeof v === 'boolean', 'true or false'],
-  dOutput: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
-  view: [(v) => typeof v === 'string', 'a view id'],
-  viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
-}));
+const FIELD_CHECKS = new Map([
+  ...REQUEST_FIELDS.map((field) => [field.name, checkOf(field)]),
+  ...Object.entries({
+    mode: [(v) => v === 'x' || v === 'qkv', "'x' or 'qkv'"],
+    tokens: [listOf((t) => typeof t === 'string'), 'an array of strings'],
+    scale: [(v) => typeof v === 'boolean' || typeof v === 'number', 'true, false or a number'],
+    step: [(v) => typeof v === 'string', 'a step id'],
+    predict: [(v) => typeof v === 'boolean', 'true or false'],
+    backward: [(v) => typeof v === 'boolean', 'true or false'],
+    dOutput: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
+    view: [(v) => typeof v === 'string', 'a view id'],
+    viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
+  }),
+]);
 
 /**
  * Fills `partial` from `base`, checking that `partial` is plain data (plain-data.js) and every
@@ -95,20 +113,18 @@ export function sameTrace(a, b) {
 
 /** The request for lab.trace() that this state describes. */
 export function traceRequest(state) {
-  const common = {
-    heads: state.heads,
-    causal: state.causal,
-    temperature: state.temperature,
-    Wo: state.Wo ?? undefined,
-    mask: state.mask ?? undefined,
-    keyPadding: state.keyPadding.some(Boolean) ? state.keyPadding : undefined,
-  };
-  if (state.scale === false) common.scale = 1;
-  else if (typeof state.scale === 'number') common.scale = state.scale;
-  if (state.mode === 'x') {
-    return { ...common, X: state.X, Wq: state.Wq, Wk: state.Wk, Wv: state.Wv, positional: state.positional, tokens: state.tokens };
+  const other = SOURCE_FIELDS[state.mode === 'x' ? 'qkv' : 'x'];
+  const request = {};
+  for (const { name } of REQUEST_FIELDS) {
+    if (state[name] !== undefined && state[name] !== null && !other.includes(name)) request[name] = state[name];
   }
-  return { ...common, Q: state.Q, K: state.K, V: state.V };
+  // The element's own forms: scale true is the core's default (1/√d_k) and false no scaling;
+  // no padded key is no keyPadding; positions and labels belong to tokens X.
+  if (typeof state.scale === 'boolean') request.scale = state.scale ? undefined : 1;
+  if (!state.keyPadding?.some(Boolean)) request.keyPadding = undefined;
+  if (state.mode === 'x') request.tokens = state.tokens;
+  else request.positional = undefined;
+  return request;
 }
 
 // base64url: the URL-safe alphabet, no padding.

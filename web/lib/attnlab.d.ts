@@ -81,6 +81,8 @@ export interface Limits {
   decodeKeys: number;
   cacheLayers: number;
   cacheKvHeads: number;
+  cacheHeadWidth: number;
+  /** @deprecated The older name of cacheHeadWidth. */
   cacheHeadDim: number;
   cacheValueBytes: number;
   trainLayers: number;
@@ -259,7 +261,7 @@ export interface KvCacheShape {
   layers: number;
   /** K/V heads per layer. 1 … limits().cacheKvHeads. Default 1. */
   kvHeads: number;
-  /** The head width d_k. 1 … limits().cacheHeadDim. Default 1. */
+  /** The head width d_k. 1 … limits().cacheHeadWidth. Default 1. */
   headWidth?: number;
   /** @deprecated The older name of headWidth. */
   headDim?: number;
@@ -268,17 +270,17 @@ export interface KvCacheShape {
 }
 
 export interface LongAttentionOptions {
-  /** A query may not attend to a key after its position. Default false. */
+  /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). Default false. */
   causal?: boolean;
   /** Where the queries sit among the keys, for the causal rule and the window. Default 'top-left'. */
   causalAlignment?: CausalAlignment;
-  /** Sliding window (default off): the kernels skip every tile of keys no query sees. */
+  /** Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }. */
   window?: Window;
   /** Query heads: equal column slices of Q (the core checks that they divide its width). Default 1. */
   heads?: number;
   /** K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads K/V head ⌊h / (heads / kvHeads)⌋. Default 0. */
   kvHeads?: number;
-  /** Multiplies the scores; default 1/√d. */
+  /** Multiplies the scores; default 1/√d_k. */
   scale?: number;
 }
 
@@ -399,6 +401,73 @@ export interface GradientAt {
   row: number;
   /** The entry's column. Default 0. */
   col: number;
+}
+
+export interface ModelConfig {
+  /** Token ids 0 … vocab − 1. Default 512. */
+  vocab: number;
+  /** The most tokens one forward pass reads. Default 128. */
+  context: number;
+  /** Width of the residual stream. Default 128. */
+  dModel: number;
+  /** Decoder blocks. Default 3. */
+  layers: number;
+  /** Heads per block, dividing dModel (d_k = dModel / heads). Default 4. */
+  heads: number;
+}
+
+export interface ForwardRequest {
+  /** Token ids, each below the model's vocab, at most its context. */
+  tokens: number[];
+}
+
+export interface HeadScoresRequest {
+  /** Token ids, each below the model's vocab, at most its context. */
+  tokens: number[];
+  /** The length of a sequence the tokens repeat (0: none), for the duplicate-token and induction scores; at most half the context. Default 0. */
+  period?: number;
+}
+
+export interface HeadAt {
+  /** The block, 0 … layers − 1. Default 0. */
+  layer: number;
+  /** The head of that block, 0 … heads − 1. Default 0. */
+  head: number;
+}
+
+export interface GenerateRequest {
+  /** The token ids to continue. */
+  prompt: number[];
+  /** Tokens to generate, 1 … the context less the prompt's length. Default 0. */
+  count: number;
+}
+
+export interface SampleOptions {
+  /** Divides the logits before the softmax; 0 takes the likeliest token. Default 1. */
+  temperature?: number;
+  /** Keeps the k likeliest tokens (0: all), at most the vocab. Default 0. */
+  topK?: number;
+  /** The same seed draws the same tokens everywhere. Default 1. */
+  seed?: number;
+}
+
+export interface LogitsRow {
+  /** One row of forward()'s logits: vocab numbers. */
+  logits: ArrayLike<number>;
+}
+
+export interface DistributionOptions {
+  /** Divides the logits before the softmax; 0 takes the likeliest token. Default 1. */
+  temperature?: number;
+  /** Keeps the k likeliest tokens (0: all), at most the vocab. Default 0. */
+  topK?: number;
+}
+
+export interface InductionProbeRequest {
+  /** Random tokens drawn, then repeated: 1 … half the context. Default 0. */
+  period: number;
+  /** The same seed draws the same tokens everywhere. Default 1. */
+  seed?: number;
 }
 
 /** The mask's rules: the bits of the mask step's blockedBy. */
@@ -876,7 +945,7 @@ export interface ImportedAttention {
  * in the model module's heap until delete(); after that every method throws 'invalid-argument'.
  */
 export interface LanguageModel {
-  readonly config: { vocab: number; context: number; dModel: number; layers: number; heads: number };
+  readonly config: Readonly<ModelConfig>;
   /** The text's token ids and each token's text (byte-level BPE); at most limits().tokenizeBytes bytes of UTF-8. */
   tokenize(text: string): { tokens: number[]; pieces: string[] };
   /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD); at most limits().tokenizeBytes ids. */
@@ -887,11 +956,11 @@ export interface LanguageModel {
    * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
    * alone, with probability 1.
    */
-  nextTokenDistribution(logits: ArrayLike<number>, options?: { temperature?: number; topK?: number }): { tokens: number[]; probabilities: number[] };
+  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokens: number[]; probabilities: number[] };
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
   forward(tokens: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
-  generate(prompt: ArrayLike<number>, options: { count: number; temperature?: number; topK?: number; seed?: number }): number[];
+  generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
   headScores(tokens: ArrayLike<number>, period?: number): HeadScores[][];
   /**

@@ -22,6 +22,7 @@ import {
   kvCacheRequest,
   labOptions,
   longRequest,
+  modelRequest,
   normalMatrixRequest,
   permutationRequest,
   sampledWeightsRequest,
@@ -282,7 +283,7 @@ class AttnLab {
 
   // What the model module's chunk uses of the entry (it imports none of it itself).
   #modelHelpers() {
-    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, limits: this.#core.limits() };
+    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, limits: this.#core.limits() };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

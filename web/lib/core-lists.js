@@ -1,4 +1,4 @@
-// Generated from the core (stepIds(), schema().maskRules, limits()) by scripts/typings.mjs: do not edit.
+// Generated from the core (stepIds(), schema(), limits()) by scripts/typings.mjs: do not edit.
 /** Step ids in trace order; per-head steps repeat for each head. */
 export const STEP_IDS = Object.freeze([
   'encoding',
@@ -35,6 +35,51 @@ export const STEP_IDS = Object.freeze([
 
 /** The mask's rules: each one's bit in the mask step's blockedBy. */
 export const MASK_RULES = Object.freeze({ causal: 1, keyPadding: 2, mask: 4, window: 8, bias: 16 });
+
+/** trace()'s request, group by group (lab.schema()): the fields the element's state mirrors. */
+export const TRACE_GROUPS = /* @__PURE__ */ Object.freeze({
+  ProjectionInput: [
+    { name: 'X', kind: 'matrix', required: true },
+    { name: 'Wq', kind: 'matrix', required: true },
+    { name: 'Wk', kind: 'matrix', required: true },
+    { name: 'Wv', kind: 'matrix', required: true },
+    { name: 'context', kind: 'matrix' },
+  ],
+  QKVInput: [
+    { name: 'Q', kind: 'matrix', required: true },
+    { name: 'K', kind: 'matrix', required: true },
+    { name: 'V', kind: 'matrix', required: true },
+  ],
+  TraceOptions: [
+    { name: 'Wo', kind: 'matrix' },
+    { name: 'heads', kind: 'whole', min: '1' },
+    { name: 'positional', kind: 'choice', choices: ['none', 'sinusoidal'] },
+    { name: 'rope', kind: 'boolean' },
+    { name: 'ropeBase', kind: 'number' },
+    { name: 'alibi', kind: 'boolean' },
+    { name: 'kvHeads', kind: 'whole', min: '0' },
+    { name: 'dropout', kind: 'probability' },
+    { name: 'dropoutSeed', kind: 'whole' },
+  ],
+  AttentionOptions: [
+    { name: 'causal', kind: 'boolean' },
+    { name: 'causalAlignment', kind: 'choice', choices: ['top-left', 'bottom-right'] },
+    { name: 'keyPadding', kind: 'flags' },
+    { name: 'mask', kind: 'mask' },
+    { name: 'scale', kind: 'number' },
+    { name: 'temperature', kind: 'number' },
+    { name: 'softcap', kind: 'number' },
+    { name: 'bias', kind: 'matrix' },
+    { name: 'window', kind: 'window' },
+    { name: 'globalTokens', kind: 'indices' },
+    { name: 'pastKey', kind: 'matrix' },
+    { name: 'pastValue', kind: 'matrix' },
+  ],
+  BackwardFields: [
+    { name: 'dOutput', kind: 'matrix' },
+    { name: 'jacobianRow', kind: 'whole' },
+  ],
+});
 
 /** The core's documented limits (lab.limits()), for the element's views (not in the package's entry). */
 export const LIMITS = /* @__PURE__ */ Object.freeze({
@@ -73,6 +118,7 @@ export const LIMITS = /* @__PURE__ */ Object.freeze({
   decodeKeys: 128,
   cacheLayers: 256,
   cacheKvHeads: 256,
+  cacheHeadWidth: 1024,
   cacheHeadDim: 1024,
   cacheValueBytes: 8,
   trainLayers: 2,

@@ -1,14 +1,16 @@
 // The model module, attnlab-model: the little language model trained by `npm run train-model`
 // (model/README.md), its tokenizer and head scores, a wasm module of its own loaded by
 // lab.loadModel(files). The files are model.json and tokenizer.json (parsed) and weights.bin
-// (bytes); they are checked here for shape and type, the core checks the rest. Without files,
+// (bytes); they are checked here for shape and type, the core checks the rest. The methods'
+// requests are the core's (lab.schema(), declared in cpp/bindings/model_requests.hpp): their
+// fields are checked by the entry's modelRequest, their ranges on this model here. Without files,
 // the package's own model/ (beside dist/) is read, on the first such call only. Results are
 // plain values; delete() frees the core's model, after which every method throws.
 // It imports only its chunk's attention-import.js: lab.loadModel() and lab.importAttention()
 // hand it the entry's helpers (attnlab.js).
 import { importRequest } from './attention-import.js';
 
-let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
@@ -57,9 +59,11 @@ function wholeNumber(name, value, lo, hi = Number.MAX_SAFE_INTEGER) {
   return value;
 }
 
-function tokenList(name, tokens) {
-  if (!Array.isArray(tokens) && !ArrayBuffer.isView(tokens)) throw invalid(`${name} must be an array of token ids, got ${describe(tokens)}`);
-  return Array.from(tokens, (token, i) => wholeNumber(`${name}[${i}]`, token, 0, 2 ** 31 - 1));
+// A method's options object (absent: none), for its request.
+function optionsOf(method, options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid(`${method}()'s options must be an object, got ${describe(options)}`);
+  return options;
 }
 
 /** { model, tokenizer, weights } as the wasm module takes it: { config, weights: Uint16Array, merges }. */
@@ -86,7 +90,7 @@ function loadRequest(files) {
 
 /** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits } = helpers);
   const request = loadRequest(files === undefined ? await packagedFiles() : files);
   const core = await loadModule();
   return new Model(unwrap(core.loadModel(request)), request.config);
@@ -94,7 +98,7 @@ export async function loadModel(files, helpers) {
 
 /** A real model's attention (Hugging Face layout), checked and scored by the model module: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }. */
 export async function importAttention(json, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, limits } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits } = helpers);
   const { tokens, matrices } = importRequest(json, helpers);
   const core = await loadModule();
   const scores = fromCore(unwrap(core.checkAttention(matrices, tokens.length)));
@@ -126,40 +130,58 @@ class Model {
   pieces(tokens) {
     // One call into the core per token: bounded as tokenize() is (a token has at least a byte).
     if (tokens?.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokens.length}`);
-    return tokenList('tokens', tokens).map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
+    return modelRequest('forward', { tokens }).tokens.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 
   /** The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] }. */
   forward(tokens) {
-    return fromCore(unwrap(this.#core().forward(tokenList('tokens', tokens))));
+    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokens }))));
   }
 
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */
-  generate(prompt, { count, temperature = 1, topK = 0, seed = 1 } = {}) {
-    if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0) throw invalid(`temperature must be 0 or a finite number above 0, got ${temperature}`);
-    const args = [wholeNumber('count', count, 1, this.config.context), temperature, wholeNumber('topK', topK, 0, this.config.vocab), wholeNumber('seed', seed, 0)];
-    return fromCore(unwrap(this.#core().generate(tokenList('prompt', prompt), ...args)));
+  generate(prompt, options) {
+    const given = optionsOf('generate', options);
+    wholeNumber('count', given.count, 1, this.config.context);
+    this.#sampling(given);
+    const request = modelRequest('generate', { ...given, prompt });
+    return fromCore(unwrap(this.#core().generate(request)));
+  }
+
+  // The sampling options' ranges on this model; modelRequest then checks the fields.
+  #sampling({ temperature = 1, topK = 0 }) {
+    if (!Number.isFinite(temperature) || temperature < 0) throw invalid(`temperature must be 0 or a finite number above 0, got ${temperature}`);
+    wholeNumber('topK', topK, 0, this.config.vocab);
   }
 
   /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokens, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
-  nextTokenDistribution(logits, { temperature = 1, topK = 0 } = {}) {
+  nextTokenDistribution(logits, options) {
     if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab) throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
-    return fromCore(unwrap(this.#core().nextTokenDistribution(Array.from(logits), temperature, wholeNumber('topK', topK, 0, this.config.vocab))));
+    const given = optionsOf('nextTokenDistribution', options);
+    this.#sampling(given);
+    const request = modelRequest('nextTokenDistribution', { ...given, logits });
+    return fromCore(unwrap(this.#core().nextTokenDistribution(request)));
   }
 
   /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? (the last two with a period), role, roleScore }. */
-  headScores(tokens, period = 0) {
-    return fromCore(unwrap(this.#core().headScores(tokenList('tokens', tokens), wholeNumber('period', period, 0, this.config.context))));
+  headScores(tokens, period) {
+    if (period !== undefined) wholeNumber('period', period, 0, this.config.context);
+    const request = modelRequest('headScores', { tokens, period });
+    return fromCore(unwrap(this.#core().headScores(request)));
   }
 
   /** One head's W_Q, W_K and W_V columns (d_model × d_head each): with forward()'s blocks[layer].norm1 as X, the stepper's inputs for that head (0-based layer and head). */
   headWeights(layer, head) {
-    return fromCore(unwrap(this.#core().headWeights(wholeNumber('layer', layer, 0, this.config.layers - 1), wholeNumber('head', head, 0, this.config.heads - 1))));
+    wholeNumber('layer', layer, 0, this.config.layers - 1);
+    wholeNumber('head', head, 0, this.config.heads - 1);
+    const request = modelRequest('headWeights', { layer, head });
+    return fromCore(unwrap(this.#core().headWeights(request)));
   }
 
   /** The induction probe: `period` random tokens drawn from the seed, then the same again (score it with headScores(tokens, period)). */
-  inductionProbe(period, seed = 1) {
-    return fromCore(unwrap(this.#core().inductionProbe(wholeNumber('period', period, 1, Math.floor(this.config.context / 2)), wholeNumber('seed', seed, 0))));
+  inductionProbe(period, seed) {
+    wholeNumber('period', period, 1, Math.floor(this.config.context / 2));
+    const request = modelRequest('inductionProbe', { period, seed });
+    return fromCore(unwrap(this.#core().inductionProbe(request)));
   }
 
   /** Frees the core's model; a second call does nothing. */

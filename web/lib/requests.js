@@ -40,7 +40,7 @@ const matrix = (value, name) => (value === null ? undefined : toCoreMatrix(name,
 const mask = (value, name) => (value === null ? undefined : toCoreMask(name, value));
 const flags = (value, name) => (value === null ? undefined : toCoreFlags(name, value));
 const row = (value, name) => toCoreRow(name, value);
-const wholes = (range) => (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell, { range }), 'an array of whole numbers');
+const wholes = (range, max) => (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell, { range, max }), 'an array of whole numbers');
 const indices = wholes();
 
 function boolean(value, name) {
@@ -115,7 +115,7 @@ function readerOf({ kind, min, max, bound, choices }) {
     window,
     text,
     whole: (value, name) => wholeNumber(name, value, { range, max: bound }),
-    indices: wholes(range),
+    indices: wholes(range, bound),
     choice: choice(choices),
   };
   return readers[kind];
@@ -298,6 +298,9 @@ export const stepRequest = guarded('step', (count = 1, ...extra) => {
   if (extra.length) fail(`step() takes one argument, the number of steps; got ${extra.length + 1}`);
   return read('step', { count });
 });
+
+/** A model method's request (web/lib/model.js), its fields checked; its ranges on the model are the model's. */
+export const modelRequest = (entry, request) => guarded(entry, () => requireFields(entry, read(entry, request)))();
 
 /** createAttnLab's options: { threads } (the package's own: which core to load). */
 export const labOptions = guarded('createAttnLab', (options = {}) => ({ threads: read('createAttnLab', options, { threads: { read: boolean } }).threads ?? false }));

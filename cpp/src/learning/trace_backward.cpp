@@ -202,13 +202,13 @@ const char* unfollowed_variant(const TraceInput& input) {
 std::optional<Error> check_backward_size(const TraceInput& input) {
   std::vector<std::pair<const char*, const Matrix*>> inputs;
   if (const auto* p = std::get_if<Projections>(&input.source)) {
-    inputs = {{"X", &p->x}, {"W_Q", &p->w_q}, {"W_K", &p->w_k}, {"W_V", &p->w_v}};
+    inputs = {{"X", &p->x}, {"Wq", &p->w_q}, {"Wk", &p->w_k}, {"Wv", &p->w_v}};
     if (p->context) inputs.emplace_back("context", &*p->context);
   } else {
     const auto& d = std::get<DirectQKV>(input.source);
     inputs = {{"Q", &d.q}, {"K", &d.k}, {"V", &d.v}};
   }
-  if (input.w_o) inputs.emplace_back("W_O", &*input.w_o);
+  if (input.w_o) inputs.emplace_back("Wo", &*input.w_o);
   for (const auto& [name, m] : inputs) {
     // A weight's rows are X's features, not tokens.
     const bool weight = name[0] == 'W';

@@ -53,8 +53,8 @@ Result<PermutationCheck> permutation_check(const TraceInput& input,
   const auto* tokens = std::get_if<Projections>(&input.source);
   if (!tokens)
     return Error{ErrorCode::invalid_argument,
-                 "the permutation check reorders the tokens X, so it needs X with W_Q, W_K "
-                 "and W_V; with Q, K and V given directly there are no tokens to reorder"};
+                 "the permutation check reorders the tokens X, so it needs X with Wq, Wk "
+                 "and Wv; with Q, K and V given directly there are no tokens to reorder"};
   // An empty X gets trace()'s own message; there is no order to check against it yet.
   if (tokens->x.rows > 0)
     if (auto e = check_order(order, tokens->x.rows)) return *e;

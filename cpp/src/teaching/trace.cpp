@@ -75,14 +75,14 @@ Problem check_source(const Projections& p, const TraceInput& input) {
       return e;
   }
   const std::pair<const char*, const Matrix*> weights[] = {
-      {"W_Q", &p.w_q}, {"W_K", &p.w_k}, {"W_V", &p.w_v}};
+      {"Wq", &p.w_q}, {"Wk", &p.w_k}, {"Wv", &p.w_v}};
   for (const auto& [name, w] : weights) {
     if (auto e = check_matrix(name, *w, limits::trace_features)) return e;
     if (auto e = validate::same_extent("X", p.x, false, name, *w, true,
                                        "X·W needs one row of W per column of X (d_model)"))
       return e;
   }
-  return check_heads(input, "W_Q", p.w_q, "W_K", p.w_k, "W_V", p.w_v);
+  return check_heads(input, "Wq", p.w_q, "Wk", p.w_k, "Wv", p.w_v);
 }
 
 Problem check_source(const DirectQKV& d, const TraceInput& input) {
@@ -124,11 +124,11 @@ Problem check_scores(const TraceInput& input) {
 Problem check_output_projection(const TraceInput& input, std::string_view values_name,
                                 const Matrix& values) {
   if (!input.w_o) return std::nullopt;
-  if (auto e = check_matrix("W_O", *input.w_o, limits::trace_features)) return e;
+  if (auto e = check_matrix("Wo", *input.w_o, limits::trace_features)) return e;
   const std::size_t concat = values.cols / detail::kv_heads_of(input) * input.heads;
   if (input.w_o->rows == concat) return std::nullopt;
   return validate::formatted(ErrorCode::shape_mismatch,
-                             "W_O (%s) and %s (%s) do not fit: W_O needs one row per column of "
+                             "Wo (%s) and %s (%s) do not fit: Wo needs one row per column of "
                              "the concatenated heads (%zu vs %zu)",
                              shape_string(*input.w_o).c_str(), std::string(values_name).c_str(),
                              shape_string(values).c_str(), input.w_o->rows, concat);
@@ -145,7 +145,7 @@ Problem check_cache(const TraceInput& input) {
     return Error{ErrorCode::invalid_argument,
                  "pastKey: not with RoPE, a positional encoding or a context yet"};
   if (p)
-    return detail::check_past(o, "W_K", p->x.rows, p->w_k.cols, "W_V", p->w_v.cols,
+    return detail::check_past(o, "Wk", p->x.rows, p->w_k.cols, "Wv", p->w_v.cols,
                               limits::trace_tokens);
   const auto& d = std::get<DirectQKV>(input.source);
   return detail::check_past(o, "K", d.k.rows, d.k.cols, "V", d.v.cols, limits::trace_tokens);
@@ -348,7 +348,7 @@ validate::Problem detail::check_trace_input(const TraceInput& input) {
                                              &std::get<Projections>(input.source).w_v}
                                  : std::pair{&std::get<DirectQKV>(input.source).q,
                                              &std::get<DirectQKV>(input.source).v};
-  if (auto e = check_output_projection(input, projected ? "W_V" : "V", *v)) return e;
+  if (auto e = check_output_projection(input, projected ? "Wv" : "V", *v)) return e;
   if (auto e = check_variants(input, q->cols / static_cast<std::size_t>(input.heads))) return e;
   if (auto e = check_cache(input)) return e;
   return check_scores(input);
@@ -358,7 +358,7 @@ Result<Qkv> detail::qkv_of(Trace& t, const TraceInput& input) {
   Qkv qkv =
       std::visit([&](const auto& s) { return prepare(t, s, input.positional); }, input.source);
   for (const auto& [name, m] :
-       {std::pair{"Q = X·W_Q", &qkv.q}, {"K = X·W_K", &qkv.k}, {"V = X·W_V", &qkv.v}})
+       {std::pair{"Q = X·Wq", &qkv.q}, {"K = X·Wk", &qkv.k}, {"V = X·Wv", &qkv.v}})
     if (auto e = validate::finite(name, *m)) return *e;
   qkv.k = detail::appended(input.options.past_key, qkv.k);  // the keys after the cache's
   qkv.v = detail::appended(input.options.past_value, qkv.v);

@@ -36,15 +36,35 @@ std::size_t add_step(Trace& t, const char* id, std::optional<int> head, std::str
   return t.steps.size() - 1;
 }
 
+namespace {
+
+constexpr float blocked = -std::numeric_limits<float>::infinity();
+
+// Whether cell k of step s is a blocked key's −∞ rather than an overflow: the mask step's
+// meaning, a −∞ bias entry's, or a block that s carries on from an operand of its own shape
+// (a later step over the masked scores), so a new step needs no entry here.
+bool carries_block(const Trace& t, const TraceStep& s, std::size_t k) {
+  if (s.id == step::mask || s.id == step::bias) return true;
+  for (const Operand& o : s.operands) {
+    const Matrix* m = o.step ? &t.steps[*o.step].values : nullptr;
+    if (m && m->rows == s.values.rows && m->cols == s.values.cols && m->data[k] == blocked)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<Error> overflowed_step(const Trace& t, std::size_t first) {
   for (std::size_t i = first; i < t.steps.size(); ++i) {
     const TraceStep& s = t.steps[i];
-    // A masked cell's −∞ is the mask step's meaning, and a −∞ bias entry's the bias step's; their
-    // other values are attention()'s checked logits, so they never reach the message below.
-    const bool blocks = s.id == step::mask || s.id == step::bias;
-    for (float v : s.values.data)
-      if (!std::isfinite(v) && !(blocks && v == -std::numeric_limits<float>::infinity()))
+    // The blocked cells' −∞ is the steps' meaning; the other values are attention()'s checked
+    // logits and what follows from them, so an overflow is the message below.
+    for (std::size_t k = 0; k < s.values.data.size(); ++k) {
+      const float v = s.values.data[k];
+      if (!std::isfinite(v) && !(v == blocked && carries_block(t, s, k)))
         return validate::overflowed("the step " + s.id, s.values);
+    }
   }
   return std::nullopt;
 }

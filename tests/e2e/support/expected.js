@@ -18,7 +18,8 @@ export const TOLERANCE = 1e-6;
 
 const lab = await createAttnLab();
 
-export const expectedTrace = (state) => lab.trace(stateToTraceRequest(state));
+/** lab.trace() of the state's request, with `extra` request fields (ones the tests' mapping does not read). */
+export const expectedTrace = (state, extra = {}) => lab.trace({ ...stateToTraceRequest(state), ...extra });
 
 /** The distinct step ids of a trace, in order (per-head steps repeat in the trace). */
 export const stepIds = (trace) => [...new Set(trace.steps.map((step) => step.id))];

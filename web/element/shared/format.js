@@ -61,9 +61,16 @@ export const shape = (rows, cols) => `${rows}×${cols}`;
 // A one-letter name with a subscript written with an underscore: d_k, W_Q, n_k, d_model.
 const SUBSCRIPTED_NAME = /\b([A-Za-z])_([A-Za-z0-9]{1,5})\b/g;
 
-/** Text as a learner reads it, names such as d_k and W_Q with real subscripts (<sub>). */
+// The core's messages name the weights as a request passes them (Wq … Wo); the element labels
+// those matrices with their symbols, W_Q … W_O, and its messages say the same.
+const WEIGHT_NAME = /\bW([qkvo])\b/g;
+const asSymbols = (text) => text.replace(WEIGHT_NAME, (_, which) => `W_${which.toUpperCase()}`);
+
+/** Text as a learner reads it, names such as d_k and W_Q (or Wq) with real subscripts (<sub>). */
 export function subscripted(text) {
-  if (typeof text !== 'string' || !text.includes('_')) return text;
+  if (typeof text !== 'string') return text;
+  text = asSymbols(text);
+  if (!text.includes('_')) return text;
   const parts = text.split(SUBSCRIPTED_NAME); // [text, letter, subscript, text, …]
   return parts.map((part, i) => (i % 3 === 0 ? part : i % 3 === 1 ? html`${part}<sub>${parts[i + 1]}</sub>` : nothing));
 }
@@ -72,6 +79,6 @@ const UNICODE_SUBSCRIPTS = { k: 'ₖ', v: 'ᵥ', o: 'ₒ', n: 'ₙ', i: 'ᵢ', j
 
 /** The same for plain text (attributes, options): Unicode subscripts where they exist (d_k → dₖ), else W_Q → WQ. */
 export const plainSubscripted = (text) =>
-  text.replace(SUBSCRIPTED_NAME, (_, name, index) =>
+  asSymbols(text).replace(SUBSCRIPTED_NAME, (_, name, index) =>
     [...index].every((c) => UNICODE_SUBSCRIPTS[c]) ? name + [...index].map((c) => UNICODE_SUBSCRIPTS[c]).join('') : name + index,
   );

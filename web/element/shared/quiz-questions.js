@@ -2,10 +2,11 @@
 // right option and an explanation of why it is right. Topic ids are the view ids, plus
 // PREDICT_TOPIC for the whole computation (where the stepper's predictions are recorded too).
 import { PREDICT_TOPIC, topicScore } from './progress.js';
-import { FLASH_QUESTIONS } from './quiz-flash.js';
-import { VARIANTS_QUESTIONS } from './quiz-variants.js';
-import { TRAIN_QUESTIONS } from './quiz-train.js';
-import { MODEL_QUESTIONS } from './quiz-model.js';
+// The longer topics' questions are data files in quiz/, in the same format.
+import FLASH_QUESTIONS from './quiz/flash.json' with { type: 'json' };
+import VARIANTS_QUESTIONS from './quiz/variants.json' with { type: 'json' };
+import TRAIN_QUESTIONS from './quiz/train.json' with { type: 'json' };
+import MODEL_QUESTIONS from './quiz/model.json' with { type: 'json' };
 import { VIEW_LIST } from '../views/list.js';
 
 // Every view with a `topic` in views/list.js; the stepper's is PREDICT_TOPIC.

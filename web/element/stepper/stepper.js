@@ -9,7 +9,7 @@ import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS } from './download.js';
 import { InputEditor } from './inputs.js';
-import { blockedWeights, stepIds, stepPanels, stepTitle, tokenLabels } from '../steps/panels.js';
+import { blockedWeights, traceStepIds, stepPanels, stepTitle, tokenLabels } from '../steps/panels.js';
 import { PredictController } from './predict.js';
 import { stepEntry, stepScales } from '../steps/registry.js';
 
@@ -54,7 +54,7 @@ export class Stepper {
 
   /** Moves to the first, previous, next or last step; whether a later step remains. */
   moveStep(where) {
-    const ids = stepIds(this.host.good.trace);
+    const ids = traceStepIds(this.host.good.trace);
     const index = ids.indexOf(this.host.good.state.step);
     const target = { first: 0, prev: index - 1, next: index + 1, last: ids.length - 1 }[where];
     if (target >= 0 && target < ids.length) this.host.goToStep(ids[target]);
@@ -63,7 +63,7 @@ export class Stepper {
 
   togglePlay() {
     if (this.playing) return this.stopPlaying();
-    if (!this.moveStep('next')) this.host.goToStep(stepIds(this.host.good.trace)[0]);
+    if (!this.moveStep('next')) this.host.goToStep(traceStepIds(this.host.good.trace)[0]);
     this._update({ playing: true });
     this._timer = setInterval(() => {
       if (!this.moveStep('next')) this.stopPlaying();
@@ -117,7 +117,7 @@ export class Stepper {
   // `extra`: what ends the navigation's row (the jump to the options on a narrow element).
   _renderNav(extra = nothing) {
     const { trace, state } = this.host.good;
-    const ids = stepIds(trace);
+    const ids = traceStepIds(trace);
     const current = ids.indexOf(state.step);
     const last = ids.length - 1;
     return html`<nav aria-label="Steps" part="nav">

@@ -27,7 +27,7 @@ export function blockedWeights(trace, head) {
 }
 
 /** The distinct step ids of a trace, in order: the stepper's stops. */
-export const stepIds = (trace) => trace.groups.map((group) => group.id);
+export const traceStepIds = (trace) => trace.groups.map((group) => group.id);
 
 /** The title of step `id` (the same for each of its heads). */
 export const stepTitle = (trace, id) => trace.groups.find((group) => group.id === id)?.title ?? id;

@@ -11,10 +11,10 @@ import { HEAD_WIDTH, TOKENS } from './example.js';
 
 // Published configurations (layers, query heads, K/V heads, head width), stored as fp16.
 const MODELS = [
-  { name: 'Llama 2 7B', layers: 32, heads: 32, kvHeads: 32, headDim: 128 },
-  { name: 'Mistral 7B', layers: 32, heads: 32, kvHeads: 8, headDim: 128 },
-  { name: 'Llama 2 70B', layers: 80, heads: 64, kvHeads: 8, headDim: 128 },
-  { name: 'Falcon 7B', layers: 32, heads: 71, kvHeads: 1, headDim: 64 },
+  { name: 'Llama 2 7B', layers: 32, heads: 32, kvHeads: 32, headWidth: 128 },
+  { name: 'Mistral 7B', layers: 32, heads: 32, kvHeads: 8, headWidth: 128 },
+  { name: 'Llama 2 70B', layers: 80, heads: 64, kvHeads: 8, headWidth: 128 },
+  { name: 'Falcon 7B', layers: 32, heads: 71, kvHeads: 1, headWidth: 64 },
 ];
 const FP16_BYTES = 2;
 const FLOAT32_BYTES = 4;
@@ -86,9 +86,9 @@ function renderContinued(decode, fullOutput, past) {
 
 /** Bytes of K and V cached per token: the toy beside real models, and each as if every head had its own K and V. */
 export function renderCacheBytes(lab, kvHeads) {
-  const perToken = (layers, heads, headDim, bytesPerValue) => lab.kvCacheBytes({ layers, kvHeads: heads, headDim, bytesPerValue });
+  const perToken = (layers, heads, headWidth, bytesPerValue) => lab.kvCacheBytes({ layers, kvHeads: heads, headWidth, bytesPerValue });
   const rows = [
-    { name: 'This example (float32)', layers: 1, heads: 4, kvHeads, headDim: HEAD_WIDTH, bytes: FLOAT32_BYTES },
+    { name: 'This example (float32)', layers: 1, heads: 4, kvHeads, headWidth: HEAD_WIDTH, bytes: FLOAT32_BYTES },
     ...MODELS.map((m) => ({ ...m, bytes: FP16_BYTES })),
   ];
   return html`<section data-role="kv-bytes">
@@ -97,10 +97,10 @@ export function renderCacheBytes(lab, kvHeads) {
       <thead><tr><th scope="col">Model</th><th scope="col">layers</th><th scope="col">query heads</th><th scope="col">K/V heads</th><th scope="col">head width</th><th scope="col">cache per token</th><th scope="col">with a K/V per head</th></tr></thead>
       <tbody>
         ${rows.map((r) => {
-          const shared = perToken(r.layers, r.kvHeads, r.headDim, r.bytes);
-          const full = perToken(r.layers, r.heads, r.headDim, r.bytes);
+          const shared = perToken(r.layers, r.kvHeads, r.headWidth, r.bytes);
+          const full = perToken(r.layers, r.heads, r.headWidth, r.bytes);
           return html`<tr data-model=${r.name}>
-            <th scope="row">${r.name}</th><td>${r.layers}</td><td>${r.heads}</td><td>${r.kvHeads}</td><td>${r.headDim}</td>
+            <th scope="row">${r.name}</th><td>${r.layers}</td><td>${r.heads}</td><td>${r.kvHeads}</td><td>${r.headWidth}</td>
             <td data-value=${String(shared)}>${bytesText(shared)}</td><td data-value=${String(full)}>${bytesText(full)}</td>
           </tr>`;
         })}
