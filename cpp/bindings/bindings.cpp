@@ -230,6 +230,9 @@ val error_codes() {
 
 }  // namespace
 
+// The core's requests; the model module's come with it (lab.loadModel()).
+std::string core_schema() { return schema({entries::all}); }
+
 EMSCRIPTEN_BINDINGS(attnlab) {
   register_common();
   result<AttentionResult>("AttentionResult")
@@ -386,7 +389,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("limits", &limits_table);
   emscripten::function("stepIds", &step_ids);
   emscripten::function("errorCodes", &error_codes);
-  emscripten::function("schema", &schema);
+  emscripten::function("schema", &core_schema);
 }
 
 }  // namespace attnlab::bindings

@@ -42,6 +42,9 @@ double allocated_bytes() { return static_cast<double>(mallinfo().uordblks); }
 
 }  // namespace
 
+// Every module's requests, with their docs: what scripts/typings.mjs writes attnlab.d.ts from.
+std::string every_schema() { return schema({entries::all, model_entries::all}); }
+
 EMSCRIPTEN_BINDINGS(attnlab_learn) {
   register_common();
   register_trace_results();
@@ -76,7 +79,7 @@ EMSCRIPTEN_BINDINGS(attnlab_learn) {
   emscripten::function("checkGradient", &guarded<&check_gradient>::call);
   emscripten::function("trainer", &guarded<&trainer>::call);
   emscripten::function("allocatedBytes", &allocated_bytes);
-  emscripten::function("schema", &schema);  // with the fields' docs, for the typings
+  emscripten::function("schema", &every_schema);  // with the fields' docs, for the typings
 }
 
 }  // namespace attnlab::bindings

@@ -9,6 +9,7 @@
 #include "attnlab/tokenizer.hpp"
 #include "js_values.hpp"
 #include "model_requests.hpp"
+#include "schema.hpp"
 #include "trace_values.hpp"
 
 namespace attnlab::bindings {
@@ -101,8 +102,13 @@ val check_import(const val& attention, std::size_t tokens) {
 
 }  // namespace
 
+// The model's requests (model_requests.hpp), which the entry's checks take in once the module
+// has loaded (web/lib/model.js).
+std::string model_schema() { return schema({model_entries::all}); }
+
 EMSCRIPTEN_BINDINGS(attnlab_model) {
   register_common();
+  emscripten::function("schema", &model_schema);
   result<ModelBlockForward>("ModelBlockForward")
       .field<&ModelBlockForward::input>("input")
       .field<&ModelBlockForward::norm1>("norm1")

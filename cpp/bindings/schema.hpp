@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <initializer_list>
 #include <span>
 #include <string>
 
@@ -54,13 +55,12 @@ inline void field_json(std::string& out, const Field& f, const void* defaults) {
   out += '}';
 }
 
-// Every request, declared once (the core's and the model module's): { groups: { name: fields },
+// The requests of these entry lists (each module its own: the core's, the model module's; the
+// learning module's both, with the docs the typings need): { groups: { name: fields },
 // requests: { entry: group names }, maskRules: { rule: its blockedBy bit } }, as JSON text.
-inline std::string schema() {
+inline std::string schema(std::initializer_list<std::span<const Entry* const>> entry_lists) {
   std::string groups, requests;
   alignas(16) unsigned char defaults[defaults_storage];
-  const auto entry_lists = {std::span<const Entry* const>(entries::all),
-                            std::span<const Entry* const>(model_entries::all)};
   for (const auto& list : entry_lists)
     for (const Entry* entry : list) {
       ((requests += requests.empty() ? "\"" : ",\"") += entry->name) += "\":[";

@@ -995,7 +995,7 @@ export interface AttnLab {
   stepIds(): StepId[];
   /** The core's error codes (ERROR_CODES mirrors them). */
   errorCodes(): ErrorCode[];
-  /** Every entry's request fields as the core declares them (without their docs, which are these typings'), and the mask's blockedBy bits. */
+  /** Every entry's request fields as the core declares them (without their docs, which are these typings'); the model's entries once lab.loadModel() has loaded its module; and the mask's blockedBy bits. */
   schema(): Schema;
   attention(request: AttentionRequest): AttentionResult;
   /** The backward pass of attention(): dQ, dK, dV given dOutput = ∂L/∂O (same options and limits). */

@@ -23,6 +23,8 @@ import {
   labOptions,
   longRequest,
   modelRequest,
+  schemaCopy,
+  useSchema,
   normalMatrixRequest,
   permutationRequest,
   sampledWeightsRequest,
@@ -136,9 +138,9 @@ class AttnLab {
     return this.#core.errorCodes();
   }
 
-  /** Every entry's request fields as the core declares them, and the mask's blockedBy bits (Schema in attnlab.d.ts). */
+  /** Every entry's request fields as the core declares them (the model's once lab.loadModel() has loaded its module), and the mask's blockedBy bits (Schema in attnlab.d.ts). */
   schema() {
-    return JSON.parse(this.#core.schema());
+    return schemaCopy();
   }
 
   /** One head of attention with every intermediate. */
@@ -283,7 +285,7 @@ class AttnLab {
 
   // What the model module's chunk uses of the entry (it imports none of it itself).
   #modelHelpers() {
-    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, limits: this.#core.limits() };
+    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits: this.#core.limits() };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -10,7 +10,7 @@
 // hand it the entry's helpers (attnlab.js).
 import { importRequest } from './attention-import.js';
 
-let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
@@ -47,7 +47,12 @@ function packagedFiles() {
 
 function loadModule() {
   moduleLoader ??= onDemand("attnlab's model module (attnlab-model.js and attnlab-model.wasm)", () =>
-    import('./attnlab-model.js').then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url))),
+    import('./attnlab-model.js')
+      .then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url)))
+      .then((module) => {
+        useSchema(JSON.parse(module.schema())); // its requests, declared in model_requests.hpp, checked from now on
+        return module;
+      }),
   );
   return moduleLoader();
 }
@@ -90,7 +95,7 @@ function loadRequest(files) {
 
 /** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits } = helpers);
   const request = loadRequest(files === undefined ? await packagedFiles() : files);
   const core = await loadModule();
   return new Model(unwrap(core.loadModel(request)), request.config);
@@ -98,7 +103,7 @@ export async function loadModel(files, helpers) {
 
 /** A real model's attention (Hugging Face layout), checked and scored by the model module: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }. */
 export async function importAttention(json, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, limits } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits } = helpers);
   const { tokens, matrices } = importRequest(json, helpers);
   const core = await loadModule();
   const scores = fromCore(unwrap(core.checkAttention(matrices, tokens.length)));

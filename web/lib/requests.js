@@ -15,10 +15,20 @@ const SIZE_MAX = 0xffffffff;
 // loaded, so a message quotes the real range of a field rather than the range of its C++ type.
 let limits = null;
 let FIELDS = null; // entry → { name: field }, each field with its reader
+let SCHEMA = null; // the schemas taken in so far, merged: lab.schema()
 export function useCore(limitTable, schema) {
   limits = limitTable;
-  FIELDS = fieldsOf(schema);
+  [FIELDS, SCHEMA] = [fieldsOf(schema), schema];
 }
+
+/** A module's own requests (the model module's, when it loads), checked from then on. */
+export function useSchema({ groups, requests }) {
+  FIELDS = { ...FIELDS, ...fieldsOf({ groups, requests }) };
+  SCHEMA = { ...SCHEMA, groups: { ...SCHEMA.groups, ...groups }, requests: { ...SCHEMA.requests, ...requests } };
+}
+
+/** Every request taken in so far: the core's, and the model module's once it has loaded. */
+export const schemaCopy = () => structuredClone(SCHEMA);
 
 // A whole number that survives the trip to the core's type (0 … max) unchanged. `range` is
 // the field's documented [lo, hi] in the core's limits: the core checks it, and a value that

@@ -85,6 +85,18 @@ Problem positive_finite(std::string_view name, float value) {
                std::string(name) + " must be a finite number above 0, got " + number_text(value)};
 }
 
+namespace {
+
+// 10^e by repeated multiplication: exact up to 10^22, and all number_text needs (std::pow
+// would link ~2 KB of wasm for this one use).
+double power_of_ten(int e) {
+  double p = 1;
+  for (int i = 0; i < (e < 0 ? -e : e); ++i) p *= 10;
+  return e < 0 ? 1 / p : p;
+}
+
+}  // namespace
+
 std::string number_text(float value) {
   if (!std::isfinite(value)) return describe_value(value);
   // The fewest significant digits whose rounding reads back as the same float; rounding in
@@ -93,7 +105,7 @@ std::string number_text(float value) {
   const int magnitude = v == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::fabs(v))));
   int digits = 1;
   for (; digits < 9; ++digits) {  // 9 significant digits always round-trip a float
-    const double unit = std::pow(10.0, magnitude + 1 - digits);
+    const double unit = power_of_ten(magnitude + 1 - digits);
     if (static_cast<float>(std::nearbyint(v / unit) * unit) == value) break;
   }
   char buffer[32];

@@ -21,7 +21,8 @@ using validate::Problem;
 std::vector<float> rope_frequencies(std::size_t d, float base) {
   std::vector<float> theta(d / 2);
   for (std::size_t i = 0; i < theta.size(); ++i)
-    theta[i] = static_cast<float>(std::pow(static_cast<double>(base), -2.0 * i / d));
+    // base^(−2i/d), as exp(−2i/d · ln base): the core links exp and log already, not pow.
+    theta[i] = static_cast<float>(std::exp(-2.0 * i / d * std::log(static_cast<double>(base))));
   return theta;
 }
 
