@@ -81,6 +81,13 @@ double loss(Model m, const TraceInput& input, const MatrixD& d_y, const Nudge& n
                                        attnlab::test::reference_columns(m.k, h * d_k, d_k));
     nudged(Nudge::scores, h, s);
     ref::scale(s, factor);
+    // Soft-capping, then the bias (one for every head, or head h's rows from h·n_q).
+    const std::size_t bias_row = o.bias && o.bias->rows == heads * s.rows ? h * s.rows : 0;
+    for (std::size_t i = 0; i < s.rows; ++i)
+      for (std::size_t j = 0; j < s.cols; ++j) {
+        if (o.softcap) s(i, j) = *o.softcap * std::tanh(s(i, j) / *o.softcap);
+        if (o.bias) s(i, j) += (*o.bias)(bias_row + i, j);
+      }
     nudged(Nudge::logits, h, s);
     for (std::size_t i = 0; i < s.rows; ++i)
       for (std::size_t j = 0; j < s.cols; ++j)
@@ -235,6 +242,25 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     expected = {"grad-output",  "grad-wo",     "grad-concat", "grad-v", "grad-weights",
                 "grad-softmax", "grad-scores", "grad-q",      "grad-k", "grad-wq",
                 "grad-wk",      "grad-wv",     "grad-x"};
+  }
+  SECTION("soft-capping and a bias per head, two heads, causal") {
+    input = direct(4, 4, 6, 61);
+    input.heads = 2;
+    input.options.causal = true;
+    input.options.softcap = 0.7f;  // small enough that the cap bends every score
+    input.options.bias = attnlab::test::random_matrix(8, 4, 63);
+    expected = {"grad-output", "grad-v", "grad-weights", "grad-softmax",
+                "grad-scores", "grad-q", "grad-k"};
+  }
+  SECTION("a shared bias with a −∞ entry and W_O") {
+    input = direct(3, 5, 4, 71);
+    input.heads = 2;
+    input.w_o = attnlab::test::random_matrix(4, 3, 73);
+    Matrix bias = attnlab::test::random_matrix(3, 5, 75);
+    bias(1, 2) = -std::numeric_limits<float>::infinity();
+    input.options.bias = bias;
+    expected = {"grad-output",  "grad-wo",     "grad-concat", "grad-v", "grad-weights",
+                "grad-softmax", "grad-scores", "grad-q",      "grad-k"};
   }
   SECTION("projections with temperature and scale, one head, no W_O") {
     input = attnlab::test::random_tokens(4, 3, 4, 2, 43);

@@ -33,6 +33,13 @@ std::size_t find_step(const Trace& t, std::string_view id, std::optional<int> he
   return i;
 }
 
+// Head h's softcap step, or null without soft-capping.
+const TraceStep* find_softcap(const Trace& t, std::optional<int> head) {
+  for (const TraceStep& step : t.steps)
+    if (step.id == step::softcap && step.head == head) return &step;
+  return nullptr;
+}
+
 // "\frac{\partial L}{\partial Q}": the gradient of the loss with respect to a symbol.
 std::string grad(const std::string& symbol) {
   return "\\frac{\\partial L}{\\partial " + symbol + "}";
@@ -123,11 +130,27 @@ void add_head_gradients(Trace& t, std::size_t h, const Widths& w, std::size_t d_
       ds, {step_result(t, softmax, "A"), step_result(t, weights, "∂A")});
   t.steps.back().jacobian = std::move(jacobian);
 
+  // A bias adds a constant, so ∂S̃ passes it unchanged. Soft-capping c·tanh(x/c) has the
+  // derivative 1 − tanh²(x/c) = 1 − (capped/c)², read from the softcap step's own values.
+  std::string through = tex_number(factor) + " \\cdot ";
+  std::vector<Operand> from{step_result(t, logits, "∂S̃")};
+  if (const TraceStep* softcap = find_softcap(t, head)) {
+    const float c = *softcap->softcap;
+    for (std::size_t i = 0; i < ds.data.size(); ++i) {
+      const float ratio = softcap->values.data[i] / c;
+      ds.data[i] *= 1.0f - ratio * ratio;
+    }
+    through += "\\left(1 - \\left(" + s.tilde("S") + "_{\\text{cap}} / " + tex_number(c) +
+               "\\right)^{2}\\right) \\odot ";
+    from.push_back(
+        step_result(t, static_cast<std::size_t>(softcap - t.steps.data()), "S̃ (capped)"));
+  }
   kernels::scale(ds, factor);
   const std::size_t d_scores =
-      add_step(t, step::grad_scores, head, "Through the scale: masked cells pass no gradient",
-               grad(s.of("S")) + " = " + tex_number(factor) + " \\cdot " + grad(s.tilde("S")), ds,
-               {step_result(t, logits, "∂S̃")});
+      add_step(t, step::grad_scores, head,
+               from.size() > 1 ? "Through the cap and the scale: masked cells pass no gradient"
+                               : "Through the scale: masked cells pass no gradient",
+               grad(s.of("S")) + " = " + through + grad(s.tilde("S")), ds, std::move(from));
   const Matrix dq = kernels::matmul(ds, operand_values(t, k));
   put_columns(d_q, dq, h * w.d_k);
   add_step(t, step::grad_q, head, "Queries' gradient",
@@ -181,15 +204,13 @@ void add_projection_gradients(Trace& t, const Projections& p, std::size_t heads,
 }
 
 // The variant the backward steps do not differentiate, or null: they follow multi-head
-// attention with its masks (a sliding window included), not RoPE's rotation, soft-capping, a
-// bias (ALiBi's or a given one), dropout, K and V shared across heads, keys from a context, or
-// a past cache.
+// attention with its masks (a sliding window included), soft-capping and a given bias, not
+// RoPE's rotation, ALiBi, dropout, K and V shared across heads, keys from a context, or a past
+// cache.
 const char* unfollowed_variant(const TraceInput& input) {
   if (input.rope) return "RoPE (rope)";
   if (input.options.past_key || input.options.past_value) return "a past cache (pastKey)";
   if (input.alibi) return "ALiBi (alibi)";
-  if (input.options.softcap) return "soft-capping (softcap)";
-  if (input.options.bias) return "a bias (bias)";
   if (input.dropout > 0.0f) return "dropout";
   if (input.kv_heads != 0 && input.kv_heads != input.heads) return "shared K/V heads (kvHeads)";
   const auto* projections = std::get_if<Projections>(&input.source);
@@ -326,10 +347,17 @@ double loss(const Net& n, const TraceInput& input, const MatrixD& d_y) {
     MatrixD logits = reference::matmul_transposed(column_slice(n.q, h * d_k, d_k),
                                                   column_slice(n.k, h * d_k, d_k));
     reference::scale(logits, factor);
+    // The bias: one for every head, or head h's rows from h·n_q.
+    const std::size_t bias_row =
+        o.bias && o.bias->rows == heads * logits.rows ? h * logits.rows : 0;
     for (std::size_t i = 0; i < logits.rows; ++i)
-      for (std::size_t j = 0; j < logits.cols; ++j)
+      for (std::size_t j = 0; j < logits.cols; ++j) {
+        double& x = logits(i, j);
+        if (o.softcap) x = *o.softcap * std::tanh(x / *o.softcap);
+        if (o.bias) x += (*o.bias)(bias_row + i, j);  // −∞ blocks, as the mask does
         if (blocked_by(o, logits.rows, logits.cols, i, j))
-          logits(i, j) = -std::numeric_limits<double>::infinity();
+          x = -std::numeric_limits<double>::infinity();
+      }
     const MatrixD out =
         reference::matmul(reference::softmax_rows(logits).weights, column_slice(n.v, h * d_v, d_v));
     for (std::size_t i = 0; i < out.rows; ++i)
