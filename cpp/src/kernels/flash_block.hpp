@@ -72,15 +72,17 @@ struct FlashBlock {
 
   // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: (keys,
   // width), width a whole number of groups (gather() pads it). The online softmax's rescale
-  // of each row is folded into the pass that loads the accumulators anyway.
+  // of each row is folded into the pass that loads the accumulators anyway. A null correction
+  // is a query block's first key block: ot = vᵀ · p, nothing to load or rescale (and no pass
+  // of a whole call rescales when all its keys fit one block).
   static void aggregate(const float* p, const float* v, const float* correction, float* ot,
                         std::size_t keys, std::size_t rows, std::size_t width) {
     for (std::size_t r = 0; r < rows; r += row_group) {
-      const Batch f0 = Batch::load_unaligned(correction + r);
-      const Batch f1 = Batch::load_unaligned(correction + r + lanes);
+      const Batch f0 = correction ? Batch::load_unaligned(correction + r) : Batch(0.0f);
+      const Batch f1 = correction ? Batch::load_unaligned(correction + r + lanes) : Batch(0.0f);
       for (std::size_t c = 0; c < width; c += group) {
-        Batch acc[group][2];
-        for (std::size_t i = 0; i < group; ++i) {
+        Batch acc[group][2] = {};
+        for (std::size_t i = 0; i < group && correction; ++i) {
           acc[i][0] = Batch::load_unaligned(ot + (c + i) * rows + r) * f0;
           acc[i][1] = Batch::load_unaligned(ot + (c + i) * rows + r + lanes) * f1;
         }
@@ -169,13 +171,14 @@ struct FlashBlock {
     for (std::size_t c = 0; c < p.d; ++c)
       for (std::size_t r = 0; r < padded; ++r)
         w.qt[c * padded + r] = r < rows ? p.q[(first + r) * p.ld_q + c] : 0.0f;
-    std::fill_n(w.ot, round_up(p.d_v, group) * padded, 0.0f);
     std::fill_n(w.m, padded, minus_infinity);
     std::fill_n(w.l, padded, 0.0f);
 
     // The keys any row of the block sees, [begin, end): tiles outside are skipped.
     const KeyRange first_keys = p.band.range(first), last_keys = p.band.range(first + rows - 1);
     const std::size_t begin = first_keys.begin, end = last_keys.end;
+    // No key block: zeros (l = 0 too); otherwise the first block sets ot.
+    if (begin >= end) std::fill_n(w.ot, round_up(p.d_v, group) * padded, 0.0f);
     for (std::size_t j0 = begin; j0 < end; j0 += plan.cpu_key_rows()) {
       const std::size_t keys = std::min(plan.cpu_key_rows(), end - j0);
       // A block that every row sees whole takes its max from the scores in registers. Those
@@ -197,7 +200,8 @@ struct FlashBlock {
       if (!whole) mask_and_max(w.st, keys, rows, padded, p.band, first, j0, w.block_max);
       softmax(w.st, keys, padded, p.rules ? 1.0f : p.scale, p.fused_scale && !p.rules, w.block_max,
               w.m, w.l, w.correction);
-      aggregate(w.st, p.v + j0 * p.ld_v, w.correction, w.ot, keys, padded, p.ld_v);
+      aggregate(w.st, p.v + j0 * p.ld_v, j0 == begin ? nullptr : w.correction, w.ot, keys, padded,
+                p.ld_v);
     }
 
     for (std::size_t r = 0; r < rows; ++r) {

@@ -6,6 +6,7 @@ namespace {
 constexpr std::size_t query_rows = 64;    // a common workgroup size; 64 rows per CPU block
 constexpr std::size_t max_key_rows = 64;  // beyond this a tile brings no more reuse
 // A CPU key block of 64: its scores and its V tile (d = 64) stay in L1; measured fastest.
+// (flash.cpp's cpu_plan() takes a whole number of its micro-kernel groups from there.)
 constexpr std::size_t cpu_macro_keys = 64;
 
 }  // namespace
