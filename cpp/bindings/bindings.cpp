@@ -315,7 +315,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&FlashPlan::position_offset>("positionOffset")
       .field<&FlashPlan::slopes>("slopes")
       .field<&FlashPlan::bias_per_head>("biasPerHead")
-      .field<&FlashPlan::fully_masked_rows>("fullyMaskedRows");
+      .field<&FlashPlan::fully_masked_rows>("fullyMaskedRows")
+      .field<&FlashPlan::kv_group>("kvGroup");
   result<tiling::TilePlan>("TilePlan")
       .field<&tiling::TilePlan::query_rows>("queryRows")
       .field<&tiling::TilePlan::key_rows>("keyRows")

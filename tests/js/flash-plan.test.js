@@ -77,3 +77,10 @@ test('the key bands, fully masked rows, slopes and positions of random configura
     assert.deepEqual([...plan.slopes], slopes, what);
   }
 });
+
+test("kvGroup is the query heads per K/V head (grouped-query attention), for the shader's K/V head of each query head", () => {
+  for (const [heads, kvHeads] of [[4, 0], [4, 4], [4, 2], [4, 1], [6, 3], [8, 2]]) {
+    const request = { Q: flat(3, 2 * heads, 0.5), K: flat(5, 2 * (kvHeads || heads), 0.5), V: flat(5, 2 * (kvHeads || heads), 1), heads, ...(kvHeads ? { kvHeads } : {}) };
+    assert.equal(lab.flashPlan(request).kvGroup, kvHeads ? heads / kvHeads : 1, `heads ${heads}, kvHeads ${kvHeads}`);
+  }
+});

@@ -777,6 +777,8 @@ export interface FlashPlan {
   biasPerHead: boolean;
   /** The rows of Q that see no key in any head (flashAttention's fullyMaskedRows). */
   fullyMaskedRows: number[];
+  /** Query heads per K/V head: query head h reads K/V head ⌊h / kvGroup⌋ (1 without kvHeads). */
+  kvGroup: number;
 }
 
 /** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */

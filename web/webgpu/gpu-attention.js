@@ -64,9 +64,6 @@ export async function createGpuAttention(options = {}) {
   return new GpuAttention(gpuDevice, lab, { owned, f16: precision === 'f16' && gpuDevice.features.has('shader-f16') });
 }
 
-// Query heads per K/V head.
-const kvGroup = ({ heads, kvHeads }) => (kvHeads ? heads / kvHeads : 1);
-
 // GPUError subclasses carry no name; a DOMException's name ('AbortError') says more than its class.
 const describe = (error) => `${error?.name ?? error?.constructor?.name ?? 'Error'}: ${error?.message || 'no message'}`;
 
@@ -166,7 +163,7 @@ class GpuAttention {
   // Creates the call's buffers (into `buffers`), uploads, dispatches, copies the output to a
   // mappable buffer and starts mapping it, all inside error scopes: GPU errors are reported,
   // not thrown, and scopes pushed and popped with no await between them are this call's alone.
-  #submit(buffers, plan, { Q, K, V, heads, kvHeads, batch, keyPadding, bias, softcap, rules, outBytes }) {
+  #submit(buffers, plan, { Q, K, V, heads, batch, keyPadding, bias, softcap, rules, outBytes }) {
     const device = this.#device;
     const scopes = ['out-of-memory', 'validation', 'internal'];
     for (const filter of scopes) device.pushErrorScope(filter);
@@ -188,7 +185,7 @@ class GpuAttention {
       const pipeline = this.#pipeline(plan);
       arrays.forEach((data, i) => data.byteLength && device.queue.writeBuffer(inputs[i], 0, data));
       const values = new ArrayBuffer(PARAMS_BYTES);
-      new Uint32Array(values, 0, 4).set([Q.rows / batch, K.rows / batch, heads, kvGroup({ heads, kvHeads })]);
+      new Uint32Array(values, 0, 4).set([Q.rows / batch, K.rows / batch, heads, rules.kvGroup]);
       new Float32Array(values, 16, 2).set([rules.scale, softcap ?? 0]);
       new Int32Array(values, 24, 1)[0] = rules.positionOffset;
       const biasMode = !bias ? BIAS_MODE.none : rules.biasPerHead ? BIAS_MODE.perHead : BIAS_MODE.shared;

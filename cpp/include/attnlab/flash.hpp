@@ -68,7 +68,7 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 // query, so a block of queries walks from its first query's begin to its last query's end),
 // where query i sits among the keys (at key i + position_offset, for ALiBi's distances), ALiBi's
 // slope m_h of each query head (empty without ALiBi), whether the bias is one per head, and the
-// rows of Q that see no key (FlashResult::fully_masked_rows).
+// rows of Q that see no key (FlashResult::fully_masked_rows), and the query heads per K/V head.
 struct FlashPlan {
   std::size_t head_width = 0, value_width = 0;
   float scale = 1.0f;
@@ -78,6 +78,7 @@ struct FlashPlan {
   std::vector<float> slopes;
   bool bias_per_head = false;
   std::vector<std::size_t> fully_masked_rows;
+  std::size_t kv_group = 1;  // query heads per K/V head: query head h reads K/V head h / kv_group
 };
 Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                              const FlashOptions& options = {});

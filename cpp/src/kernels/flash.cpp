@@ -346,6 +346,7 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
     for (std::size_t h = 0; h < heads; ++h) plan.slopes.push_back(list[h].slope);
   plan.bias_per_head = options.bias && options.bias->rows != first.n_q;
   plan.fully_masked_rows = fully_masked(list, heads, q.rows, nullptr);
+  plan.kv_group = group_size(options);
   return plan;
 }
 
