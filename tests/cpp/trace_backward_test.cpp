@@ -210,11 +210,16 @@ void with_d_output(TraceInput& input, std::uint32_t seed) {
 TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[trace-backward]") {
   TraceInput input;
   std::vector<std::string> expected;
+  // The backward steps of one or more heads, without and with W_O.
+  const std::vector<std::string> head_steps{"grad-output", "grad-v", "grad-weights", "grad-softmax",
+                                            "grad-scores", "grad-q", "grad-k"};
+  const std::vector<std::string> with_w_o{"grad-output", "grad-wo",      "grad-concat",
+                                          "grad-v",      "grad-weights", "grad-softmax",
+                                          "grad-scores", "grad-q",       "grad-k"};
   SECTION("causal") {
     input = direct(5, 5, 4, 3);
     input.options.causal = true;
-    expected = {"grad-output", "grad-v", "grad-weights", "grad-softmax",
-                "grad-scores", "grad-q", "grad-k"};
+    expected = head_steps;
   }
   SECTION("key padding and an explicit mask, one query with every key masked") {
     input = direct(4, 5, 3, 13);
@@ -223,15 +228,13 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     mask(1, 0) = mask(2, 3) = 0;
     for (std::size_t j = 0; j < 5; ++j) mask(3, j) = 0;  // query 3 sees nothing
     input.options.mask = mask;
-    expected = {"grad-output", "grad-v", "grad-weights", "grad-softmax",
-                "grad-scores", "grad-q", "grad-k"};
+    expected = head_steps;
   }
   SECTION("two heads with W_O") {
     input = direct(4, 6, 6, 23);
     input.heads = 2;
     input.w_o = attnlab::test::random_matrix(6, 3, 27);
-    expected = {"grad-output",  "grad-wo",     "grad-concat", "grad-v", "grad-weights",
-                "grad-softmax", "grad-scores", "grad-q",      "grad-k"};
+    expected = with_w_o;
   }
   SECTION("projections, positions, causal, two heads and W_O") {
     input = attnlab::test::random_tokens(5, 4, 4, 6, 33);
@@ -249,8 +252,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     input.options.causal = true;
     input.options.softcap = 0.7f;  // small enough that the cap bends every score
     input.options.bias = attnlab::test::random_matrix(8, 4, 63);
-    expected = {"grad-output", "grad-v", "grad-weights", "grad-softmax",
-                "grad-scores", "grad-q", "grad-k"};
+    expected = head_steps;
   }
   SECTION("a shared bias with a −∞ entry and W_O") {
     input = direct(3, 5, 4, 71);
@@ -259,8 +261,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     Matrix bias = attnlab::test::random_matrix(3, 5, 75);
     bias(1, 2) = -std::numeric_limits<float>::infinity();
     input.options.bias = bias;
-    expected = {"grad-output",  "grad-wo",     "grad-concat", "grad-v", "grad-weights",
-                "grad-softmax", "grad-scores", "grad-q",      "grad-k"};
+    expected = with_w_o;
   }
   SECTION("projections with temperature and scale, one head, no W_O") {
     input = attnlab::test::random_tokens(4, 3, 4, 2, 43);
