@@ -218,7 +218,8 @@ void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v, const Flas
 }
 
 // sampled_weights: the check's error, an invalid batch, head or index, an overflow the bound
-// allows, or weights that are finite, exactly 0 where masked and near the reference.
+// allows, or weights that are finite, exactly 0 where masked and near the reference (every
+// score rule included: sampled_weights takes them as the kernels do).
 void check_sampled(const Matrix& q, const Matrix& k, const std::vector<std::size_t>& rows,
                    const std::vector<std::size_t>& cols, int head, const FlashOptions& o) {
   const auto sampled = attnlab::sampled_weights(q, k, rows, cols, head, o);
@@ -230,7 +231,7 @@ void check_sampled(const Matrix& q, const Matrix& k, const std::vector<std::size
   const auto outside = [](const std::vector<std::size_t>& list, std::size_t n) {
     return std::any_of(list.begin(), list.end(), [n](std::size_t i) { return i >= n; });
   };
-  if (o.batch != 1 || o.has_score_rules() || head < 0 || head >= o.heads || outside(rows, q.rows) ||
+  if (o.batch != 1 || head < 0 || head >= o.heads || outside(rows, q.rows) ||
       outside(cols, k.rows)) {
     REQUIRE(!sampled && sampled.error().code == ErrorCode::invalid_argument);
     return;
