@@ -108,7 +108,7 @@ test("flashPlan: the kernel's head width, scale (default 1/√d) and its overflo
   const [Q, K, V] = [1, 2, 3].map((seed) => matrix(6, 12, seed));
   const plan = lab.flashPlan({ Q, K, V, heads: 3 });
   // Without a rule, every query sees every key (flash-plan.test.js checks the rules).
-  const rules = { keyBands: new Uint32Array(12).map((_, i) => (i % 2 ? 6 : 0)), positionOffset: 0, slopes: new Float32Array(0), biasPerHead: false, fullyMaskedRows: [] };
+  const rules = { keyBands: new Uint32Array(12).map((_, i) => (i % 2 ? 6 : 0)), positionOffset: 0, slopes: new Float32Array(0), biasPerHead: false, fullyMaskedRows: [], kvGroup: 1 };
   assert.deepEqual({ ...plan, scale: undefined }, { headWidth: 4, valueWidth: 4, scale: undefined, mayOverflow: false, ...rules });
   assert.equal(plan.scale, Math.fround(1 / Math.sqrt(4)));
   assert.equal(lab.flashPlan({ Q, K, V, heads: 2, scale: 0.25 }).scale, 0.25);
