@@ -53,7 +53,8 @@ bool finite(float x) { return std::isfinite(x); }
 // Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
 std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
   const std::size_t padded = round_up(plan.query_rows, k.row_group);
-  return (plan.head_width + round_up(plan.cpu_key_rows(), k.group) + round_up(d_v, k.group) + 4) *
+  return (plan.head_width + round_up(plan.cpu_key_rows(), k.key_group) +
+          round_up(d_v, k.column_group) + 4) *
          padded;
 }
 
@@ -62,28 +63,29 @@ simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std
   const std::size_t padded = round_up(plan.query_rows, k.row_group);
   simd::BlockBuffers b;
   b.qt = w.take(plan.head_width * padded);
-  b.st = w.take(round_up(plan.cpu_key_rows(), k.group) * padded);
-  b.ot = w.take(round_up(d_v, k.group) * padded);
+  b.st = w.take(round_up(plan.cpu_key_rows(), k.key_group) * padded);
+  b.ot = w.take(round_up(d_v, k.column_group) * padded);
   for (float** row : {&b.m, &b.l, &b.block_max, &b.correction}) *row = w.take(padded);
   return b;
 }
 
 // K and V of a head task, copied into the layout the micro-kernels read (flash_block.hpp):
 // rows next to each other (rows a whole row of all heads apart would spread every key block
-// over many more pages and TLB entries), K with group - 1 copies of its last row after it so
-// a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns to
-// whole groups so every pass reads its columns at fixed offsets. gather() copies into the
-// floats gathered_floats() counts and repoints the task.
-std::size_t gathered_floats(const HeadTask& p, std::size_t group) {
-  return (p.n_k + group - 1) * p.d + p.n_k * round_up(p.d_v, group);
+// over many more pages and TLB entries), K with key_group - 1 copies of its last row after it
+// so a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns
+// to whole column groups so every pass reads its columns at fixed offsets. gather() copies
+// into the floats gathered_floats() counts and repoints the task.
+std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
+  return (p.n_k + k.key_group - 1) * p.d + p.n_k * round_up(p.d_v, k.column_group);
 }
 
-void gather(HeadTask& p, std::size_t group, float* into) {
+void gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   float* k = into;
-  for (std::size_t j = 0; j < p.n_k + group - 1; ++j)
+  const std::size_t k_rows = p.n_k + kernels.key_group - 1;
+  for (std::size_t j = 0; j < k_rows; ++j)
     std::copy_n(p.k + std::min(j, p.n_k - 1) * p.ld_k, p.d, k + j * p.d);
-  float* v = k + (p.n_k + group - 1) * p.d;
-  const std::size_t width = round_up(p.d_v, group);
+  float* v = k + k_rows * p.d;
+  const std::size_t width = round_up(p.d_v, kernels.column_group);
   for (std::size_t j = 0; j < p.n_k; ++j) {
     std::copy_n(p.v + j * p.ld_v, p.d_v, v + j * width);
     std::fill(v + j * width + p.d_v, v + (j + 1) * width, 0.0f);
@@ -232,7 +234,7 @@ tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t t
          plan.query_rows % (2 * k.row_group) == 0 && items() < 4 * threads)
     plan.query_rows /= 2;
   for (std::size_t tiles = plan.cpu_key_tiles; tiles * plan.key_rows <= 128; ++tiles)
-    if (tiles * plan.key_rows % k.group == 0) {
+    if (tiles * plan.key_rows % k.key_group == 0) {
       plan.cpu_key_tiles = tiles;
       break;
     }
@@ -369,7 +371,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   const std::size_t workers = std::min(threads, list.size() * blocks);
   // The query heads of one K/V head are consecutive tasks: their K and V are gathered once.
   const std::size_t group = group_size(options), shared = list.size() / group;
-  const std::size_t per_kv = gathered_floats(list.front(), kernels.group);
+  const std::size_t per_kv = gathered_floats(list.front(), kernels);
   Workspace workspace(workers * block_floats(plan, list.front().d_v, kernels) + shared * per_kv);
   std::vector<float*> gathered;
   for (std::size_t s = 0; s < shared; ++s) gathered.push_back(workspace.take(per_kv));
@@ -387,7 +389,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
       return;
     }
     HeadTask source = list[item * group];
-    gather(source, kernels.group, gathered[item]);
+    gather(source, kernels, gathered[item]);
     for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
       bound_scores(list[t], kernels);
       std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =

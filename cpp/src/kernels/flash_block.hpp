@@ -22,44 +22,46 @@ struct FlashBlock {
   // The block works on transposed tiles, query rows along the batch lanes: scores Sᵀ (keys,
   // rows), output Oᵀ (d_v, rows). So the softmax of every query row runs down the lanes (its
   // max, exp and sum are plain vector operations), and K and V are read as they lie: each
-  // micro-kernel pass broadcasts `group` values of K (or of V) against two batches of
-  // queries. `group` x 2 accumulators, two batches of queries and a broadcast fill the
-  // registers: AVX-512 (32) takes 12, AVX2 and SSE (16) take 6, and wasm takes 4, since V8
-  // keeps two of the 16 for itself and 6 spill.
+  // micro-kernel pass broadcasts `key_group` values of K (or `column_group` of V) against two
+  // batches of queries. A group's accumulators (two each), two batches of queries and a
+  // broadcast fill the registers: AVX-512 (32) takes 12 keys, AVX2 and SSE (16) take 6, and
+  // wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill. The value pass takes 8
+  // columns on AVX-512, so head widths of 64 and 128 need no padding (12 would pay 72 for 64).
 #ifdef __EMSCRIPTEN__
-  static constexpr std::size_t group = 4;
+  static constexpr std::size_t key_group = 4;
 #else
-  static constexpr std::size_t group = lanes >= 16 ? 12 : 6;
+  static constexpr std::size_t key_group = lanes >= 16 ? 12 : 6;
 #endif
+  static constexpr std::size_t column_group = lanes >= 16 ? 8 : key_group;
   static constexpr std::size_t row_group = 2 * lanes;  // query rows per pass
 
   // st: (keys, rows) = k: (keys, d) · qᵀ, with qt: (d, rows) and k's rows ld_k apart. The
-  // last pass reads up to group - 1 keys past `keys` (gather() provides them), so st holds as
+  // last pass reads up to key_group - 1 keys past `keys` (gather() provides them), so st holds as
   // many rows of extra scores after `keys`. With row_max (rows), it also folds the scores into
   // each row's max while they are in registers, which saves the softmax a pass over the
   // block. The loops walk pointers rather than index, which wasm's code generation needs.
   static void scores(const float* qt, const float* k, std::size_t ld_k, float* st, std::size_t keys,
                      std::size_t rows, std::size_t d, float* row_max) {
-    for (std::size_t j = 0; j < keys; j += group) {
+    for (std::size_t j = 0; j < keys; j += key_group) {
       for (std::size_t r = 0; r < rows; r += row_group) {
-        Batch acc[group][2] = {};
+        Batch acc[key_group][2] = {};
         const float* q = qt + r;          // qt[l][r …]
         const float* key = k + j * ld_k;  // k[j][l]
         for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {
           const Batch q0 = Batch::load_unaligned(q);
           const Batch q1 = Batch::load_unaligned(q + lanes);
-          for (std::size_t i = 0; i < group; ++i) {
+          for (std::size_t i = 0; i < key_group; ++i) {
             const Batch kv(key[i * ld_k]);
-            acc[i][0] = xsimd::fma(kv, q0, acc[i][0]);
-            acc[i][1] = xsimd::fma(kv, q1, acc[i][1]);
+            acc[i][0] = S::fma(kv, q0, acc[i][0]);
+            acc[i][1] = S::fma(kv, q1, acc[i][1]);
           }
         }
-        for (std::size_t i = 0; i < group; ++i) {
+        for (std::size_t i = 0; i < key_group; ++i) {
           acc[i][0].store_unaligned(st + (j + i) * rows + r);
           acc[i][1].store_unaligned(st + (j + i) * rows + r + lanes);
         }
         if (!row_max) continue;
-        for (std::size_t i = 1; i < group; ++i) {
+        for (std::size_t i = 1; i < key_group; ++i) {
           acc[0][0] = xsimd::max(acc[0][0], acc[i][0]);
           acc[0][1] = xsimd::max(acc[0][1], acc[i][1]);
         }
@@ -80,9 +82,9 @@ struct FlashBlock {
     for (std::size_t r = 0; r < rows; r += row_group) {
       const Batch f0 = correction ? Batch::load_unaligned(correction + r) : Batch(0.0f);
       const Batch f1 = correction ? Batch::load_unaligned(correction + r + lanes) : Batch(0.0f);
-      for (std::size_t c = 0; c < width; c += group) {
-        Batch acc[group][2] = {};
-        for (std::size_t i = 0; i < group && correction; ++i) {
+      for (std::size_t c = 0; c < width; c += column_group) {
+        Batch acc[column_group][2] = {};
+        for (std::size_t i = 0; i < column_group && correction; ++i) {
           acc[i][0] = Batch::load_unaligned(ot + (c + i) * rows + r) * f0;
           acc[i][1] = Batch::load_unaligned(ot + (c + i) * rows + r + lanes) * f1;
         }
@@ -91,13 +93,13 @@ struct FlashBlock {
         for (std::size_t j = 0; j < keys; ++j, weights += rows, value += width) {
           const Batch p0 = Batch::load_unaligned(weights);
           const Batch p1 = Batch::load_unaligned(weights + lanes);
-          for (std::size_t i = 0; i < group; ++i) {
+          for (std::size_t i = 0; i < column_group; ++i) {
             const Batch vv(value[i]);
-            acc[i][0] = xsimd::fma(vv, p0, acc[i][0]);
-            acc[i][1] = xsimd::fma(vv, p1, acc[i][1]);
+            acc[i][0] = S::fma(vv, p0, acc[i][0]);
+            acc[i][1] = S::fma(vv, p1, acc[i][1]);
           }
         }
-        for (std::size_t i = 0; i < group; ++i) {
+        for (std::size_t i = 0; i < column_group; ++i) {
           acc[i][0].store_unaligned(ot + (c + i) * rows + r);
           acc[i][1].store_unaligned(ot + (c + i) * rows + r + lanes);
         }
@@ -128,35 +130,43 @@ struct FlashBlock {
     }
   }
 
-  // The online softmax over a key block, for every row at once: the running max m of the
-  // scaled scores and their sum l take the block (whose max unscaled score is block_max),
-  // correction gets exp(m_old - m_new) (0 on a row's first block, where m = -inf), and st
-  // holds exp(scale · score - m_new) for aggregate. With `fused`, the scale is applied inside
-  // one fused multiply-add, which adds no rounding of its own; the max then sits at up to half
-  // an ulp of m_new from 0, a shift shared by the whole row, so only for |m| well inside 2^24
-  // (flash.cpp decides). Otherwise each scaled score is rounded first, the max's exactly as
-  // m_new's, so it lands on exp(0) = 1 however large the scores.
+  // The online softmax over a key block, for every row at once, in base 2: the running max m
+  // of the scores times scale · log2(e) and their sum l take the block (whose max unscaled
+  // score is block_max), correction gets 2^(m_old - m_new) (0 on a row's first block, where
+  // m = -inf), and st holds 2^(scale · log2(e) · score - m_new) = exp(scale · score - max) for
+  // aggregate. With `fused`, the factor is applied inside one fused multiply-add, which adds
+  // no rounding of its own; the max then sits at up to half an ulp of m_new from 0, a shift
+  // shared by the whole row, so only for |m| well inside 2^24 (flash.cpp decides). Otherwise
+  // each scaled score is rounded first, the max's exactly as m_new's, so it lands on 2^0 = 1
+  // however large the scores.
   static void softmax(float* st, std::size_t keys, std::size_t rows, float scale, bool fused,
                       const float* block_max, float* m, float* l, float* correction) {
-    const Batch factor(scale);
+    const Batch factor(scale * 1.44269504088896341f);
     for (std::size_t r = 0; r < rows; r += lanes) {
       const Batch m_old = Batch::load_unaligned(m + r);
       const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
       // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
-      // scores exp(-inf) = 0 and its correction 0, where -inf - (-inf) would give NaN.
+      // scores 2^-inf = 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
-      const Batch f = S::exp_nonpositive(m_old - shift);
+      const Batch f = S::exp2_nonpositive(m_old - shift);
       // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
       // four independent chains of exponentials.
-      Batch sum[4] = {};
-      for (std::size_t j = 0; j < keys; ++j) {
+      Batch sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
+      const auto weight = [&](std::size_t j) {
         const Batch s = Batch::load_unaligned(st + j * rows + r);
-        const Batch e =
-            S::exp_nonpositive(fused ? xsimd::fms(s, factor, shift) : s * factor - shift);
+        const Batch e = S::exp2_nonpositive(fused ? S::fms(s, factor, shift) : s * factor - shift);
         e.store_unaligned(st + j * rows + r);
-        sum[j % 4] += e;
+        return e;
+      };
+      std::size_t j = 0;
+      for (; j + 4 <= keys; j += 4) {
+        sum0 += weight(j);
+        sum1 += weight(j + 1);
+        sum2 += weight(j + 2);
+        sum3 += weight(j + 3);
       }
-      const Batch block_sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+      for (; j < keys; ++j) sum0 += weight(j);
+      const Batch block_sum = (sum0 + sum1) + (sum2 + sum3);
       (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
       m_new.store_unaligned(m + r);
       f.store_unaligned(correction + r);
@@ -178,14 +188,14 @@ struct FlashBlock {
     const KeyRange first_keys = p.band.range(first), last_keys = p.band.range(first + rows - 1);
     const std::size_t begin = first_keys.begin, end = last_keys.end;
     // No key block: zeros (l = 0 too); otherwise the first block sets ot.
-    if (begin >= end) std::fill_n(w.ot, round_up(p.d_v, group) * padded, 0.0f);
+    if (begin >= end) std::fill_n(w.ot, round_up(p.d_v, column_group) * padded, 0.0f);
     for (std::size_t j0 = begin; j0 < end; j0 += plan.cpu_key_rows()) {
       const std::size_t keys = std::min(plan.cpu_key_rows(), end - j0);
       // A block that every row sees whole takes its max from the scores in registers. Those
-      // include the up to group - 1 keys the last pass reads past the block: the next block's
+      // include the up to key_group - 1 keys the last pass reads past the block: the next block's
       // (a larger shift than needed only where a key really dominates) or copies of the last
       // key, but outside some rows' bands when a rule limits them, hence their place in the test.
-      const std::size_t last_read = std::min(j0 + round_up(keys, group), p.n_k) - 1;
+      const std::size_t last_read = std::min(j0 + round_up(keys, key_group), p.n_k) - 1;
       const bool whole = !p.rules && j0 >= last_keys.begin && last_read < first_keys.end;
       if (whole) std::fill_n(w.block_max, padded, minus_infinity);
       scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,

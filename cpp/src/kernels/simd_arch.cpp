@@ -36,7 +36,8 @@ void dots(const float* q, const float* k, std::size_t ld_k, std::size_t keys, st
 template <class Arch>
 constexpr Kernels table{Arch::name(),
                         FlashBlock<Arch>::row_group,
-                        FlashBlock<Arch>::group,
+                        FlashBlock<Arch>::key_group,
+                        FlashBlock<Arch>::column_group,
                         &matmul<Arch>,
                         &dots<Arch>,
                         &Spans<Arch>::dot,

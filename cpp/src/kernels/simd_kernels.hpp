@@ -53,8 +53,8 @@ void apply_score_rules(const HeadTask& task, float* s, std::size_t keys, std::si
 
 // A worker's buffers for one query block against one key block, in the transposed layout of
 // the flash micro-kernels (query rows along the lanes, see flash_block.hpp). `padded` is the
-// plan's query rows rounded up to whole row groups; keys and d_v are rounded up to whole
-// groups.
+// plan's query rows rounded up to whole row groups; keys and d_v are rounded up to whole key
+// and column groups.
 struct BlockBuffers {
   float* qt;          // (d, padded): the query block, transposed
   float* st;          // (keys, padded): scores, then unnormalised probabilities
@@ -66,9 +66,10 @@ struct BlockBuffers {
 };
 
 struct Kernels {
-  const char* name;       // xsimd's name of the instruction set, e.g. "fma3+avx2"
-  std::size_t row_group;  // query rows per flash micro-kernel pass (two batches)
-  std::size_t group;      // keys (or output columns) per flash micro-kernel pass
+  const char* name;          // xsimd's name of the instruction set, e.g. "fma3+avx2"
+  std::size_t row_group;     // query rows per flash micro-kernel pass (two batches)
+  std::size_t key_group;     // keys per flash scores pass
+  std::size_t column_group;  // output columns per flash value pass
 
   // out: (m, n) += a: (m, k) · b: (k, n), all row-major and contiguous
   void (*matmul)(const float* a, const float* b, float* out, std::size_t m, std::size_t k,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/simd_kernels.hpp"
@@ -18,12 +19,35 @@ struct Spans {
   using Batch = xsimd::batch<float, Arch>;
   static constexpr std::size_t lanes = Batch::size;
 
+  // x · y + z in one rounding. xsimd 8.1 has no fused multiply-add for AVX-512: its generic
+  // one is a product and a sum (the build bans contraction, see cpp/CMakeLists.txt), twice the
+  // instructions and a second rounding, so AVX-512 takes the intrinsic. Wasm's SIMD128 has no
+  // fused form: there this is mul + add too.
+  static Batch fma(Batch x, Batch y, Batch z) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
+      return Batch(_mm512_fmadd_ps(x, y, z));
+    else
+#endif
+      return xsimd::fma(x, y, z);
+  }
+
+  // x · y - z in one rounding (see fma).
+  static Batch fms(Batch x, Batch y, Batch z) {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
+      return Batch(_mm512_fmsub_ps(x, y, z));
+    else
+#endif
+      return xsimd::fms(x, y, z);
+  }
+
   // sum(a[i] * b[i]) for i < n
   static float dot(const float* a, const float* b, std::size_t n) {
     Batch acc(0.0f);
     std::size_t i = 0;
     for (; i + lanes <= n; i += lanes)
-      acc = xsimd::fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
+      acc = fma(Batch::load_unaligned(a + i), Batch::load_unaligned(b + i), acc);
     float sum = xsimd::hadd(acc);
     for (; i < n; ++i) sum += a[i] * b[i];
     return sum;
@@ -34,8 +58,7 @@ struct Spans {
     const Batch a(alpha);
     std::size_t i = 0;
     for (; i + lanes <= n; i += lanes)
-      xsimd::fma(a, Batch::load_unaligned(x + i), Batch::load_unaligned(y + i))
-          .store_unaligned(y + i);
+      fma(a, Batch::load_unaligned(x + i), Batch::load_unaligned(y + i)).store_unaligned(y + i);
     for (; i < n; ++i) y[i] += alpha * x[i];
   }
 
@@ -114,18 +137,38 @@ struct Spans {
   static Batch exp_nonpositive(Batch x) {
     using Ints = xsimd::batch<std::int32_t, Arch>;
     const Batch magic(12582912.0f);  // 1.5 · 2^23
-    const Batch shifted = xsimd::fma(x, Batch(1.44269504088896341f), magic);
+    const Batch shifted = fma(x, Batch(1.44269504088896341f), magic);
     const Batch n = shifted - magic;
-    Batch r = xsimd::fma(n, Batch(-0.693359375f), x);  // x - n · ln 2, ln 2 in two parts
-    r = xsimd::fma(n, Batch(2.12194440e-4f), r);
+    Batch r = fma(n, Batch(-0.693359375f), x);  // x - n · ln 2, ln 2 in two parts
+    r = fma(n, Batch(2.12194440e-4f), r);
     Batch p(1.9875691500e-4f);
     for (const float c :
          {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-      p = xsimd::fma(p, r, Batch(c));
-    p = xsimd::fma(p, r * r, r + Batch(1.0f));
+      p = fma(p, r, Batch(c));
+    p = fma(p, r * r, r + Batch(1.0f));
     const Ints exponent = xsimd::bitwise_cast<Ints>(shifted) - xsimd::bitwise_cast<Ints>(magic);
     const Batch power = xsimd::bitwise_cast<Batch>((exponent + Ints(127)) << 23);  // 2^n
     return xsimd::select(x < Batch(-87.33654f), Batch(0.0f), p * power);
+  }
+
+  // 2^x for the x <= 0 of the flash kernel's softmax (its scores scaled by log2(e) less their
+  // max): fewer operations than exp_nonpositive, since the scale takes the log2(e) factor and
+  // the reduction r = x - round(x) is exact. Cephes' exp2f polynomial on [-1/2, 1/2] (1.7e-7
+  // relative) times 2^n, whose biased exponent n + 127 sits in the low bits of x + 1.5 · 2^23
+  // + 127, and a shift by 23 moves it into place (what lies above shifts out). Below -127 it
+  // returns 0; NaN stays NaN (the max keeps its second operand's NaN).
+  static Batch exp2_nonpositive(Batch x) {
+    using Ints = xsimd::batch<std::int32_t, Arch>;
+    const Batch magic(12583039.0f);  // 1.5 · 2^23 + 127
+    x = xsimd::max(Batch(-127.0f), x);
+    const Batch shifted = x + magic;
+    const Batch r = x - (shifted - magic);
+    Batch p(1.535336188319500e-4f);
+    for (const float c : {1.339887440266574e-3f, 9.618437357674640e-3f, 5.550332471162809e-2f,
+                          2.402264791363012e-1f, 6.931472028550421e-1f})
+      p = fma(p, r, Batch(c));
+    const Batch power = xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<Ints>(shifted) << 23);
+    return fma(p, r, Batch(1.0f)) * power;
   }
 
   // out[i] = exp(x[i] - shift) for a shift >= every x[i] (their max); returns the sum of out.
