@@ -148,13 +148,15 @@ struct FlashBlock {
       // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
       // scores 2^-inf = 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
+      const Batch minus_shift = -shift;
       const Batch f = S::exp2_nonpositive(m_old - shift);
       // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
       // four independent chains of exponentials.
       Batch sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
       const auto weight = [&](std::size_t j) {
         const Batch s = Batch::load_unaligned(st + j * rows + r);
-        const Batch e = S::exp2_nonpositive(fused ? S::fms(s, factor, shift) : s * factor - shift);
+        const Batch e =
+            S::exp2_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
         e.store_unaligned(st + j * rows + r);
         return e;
       };

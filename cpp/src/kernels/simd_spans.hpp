@@ -32,16 +32,6 @@ struct Spans {
       return xsimd::fma(x, y, z);
   }
 
-  // x · y - z in one rounding (see fma).
-  static Batch fms(Batch x, Batch y, Batch z) {
-#if XSIMD_WITH_AVX512F
-    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>)
-      return Batch(_mm512_fmsub_ps(x, y, z));
-    else
-#endif
-      return xsimd::fms(x, y, z);
-  }
-
   // sum(a[i] * b[i]) for i < n
   static float dot(const float* a, const float* b, std::size_t n) {
     Batch acc(0.0f);
