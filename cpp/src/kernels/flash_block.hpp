@@ -148,31 +148,40 @@ struct FlashBlock {
       // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
       // scores 2^-inf = 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
-      const Batch minus_shift = -shift;
       const Batch f = S::exp2_nonpositive(m_old - shift);
-      // Four partial sums (keys j mod 4): a quarter of the rounding of one long sum, and
-      // four independent chains of exponentials.
-      Batch sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
-      const auto weight = [&](std::size_t j) {
-        const Batch s = Batch::load_unaligned(st + j * rows + r);
-        const Batch e =
-            S::exp2_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
-        e.store_unaligned(st + j * rows + r);
-        return e;
-      };
-      std::size_t j = 0;
-      for (; j + 4 <= keys; j += 4) {
-        sum0 += weight(j);
-        sum1 += weight(j + 1);
-        sum2 += weight(j + 2);
-        sum3 += weight(j + 3);
-      }
-      for (; j < keys; ++j) sum0 += weight(j);
-      const Batch block_sum = (sum0 + sum1) + (sum2 + sum3);
+      const Batch block_sum = fused ? exponentiate<true>(st + r, keys, rows, factor, shift)
+                                    : exponentiate<false>(st + r, keys, rows, factor, shift);
       (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
       m_new.store_unaligned(m + r);
       f.store_unaligned(correction + r);
     }
+  }
+
+  // st[j · rows] = 2^(factor · st[j · rows] - shift) for j < keys, one batch of rows, and the
+  // sum of those. Fused or not (see softmax) is a template argument: a choice inside the
+  // loop cost a branch per batch. Four partial sums (keys j mod 4): a quarter of the rounding
+  // of one long sum, and four independent chains of exponentials.
+  template <bool Fused>
+  static Batch exponentiate(float* st, std::size_t keys, std::size_t rows, Batch factor,
+                            Batch shift) {
+    const Batch minus_shift = -shift;
+    const auto weight = [&](std::size_t j) {
+      const Batch s = Batch::load_unaligned(st + j * rows);
+      const Batch e =
+          S::exp2_nonpositive(Fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
+      e.store_unaligned(st + j * rows);
+      return e;
+    };
+    Batch sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
+    std::size_t j = 0;
+    for (; j + 4 <= keys; j += 4) {
+      sum0 += weight(j);
+      sum1 += weight(j + 1);
+      sum2 += weight(j + 2);
+      sum3 += weight(j + 3);
+    }
+    for (; j < keys; ++j) sum0 += weight(j);
+    return (sum0 + sum1) + (sum2 + sum3);
   }
 
   // Kernels::query_block for this architecture.
