@@ -22,6 +22,7 @@
 // onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { plot } from './bench-plot.mjs';
@@ -30,6 +31,7 @@ import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
 import { nativeKernels, startDriver } from './peers/native.mjs';
 import { firstCallFigures } from './peers/first-call.mjs';
 import { ensurePeers, MODELS } from './peers/setup.mjs';
+import { writeTables } from './peers/tables.mjs';
 import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
 import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
 
@@ -205,8 +207,11 @@ for (const f of firstCall ?? [])
   console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
 
 const results = await readResults();
-results.peers = { cpu, cpu_flags: cpuFlags, runtime: versions, rounds: ROUNDS, subset: QUICK || ONLY_N || SECTIONS.length < 3 ? true : undefined, peaks, rows: table, first_call: firstCall };
+const subset = QUICK || ONLY_N || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
+results.peers = { cpu, cpus: cpus().length, cpu_flags: cpuFlags, runtime: versions, rounds: ROUNDS, measured: new Date().toISOString(), subset, peaks, rows: table, first_call: firstCall };
 await writeResults(results);
+// A full run's tables go into the README and the docs; a subset's would leave rows out.
+if (!subset) await writeTables(results.peers);
 const COLORS = { attnlab: '#0072b2', 'ort-mha': '#d55e00', 'ort-gqa': '#e69f00', 'ort-web-mha': '#d55e00', 'ort-web-attention': '#e69f00', 'tfjs-wasm': '#cc79a7' };
 const charted = { native: (l) => l.d === 64 && l.threads === 2 && l.simd === simdSets[0], wasm: () => true };
 for (const [section, keep] of Object.entries(charted)) {

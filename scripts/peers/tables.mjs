@@ -1,0 +1,113 @@
+// The peer tables in Markdown, from bench/results.json's "peers" (bench-peers.mjs writes it):
+// a short one for the README (the best instruction set, native, 1 and 2 threads) and the whole
+// one for docs/long-sequences.md, each between its file's `<!-- peers:begin -->` and
+// `<!-- peers:end -->`. bench-peers.mjs calls writeTables() after a run; run this file to
+// redo them from the stored figures.
+import { readFile, writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+
+import { readResults } from '../bench-results.mjs';
+
+const TARGETS = { readme: new URL('../../README.md', import.meta.url), docs: new URL('../../docs/long-sequences.md', import.meta.url) };
+const BEGIN = '<!-- peers:begin -->';
+const END = '<!-- peers:end -->';
+
+const number = (ms) => (ms === undefined ? '—' : ms >= 100 ? Math.round(ms).toLocaleString('en-US') : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const grouped = (n) => n.toLocaleString('en-US');
+
+// One configuration's attnlab line and its best peer's (ORT natively, onnxruntime-web in wasm).
+function pairs(rows) {
+  const attnlab = rows.filter((r) => r.kernel === 'attnlab');
+  return attnlab.map((a) => {
+    const same = (r) => r.section === a.section && r.simd === a.simd && r.threads === a.threads && r.n === a.n && r.d === a.d && r.causal === a.causal;
+    const peer = rows.find((r) => same(r) && r.kernel === a.best_peer);
+    return { ...a, peer };
+  });
+}
+
+// "attnlab / peer (ratio×)" for one cell; the ratio is the peer's time over attnlab's.
+function cell(pair) {
+  if (!pair) return '—';
+  if (pair.ms_median === undefined) return `fails: ${pair.error ?? '—'}`;
+  if (!pair.peer || pair.peer.ms_median === undefined) return `${number(pair.ms_median)} / fails`;
+  const ratio = pair.peer.ms_median / pair.ms_median;
+  const mark = ratio >= 1 ? '' : ' ✗';
+  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} (${ratio.toFixed(2)}×${mark})`;
+}
+
+function nativeTable(list, simd, threadCounts) {
+  const columns = [
+    [64, false],
+    [64, true],
+    [128, false],
+    [128, true],
+  ];
+  const header = `| threads | n | ${columns.map(([d, causal]) => `d = ${d}, ${causal ? 'causal' : 'non-causal'}`).join(' | ')} |`;
+  const lines = [header, `| ---: | ---: |${' ---: |'.repeat(columns.length)}`];
+  const ns = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.n))].sort((a, b) => a - b);
+  for (const threads of threadCounts)
+    for (const n of ns) {
+      const find = (d, causal) => list.find((p) => p.section === 'native' && p.simd === simd && p.threads === threads && p.n === n && p.d === d && p.causal === causal);
+      if (!columns.some(([d, causal]) => find(d, causal))) continue;
+      lines.push(`| ${threads} | ${grouped(n)} | ${columns.map(([d, causal]) => cell(find(d, causal))).join(' | ')} |`);
+    }
+  return lines;
+}
+
+function wasmTable(list) {
+  const rows = list.filter((p) => p.section === 'wasm');
+  if (!rows.length) return [];
+  const lines = ['| n | non-causal | causal |', '| ---: | ---: | ---: |'];
+  for (const n of [...new Set(rows.map((p) => p.n))].sort((a, b) => a - b))
+    lines.push(`| ${grouped(n)} | ${cell(rows.find((p) => p.n === n && !p.causal))} | ${cell(rows.find((p) => p.n === n && p.causal))} |`);
+  return lines;
+}
+
+function peakLine(peers) {
+  const named = Object.entries(peers.peaks ?? {}).map(([key, value]) => {
+    const [, simd, threads] = key.match(/^fma_(.+)_(\d)$/) ?? [];
+    return simd ? `${simd} ${threads} thread${threads === '1' ? '' : 's'} ${value.toFixed(0)}` : `wasm SIMD128 ${value.toFixed(1)}`;
+  });
+  return `Measured FMA peaks (GFLOP/s): ${named.join(', ')}.`;
+}
+
+function machine(peers) {
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ""}`;
+}
+
+// The two Markdown blocks for stored figures.
+export function tables(peers) {
+  const list = pairs(peers.rows ?? []);
+  const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
+  const legend = 'Each cell: attnlab ms / the fastest ONNX Runtime kernel ms (its time over attnlab\'s; ✗ where ORT is faster); 8 heads natively.';
+  const readme = [machine(peers), '', legend, '', ...(sets.length ? nativeTable(list, sets[0], [1, 2]) : [])];
+  const docs = [machine(peers), '', peakLine(peers), '', legend];
+  for (const simd of sets) {
+    const forced = simd !== sets[0];
+    docs.push('', `**attnlab on ${simd}**${forced ? ' (forced; ONNX Runtime has no switch and keeps its AVX-512 kernels, so these rows set AVX2 code against AVX-512 code)' : ''}:`, '', ...nativeTable(list, simd, [1, 2]));
+  }
+  const wasm = wasmTable(list);
+  if (wasm.length) docs.push('', '**wasm in Node, 1 thread, 1 head, d = 64** (attnlab / the faster onnxruntime-web op):', '', ...wasm);
+  return { readme: readme.join('\n'), docs: docs.join('\n') };
+}
+
+async function replaceBetweenMarkers(url, block) {
+  const text = await readFile(url, 'utf8');
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${url.pathname} has no ${BEGIN} … ${END} markers`);
+  await writeFile(url, `${text.slice(0, start + BEGIN.length)}\n${block}\n${text.slice(end)}`);
+}
+
+export async function writeTables(peers) {
+  const { readme, docs } = tables(peers);
+  await replaceBetweenMarkers(TARGETS.readme, readme);
+  await replaceBetweenMarkers(TARGETS.docs, docs);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { peers } = await readResults();
+  if (!peers) throw new Error('bench/results.json has no "peers": run npm run bench:peers');
+  await writeTables(peers);
+  console.log('peer tables written to README.md and docs/long-sequences.md');
+}
