@@ -15,9 +15,9 @@ namespace attnlab::flash_tasks {
 std::size_t group_size(const FlashOptions& o);
 
 // check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
-// the call does not take.
+// the call does not take. A caller that has already found Q, K and V finite skips that scan.
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o,
-                           const char* v_name);
+                           const char* v_name, bool known_finite = false);
 
 // The (batch, head) tasks of a call, with the output they write (when given): query head h
 // reads K/V head h / group_size.
