@@ -55,7 +55,10 @@ class Pool {
   }
 
   // Workers 1 … workers - 1 run work(context, w) on the pool's threads, worker 0 on the
-  // caller's; returns when every one has returned. The caller holds `busy`.
+  // caller's; returns when every worker that started has returned. Once the caller's own share
+  // returns (parallel_for's: no item left), the job closes, and a thread that wakes after that
+  // skips it: a small call never waits out a sleeping thread's wake-up (0.1-2 ms on the test
+  // VM) for no work. The caller holds `busy`.
   void run(std::size_t workers, void (*work)(void*, std::size_t), void* context) {
     {
       std::lock_guard lock(mutex_);
@@ -64,14 +67,16 @@ class Pool {
       work_ = work;
       context_ = context;
       workers_ = workers;
-      pending_ = workers - 1;
+      active_ = 0;
       ++generation_;
     }
     start_.notify_all();
     work(context, 0);
-    if (spin_until([this] { return pending_ == 0; })) return;
+    active_.fetch_or(closed);
+    const auto finished = [this] { return (active_ & ~closed) == 0; };
+    if (spin_until(finished)) return;
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    done_.wait(lock, finished);
   }
 
  private:
@@ -96,11 +101,17 @@ class Pool {
       if (stopping_) return;
       seen = generation_;
       if (index >= workers_) continue;
+      // Joins the job under the lock, so it cannot be another job's by then; a closed job is
+      // left alone (its context may be gone).
+      if (active_.fetch_add(1) & closed) {
+        active_.fetch_sub(1);
+        continue;
+      }
       const auto work = work_;
       void* const context = context_;
       lock.unlock();
       work(context, index);
-      if (--pending_ == 0) {
+      if ((active_.fetch_sub(1) - 1) == closed) {
         std::lock_guard done_lock(mutex_);  // so run() cannot miss the notification
         done_.notify_one();
       }
@@ -114,7 +125,9 @@ class Pool {
   void* context_ = nullptr;
   std::size_t workers_ = 0;
   std::uint64_t wakes_ = 0;
-  std::atomic<std::size_t> pending_{0};
+  // The pool threads inside the current job, and `closed` once its caller's share returned.
+  static constexpr std::uint32_t closed = 1u << 31;
+  std::atomic<std::uint32_t> active_{0};
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
 };

@@ -35,8 +35,9 @@ inline std::size_t resolve_threads(std::size_t requested) {
   return std::min(wanted, most_threads);
 }
 
-// Runs work(context, w) for w in [0, workers), w = 0 on the calling thread, and returns when
-// all have returned. A call made while another is running (from another thread, or from
+// Runs work(context, w) for w = 0 on the calling thread and for each w in [1, workers) whose
+// thread starts before w = 0's returns (parallel_for's work: all items taken), and returns when
+// all those have returned. A call made while another is running (from another thread, or from
 // inside a worker) gets threads of its own instead of waiting for the pool.
 void run_workers(std::size_t workers, void (*work)(void* context, std::size_t worker),
                  void* context);
