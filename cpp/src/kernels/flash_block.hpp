@@ -149,8 +149,7 @@ struct FlashBlock {
       // scores 2^-inf = 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
       const Batch f = S::exp2_nonpositive(m_old - shift);
-      const Batch block_sum = fused ? exponentiate<true>(st + r, keys, rows, factor, shift)
-                                    : exponentiate<false>(st + r, keys, rows, factor, shift);
+      const Batch block_sum = exponentiate(st + r, keys, rows, factor, shift, fused);
       (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
       m_new.store_unaligned(m + r);
       f.store_unaligned(correction + r);
@@ -158,17 +157,15 @@ struct FlashBlock {
   }
 
   // st[j · rows] = 2^(factor · st[j · rows] - shift) for j < keys, one batch of rows, and the
-  // sum of those. Fused or not (see softmax) is a template argument: a choice inside the
-  // loop cost a branch per batch. Four partial sums (keys j mod 4): a quarter of the rounding
-  // of one long sum, and four independent chains of exponentials.
-  template <bool Fused>
+  // sum of those, fused or not (see softmax). Four partial sums (keys j mod 4): a quarter of
+  // the rounding of one long sum, and four independent chains of exponentials.
   static Batch exponentiate(float* st, std::size_t keys, std::size_t rows, Batch factor,
-                            Batch shift) {
+                            Batch shift, bool fused) {
     const Batch minus_shift = -shift;
     const auto weight = [&](std::size_t j) {
       const Batch s = Batch::load_unaligned(st + j * rows);
       const Batch e =
-          S::exp2_nonpositive(Fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
+          S::exp2_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
       e.store_unaligned(st + j * rows);
       return e;
     };
