@@ -110,3 +110,34 @@ TEST_CASE("sampled_weights(): heads that do not divide Q are named against Q, no
   CHECK(k.error().message.find("K (12×6) must have 2 heads") == 0);
   CHECK(k.error().message.find("V") == std::string::npos);
 }
+
+TEST_CASE("flash_attention(): a weighted sum of V past float32 in one row names that row",
+          "[late-overflow]") {
+  // 2 heads of width 1, 300 keys. Head 1's keys are +1 (even) and -1 (odd), its V +big (even)
+  // and -big (odd): a query of 0 weighs them alike and the sum cancels as it goes, but row 137's
+  // query of 100 weighs only the even keys, and the kernel's unnormalised sum of 150 · big
+  // passes float32 when big is half of its largest value (and not at a 300th of it).
+  const std::size_t n = 300, rows = 200;
+  Matrix q(rows, 2, 0.0f), k(n, 2, 0.0f), v(n, 2, 1.0f);
+  const auto fill_v = [&](float big) {
+    for (std::size_t j = 0; j < n; ++j) v(j, 1) = j % 2 == 0 ? big : -big;
+  };
+  for (std::size_t j = 0; j < n; ++j) k(j, 1) = j % 2 == 0 ? 1.0f : -1.0f;
+  q(136, 1) = 100.0f;
+  fill_v(most / 2);
+  for (const std::size_t threads : {1, 2}) {
+    attnlab::FlashOptions o;
+    o.heads = 2;
+    o.threads = threads;
+    const auto r = attnlab::flash_attention(q, k, v, o);
+    INFO(threads << " threads");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::non_finite);
+    CHECK_THAT(r.error().message, Catch::Contains("overflows float32 at row 137") &&
+                                      Catch::Contains("weighted sum of V"));
+  }
+  fill_v(most / 300);
+  attnlab::FlashOptions o;
+  o.heads = 2;
+  CHECK(attnlab::flash_attention(q, k, v, o).ok());
+}

@@ -198,18 +198,19 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
 // (`no_weight`, one flag per head and row), or an output beyond float32, means that a score or
 // the weighted sum of V overflowed:
 // attention()'s non-finite error, never NaN, Infinity, a row reported as fully masked or a key
-// silently left out.
+// silently left out. The flash kernel flags its non-finite outputs itself (outputs_flagged);
+// the naive one leaves them to a scan here.
 std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
                               const Matrix& v, const Matrix& out,
                               std::vector<std::uint8_t>& no_weight,
                               const std::vector<HeadTask>& list,
-                              std::vector<std::size_t>& fully_masked_rows) {
+                              std::vector<std::size_t>& fully_masked_rows, bool outputs_flagged) {
   // The heads and rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
   fully_masked_rows = fully_masked(list, no_weight.size() / q.rows, q.rows, &no_weight);
   std::optional<std::size_t> row;
   for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
     if (no_weight[i]) row = i % q.rows;
-  if (!row && !simd::active().all_finite(out.data.data(), out.data.size()))
+  if (!row && !outputs_flagged && !simd::active().all_finite(out.data.data(), out.data.size()))
     for (std::size_t i = 0; i < out.data.size() && !row; ++i)
       if (!std::isfinite(out.data[i])) row = i / out.cols;
   if (!row) return std::nullopt;
@@ -429,7 +430,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
                         no_weight.data() + task % heads * q.rows);
   });
   if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight, list,
-                        result.fully_masked_rows))
+                        result.fully_masked_rows, true))
     return *e;
   return result;
 }
@@ -478,7 +479,7 @@ Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matr
     }
   });
   if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight, list,
-                        result.fully_masked_rows))
+                        result.fully_masked_rows, false))
     return *e;
   return result;
 }

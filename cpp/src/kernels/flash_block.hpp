@@ -226,8 +226,10 @@ struct FlashBlock {
       const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
       for (std::size_t c = 0; c < p.d_v; ++c) out[c] = w.ot[c * padded + r] * inverse;
       // No weight on a row that sees keys: its scores overflowed (a row that sees none is
-      // fully masked, its zeros expected).
-      if (no_weight && !(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
+      // fully masked, its zeros expected). An output beyond float32 is flagged alike, while
+      // the row is in cache (flash.cpp then needs no pass over the whole output).
+      if (no_weight &&
+          ((!(w.l[r] > 0.0f) && !p.band.range(first + r).empty()) || !S::all_finite(out, p.d_v)))
         no_weight[p.first_row + first + r] = 1;
     }
   }

@@ -87,8 +87,9 @@ struct Kernels {
   // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
-  // keys, written to task.out; flags in no_weight (when given) the rows with a -Infinity score
-  // or whose weights summed to 0 or NaN: an overflow, since these kernels mask no whole row.
+  // keys, written to task.out; flags in no_weight (when given) the rows with a -Infinity score,
+  // whose weights summed to 0 or NaN, or whose output is not finite: an overflow, since these
+  // kernels mask no whole row.
   void (*query_block)(const HeadTask& task, const tiling::TilePlan& plan, std::size_t first,
                       const BlockBuffers& w, std::uint8_t* no_weight);
 };
