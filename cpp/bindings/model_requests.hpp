@@ -38,7 +38,8 @@ struct ProbeRequest {
 
 inline constexpr Field model_config_fields[] = {
     F(ModelConfig, vocab, "vocab", "Token ids 0 … vocab − 1.").need(),
-    F(ModelConfig, context, "context", "The most tokens one forward pass reads.").need(),
+    F(ModelConfig, context_length, "contextLength", "The most tokens one forward pass reads.")
+        .need(),
     F(ModelConfig, d_model, "dModel", "Width of the residual stream.").need(),
     F(ModelConfig, layers, "layers", "Decoder blocks.").need(),
     F(ModelConfig, heads, "heads", "Heads per block, dividing dModel (d_k = dModel / heads).")
@@ -48,11 +49,11 @@ inline constexpr Group model_config_group = group<ModelConfig>("ModelConfig", mo
 
 inline constexpr Field head_scores_fields[] = {
     F(ModelTokens, tokens, "tokens",
-      "Token ids, each below the model's vocab, at most its context.")
+      "Token ids, each below the model's vocab, at most its context length.")
         .need(),
     F(ModelTokens, period, "period",
       "The length of a sequence the tokens repeat (0: none), for the duplicate-token and "
-      "induction scores; at most half the context."),
+      "induction scores; at most half the context length."),
 };
 inline constexpr Group head_scores_group =
     group<ModelTokens>("HeadScoresRequest", head_scores_fields);
@@ -83,7 +84,7 @@ inline constexpr Group distribution_group =
 inline constexpr Field generate_fields[] = {
     F(GenerateRequest, prompt, "prompt", "The token ids to continue.").need(),
     F(GenerateRequest, count, "count",
-      "Tokens to generate, 1 … the context less the prompt's length.")
+      "Tokens to generate, 1 … the context length less the prompt's length.")
         .need(),
 };
 inline constexpr Group generate_group = group<GenerateRequest>("GenerateRequest", generate_fields);
@@ -95,7 +96,7 @@ inline constexpr Field logits_fields[] = {
 inline constexpr Group logits_group = group<DistributionRequest>("LogitsRow", logits_fields);
 
 inline constexpr Field probe_fields[] = {
-    F(ProbeRequest, period, "period", "Random tokens drawn, then repeated: 1 … half the context.")
+    F(ProbeRequest, period, "period", "Random tokens drawn, then repeated: 1 … half the context length.")
         .need(),
     F(ProbeRequest, seed, "seed", "The same seed draws the same tokens everywhere."),
 };

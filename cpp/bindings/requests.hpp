@@ -286,6 +286,9 @@ inline constexpr Field normal_fields[] = {
 inline constexpr Group normal_group =
     group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
 
+inline constexpr Field context_length_field =
+    F(TrainingConfig, context_length, "contextLength", "Tokens per sequence.")
+        .range("4", "trainContext");
 inline constexpr Field trainer_fields[] = {
     F(TrainingConfig, task, "task", "What is learned at each target position (TrainingTask).")
         .one_of(training_tasks),
@@ -293,7 +296,8 @@ inline constexpr Field trainer_fields[] = {
     F(TrainingConfig, heads, "heads", "Heads per layer, dividing dModel.").range("1", "trainHeads"),
     F(TrainingConfig, d_model, "dModel", "Width of the residual stream (d_head = dModel / heads).")
         .range("1", "trainDModel"),
-    F(TrainingConfig, context, "context", "Tokens per sequence.").range("4", "trainContext"),
+    context_length_field,
+    context_length_field.deprecated_name("context"),
     F(TrainingConfig, vocab, "vocab", "Token ids 0 … vocab − 1.").range("2", "trainVocab"),
     F(TrainingConfig, batch, "batch", "Sequences per step.").range("1", "trainBatch"),
     F(TrainingConfig, learning_rate, "learningRate",

@@ -11,7 +11,7 @@ using namespace attnlab;
 namespace {
 
 Model random_model(std::uint64_t seed) {
-  const ModelConfig c{.vocab = 30, .context = 12, .d_model = 16, .layers = 2, .heads = 4};
+  const ModelConfig c{.vocab = 30, .context_length = 12, .d_model = 16, .layers = 2, .heads = 4};
   auto p = model_training::initial_parameters(c, seed);
   NormalStream normal(seed + 1);
   for (float& x : p) x += 0.2f * normal.next();

@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   attnlab::fuzz::Reader in(data, size);
   attnlab::ModelConfig config;
   config.vocab = in.dimension(40);
-  config.context = in.dimension(16);
+  config.context_length = in.dimension(16);
   config.d_model = in.dimension(16);
   config.layers = static_cast<int>(in.byte() % 4) - 1;
   config.heads = static_cast<int>(in.byte() % 6) - 1;

@@ -21,7 +21,7 @@ import { attnlab, packageDir } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 const model = await lab.loadModel();
-const { vocab, context, layers, heads } = model.config;
+const { vocab, contextLength: context, layers, heads } = model.config;
 const { AttnLabError, ERROR_CODES } = attnlab;
 const { SEED, SECONDS } = fuzzRun('fuzz-model', 10);
 

@@ -23,7 +23,7 @@ async function timedAsync(what, call) {
 }
 
 const model = await timedAsync('loadModel (the packaged model, the module loaded first)', () => lab.loadModel());
-const { vocab, context, layers, heads } = model.config;
+const { vocab, contextLength: context, layers, heads } = model.config;
 
 test(`tokenize() at ${L.tokenizeBytes} bytes and pieces() at as many ids`, async () => {
   for (const [what, text] of [

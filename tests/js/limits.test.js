@@ -381,7 +381,7 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   assert.equal(beyond.code, 'too-large', beyond.message);
   const w = nested(filled(L.walkTokens, L.walkFeatures, 24));
   timed(`flashWalk ${L.walkTokens}x${L.walkFeatures}`, () => lab.flashWalk({ Q: w, K: w, V: w, causal: true }));
-  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, context: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
+  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, contextLength: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
   const trainer = await lab.trainer(config);
   try {
     const [start, cpu] = [performance.now(), process.cpuUsage()];

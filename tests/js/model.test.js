@@ -197,11 +197,17 @@ test('bad files and bad calls are AttnLabErrors naming what is wrong', async () 
   assert.equal(errorOf(() => model.forward([vocab])).code, 'invalid-argument');
   const long = errorOf(() => model.forward(new Array(files.model.config.context + 1).fill(1)));
   assert.equal(long.code, 'too-large');
-  assert.equal(long.message, `${files.model.config.context + 1} tokens are more than the model's context of ${files.model.config.context}`);
+  assert.equal(long.message, `${files.model.config.context + 1} tokens are more than the model's context length of ${files.model.config.context}`);
   assert.equal(errorOf(() => model.generate([1], { count: 2, temperature: -1 })).code, 'invalid-argument');
   const doomed = await lab.loadModel(files);
   doomed.delete();
   assert.match(errorOf(() => doomed.tokenize('a')).message, /deleted/);
+});
+
+test('model.config names the most tokens contextLength, its older name context still read', () => {
+  const { d_model, ...file } = files.model.config;
+  assert.deepEqual({ ...model.config }, { vocab: file.vocab, contextLength: file.context, dModel: d_model, layers: file.layers, heads: file.heads });
+  assert.equal(model.config.context, model.config.contextLength);
 });
 
 test('loadModel() without files reads the packaged model/: the same model as its files give', async () => {
@@ -289,7 +295,7 @@ test("the model's requests are the core's (lab.schema(), model_requests.hpp): a 
   for (const entry of ['loadModel', 'forward', 'generate', 'nextTokenDistribution', 'headScores', 'headWeights', 'inductionProbe']) assert.ok(requests[entry], entry);
   const names = (entry) => requests[entry].flatMap((g) => groups[g].map((f) => f.name));
   assert.deepEqual(names('generate'), ['prompt', 'count', 'temperature', 'topK', 'seed']);
-  assert.deepEqual(names('loadModel'), ['vocab', 'context', 'dModel', 'layers', 'heads']);
+  assert.deepEqual(names('loadModel'), ['vocab', 'contextLength', 'dModel', 'layers', 'heads']);
   const prompt = model.tokenize('The Union').tokens;
   // Before the table, an unknown option was dropped silently and the default used.
   assert.throws(() => model.generate(prompt, { count: 2, topk: 3 }), { code: 'invalid-argument', message: /topk: .*did you mean topK\?/ });

@@ -38,7 +38,7 @@ for (const { request, losses, accuracy } of golden.trainingCurves) {
 }
 
 test('attention() holds causal softmax rows for every layer and head; model() replays layer 1', async () => {
-  const trainer = await lab.trainer({ task: 'induction', layers: 2, heads: 2, context: 6, seed: 3 });
+  const trainer = await lab.trainer({ task: 'induction', layers: 2, heads: 2, contextLength: 6, seed: 3 });
   trainer.step(20);
   const { tokens, weights } = trainer.attention();
   assert.equal(tokens.length, 6);
@@ -74,7 +74,7 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
     [{ heads: 1.5 }, 'invalid-argument', `heads must be a whole number from 1 to ${limits.trainHeads}, got 1.5`],
     [{ heads: 3 }, 'invalid-argument', 'heads must divide dModel (16) into equal head widths, got 3'],
     [{ dModel: 1000 }, 'too-large', `dModel must be a whole number from 1 to ${limits.trainDModel}, got 1000`],
-    [{ context: 2 }, 'invalid-argument', `context must be a whole number from 4 to ${limits.trainContext}, got 2`],
+    [{ contextLength: 2 }, 'invalid-argument', `contextLength must be a whole number from 4 to ${limits.trainContext}, got 2`],
     [{ vocab: 'eight' }, 'invalid-argument', `vocab must be a whole number from 2 to ${limits.trainVocab}, got string`],
     [{ batch: 0 }, 'invalid-argument', `batch must be a whole number from 1 to ${limits.trainBatch}, got 0`],
     [{ learningRate: -1 }, 'invalid-argument', 'learningRate must be a finite number above 0, got -1'],
@@ -95,6 +95,19 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
   trainer.delete();
   trainer.delete();
   assert.deepEqual(errorOf(() => trainer.attention()), { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' });
+});
+
+test('context, the older name of contextLength, is still read as it', async () => {
+  const limits = lab.limits();
+  const older = await lab.trainer({ task: 'induction', layers: 1, heads: 1, context: 5, seed: 2 });
+  const newer = await lab.trainer({ task: 'induction', layers: 1, heads: 1, contextLength: 5, seed: 2 });
+  assert.equal(older.attention().tokens.length, 5);
+  assert.deepEqual(older.step(3), newer.step(3));
+  older.delete();
+  newer.delete();
+  const refused = (config) => lab.trainer(config).then(() => null, ({ code, message }) => ({ code, message }));
+  assert.deepEqual(await refused({ context: 2 }), { code: 'invalid-argument', message: `context must be a whole number from 4 to ${limits.trainContext}, got 2` });
+  assert.deepEqual(await refused({ context: 5, contextLength: 5 }), { code: 'invalid-argument', message: 'context is the older name of contextLength: give one of them' });
 });
 
 test('trainers made, stepped and deleted leave the learning module\'s heap as it was', async () => {

@@ -50,7 +50,7 @@ class Trainer {
     return unwrap(this.#core().step(stepRequest(count, ...extra)));
   }
 
-  /** The sample's tokens and every head's weights on it: weights[layer][head] (context × context). */
+  /** The sample's tokens and every head's weights on it: weights[layer][head] (contextLength × contextLength). */
   attention() {
     return fromCore(unwrap(this.#core().attention()));
   }

@@ -77,7 +77,7 @@ function loadRequest(files) {
   const { model, tokenizer, weights } = files;
   if (model?.format !== 'attnlab-model-1') throw invalid(`model must be model.json as npm run train-model writes it (format "attnlab-model-1"), got ${describe(model?.format)}`);
   const c = model.config ?? {};
-  const config = { vocab: wholeNumber('model.config.vocab', c.vocab, 1), context: wholeNumber('model.config.context', c.context, 1), dModel: wholeNumber('model.config.d_model', c.d_model, 1), layers: wholeNumber('model.config.layers', c.layers, 1, 64), heads: wholeNumber('model.config.heads', c.heads, 1, 64) };
+  const config = { vocab: wholeNumber('model.config.vocab', c.vocab, 1), contextLength: wholeNumber('model.config.context', c.context, 1), dModel: wholeNumber('model.config.d_model', c.d_model, 1), layers: wholeNumber('model.config.layers', c.layers, 1, 64), heads: wholeNumber('model.config.heads', c.heads, 1, 64) };
   if (!Array.isArray(tokenizer?.merges)) throw invalid(`tokenizer must be tokenizer.json as npm run train-model writes it (with merges), got ${describe(tokenizer)}`);
   const merges = tokenizer.merges.map((pair, i) => {
     if (!Array.isArray(pair) || pair.length !== 2) throw invalid(`tokenizer.merges[${i}] must be a pair of token ids, got ${describe(pair)}`);
@@ -116,7 +116,8 @@ class Model {
 
   constructor(handle, config) {
     this.#handle = handle;
-    this.config = Object.freeze({ ...config });
+    // config.context: the older name of contextLength, kept readable (not listed).
+    this.config = Object.freeze(Object.defineProperty({ ...config }, 'context', { value: config.contextLength }));
   }
 
   #core() {
@@ -146,7 +147,7 @@ class Model {
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */
   generate(prompt, options) {
     const given = optionsOf('generate', options);
-    wholeNumber('count', given.count, 1, this.config.context);
+    wholeNumber('count', given.count, 1, this.config.contextLength);
     this.#sampling(given);
     const request = modelRequest('generate', { ...given, prompt });
     return fromCore(unwrap(this.#core().generate(request)));
@@ -169,7 +170,7 @@ class Model {
 
   /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? (the last two with a period), role, roleScore }. */
   headScores(tokens, period) {
-    if (period !== undefined) wholeNumber('period', period, 0, this.config.context);
+    if (period !== undefined) wholeNumber('period', period, 0, this.config.contextLength);
     const request = modelRequest('headScores', { tokens, period });
     return fromCore(unwrap(this.#core().headScores(request)));
   }
@@ -184,7 +185,7 @@ class Model {
 
   /** The induction probe: `period` random tokens drawn from the seed, then the same again (score it with headScores(tokens, period)). */
   inductionProbe(period, seed) {
-    wholeNumber('period', period, 1, Math.floor(this.config.context / 2));
+    wholeNumber('period', period, 1, Math.floor(this.config.contextLength / 2));
     const request = modelRequest('inductionProbe', { period, seed });
     return fromCore(unwrap(this.#core().inductionProbe(request)));
   }

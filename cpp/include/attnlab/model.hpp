@@ -28,7 +28,7 @@ inline constexpr std::size_t model_vocab = 65536;
 
 struct ModelConfig {
   std::size_t vocab = 512;    // token ids 0 … vocab − 1
-  std::size_t context = 128;  // the most tokens one forward pass reads
+  std::size_t context_length = 128;  // the most tokens one forward pass reads
   std::size_t d_model = 128;
   int layers = 3;
   int heads = 4;  // divides d_model: d_head = d_model / heads

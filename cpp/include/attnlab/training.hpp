@@ -30,7 +30,7 @@ struct TrainingConfig {
   int layers = 1;  // 1 … limits::train_layers
   int heads = 1;   // 1 … limits::train_heads, dividing d_model (d_head = d_model / heads)
   std::size_t d_model = 16;
-  std::size_t context = 8;  // tokens per sequence
+  std::size_t context_length = 8;  // tokens per sequence
   std::size_t vocab = 8;
   std::size_t batch = 16;  // sequences per step
   float learning_rate = 0.01f;

@@ -23,14 +23,14 @@ export const SENTENCES = [
   ['1809, James Madison', 'It is with deep concern I am now to inform you that the favorable prospect has been over-clouded by a refusal of the British Government.'],
 ];
 
-const MAX_TEXT = 2000; // characters; the model's context (128 tokens) is the core's check
+const MAX_TEXT = 2000; // characters; the model's context length (128 tokens) is the core's check
 const TOP = 10; // next-token candidates shown
 const PROBE = { period: 32, seed: 1 }; // the induction probe: 32 random tokens, twice
 const MORE = 10; // tokens one press of "+10" generates
 
 const FIELDS = {
   text: [SENTENCES[0][1], (v) => typeof v === 'string' && v.length <= MAX_TEXT, `a string of at most ${MAX_TEXT} characters`],
-  generated: wholeField(0, 0, 512), // tokens generated after the text (the core refuses past the context)
+  generated: wholeField(0, 0, 512), // tokens generated after the text (the core refuses past the context length)
   temperature: [1, isNumberIn(0, 5), 'a number from 0 to 5'],
   topK: wholeField(0, 0, 65536), // 0: every token (the core refuses more than the vocabulary)
   seed: SEED_FIELD,
