@@ -193,8 +193,8 @@ TEST_CASE("previous-token reaches 95% accuracy within a few hundred steps", "[tr
   REQUIRE(a.weights.size() == 1);
   REQUIRE(a.weights[0].size() == 1);
   double on_previous = 0;
-  for (std::size_t i = 1; i < a.tokens.size(); ++i) on_previous += a.weights[0][0](i, i - 1);
-  on_previous /= static_cast<double>(a.tokens.size() - 1);
+  for (std::size_t i = 1; i < a.token_ids.size(); ++i) on_previous += a.weights[0][0](i, i - 1);
+  on_previous /= static_cast<double>(a.token_ids.size() - 1);
   INFO("mean weight on the previous token " << on_previous);
   CHECK(on_previous >= 0.8);
 }
@@ -244,7 +244,7 @@ TEST_CASE("the model's layer 1 replayed by trace() gives the trainer's weights",
     ++heads_seen;
   }
   CHECK(heads_seen == 2);
-  CHECK(layer.tokens == trainer.value().attention().tokens);
+  CHECK(layer.token_ids == trainer.value().attention().token_ids);
 }
 
 TEST_CASE("a bad config or step count names the field and its range", "[training]") {

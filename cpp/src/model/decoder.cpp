@@ -125,13 +125,13 @@ Result<TokenDistribution> next_token_distribution(const std::vector<float>& logi
                                                   float temperature, std::size_t top_k) {
   if (auto p = check_sampling(logits, temperature)) return *p;
   TokenDistribution out;
-  out.tokens = ranked(logits, temperature == 0 ? 1 : top_k);
+  out.token_ids = ranked(logits, temperature == 0 ? 1 : top_k);
   if (temperature == 0) {
     out.probabilities = {1.0};
     return out;
   }
   double total = 0;
-  for (const double w : relative_weights(logits, out.tokens, temperature, total))
+  for (const double w : relative_weights(logits, out.token_ids, temperature, total))
     out.probabilities.push_back(w / total);
   return out;
 }
