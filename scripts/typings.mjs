@@ -33,6 +33,9 @@ const TYPES = {
   row: 'ArrayLike<number>',
   window: 'Window',
   text: 'string',
+  labels: 'string[]',
+  layers: 'number[][][][][]',
+  heads: 'number[][][]',
 };
 
 const typeOf = ({ kind, choices }) => (kind === 'choice' ? (NAMED_CHOICES[choices.join('|')] ?? choices.map((c) => `'${c}'`).join(' | ')) : TYPES[kind]);

@@ -125,7 +125,7 @@ val tile_plan(const val& request) {
 
 val sinusoidal_encoding(const val& request) {
   const auto r = read_request<SinusoidalEncodingRequest>(request, entries::sinusoidal);
-  return to_js(attnlab::sinusoidal_encoding(r.tokens, r.width));
+  return to_js(attnlab::sinusoidal_encoding(r.positions, r.width));
 }
 
 val softmax_breakdown(const val& request) {

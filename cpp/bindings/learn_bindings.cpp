@@ -58,7 +58,7 @@ EMSCRIPTEN_BINDINGS(attnlab_learn) {
       .field<&TrainingProgress::loss>("loss")
       .field<&TrainingProgress::accuracy>("accuracy");
   result<TrainingAttention>("TrainingAttention")
-      .field<&TrainingAttention::tokens>("tokens")
+      .field<&TrainingAttention::token_ids>("tokenIds")
       .field<&TrainingAttention::weights>("weights");
   result<TrainedLayer>("TrainedLayer")
       .field<&TrainedLayer::x>("X")
@@ -67,7 +67,7 @@ EMSCRIPTEN_BINDINGS(attnlab_learn) {
       .field<&TrainedLayer::w_v>("Wv")
       .field<&TrainedLayer::w_o>("Wo")
       .field<&TrainedLayer::heads>("heads")
-      .field<&TrainedLayer::tokens>("tokens");
+      .field<&TrainedLayer::token_ids>("tokenIds");
   // The one stateful object: the wrapper's trainer() owns it and deletes it.
   emscripten::class_<Trainer>("Trainer")
       .function("step", &guarded<&train_step>::call)

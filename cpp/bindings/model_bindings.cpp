@@ -59,7 +59,8 @@ val token_bytes(const LoadedModel& m, int token) {
 
 // The model's methods, each reading its request (model_requests.hpp).
 val forward_of(const LoadedModel& m, const val& request) {
-  return to_js(forward(m.model, read_request<ModelTokens>(request, model_entries::forward).tokens));
+  return to_js(
+      forward(m.model, read_request<ModelTokens>(request, model_entries::forward).token_ids));
 }
 
 val generate_from(const LoadedModel& m, const val& request) {
@@ -69,7 +70,7 @@ val generate_from(const LoadedModel& m, const val& request) {
 
 val head_scores_of(const LoadedModel& m, const val& request) {
   const auto r = read_request<ModelTokens>(request, model_entries::head_scores);
-  return to_js(model_head_scores(m.model, r.tokens, r.period));
+  return to_js(model_head_scores(m.model, r.token_ids, r.period));
 }
 
 val distribution_of(const LoadedModel&, const val& request) {
@@ -88,16 +89,11 @@ val induction_probe(const LoadedModel& m, const val& request) {
   return to_js(repeated_random_tokens(m.model.config.vocab, r.period, r.seed));
 }
 
-// attention: [layer][head] { rows, cols, data: Float32Array }, as the package reads an
-// imported JSON (web/lib/attention-import.js): every head's scores, or { error }.
-val check_import(const val& attention, std::size_t tokens) {
-  std::vector<std::vector<Matrix>> layers(attention["length"].as<std::size_t>());
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const val heads = attention[l];
-    for (std::size_t h = 0, n = heads["length"].as<std::size_t>(); h < n; ++h)
-      layers[l].push_back(matrix_from_js<float>(heads[h]));
-  }
-  return to_js(check_attention_import(layers, tokens));
+// An imported JSON as requests.js reads it (its matrices { rows, cols, data }): every head's
+// scores, or { error }.
+val check_import(const val& request) {
+  const auto r = read_request<AttentionImportRequest>(request, model_entries::imported);
+  return to_js(check_attention_import(r.layers, r.tokens.size()));
 }
 
 }  // namespace
@@ -128,7 +124,7 @@ EMSCRIPTEN_BINDINGS(attnlab_model) {
       .field<&HeadScores::role>("role")
       .field<&HeadScores::role_score>("roleScore");
   result<TokenDistribution>("TokenDistribution")
-      .field<&TokenDistribution::tokens>("tokens")
+      .field<&TokenDistribution::token_ids>("tokenIds")
       .field<&TokenDistribution::probabilities>("probabilities");
   result<ModelHeadWeights>("ModelHeadWeights")
       .field<&ModelHeadWeights::w_q>("Wq")

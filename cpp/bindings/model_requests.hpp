@@ -14,7 +14,7 @@ namespace attnlab::bindings {
 // ---- Request structs of the model's methods ------------------------------------------------
 
 struct ModelTokens {
-  std::vector<int> tokens;
+  std::vector<int> token_ids;
   std::size_t period = 0;
 };
 struct HeadAt {
@@ -29,6 +29,11 @@ struct DistributionRequest {
   std::vector<float> logits;
   SampleOptions sampling;
 };
+// lab.importAttention()'s JSON: a real model's weights, either form read into `layers`.
+struct AttentionImportRequest {
+  std::vector<std::string> tokens;
+  std::vector<std::vector<Matrix>> layers;  // [layer][head]
+};
 struct ProbeRequest {
   std::size_t period = 0;
   std::uint64_t seed = 1;
@@ -38,7 +43,8 @@ struct ProbeRequest {
 
 inline constexpr Field model_config_fields[] = {
     F(ModelConfig, vocab, "vocab", "Token ids 0 … vocab − 1.").need(),
-    F(ModelConfig, context, "context", "The most tokens one forward pass reads.").need(),
+    F(ModelConfig, context_length, "contextLength", "The most tokens one forward pass reads.")
+        .need(),
     F(ModelConfig, d_model, "dModel", "Width of the residual stream.").need(),
     F(ModelConfig, layers, "layers", "Decoder blocks.").need(),
     F(ModelConfig, heads, "heads", "Heads per block, dividing dModel (d_k = dModel / heads).")
@@ -47,17 +53,17 @@ inline constexpr Field model_config_fields[] = {
 inline constexpr Group model_config_group = group<ModelConfig>("ModelConfig", model_config_fields);
 
 inline constexpr Field head_scores_fields[] = {
-    F(ModelTokens, tokens, "tokens",
-      "Token ids, each below the model's vocab, at most its context.")
+    F(ModelTokens, token_ids, "tokenIds",
+      "Token ids, each below the model's vocab, at most its context length.")
         .need(),
     F(ModelTokens, period, "period",
       "The length of a sequence the tokens repeat (0: none), for the duplicate-token and "
-      "induction scores; at most half the context."),
+      "induction scores; at most half the context length."),
 };
 inline constexpr Group head_scores_group =
     group<ModelTokens>("HeadScoresRequest", head_scores_fields);
 
-// forward() takes the tokens alone.
+// forward() takes the token ids alone.
 inline constexpr Field forward_fields[] = {head_scores_fields[0]};
 inline constexpr Group forward_group = group<ModelTokens>("ForwardRequest", forward_fields);
 
@@ -83,7 +89,7 @@ inline constexpr Group distribution_group =
 inline constexpr Field generate_fields[] = {
     F(GenerateRequest, prompt, "prompt", "The token ids to continue.").need(),
     F(GenerateRequest, count, "count",
-      "Tokens to generate, 1 … the context less the prompt's length.")
+      "Tokens to generate, 1 … the context length less the prompt's length.")
         .need(),
 };
 inline constexpr Group generate_group = group<GenerateRequest>("GenerateRequest", generate_fields);
@@ -95,11 +101,23 @@ inline constexpr Field logits_fields[] = {
 inline constexpr Group logits_group = group<DistributionRequest>("LogitsRow", logits_fields);
 
 inline constexpr Field probe_fields[] = {
-    F(ProbeRequest, period, "period", "Random tokens drawn, then repeated: 1 … half the context.")
+    F(ProbeRequest, period, "period", "Random tokens drawn, then repeated: 1 … contextLength / 2.")
         .need(),
     F(ProbeRequest, seed, "seed", "The same seed draws the same tokens everywhere."),
 };
 inline constexpr Group probe_group = group<ProbeRequest>("InductionProbeRequest", probe_fields);
+
+inline constexpr Field import_fields[] = {
+    F(AttentionImportRequest, tokens, "tokens", "Each token's text, in order.").need(),
+    F(AttentionImportRequest, layers, "attentions",
+      "Every layer, as model(…, output_attentions=True) gives it: [layer][batch][head][query]"
+      "[key], a batch of one sequence; or attention instead."),
+    F(AttentionImportRequest, layers, "attention",
+      "One layer: [head][query][key]; or attentions instead.")
+        .as(Kind::heads),
+};
+inline constexpr Group import_group =
+    group<AttentionImportRequest>("ImportedAttentionFields", import_fields);
 
 #undef F
 
@@ -120,6 +138,7 @@ inline constexpr Part distribution[] = {
     Part{&logits_group, 0},
     Part{&distribution_group, static_cast<std::uint16_t>(offsetof(DistributionRequest, sampling))}};
 inline constexpr Part probe[] = {Part{&probe_group, 0}};
+inline constexpr Part imported[] = {Part{&import_group, 0}};
 }  // namespace model_parts
 
 #pragma clang diagnostic pop
@@ -133,8 +152,9 @@ inline constexpr Entry head_weights = entry("headWeights", model_parts::head_wei
 inline constexpr Entry generate = entry("generate", model_parts::generate);
 inline constexpr Entry distribution = entry("nextTokenDistribution", model_parts::distribution);
 inline constexpr Entry probe = entry("inductionProbe", model_parts::probe);
+inline constexpr Entry imported = entry("importAttention", model_parts::imported);
 inline constexpr const Entry* all[] = {&load,     &forward,      &head_scores, &head_weights,
-                                       &generate, &distribution, &probe};
+                                       &generate, &distribution, &probe,       &imported};
 }  // namespace model_entries
 
 }  // namespace attnlab::bindings

@@ -32,10 +32,13 @@ enum class Kind : std::uint8_t {
   window,
   choice,  // one of `choices`, stored as the enum of that index
   text,
+  labels,  // strings (token labels)
+  layers,  // matrices [layer][head] (Hugging Face's [layer][batch][head][query][key], batch 1)
+  heads,   // one layer's matrices [head], stored as the one layer of a [layer][head] member
 };
-inline constexpr const char* kind_names[] = {"boolean", "number", "probability", "whole",
-                                             "matrix",  "mask",   "flags",       "indices",
-                                             "row",     "window", "choice",      "text"};
+inline constexpr const char* kind_names[] = {"boolean", "number", "probability", "whole",  "matrix",
+                                             "mask",    "flags",  "indices",     "row",    "window",
+                                             "choice",  "text",   "labels",      "layers", "heads"};
 
 template <class T>
 BasicMatrix<T> matrix_from_js(const val& m) {
@@ -102,6 +105,7 @@ struct Field {
     f.alias_of = f.name;
     f.name = older;
     f.doc = "";
+    f.required = false;  // the field's own row says whether one of the two is needed
     return f;
   }
 };
@@ -133,6 +137,12 @@ M from_js(const val& v, const Field& f) {
   else if constexpr (std::is_same_v<M, std::vector<bool>>) {
     const auto flags = emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);  // 0/1 each
     return std::vector<bool>(flags.begin(), flags.end());
+  } else if constexpr (std::is_same_v<M, std::vector<std::string>> ||
+                       std::is_same_v<M, std::vector<Matrix>> ||
+                       std::is_same_v<M, std::vector<std::vector<Matrix>>>) {
+    M out(v["length"].as<std::size_t>());  // a list of non-numbers: one entry at a time
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = from_js<typename M::value_type>(v[i], f);
+    return out;
   } else if constexpr (is_vector<M>)
     return emscripten::convertJSArrayToNumberVector<typename M::value_type>(v);
   else
@@ -181,6 +191,10 @@ constexpr Kind kind_of() {
     return Kind::row;
   else if constexpr (std::is_same_v<M, std::string>)
     return Kind::text;
+  else if constexpr (std::is_same_v<M, std::vector<std::string>>)
+    return Kind::labels;
+  else if constexpr (std::is_same_v<M, std::vector<std::vector<Matrix>>>)
+    return Kind::layers;
   else
     return Kind::indices;
 }

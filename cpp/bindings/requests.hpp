@@ -22,7 +22,7 @@ struct SampledCells {
   std::vector<std::size_t> rows, cols;
 };
 struct SinusoidalEncodingRequest {
-  std::size_t tokens = 0, width = 0;
+  std::size_t positions = 0, width = 0;
 };
 struct SoftmaxBreakdownRequest {
   std::vector<float> scores;
@@ -236,10 +236,13 @@ inline constexpr Field walk_fields[] = {
 };
 inline constexpr Group walk_group = group<WalkOptions>("WalkOptions", walk_fields);
 
-inline constexpr Field sinusoidal_fields[] = {
-    F(SinusoidalEncodingRequest, tokens, "tokens", "Rows (positions).")
+inline constexpr Field positions_field =
+    F(SinusoidalEncodingRequest, positions, "positions", "Rows: the positions 0 … positions − 1.")
         .need()
-        .range("1", "sinusoidalMax"),
+        .range("1", "sinusoidalMax");
+inline constexpr Field sinusoidal_fields[] = {
+    positions_field,
+    positions_field.deprecated_name("tokens"),
     F(SinusoidalEncodingRequest, width, "width", "Columns (features).")
         .need()
         .range("1", "sinusoidalMax"),
@@ -286,6 +289,9 @@ inline constexpr Field normal_fields[] = {
 inline constexpr Group normal_group =
     group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
 
+inline constexpr Field context_length_field =
+    F(TrainingConfig, context_length, "contextLength", "Tokens per sequence.")
+        .range("4", "trainContext");
 inline constexpr Field trainer_fields[] = {
     F(TrainingConfig, task, "task", "What is learned at each target position (TrainingTask).")
         .one_of(training_tasks),
@@ -293,7 +299,8 @@ inline constexpr Field trainer_fields[] = {
     F(TrainingConfig, heads, "heads", "Heads per layer, dividing dModel.").range("1", "trainHeads"),
     F(TrainingConfig, d_model, "dModel", "Width of the residual stream (d_head = dModel / heads).")
         .range("1", "trainDModel"),
-    F(TrainingConfig, context, "context", "Tokens per sequence.").range("4", "trainContext"),
+    context_length_field,
+    context_length_field.deprecated_name("context"),
     F(TrainingConfig, vocab, "vocab", "Token ids 0 … vocab − 1.").range("2", "trainVocab"),
     F(TrainingConfig, batch, "batch", "Sequences per step.").range("1", "trainBatch"),
     F(TrainingConfig, learning_rate, "learningRate",
@@ -362,14 +369,12 @@ inline constexpr Part permutation[] = {
 inline constexpr Part decode[] = {
     ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
     ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention)};
-inline constexpr Part long_sequence[] = {ATTNLAB_PART(LongRequest, qkv, qkv),
-                                         ATTNLAB_PART(LongRequest, options, long_sequence),
-                                         ATTNLAB_PART(LongRequest, options, kernel),
-                                         ATTNLAB_PART(LongRequest, options, score_rules)};
-inline constexpr Part sampled[] = {ATTNLAB_PART(LongRequest, qkv, qk),
-                                   ATTNLAB_PART(LongRequest, options, long_sequence),
-                                   ATTNLAB_PART(LongRequest, options, score_rules),
-                                   ATTNLAB_PART(LongRequest, cells, sampled)};
+inline constexpr Part long_sequence[] = {
+    ATTNLAB_PART(LongRequest, qkv, qkv), ATTNLAB_PART(LongRequest, options, long_sequence),
+    ATTNLAB_PART(LongRequest, options, kernel), ATTNLAB_PART(LongRequest, options, score_rules)};
+inline constexpr Part sampled[] = {
+    ATTNLAB_PART(LongRequest, qkv, qk), ATTNLAB_PART(LongRequest, options, long_sequence),
+    ATTNLAB_PART(LongRequest, options, score_rules), ATTNLAB_PART(LongRequest, cells, sampled)};
 inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
                                 ATTNLAB_PART(WalkRequest, options, walk)};
 inline constexpr Part cache[] = {Part{&cache_group, 0}};

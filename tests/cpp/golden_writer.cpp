@@ -162,8 +162,8 @@ struct Curve {
 std::vector<Curve> curves() {
   using attnlab::TrainingTask;
   return {{"{}", {}},
-          {R"({"task":"induction","layers":2,"heads":2,"context":12,"seed":5})",
-           {.task = TrainingTask::induction, .layers = 2, .heads = 2, .context = 12, .seed = 5}},
+          {R"({"task":"induction","layers":2,"heads":2,"contextLength":12,"seed":5})",
+           {.task = TrainingTask::induction, .layers = 2, .heads = 2, .context_length = 12, .seed = 5}},
           {R"({"task":"reverse","heads":4,"dModel":32,"learningRate":0.02,"seed":9})",
            {.task = TrainingTask::reverse,
             .heads = 4,

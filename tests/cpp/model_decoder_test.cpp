@@ -11,7 +11,7 @@ using namespace attnlab;
 namespace {
 
 Model random_model(std::uint64_t seed) {
-  const ModelConfig c{.vocab = 30, .context = 12, .d_model = 16, .layers = 2, .heads = 4};
+  const ModelConfig c{.vocab = 30, .context_length = 12, .d_model = 16, .layers = 2, .heads = 4};
   auto p = model_training::initial_parameters(c, seed);
   NormalStream normal(seed + 1);
   for (float& x : p) x += 0.2f * normal.next();
@@ -76,28 +76,28 @@ TEST_CASE("next_token_distribution: the probabilities sample_token draws with, w
   const double z = 4 + std::exp(-1.0);
   const auto all = next_token_distribution(logits, 1.0f, 0);
   REQUIRE(all.ok());
-  CHECK(all.value().tokens == std::vector<int>{1, 0, 2});
+  CHECK(all.value().token_ids == std::vector<int>{1, 0, 2});
   CHECK(all.value().probabilities[0] == Approx(3 / z).epsilon(1e-6));
   CHECK(all.value().probabilities[1] == Approx(1 / z).epsilon(1e-6));
   CHECK(all.value().probabilities[2] == Approx(std::exp(-1.0) / z).epsilon(1e-6));
   // Temperature 2 over the top 2: √3/(1 + √3) and 1/(1 + √3).
   const auto two = next_token_distribution(logits, 2.0f, 2);
   REQUIRE(two.ok());
-  CHECK(two.value().tokens == std::vector<int>{1, 0});
+  CHECK(two.value().token_ids == std::vector<int>{1, 0});
   CHECK(two.value().probabilities[0] ==
         Approx(std::sqrt(3.0) / (1 + std::sqrt(3.0))).epsilon(1e-6));
   CHECK(two.value().probabilities[1] == Approx(1 / (1 + std::sqrt(3.0))).epsilon(1e-6));
   // Temperature 0: the likeliest alone (ties to the smaller id).
   const auto greedy = next_token_distribution({2.0f, 5.0f, 5.0f}, 0.0f, 0);
   REQUIRE(greedy.ok());
-  CHECK(greedy.value().tokens == std::vector<int>{1});
+  CHECK(greedy.value().token_ids == std::vector<int>{1});
   CHECK(greedy.value().probabilities == std::vector<double>{1.0});
   // sample_token's boundaries are the cumulative probabilities: just below and above each.
   double cumulative = 0;
-  for (std::size_t i = 0; i + 1 < all.value().tokens.size(); ++i) {
+  for (std::size_t i = 0; i + 1 < all.value().token_ids.size(); ++i) {
     cumulative += all.value().probabilities[i];
-    CHECK(sample_token(logits, 1.0f, 0, cumulative - 1e-6).value() == all.value().tokens[i]);
-    CHECK(sample_token(logits, 1.0f, 0, cumulative + 1e-6).value() == all.value().tokens[i + 1]);
+    CHECK(sample_token(logits, 1.0f, 0, cumulative - 1e-6).value() == all.value().token_ids[i]);
+    CHECK(sample_token(logits, 1.0f, 0, cumulative + 1e-6).value() == all.value().token_ids[i + 1]);
   }
   CHECK(next_token_distribution(logits, -1.0f, 0).error().code == ErrorCode::invalid_argument);
   CHECK(next_token_distribution({}, 1.0f, 0).error().code == ErrorCode::invalid_argument);

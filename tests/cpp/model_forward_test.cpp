@@ -20,7 +20,7 @@ Model random_model(const ModelConfig& c, std::uint64_t seed) {
 }
 
 ModelConfig small_config() {
-  return ModelConfig{.vocab = 40, .context = 16, .d_model = 16, .layers = 2, .heads = 4};
+  return ModelConfig{.vocab = 40, .context_length = 16, .d_model = 16, .layers = 2, .heads = 4};
 }
 
 }  // namespace
@@ -117,7 +117,7 @@ TEST_CASE("the forward refuses bad tokens and bad parameters", "[model-forward]"
   CHECK(e.error().message == "token 1 is 40: token ids run from 0 to 39");
   CHECK(forward(m, std::vector<int>(17, 1)).error().code == ErrorCode::too_large);
   CHECK(forward(m, std::vector<int>(17, 1)).error().message ==
-        "17 tokens are more than the model's context of 16");
+        "17 tokens are more than the model's context length of 16");
   CHECK(forward(m, {}).error().code == ErrorCode::invalid_argument);
   // A model put together by hand, without Model::create's checks.
   const Model short_of_one{c, std::vector<float>(m.parameters.begin(), m.parameters.end() - 1)};

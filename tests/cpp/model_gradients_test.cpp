@@ -11,7 +11,7 @@ using namespace attnlab;
 namespace {
 
 ModelConfig tiny_config() {
-  return ModelConfig{.vocab = 11, .context = 6, .d_model = 8, .layers = 2, .heads = 2};
+  return ModelConfig{.vocab = 11, .context_length = 6, .d_model = 8, .layers = 2, .heads = 2};
 }
 
 // The seeded initialisation moved away from it (gains off 1, biases off 0, weights larger),

@@ -17,22 +17,23 @@ namespace {
 using attnlab::ErrorCode;
 using attnlab::Matrix;
 
-Matrix sinusoidal_encoding(std::size_t tokens, std::size_t width) {
-  auto r = attnlab::sinusoidal_encoding(tokens, width);
+Matrix sinusoidal_encoding(std::size_t positions, std::size_t width) {
+  auto r = attnlab::sinusoidal_encoding(positions, width);
   REQUIRE(r.ok());
   return std::move(r).value();
 }
 
 }  // namespace
 
-TEST_CASE("sinusoidal_encoding has one row per token and one column per feature", "[positional]") {
-  const std::size_t tokens = GENERATE(1, 7, 50);
+TEST_CASE("sinusoidal_encoding has one row per position and one column per feature",
+          "[positional]") {
+  const std::size_t positions = GENERATE(1, 7, 50);
   const std::size_t width = GENERATE(1, 2, 5, 16);
-  CAPTURE(tokens, width);
-  const Matrix pe = sinusoidal_encoding(tokens, width);
-  CHECK(pe.rows == tokens);
+  CAPTURE(positions, width);
+  const Matrix pe = sinusoidal_encoding(positions, width);
+  CHECK(pe.rows == positions);
   CHECK(pe.cols == width);
-  CHECK(pe.data.size() == tokens * width);
+  CHECK(pe.data.size() == positions * width);
 }
 
 TEST_CASE("position 0 encodes as sin 0 = 0 in even columns and cos 0 = 1 in odd ones",
@@ -111,16 +112,16 @@ TEST_CASE("sinusoidal_encoding checks its sizes and names the argument", "[posit
   const std::size_t max = attnlab::limits::sinusoidal_max;
   REQUIRE(max == 2048);
   struct Bad {
-    std::size_t tokens, width;
+    std::size_t positions, width;
     ErrorCode code;
     const char* names;
   };
-  for (const Bad& bad : {Bad{0, 4, ErrorCode::invalid_argument, "tokens"},
+  for (const Bad& bad : {Bad{0, 4, ErrorCode::invalid_argument, "positions"},
                          Bad{4, 0, ErrorCode::invalid_argument, "width"},
-                         Bad{max + 1, 4, ErrorCode::too_large, "tokens"},
+                         Bad{max + 1, 4, ErrorCode::too_large, "positions"},
                          Bad{4, max + 1, ErrorCode::too_large, "width"}}) {
-    CAPTURE(bad.tokens, bad.width);
-    const auto r = attnlab::sinusoidal_encoding(bad.tokens, bad.width);
+    CAPTURE(bad.positions, bad.width);
+    const auto r = attnlab::sinusoidal_encoding(bad.positions, bad.width);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == bad.code);
     CHECK(r.error().message.find(bad.names) == 0);

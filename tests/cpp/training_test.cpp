@@ -31,8 +31,8 @@ struct Kind {
 // The parameter kinds in training.hpp's documented order, counted here from the config.
 std::vector<Kind> kinds(const TrainingConfig& c) {
   const std::size_t d = c.d_model;
-  std::vector<Kind> out{{"E", 0, c.vocab * d}, {"P", c.vocab * d, c.context * d}};
-  std::size_t at = (c.vocab + c.context) * d;
+  std::vector<Kind> out{{"E", 0, c.vocab * d}, {"P", c.vocab * d, c.context_length * d}};
+  std::size_t at = (c.vocab + c.context_length) * d;
   for (int l = 1; l <= c.layers; ++l)
     for (const char* w : {"W_Q", "W_K", "W_V", "W_O"}) {
       out.push_back({std::string(w) + " of layer " + std::to_string(l), at, d * d});
@@ -57,7 +57,7 @@ TEST_CASE("training gradients match central finite differences in float64, every
   c.layers = 2;
   c.heads = 2;
   c.d_model = 4;
-  c.context = 5;
+  c.context_length = 5;
   c.vocab = 5;
   c.seed = 7;
   const auto initial = training::initial_parameters(c);
@@ -90,9 +90,9 @@ TEST_CASE("training gradients match central finite differences in float64, every
 
 TEST_CASE("each task's targets follow from its tokens", "[training]") {
   TrainingConfig c;
-  c.context = 7;
+  c.context_length = 7;
   c.vocab = 30;
-  const std::size_t n = c.context, m = 4;  // ⌈7/2⌉
+  const std::size_t n = c.context_length, m = 4;  // ⌈7/2⌉
   for (TrainingTask task :
        {TrainingTask::previous_token, TrainingTask::copy_first, TrainingTask::reverse,
         TrainingTask::induction, TrainingTask::induction_anywhere}) {
@@ -143,16 +143,16 @@ TEST_CASE("induction-anywhere starts its copy at every position 2 … n−2, ind
   // must leave position no clue, so each start appears (uniformly drawn: 400 sequences over
   // 5 starts leave each ≈ 80, far from 0).
   TrainingConfig c;
-  c.context = 8;
+  c.context_length = 8;
   std::map<std::size_t, int> starts;
   for (TrainingTask task : {TrainingTask::induction, TrainingTask::induction_anywhere}) {
     c.task = task;
     starts.clear();
     const auto b = training::make_batch(c, 400, 9);
     for (std::size_t s = 0; s < b.count; ++s) {
-      const int* t = &b.targets[s * c.context];
+      const int* t = &b.targets[s * c.context_length];
       ++starts[static_cast<std::size_t>(
-          std::find_if(t, t + c.context, [](int v) { return v >= 0; }) - t)];
+          std::find_if(t, t + c.context_length, [](int v) { return v >= 0; }) - t)];
     }
     if (task == TrainingTask::induction) {
       CHECK(starts == std::map<std::size_t, int>{{4, 400}});
@@ -193,8 +193,8 @@ TEST_CASE("previous-token reaches 95% accuracy within a few hundred steps", "[tr
   REQUIRE(a.weights.size() == 1);
   REQUIRE(a.weights[0].size() == 1);
   double on_previous = 0;
-  for (std::size_t i = 1; i < a.tokens.size(); ++i) on_previous += a.weights[0][0](i, i - 1);
-  on_previous /= static_cast<double>(a.tokens.size() - 1);
+  for (std::size_t i = 1; i < a.token_ids.size(); ++i) on_previous += a.weights[0][0](i, i - 1);
+  on_previous /= static_cast<double>(a.token_ids.size() - 1);
   INFO("mean weight on the previous token " << on_previous);
   CHECK(on_previous >= 0.8);
 }
@@ -244,7 +244,7 @@ TEST_CASE("the model's layer 1 replayed by trace() gives the trainer's weights",
     ++heads_seen;
   }
   CHECK(heads_seen == 2);
-  CHECK(layer.tokens == trainer.value().attention().tokens);
+  CHECK(layer.token_ids == trainer.value().attention().token_ids);
 }
 
 TEST_CASE("a bad config or step count names the field and its range", "[training]") {
@@ -262,8 +262,8 @@ TEST_CASE("a bad config or step count names the field and its range", "[training
        "heads must divide dModel (16) into equal head widths, got 3"},
       {[](TrainingConfig& c) { c.d_model = 33; }, ErrorCode::too_large,
        "dModel must be a whole number from 1 to 32, got 33"},
-      {[](TrainingConfig& c) { c.context = 3; }, ErrorCode::invalid_argument,
-       "context must be a whole number from 4 to 16, got 3"},
+      {[](TrainingConfig& c) { c.context_length = 3; }, ErrorCode::invalid_argument,
+       "contextLength must be a whole number from 4 to 16, got 3"},
       {[](TrainingConfig& c) { c.vocab = 1; }, ErrorCode::invalid_argument,
        "vocab must be a whole number from 2 to 32, got 1"},
       {[](TrainingConfig& c) { c.batch = 0; }, ErrorCode::invalid_argument,

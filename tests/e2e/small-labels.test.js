@@ -26,7 +26,7 @@ const subscriptGap = (page, view, control) =>
 
 test('"Scale by 1/√dₖ" and the views\' dₖ labels: the k sits right after the d', async (t) => {
   const { page, problems } = await session.open(t);
-  for (const [view, control] of [[null, 'scaling'], ['scaling', 'dk'], ['geometry', 'scaled']]) {
+  for (const [view, control] of [[null, 'scaling'], ['scaling', 'headWidth'], ['geometry', 'scaled']]) {
     if (view) {
       await page.evaluate((view) => document.querySelector('attn-lab').showView(view), view);
       await page.waitForFunction((view) => document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`)?.shadowRoot?.querySelector('label sub'), view);

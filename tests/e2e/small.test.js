@@ -164,7 +164,7 @@ test('positions: the heatmap\'s cells and labels are at a legible size', async (
 const costRoot = 'document.querySelector("attn-lab").shadowRoot.querySelector("attn-cost-view").shadowRoot';
 
 test('cost: the conclusion quotes the measured figures and growth, and the memory axis is labelled at its top', async (t) => {
-  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 512, d: 32 } })}`, { view: 'cost' });
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 512, headWidth: 32 } })}`, { view: 'cost' });
   await waitForView(page, 'cost');
   await page.locator('attn-lab attn-cost-view [data-action="measure"]').click();
   await page.waitForFunction(`${costRoot}.querySelectorAll('[data-role="cost-runs"] td[data-bytes]').length === 8`, null, { timeout: 60_000 });

@@ -153,7 +153,7 @@ test('state-change and step-change events carry the new state and step', async (
 
 test('sameTrace: a change of step, view or view state keeps the trace; any input change does not', () => {
   const state = presetState('two-heads');
-  for (const change of [{ step: 'softmax' }, { view: 'geometry' }, { viewState: { dk: 8 } }, { predict: true }]) {
+  for (const change of [{ step: 'softmax' }, { view: 'geometry' }, { viewState: { headWidth: 8 } }, { predict: true }]) {
     assert.equal(sameTrace(state, { ...state, ...change }), true, JSON.stringify(change));
   }
   for (const change of [{ causal: !state.causal }, { X: structuredClone(state.X) }, { temperature: 2 }, { heads: 1 }, { tokens: ['a'] }]) {

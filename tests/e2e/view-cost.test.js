@@ -65,9 +65,9 @@ test('measuring fills the table and both log-log charts with the core\'s figures
   assert.equal(await page.locator(`${view} [data-series="memory-n-by-n"] polyline`).count(), 1, 'the 4n² line');
 
   // New settings drop figures measured under the old ones, and land in the state.
-  await page.locator(`${view} [data-control="d"]`).selectOption('64');
+  await page.locator(`${view} [data-control="headWidth"]`).selectOption('64');
   await page.waitForFunction(() => !document.querySelector('attn-lab').shadowRoot.querySelector('attn-cost-view').shadowRoot.querySelector('[data-role="cost-runs"]'));
-  assert.equal((await labState(page)).viewState.d, 64);
+  assert.equal((await labState(page)).viewState.headWidth, 64);
   assertClean(problems);
 });
 

@@ -15,7 +15,7 @@ import { normalQKV } from '../support/normal-qkv.js';
 
 const lab = await createAttnLab();
 const VIEW = 'attn-lab attn-long-sequence-view';
-const DEFAULTS = { n: 1024, d: 64, causal: true, seed: 1 };
+const DEFAULTS = { n: 1024, headWidth: 64, causal: true, seed: 1 };
 
 // Where the view is opened from: the page (web/dist) or a bare page of the repository that
 // loads the built element and embeds the preset.
@@ -119,16 +119,30 @@ for (const opening of Object.keys(OPENINGS)) {
 
 test('the settings come from the state: a link with n, d, causal and seed opens with them, and a bad one is refused', async (t) => {
   const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
-  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { n: 4096, d: 32, causal: false, seed: 7 } }));
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { n: 4096, headWidth: 32, causal: false, seed: 7 } }));
   await page.evaluate(() => document.querySelector('attn-lab').updateComplete);
   assert.equal(await page.locator(`${VIEW} [data-control="n"]`).inputValue(), '4096');
-  assert.equal(await page.locator(`${VIEW} [data-control="d"]`).inputValue(), '32');
+  assert.equal(await page.locator(`${VIEW} [data-control="headWidth"]`).inputValue(), '32');
   assert.equal(await page.locator(`${VIEW} [data-control="causal"]`).isChecked(), false);
   assert.equal(await page.locator(`${VIEW} [data-control="seed"]`).inputValue(), '7');
   await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { n: 1000 } }));
   const message = await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]').textContent);
   assert.match(message, /long-sequence view's "n" must be one of 256, 1024, 4096, 16384/);
   assert.equal((await labState(page)).viewState.n, 4096, 'the last good state stays');
+  assert.deepEqual(errors, []);
+});
+
+test('d, the older name of headWidth in the view state, still opens (saved links hold it)', async (t) => {
+  const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { n: 256, d: 32 } }));
+  await page.evaluate(() => document.querySelector('attn-lab').updateComplete);
+  assert.equal(await page.locator(`${VIEW} [data-control="headWidth"]`).inputValue(), '32');
+  assert.equal((await labState(page)).viewState.headWidth, 32);
+  assert.equal('d' in (await labState(page)).viewState, false, 'the state holds the new name only');
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { d: 16, headWidth: 16 } }));
+  const message = await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]').textContent);
+  assert.match(message, /long-sequence view's "d" is the older name of "headWidth": give one of them/);
+  assert.equal((await labState(page)).viewState.headWidth, 32, 'the last good state stays');
   assert.deepEqual(errors, []);
 });
 

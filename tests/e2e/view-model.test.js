@@ -44,7 +44,7 @@ async function waitForStepper(page) {
 test('the next token\'s probabilities, every head\'s weights and roles are the core\'s from Node', async (t) => {
   const { page, problems } = await openModel(t);
   const { text, temperature, topK } = await viewState(page);
-  const { tokens } = model.tokenize(text);
+  const { tokenIds: tokens } = model.tokenize(text);
   const forward = model.forward(tokens);
   const next = model.nextTokenDistribution(forward.logits.at(-1), { temperature, topK });
 
@@ -52,7 +52,7 @@ test('the next token\'s probabilities, every head\'s weights and roles are the c
   const shown = await shownNext(page);
   assert.equal(shown.length, 10);
   shown.forEach(([token, p], i) => {
-    assert.equal(token, next.tokens[i]);
+    assert.equal(token, next.tokenIds[i]);
     assert.ok(Math.abs(p - next.probabilities[i]) <= TOLERANCE, `candidate ${i}: ${p} against ${next.probabilities[i]}`);
   });
 
@@ -69,7 +69,7 @@ test('the next token\'s probabilities, every head\'s weights and roles are the c
 test('a head opens in the stepper on its real inputs: its LayerNorm output, its W_Q, W_K, W_V, its weights', async (t) => {
   const { page, problems } = await openModel(t);
   const { text } = await viewState(page);
-  const { tokens } = model.tokenize(text);
+  const { tokenIds: tokens } = model.tokenize(text);
   const forward = model.forward(tokens);
   const [layer, head] = [1, 2];
   await page.locator(`${view} button[data-control="open-head"][data-layer="${layer}"][data-head="${head}"]`).click();
@@ -103,7 +103,7 @@ test('generation repeats the native sample of train-log.json for its seed, and g
   const { sample } = JSON.parse(await readFile('model/train-log.json', 'utf8'));
   const settings = { text: sample.prompt, temperature: sample.temperature, topK: sample.top_k, seed: sample.seed };
   const { page, problems } = await openModel(t, { ...settings, generated: sample.tokens.length });
-  const prompt = model.tokenize(sample.prompt).tokens;
+  const prompt = model.tokenize(sample.prompt).tokenIds;
   assert.deepEqual(await shownTokens(page), [...prompt, ...sample.tokens]);
 
   // One more token by the button: the core's generate() for one more, from Node.
@@ -170,7 +170,7 @@ test('at 390 px the view fits: nothing wider than the element', async (t) => {
 
 test('bring your own attention: a pasted or loaded import fills the grid; a bad one gets the core\'s message, the last good import stays', async (t) => {
   const { page, problems } = await openModel(t);
-  const { tokens, pieces } = model.tokenize('Tonight I have the honor of reporting to you.');
+  const { tokenIds: tokens, pieces } = model.tokenize('Tonight I have the honor of reporting to you.');
   const { blocks } = model.forward(tokens);
   const json = { tokens: pieces, attentions: blocks.map((b) => [b.attention]) }; // [layer][batch][head][query][key]
   const expected = await lab.importAttention(json);

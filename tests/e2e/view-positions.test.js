@@ -61,10 +61,10 @@ async function assertDemoMatchesCore(page) {
 
 test('the heatmap is lab.sinusoidalEncoding at the size the sliders set', async (t) => {
   const { page, problems } = await openView(t);
-  await setRange(page, 'tokens', 11);
+  await setRange(page, 'positions', 11);
   await setRange(page, 'width', 7);
   const { viewState } = await labState(page);
-  assert.equal(viewState.tokens, 11);
+  assert.equal(viewState.positions, 11);
   assert.equal(viewState.width, 7);
   const shown = await shownMatrix(page, 'encoding');
   assert.equal(shown.length, 11);
@@ -75,7 +75,7 @@ test('the heatmap is lab.sinusoidalEncoding at the size the sliders set', async 
 });
 
 test('a focused heatmap cell is explained, and the arrow keys move between cells', async (t) => {
-  const { page, problems } = await openView(t, { tokens: 8, width: 6 });
+  const { page, problems } = await openView(t, { positions: 8, width: 6 });
   const encoding = lab.sinusoidalEncoding(8, 6);
   const explanation = page.locator(`${VIEW} [data-role="cell-explanation"]`);
   await page.locator(`${VIEW} table.encoding td[data-row="5"][data-col="2"]`).hover();

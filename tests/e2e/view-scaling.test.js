@@ -46,7 +46,7 @@ function shown(page) {
       table,
       summary,
       message: root.querySelector('[data-role="message"]').textContent.trim(),
-      dkField: root.querySelector('[data-control="dk"]').value,
+      dkField: root.querySelector('[data-control="headWidth"]').value,
     };
   });
 }
@@ -84,7 +84,7 @@ async function assertShowsCore(page, dk, seed) {
 
 test('scaling view: the default d_k = 64, every chart point and number equals the core', async (t) => {
   const { page, problems } = await open(t);
-  assert.deepEqual((await labState(page)).viewState, { dk: 64, seed: 1 });
+  assert.deepEqual((await labState(page)).viewState, { headWidth: 64, seed: 1 });
   const { point } = await assertShowsCore(page, 64, 1);
   // What the view teaches, read off the numbers it shows.
   assert.ok(Math.abs(point.scoreStd / point.sqrtDk - 1) < 0.1);
@@ -98,18 +98,18 @@ test('scaling view: the d_k slider (keyboard) and the number field change d_k; b
   await slider.focus();
   await slider.press('ArrowRight');
   await settle(page);
-  assert.equal((await labState(page)).viewState.dk, 128);
+  assert.equal((await labState(page)).viewState.headWidth, 128);
   await assertShowsCore(page, 128, 1);
   for (let i = 0; i < 2; i++) await slider.press('ArrowRight');
   await settle(page);
   const { point } = await assertShowsCore(page, 512, 1);
   assert.ok(point.maxWeightUnscaled > 0.9, 'near one-hot without scaling at d_k = 512');
 
-  const field = page.locator(`${VIEW} [data-control="dk"]`);
+  const field = page.locator(`${VIEW} [data-control="headWidth"]`);
   await field.fill('100');
   await field.press('Enter');
   await settle(page);
-  assert.equal((await labState(page)).viewState.dk, 100);
+  assert.equal((await labState(page)).viewState.headWidth, 100);
   await assertShowsCore(page, 100, 1);
 
   await field.fill('600');
@@ -118,7 +118,7 @@ test('scaling view: the d_k slider (keyboard) and the number field change d_k; b
   let got = (await assertShowsCore(page, 100, 1)).got;
   assert.match(got.message, /dₖ must be a whole number from 1 to 512, not "600"/);
   assert.equal(got.dkField, '600', 'the rejected text stays for the learner to fix');
-  assert.equal((await labState(page)).viewState.dk, 100);
+  assert.equal((await labState(page)).viewState.headWidth, 100);
 
   await slider.press('ArrowLeft'); // a good value clears the error
   await settle(page);
@@ -128,11 +128,11 @@ test('scaling view: the d_k slider (keyboard) and the number field change d_k; b
 });
 
 test('scaling view: a new seed draws new numbers, and the charts follow the core', async (t) => {
-  const { page, problems } = await open(t, { dk: 8 });
+  const { page, problems } = await open(t, { headWidth: 8 });
   const before = (await shown(page)).table[0];
   await page.locator(`${VIEW} [data-action="new-seed"]`).click();
   await settle(page);
-  assert.deepEqual((await labState(page)).viewState, { dk: 8, seed: 2 });
+  assert.deepEqual((await labState(page)).viewState, { headWidth: 8, seed: 2 });
   const { got } = await assertShowsCore(page, 8, 2);
   assert.notDeepEqual(got.table[0], before);
 
@@ -150,6 +150,6 @@ test('scaling view: a new seed draws new numbers, and the charts follow the core
 });
 
 test('scaling view has no serious or critical axe violations, light or dark', async (t) => {
-  const { page } = await open(t, { dk: 100 });
+  const { page } = await open(t, { headWidth: 100 });
   assert.deepEqual(await auditThemes(page), []);
 });

@@ -27,7 +27,7 @@ const shownHeads = (page, layer) =>
 // The sample sequence's tokens of a trainer of `config`, from Node, and how a position is labelled.
 async function sampleTokens(config) {
   const trainer = await lab.trainer(config);
-  const { tokens } = trainer.attention();
+  const { tokenIds: tokens } = trainer.attention();
   trainer.delete();
   return tokens;
 }

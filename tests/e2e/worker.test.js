@@ -85,7 +85,7 @@ test('embedded from dist/element.js, the view starts dist/attnlab-worker.js, whi
 
 test('Stop, Cancel, a new run and new settings each end the work under way: its worker is terminated and the CPU work stops', async (t) => {
   // A measurement up to n = 4,096 with d = 128, stopped while under way.
-  const measuring = await openView(t, 'cost', { maxN: 4096, d: 128 });
+  const measuring = await openView(t, 'cost', { maxN: 4096, headWidth: 128 });
   await shown(measuring.page, 'cost');
   await measuring.page.locator(`${COST} [data-action="measure"]`).click();
   await measuring.page.waitForFunction(() => window.__workers.length === 1);
@@ -99,7 +99,7 @@ test('Stop, Cancel, a new run and new settings each end the work under way: its 
   // Within the core's limits one long-sequence call is short (about 80 ms causal at n = 4,096,
   // d = 64, on this project's AVX-512 machine), so Cancel right after Run, on the heaviest
   // settings: non-causal, the widest heads.
-  const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096, d: 128, causal: false });
+  const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096, headWidth: 128, causal: false });
   await shown(page, 'long-sequence');
   const run = page.locator(`${LONG} [data-action="run"]`);
   const cancel = page.locator(`${LONG} [data-action="cancel"]`);
@@ -137,7 +137,7 @@ for (const [leave, how] of [
   ['removing the element', (page) => page.evaluate(() => document.querySelector('attn-lab').remove())],
 ]) {
   test(`${leave} during a run or a measurement terminates its worker and stops the CPU work`, async (t) => {
-    const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096, d: 128 });
+    const { page, problems, cpuSeconds } = await openView(t, 'long-sequence', { n: 4096, headWidth: 128 });
     await shown(page, 'long-sequence');
     await page.locator(`${LONG} [data-action="run"]`).click();
     await page.waitForFunction(() => window.__workers.length === 1);
@@ -149,7 +149,7 @@ for (const [leave, how] of [
     // The cost view, measuring up to n = 4096 with d = 128 (the naive kernel alone takes seconds there).
     await page.evaluate(() => {
       document.querySelector('attn-lab')?.remove();
-      document.body.append(Object.assign(document.createElement('attn-lab'), { state: JSON.stringify({ view: 'cost', viewState: { maxN: 4096, d: 128 } }) }));
+      document.body.append(Object.assign(document.createElement('attn-lab'), { state: JSON.stringify({ view: 'cost', viewState: { maxN: 4096, headWidth: 128 } }) }));
     });
     await shown(page, 'cost');
     await page.locator(`${COST} [data-action="measure"]`).click();

@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   config.layers = static_cast<int>(in.byte() % 5) - 1;
   config.heads = static_cast<int>(in.byte() % 7) - 1;
   config.d_model = in.dimension(40);
-  config.context = in.dimension(20);
+  config.context_length = in.dimension(20);
   config.vocab = in.dimension(40);
   config.batch = in.dimension(8);  // small: each step runs under ASan
   config.learning_rate = in.number();

@@ -86,7 +86,7 @@ void check_model(attnlab::fuzz::Reader& in, const attnlab::Model& model) {
     const auto& p = distribution.value().probabilities;
     for (double x : p) require(std::isfinite(x) && x >= 0.0 && x <= 1.0);
     require(std::fabs(std::accumulate(p.begin(), p.end(), 0.0) - 1.0) <= 1e-6);
-    require(distribution.value().tokens.size() == p.size() && !p.empty());
+    require(distribution.value().token_ids.size() == p.size() && !p.empty());
   }
   const auto drawn = attnlab::sample_token(logits, temperature, top_k, in.byte() / 256.0);
   if (!refused(drawn)) require(drawn.value() >= 0 && std::size_t(drawn.value()) < logits.size());
@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   attnlab::fuzz::Reader in(data, size);
   attnlab::ModelConfig config;
   config.vocab = in.dimension(40);
-  config.context = in.dimension(16);
+  config.context_length = in.dimension(16);
   config.d_model = in.dimension(16);
   config.layers = static_cast<int>(in.byte() % 4) - 1;
   config.heads = static_cast<int>(in.byte() % 6) - 1;

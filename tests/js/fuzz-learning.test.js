@@ -115,7 +115,7 @@ async function trainerCase(r, baseline) {
   field('layers', () => r.int(1, 2), [0, 3, 1.5]);
   field('heads', () => r.pick([1, 2, 4]), [0, 3, 5]);
   field('dModel', () => r.pick([4, 8, 16]), [0, 33, 6]);
-  field('context', () => r.int(4, 10), [3, 17]);
+  field('contextLength', () => r.int(4, 10), [3, 17]);
   field('vocab', () => r.int(2, 12), [1, 33]);
   field('batch', () => r.int(1, 6), [0, 33]);
   field('learningRate', () => r.pick([0.01, 0.1, 1]), [0, 2, 5e-324, -1, NaN]);

@@ -21,7 +21,7 @@ import { attnlab, packageDir } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 const model = await lab.loadModel();
-const { vocab, context, layers, heads } = model.config;
+const { vocab, contextLength: context, layers, heads } = model.config;
 const { AttnLabError, ERROR_CODES } = attnlab;
 const { SEED, SECONDS } = fuzzRun('fuzz-model', 10);
 
@@ -79,7 +79,7 @@ async function modelCase(r) {
     const { result } = await outcome('tokenize', () => model.tokenize(t));
     if (typeof t === 'string') assert.ok(result, 'tokenize refused a string');
     if (!result) return entry;
-    assert.ok(result.tokens.every((id) => Number.isInteger(id) && id >= 0 && id < vocab) && result.pieces.length === result.tokens.length);
+    assert.ok(result.tokenIds.every((id) => Number.isInteger(id) && id >= 0 && id < vocab) && result.pieces.length === result.tokenIds.length);
     if (/^[\x20-\x7e]*$/.test(t)) assert.equal(result.pieces.join(''), t, 'ASCII text back from its pieces');
   } else if (entry === 'forward') {
     const list = tokens(r, hostile);
@@ -96,7 +96,7 @@ async function modelCase(r) {
     const input = hostile && r.chance(0.1) ? logits.slice(1) : logits;
     const { result } = await outcome('nextTokenDistribution', () => model.nextTokenDistribution(input, { temperature: T, topK: k }));
     if (!result) return entry;
-    const { tokens: ids, probabilities: p } = result;
+    const { tokenIds: ids, probabilities: p } = result;
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0 && id < vocab));
     assert.ok(p.every((x, i) => x >= 0 && x <= 1 && (i === 0 || x <= p[i - 1])), 'probabilities in 0…1, likeliest first');
@@ -188,7 +188,7 @@ async function loadCase(r) {
 }
 
 test(`fuzz: the model module's entries, importAttention and loadModel with hostile inputs for ${SECONDS} s`, async () => {
-  const sentence = model.tokenize('We are blessed with peace at home.').tokens;
+  const sentence = model.tokenize('We are blessed with peace at home.').tokenIds;
   const before = model.forward(sentence).logits;
   const counts = {};
   const end = Date.now() + SECONDS * 1000;

@@ -146,12 +146,11 @@ function longCase(r, baseline, counts) {
   const plan = outcome('flashPlan', () => lab.flashPlan(request), baseline);
   assert.equal(plan.error?.code, checked.error?.code, `flashPlan refuses what checkFlashAttention refuses: ${plan.error?.message} / ${checked.error?.message}`);
   const results = ['flashAttention', 'naiveAttention'].map((entry) => [entry, outcome(entry, () => lab[entry](request), baseline)]);
-  // sampledCells takes one sequence and the rules of the band (no padding, softcap, bias, ALiBi).
+  // sampledCells takes one sequence and every score rule the kernels take (the band, padding,
+  // softcap, bias, ALiBi): its cells are checked against the same reference as their output.
   const rows = [r.int(0, nq - 1), r.int(0, nq)], cols = [r.int(0, nk - 1), r.int(0, nk)];
   const head = r.int(0, heads);
-  const { causal, causalAlignment, window, scale } = request;
-  const band = defined({ causal, causalAlignment, window, scale });
-  const cellsRequest = { Q: flat(Q.slice(0, nq)), K: flat(K.slice(0, nk)), heads: request.heads, kvHeads: request.kvHeads, ...band, rows, cols, head };
+  const cellsRequest = { Q: flat(Q.slice(0, nq)), K: flat(K.slice(0, nk)), heads: request.heads, kvHeads: request.kvHeads, ...options, rows, cols, head };
   const cells = outcome('sampledCells', () => lab.sampledCells(cellsRequest), baseline);
   counts.long[checked.error ? 'refused' : 'returned']++;
   counts.sampledCells[cells.error ? 'refused' : 'returned']++;
@@ -174,8 +173,7 @@ function longCase(r, baseline, counts) {
         closeTo(`${entry} head ${h} of sequence ${b}`, part(nestedOf(o.result.output), nq, h * dv, dv), ref.output, tolerance(V));
       }
       if (b === 0 && h === head && cells.result) {
-        const { weights } = headReference({ ...band, Q: part(Q, nq, h * d, d), K: part(K, nk, g * d, d), V: part(V, nk, g * dv, dv), alignment: causalAlignment });
-        const want = rows.map((i) => cols.map((j) => weights[i][j]));
+        const want = rows.map((i) => cols.map((j) => ref.weights[i][j]));
         closeTo('sampledCells weights', cells.result.weights, want, 1e-5);
       }
     }

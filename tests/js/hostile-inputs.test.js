@@ -76,7 +76,7 @@ const OTHERS = [
   ['BigInt data', 'attention', valid('attention', { Q: flat(2, 2, new BigInt64Array(4)) }), 'Q.data[0] is bigint, not a number'],
   ['a DataView as data', 'flashAttention', valid('flashAttention', { Q: flat(2, 2, new DataView(new ArrayBuffer(16))) }), 'Q.data must be a typed array or an array of numbers'],
   // Getters that throw.
-  ['a request field getter', 'sinusoidalEncoding', { tokens: 4, get width() { return boom(); } }, 'width could not be read (boom)'],
+  ['a request field getter', 'sinusoidalEncoding', { positions: 4, get width() { return boom(); } }, 'width could not be read (boom)'],
   ['a matrix data getter', 'attention', valid('attention', { K: { rows: 3, cols: 2, get data() { return boom(); } } }), 'K.data could not be read (boom)'],
   ['a cell getter', 'trace', valid('trace', { Wq: [throwingCell, [0, 1]] }), 'Wq[0][0] could not be read (boom)'],
   ['a field getter', 'tilePlan', { get headWidth() { return boom(); } }, 'headWidth could not be read (boom)'],

@@ -23,7 +23,7 @@ async function timedAsync(what, call) {
 }
 
 const model = await timedAsync('loadModel (the packaged model, the module loaded first)', () => lab.loadModel());
-const { vocab, context, layers, heads } = model.config;
+const { vocab, contextLength: context, layers, heads } = model.config;
 
 test(`tokenize() at ${L.tokenizeBytes} bytes and pieces() at as many ids`, async () => {
   for (const [what, text] of [
@@ -31,7 +31,7 @@ test(`tokenize() at ${L.tokenizeBytes} bytes and pieces() at as many ids`, async
     ['words', 'the nation '.repeat(L.tokenizeBytes / 11 + 1).slice(0, L.tokenizeBytes)],
     ['four-byte characters', '😀'.repeat(L.tokenizeBytes / 4)],
   ]) {
-    const { tokens, pieces } = await timedAsync(`tokenize ${L.tokenizeBytes} bytes, ${what}`, () => model.tokenize(text));
+    const { tokenIds: tokens, pieces } = await timedAsync(`tokenize ${L.tokenizeBytes} bytes, ${what}`, () => model.tokenize(text));
     assert.ok(tokens.length > 0 && tokens.length <= L.tokenizeBytes);
     if (!what.startsWith('four')) assert.equal(pieces.join(''), text, 'the pieces spell the text'); // a piece may split a character
   }

@@ -220,7 +220,7 @@ test('sampledCells() and flashPlan() at their limits: sampledRows x sampledCols,
 
 test('sinusoidalEncoding(), softmaxBreakdown(), tilePlan() and normalMatrix() at their limits', () => {
   const side = L.sinusoidalMax;
-  const pe = timed(`sinusoidalEncoding ${side}x${side}`, () => lab.sinusoidalEncoding({ tokens: side, width: side }));
+  const pe = timed(`sinusoidalEncoding ${side}x${side}`, () => lab.sinusoidalEncoding({ positions: side, width: side }));
   for (const [p, c] of [[side - 1, 0], [side - 1, side - 1], [1234, 777]]) {
     const angle = p / 10000 ** ((c - (c % 2)) / side);
     assert.ok(Math.abs(pe[p][c] - (c % 2 === 0 ? Math.sin(angle) : Math.cos(angle))) <= 1e-6, `PE[${p}][${c}]`);
@@ -381,7 +381,7 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   assert.equal(beyond.code, 'too-large', beyond.message);
   const w = nested(filled(L.walkTokens, L.walkFeatures, 24));
   timed(`flashWalk ${L.walkTokens}x${L.walkFeatures}`, () => lab.flashWalk({ Q: w, K: w, V: w, causal: true }));
-  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, context: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
+  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, contextLength: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
   const trainer = await lab.trainer(config);
   try {
     const [start, cpu] = [performance.now(), process.cpuUsage()];

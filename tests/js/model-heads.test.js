@@ -19,9 +19,9 @@ test('the shipped model has a previous-token head (mean score ≥ 0.5 over windo
   const log = JSON.parse(readFileSync('model/train-log.json', 'utf8'));
   const lab = await attnlab.createAttnLab();
   const model = await lab.loadModel();
-  const { context: n, layers, heads } = model.config;
+  const { contextLength: n, layers, heads } = model.config;
   const windows = log.corpus.held_out.flatMap((name) => {
-    const tokens = model.tokenize(readFileSync(join(corpus, name), 'utf8').slice(0, CHARS)).tokens;
+    const tokens = model.tokenize(readFileSync(join(corpus, name), 'utf8').slice(0, CHARS)).tokenIds;
     assert.ok(tokens.length >= n, `${name}: ${tokens.length} tokens`);
     return [0, Math.floor((tokens.length - n) / 2), tokens.length - n].map((offset) => tokens.slice(offset, offset + n));
   });

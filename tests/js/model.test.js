@@ -101,7 +101,7 @@ const maxGap = (a, b) => Math.max(...a.flat().map((v, i) => Math.abs(v - b.flat(
 // ---- The tests -----------------------------------------------------------------------------
 
 test('tokenize is the byte-pair encoding, and its pieces spell the text', () => {
-  const { tokens, pieces } = model.tokenize(text);
+  const { tokenIds: tokens, pieces } = model.tokenize(text);
   assert.deepEqual(tokens, encode(text));
   assert.ok(tokens.length < Buffer.byteLength(text), 'merges were used');
   assert.equal(pieces.join(''), text);
@@ -109,7 +109,7 @@ test('tokenize is the byte-pair encoding, and its pieces spell the text', () => 
 });
 
 test('forward: logits and every head\'s weights match a float64 forward', () => {
-  const tokens = model.tokenize(text).tokens.slice(0, 24);
+  const tokens = model.tokenize(text).tokenIds.slice(0, 24);
   const got = model.forward(tokens);
   const want = reference(tokens);
   assert.equal(got.logits.length, tokens.length);
@@ -130,7 +130,7 @@ test('forward: logits and every head\'s weights match a float64 forward', () => 
 });
 
 test('a block\'s heads are the stepper\'s: trace() on its LayerNorm output and weights', () => {
-  const tokens = model.tokenize(text).tokens.slice(0, 16);
+  const tokens = model.tokenize(text).tokenIds.slice(0, 16);
   const block = model.forward(tokens).blocks[1];
   const matrix = (name) => Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, c) => Math.fround(tensor[`layers.1.${name}`](r, c))));
   const trace = lab.trace({ X: block.norm1, Wq: matrix('w_q'), Wk: matrix('w_k'), Wv: matrix('w_v'), Wo: matrix('w_o'), heads, causal: true });
@@ -141,7 +141,7 @@ test('a block\'s heads are the stepper\'s: trace() on its LayerNorm output and w
 });
 
 test('generate: the same seed gives the same tokens; temperature 0 follows the reference argmax', () => {
-  const prompt = model.tokenize('The Congress').tokens;
+  const prompt = model.tokenize('The Congress').tokenIds;
   const sampled = model.generate(prompt, { count: 8, temperature: 0.8, topK: 20, seed: 7 });
   assert.equal(sampled.length, 8);
   assert.deepEqual(model.generate(prompt, { count: 8, temperature: 0.8, topK: 20, seed: 7 }), sampled);
@@ -156,14 +156,14 @@ test('generate: the same seed gives the same tokens; temperature 0 follows the r
 
 test('generate repeats the native sample of the training log, token for token', async () => {
   const { sample } = JSON.parse(await readFile('model/train-log.json', 'utf8'));
-  const prompt = model.tokenize(sample.prompt).tokens;
+  const prompt = model.tokenize(sample.prompt).tokenIds;
   const options = { count: sample.tokens.length, temperature: sample.temperature, topK: sample.top_k, seed: sample.seed };
   assert.equal(sample.tokens.length, 32);
   assert.deepEqual(model.generate(prompt, options), sample.tokens);
 });
 
 test('headScores are the mean weights on the previous, first, earlier-copy and next-after-copy tokens', () => {
-  const half = model.tokenize(' the people of the United States').tokens;
+  const half = model.tokenize(' the people of the United States').tokenIds;
   const tokens = [...half, ...half];
   const period = half.length;
   const scores = model.headScores(tokens, period);
@@ -197,18 +197,35 @@ test('bad files and bad calls are AttnLabErrors naming what is wrong', async () 
   assert.equal(errorOf(() => model.forward([vocab])).code, 'invalid-argument');
   const long = errorOf(() => model.forward(new Array(files.model.config.context + 1).fill(1)));
   assert.equal(long.code, 'too-large');
-  assert.equal(long.message, `${files.model.config.context + 1} tokens are more than the model's context of ${files.model.config.context}`);
+  assert.equal(long.message, `${files.model.config.context + 1} tokens are more than the model's context length of ${files.model.config.context}`);
   assert.equal(errorOf(() => model.generate([1], { count: 2, temperature: -1 })).code, 'invalid-argument');
   const doomed = await lab.loadModel(files);
   doomed.delete();
   assert.match(errorOf(() => doomed.tokenize('a')).message, /deleted/);
 });
 
+test('model.config names the most tokens contextLength, its older name context still read', () => {
+  const { d_model, ...file } = files.model.config;
+  assert.deepEqual({ ...model.config }, { vocab: file.vocab, contextLength: file.context, dModel: d_model, layers: file.layers, heads: file.heads });
+  assert.equal(model.config.context, model.config.contextLength);
+});
+
+test('token ids are tokenIds in every result; their older name tokens still reads, unlisted', () => {
+  const tokenized = model.tokenize('The Union');
+  assert.deepEqual(Object.keys(tokenized), ['tokenIds', 'pieces']);
+  assert.deepEqual(tokenized.tokenIds, encode('The Union'));
+  assert.equal(tokenized.tokens, tokenized.tokenIds);
+  const next = model.nextTokenDistribution(model.forward(tokenized.tokenIds).logits.at(-1), { topK: 3 });
+  assert.deepEqual(Object.keys(next), ['tokenIds', 'probabilities']);
+  assert.equal(next.tokenIds.length, 3);
+  assert.equal(next.tokens, next.tokenIds);
+});
+
 test('loadModel() without files reads the packaged model/: the same model as its files give', async () => {
   const packaged = await lab.loadModel();
   try {
     assert.deepEqual(packaged.config, model.config);
-    const { tokens } = packaged.tokenize(text);
+    const { tokenIds: tokens } = packaged.tokenize(text);
     assert.deepEqual(tokens, encode(text));
     assert.deepEqual(packaged.forward(tokens.slice(0, 12)).logits, model.forward(tokens.slice(0, 12)).logits);
   } finally {
@@ -217,7 +234,7 @@ test('loadModel() without files reads the packaged model/: the same model as its
 });
 
 test('headWeights: a head\'s columns of W_Q, W_K, W_V; with norm1 as X the stepper gives the block\'s weights', () => {
-  const tokens = model.tokenize(text).tokens.slice(0, 14);
+  const tokens = model.tokenize(text).tokenIds.slice(0, 14);
   const { blocks } = model.forward(tokens);
   const dh = d / heads;
   for (const [l, h] of [[0, 0], [1, 3], [2, 1]]) {
@@ -241,7 +258,7 @@ test('each head\'s role: the score furthest above uniform attention\'s, named wh
   assert.deepEqual(probe.slice(20), probe.slice(0, 20));
   // Uniform causal attention gives each key 1/(i + 1) at query i: averaged over the queries scored.
   const uniform = (from, to) => Array.from({ length: to - from }, (_, i) => 1 / (from + i + 1)).reduce((s, v) => s + v, 0) / (to - from);
-  for (const [tokens, period] of [[model.tokenize(text).tokens, 0], [probe, 20]]) {
+  for (const [tokens, period] of [[model.tokenize(text).tokenIds, 0], [probe, 20]]) {
     const roles = new Set();
     model.headScores(tokens, period).flat().forEach((s) => {
       const all = uniform(1, tokens.length), repeat = period ? uniform(period, 2 * period) : 0;
@@ -274,7 +291,7 @@ test('tokenize() takes at most tokenizeBytes bytes of UTF-8 and pieces() as many
   const atLimit = 'the nation '.repeat(limit / 11 + 1).slice(0, limit);
   assert.equal(model.tokenize(atLimit).pieces.join(''), atLimit);
   const twoBytes = 'é'.repeat(limit / 2); // bytes of UTF-8 are counted, not characters
-  assert.ok(model.tokenize(twoBytes).tokens.length >= limit / 2);
+  assert.ok(model.tokenize(twoBytes).tokenIds.length >= limit / 2);
   for (const text of ['a'.repeat(limit + 1), `${twoBytes}é`, 'a'.repeat(1_000_000)]) {
     const { code, message } = errorOf(() => model.tokenize(text));
     assert.equal(code, 'too-large', message);
@@ -289,8 +306,8 @@ test("the model's requests are the core's (lab.schema(), model_requests.hpp): a 
   for (const entry of ['loadModel', 'forward', 'generate', 'nextTokenDistribution', 'headScores', 'headWeights', 'inductionProbe']) assert.ok(requests[entry], entry);
   const names = (entry) => requests[entry].flatMap((g) => groups[g].map((f) => f.name));
   assert.deepEqual(names('generate'), ['prompt', 'count', 'temperature', 'topK', 'seed']);
-  assert.deepEqual(names('loadModel'), ['vocab', 'context', 'dModel', 'layers', 'heads']);
-  const prompt = model.tokenize('The Union').tokens;
+  assert.deepEqual(names('loadModel'), ['vocab', 'contextLength', 'dModel', 'layers', 'heads']);
+  const prompt = model.tokenize('The Union').tokenIds;
   // Before the table, an unknown option was dropped silently and the default used.
   assert.throws(() => model.generate(prompt, { count: 2, topk: 3 }), { code: 'invalid-argument', message: /topk: .*did you mean topK\?/ });
   assert.throws(() => model.nextTokenDistribution(model.forward(prompt).logits.at(-1), { temprature: 0 }), { code: 'invalid-argument', message: /did you mean temperature\?/ });

@@ -30,7 +30,7 @@ const REQUESTS = [
   ['naiveAttention', () => lab.naiveAttention({ Q: ramp(2048, 8), K: ramp(2048, 8), V: ramp(2048, 8) })],
   ['checkFlashAttention', () => lab.checkFlashAttention({ Q: LONG, K: LONG, V: LONG })],
   ['sampledWeights', () => lab.sampledWeights({ Q: LONG, K: LONG, rows: [0], cols: [0] })],
-  ['sinusoidalEncoding', () => lab.sinusoidalEncoding({ tokens: L.sinusoidalMax, width: L.sinusoidalMax })],
+  ['sinusoidalEncoding', () => lab.sinusoidalEncoding({ positions: L.sinusoidalMax, width: L.sinusoidalMax })],
   ['normalMatrix', () => lab.normalMatrix({ rows: 4096, cols: 4096 })],
 ];
 

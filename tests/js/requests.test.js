@@ -12,9 +12,12 @@ const codeOf = (call) => {
   return [code, message];
 };
 
-test('sinusoidalEncoding({ tokens, width }) equals the older (tokens, width), and both are PE', () => {
-  const pe = lab.sinusoidalEncoding({ tokens: 5, width: 6 });
+test('sinusoidalEncoding({ positions, width }) equals the older (positions, width) and { tokens, width }, and all are PE', () => {
+  const pe = lab.sinusoidalEncoding({ positions: 5, width: 6 });
   assert.deepEqual(pe, lab.sinusoidalEncoding(5, 6));
+  assert.deepEqual(pe, lab.sinusoidalEncoding({ tokens: 5, width: 6 }), 'tokens, the older name of positions');
+  assert.notDeepEqual(pe, lab.sinusoidalEncoding({ tokens: 4, width: 6 }));
+  assert.deepEqual(codeOf(() => lab.sinusoidalEncoding({ tokens: 5, positions: 5, width: 6 })), ['invalid-argument', 'tokens is the older name of positions: give one of them']);
   assert.equal(pe.length, 5);
   // pe(p, 2i) = sin(p / 10000^(2i/d)), pe(p, 2i+1) = cos(same), computed here.
   pe.forEach((row, p) => row.forEach((v, c) => {
@@ -25,12 +28,14 @@ test('sinusoidalEncoding({ tokens, width }) equals the older (tokens, width), an
 
 test('sinusoidalEncoding: the core checks the range 1 … 2048 and names the argument', () => {
   const cases = [
-    [{ tokens: 0, width: 4 }, 'invalid-argument', /^tokens must be a whole number from 1 to 2048, got 0/],
-    [{ tokens: 4, width: 0 }, 'invalid-argument', /^width must be a whole number from 1 to 2048, got 0/],
-    [{ tokens: 2049, width: 4 }, 'too-large', /^tokens must be a whole number from 1 to 2048, got 2049/],
-    [{ tokens: 4, width: 2049 }, 'too-large', /^width .* got 2049/],
-    [{ tokens: 1.5, width: 4 }, 'invalid-argument', /^tokens/],
-    [{ tokens: 4 }, 'invalid-argument', /^width/],
+    [{ positions: 0, width: 4 }, 'invalid-argument', /^positions must be a whole number from 1 to 2048, got 0/],
+    [{ positions: 4, width: 0 }, 'invalid-argument', /^width must be a whole number from 1 to 2048, got 0/],
+    [{ positions: 2049, width: 4 }, 'too-large', /^positions must be a whole number from 1 to 2048, got 2049/],
+    [{ positions: 4, width: 2049 }, 'too-large', /^width .* got 2049/],
+    [{ positions: 1.5, width: 4 }, 'invalid-argument', /^positions/],
+    [{ tokens: 1.5, width: 4 }, 'invalid-argument', /^tokens must be a whole number/],
+    [{ positions: 4 }, 'invalid-argument', /^width/],
+    [{ width: 4 }, 'invalid-argument', /^positions must be a whole number from 1 to 2048, got undefined/],
   ];
   for (const [request, code, message] of cases) {
     const [gotCode, gotMessage] = codeOf(() => lab.sinusoidalEncoding(request));

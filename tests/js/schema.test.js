@@ -38,6 +38,21 @@ test("the core's schema and the model module's together are the learning module'
   assert.ok(Object.values(withDocs.groups).flat().filter((f) => !f.aliasOf).every((f) => f.doc), 'every field has a doc');
 });
 
+test("the model's requests join the schema of the lab that loaded its module only; a lab made later keeps the model's checks", async () => {
+  const first = await attnlab.createAttnLab();
+  const model = await first.loadModel();
+  assert.ok('headScores' in first.schema().requests && 'importAttention' in first.schema().requests);
+  const later = await attnlab.createAttnLab();
+  assert.deepEqual(later.schema(), schema, 'a lab that has not loaded the model lists the core\'s requests alone');
+  assert.ok('headScores' in first.schema().requests, 'the first lab still lists them');
+  // The first lab's model still has its requests checked after another lab was made.
+  assert.equal(model.forward(model.tokenize('The Union').tokenIds).logits.length, model.tokenize('The Union').tokenIds.length);
+  assert.match(errorOf(() => model.headScores([1, 'a'])).message, /^tokenIds\[1\] must be a whole number/);
+  await later.importAttention({ tokens: ['a', 'b'], attention: [[[1, 0], [0.5, 0.5]]] });
+  assert.ok('importAttention' in later.schema().requests, 'importAttention loads the model module for its lab too');
+  model.delete();
+});
+
 test("every entry's schema fields are what it takes: each is known, anything else refused", () => {
   // One field per entry that only the schema names (no test request has it), given a value of
   // the wrong type: refused by the field's own check, not as unknown.

@@ -38,9 +38,9 @@ for (const { request, losses, accuracy } of golden.trainingCurves) {
 }
 
 test('attention() holds causal softmax rows for every layer and head; model() replays layer 1', async () => {
-  const trainer = await lab.trainer({ task: 'induction', layers: 2, heads: 2, context: 6, seed: 3 });
+  const trainer = await lab.trainer({ task: 'induction', layers: 2, heads: 2, contextLength: 6, seed: 3 });
   trainer.step(20);
-  const { tokens, weights } = trainer.attention();
+  const { tokenIds: tokens, weights } = trainer.attention();
   assert.equal(tokens.length, 6);
   assert.equal(weights.length, 2);
   for (const layer of weights) {
@@ -54,7 +54,7 @@ test('attention() holds causal softmax rows for every layer and head; model() re
     }
   }
   const model = trainer.model();
-  assert.deepEqual(model.tokens, tokens);
+  assert.deepEqual(model.tokenIds, tokens);
   assert.equal(model.heads, 2);
   assert.deepEqual([model.X.length, model.X[0].length, model.Wq.length, model.Wo[0].length], [6, 16, 16, 16]);
   const { X, Wq, Wk, Wv, Wo, heads } = model;
@@ -74,7 +74,7 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
     [{ heads: 1.5 }, 'invalid-argument', `heads must be a whole number from 1 to ${limits.trainHeads}, got 1.5`],
     [{ heads: 3 }, 'invalid-argument', 'heads must divide dModel (16) into equal head widths, got 3'],
     [{ dModel: 1000 }, 'too-large', `dModel must be a whole number from 1 to ${limits.trainDModel}, got 1000`],
-    [{ context: 2 }, 'invalid-argument', `context must be a whole number from 4 to ${limits.trainContext}, got 2`],
+    [{ contextLength: 2 }, 'invalid-argument', `contextLength must be a whole number from 4 to ${limits.trainContext}, got 2`],
     [{ vocab: 'eight' }, 'invalid-argument', `vocab must be a whole number from 2 to ${limits.trainVocab}, got string`],
     [{ batch: 0 }, 'invalid-argument', `batch must be a whole number from 1 to ${limits.trainBatch}, got 0`],
     [{ learningRate: -1 }, 'invalid-argument', 'learningRate must be a finite number above 0, got -1'],
@@ -95,6 +95,26 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
   trainer.delete();
   trainer.delete();
   assert.deepEqual(errorOf(() => trainer.attention()), { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' });
+});
+
+test('context, the older name of contextLength, is still read as it (and tokens, of tokenIds, in results)', async () => {
+  const limits = lab.limits();
+  const older = await lab.trainer({ task: 'induction', layers: 1, heads: 1, context: 5, seed: 2 });
+  const newer = await lab.trainer({ task: 'induction', layers: 1, heads: 1, contextLength: 5, seed: 2 });
+  assert.equal(older.attention().tokenIds.length, 5);
+  // Token ids are tokenIds in its results; their older name tokens still reads, unlisted.
+  for (const result of [older.attention(), older.model()]) {
+    assert.ok(Object.keys(result).includes('tokenIds') && !Object.keys(result).includes('tokens'));
+    assert.equal(result.tokens, result.tokenIds);
+  }
+  assert.deepEqual(older.step(3), newer.step(3));
+  older.delete();
+  newer.delete();
+  const refused = (config) => lab.trainer(config).then(() => null, ({ code, message }) => ({ code, message }));
+  // A whole number is the core's to range-check, under the field's name; anything else is refused first, under the name given.
+  assert.deepEqual(await refused({ context: 2 }), { code: 'invalid-argument', message: `contextLength must be a whole number from 4 to ${limits.trainContext}, got 2` });
+  assert.deepEqual(await refused({ context: 4.5 }), { code: 'invalid-argument', message: `context must be a whole number from 4 to ${limits.trainContext}, got 4.5` });
+  assert.deepEqual(await refused({ context: 5, contextLength: 5 }), { code: 'invalid-argument', message: 'context is the older name of contextLength: give one of them' });
 });
 
 test('trainers made, stepped and deleted leave the learning module\'s heap as it was', async () => {

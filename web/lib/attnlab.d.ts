@@ -330,8 +330,10 @@ export interface WalkOptions {
 }
 
 export interface SinusoidalEncodingRequest {
-  /** Rows (positions). 1 … limits().sinusoidalMax. Default 0. */
-  tokens: number;
+  /** Rows: the positions 0 … positions − 1. 1 … limits().sinusoidalMax. Default 0. */
+  positions?: number;
+  /** @deprecated The older name of positions. */
+  tokens?: number;
   /** Columns (features). 1 … limits().sinusoidalMax. Default 0. */
   width: number;
 }
@@ -378,6 +380,8 @@ export interface TrainerConfig {
   /** Width of the residual stream (d_head = dModel / heads). 1 … limits().trainDModel. Default 16. */
   dModel?: number;
   /** Tokens per sequence. 4 … limits().trainContext. Default 8. */
+  contextLength?: number;
+  /** @deprecated The older name of contextLength. */
   context?: number;
   /** Token ids 0 … vocab − 1. 2 … limits().trainVocab. Default 8. */
   vocab?: number;
@@ -407,7 +411,7 @@ export interface ModelConfig {
   /** Token ids 0 … vocab − 1. Default 512. */
   vocab: number;
   /** The most tokens one forward pass reads. Default 128. */
-  context: number;
+  contextLength: number;
   /** Width of the residual stream. Default 128. */
   dModel: number;
   /** Decoder blocks. Default 3. */
@@ -417,14 +421,14 @@ export interface ModelConfig {
 }
 
 export interface ForwardRequest {
-  /** Token ids, each below the model's vocab, at most its context. */
-  tokens: number[];
+  /** Token ids, each below the model's vocab, at most its context length. */
+  tokenIds: number[];
 }
 
 export interface HeadScoresRequest {
-  /** Token ids, each below the model's vocab, at most its context. */
-  tokens: number[];
-  /** The length of a sequence the tokens repeat (0: none), for the duplicate-token and induction scores; at most half the context. Default 0. */
+  /** Token ids, each below the model's vocab, at most its context length. */
+  tokenIds: number[];
+  /** The length of a sequence the tokens repeat (0: none), for the duplicate-token and induction scores; at most half the context length. Default 0. */
   period?: number;
 }
 
@@ -438,7 +442,7 @@ export interface HeadAt {
 export interface GenerateRequest {
   /** The token ids to continue. */
   prompt: number[];
-  /** Tokens to generate, 1 … the context less the prompt's length. Default 0. */
+  /** Tokens to generate, 1 … the context length less the prompt's length. Default 0. */
   count: number;
 }
 
@@ -464,10 +468,19 @@ export interface DistributionOptions {
 }
 
 export interface InductionProbeRequest {
-  /** Random tokens drawn, then repeated: 1 … half the context. Default 0. */
+  /** Random tokens drawn, then repeated: 1 … contextLength / 2. Default 0. */
   period: number;
   /** The same seed draws the same tokens everywhere. Default 1. */
   seed?: number;
+}
+
+export interface ImportedAttentionFields {
+  /** Each token's text, in order. */
+  tokens: string[];
+  /** Every layer, as model(…, output_attentions=True) gives it: [layer][batch][head][query][key], a batch of one sequence; or attention instead. */
+  attentions?: number[][][][][];
+  /** One layer: [head][query][key]; or attentions instead. */
+  attention?: number[][][];
 }
 
 /** The mask's rules: the bits of the mask step's blockedBy. */
@@ -484,7 +497,7 @@ export interface MaskRules {
 /** A request field as lab.schema() describes it. */
 export interface SchemaField {
   name: string;
-  kind: 'boolean' | 'number' | 'probability' | 'whole' | 'matrix' | 'mask' | 'flags' | 'indices' | 'row' | 'window' | 'choice' | 'text';
+  kind: 'boolean' | 'number' | 'probability' | 'whole' | 'matrix' | 'mask' | 'flags' | 'indices' | 'row' | 'window' | 'choice' | 'text' | 'labels' | 'layers' | 'heads';
   required?: true;
   /** The documented range: each end a number or a name in limits(). */
   min?: string;
@@ -883,13 +896,17 @@ export interface TrainingProgress {
 export interface Trainer {
   /** count Adam steps (1 … limits().trainSteps, default 1), then the progress. */
   step(count?: number): TrainingProgress;
-  /** The fixed sample's tokens and every head's weights on it: weights[layer][head] (context × context). */
-  attention(): { tokens: number[]; weights: Matrix[][] };
   /**
-   * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokens] + P
-   * (context × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids.
+   * The fixed sample's token ids and every head's weights on it: weights[layer][head]
+   * (contextLength × contextLength). `tokens`, the older name of tokenIds, still reads.
    */
-  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokens: number[] };
+  attention(): { tokenIds: number[]; weights: Matrix[][] };
+  /**
+   * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokenIds] + P
+   * (contextLength × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids
+   * (`tokens`, their older name, still reads).
+   */
+  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokenIds: number[] };
   /** Frees the core's trainer (a second call does nothing). */
   delete(): void;
 }
@@ -932,8 +949,8 @@ export interface HeadScores {
 
 /** The Hugging Face layout: every layer ([layer][batch of 1][head][query][key]) or one layer ([head][query][key]). */
 export type ImportedAttentionJson =
-  | { tokens: string[]; attentions: number[][][][][] }
-  | { tokens: string[]; attention: number[][][] };
+  | (Omit<ImportedAttentionFields, 'attention'> & Required<Pick<ImportedAttentionFields, 'attentions'>>)
+  | (Omit<ImportedAttentionFields, 'attentions'> & Required<Pick<ImportedAttentionFields, 'attention'>>);
 
 /** An import the core accepted: the tokens, every head's weights ([layer][head], n × n) and scores. */
 export interface ImportedAttention {
@@ -948,30 +965,30 @@ export interface ImportedAttention {
  */
 export interface LanguageModel {
   readonly config: Readonly<ModelConfig>;
-  /** The text's token ids and each token's text (byte-level BPE); at most limits().tokenizeBytes bytes of UTF-8. */
-  tokenize(text: string): { tokens: number[]; pieces: string[] };
+  /** The text's token ids and each token's text (byte-level BPE); at most limits().tokenizeBytes bytes of UTF-8. `tokens`, the older name of tokenIds, still reads. */
+  tokenize(text: string): { tokenIds: number[]; pieces: string[] };
   /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD); at most limits().tokenizeBytes ids. */
-  pieces(tokens: ArrayLike<number>): string[];
+  pieces(tokenIds: ArrayLike<number>): string[];
   /**
    * The distribution generate() draws the next token from, for one row of forward()'s logits
    * (vocab numbers): the kept token ids, likeliest first, and their probabilities,
    * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
-   * alone, with probability 1.
+   * alone, with probability 1. `tokens`, the older name of tokenIds, still reads.
    */
-  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokens: number[]; probabilities: number[] };
+  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokenIds: number[]; probabilities: number[] };
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
-  forward(tokens: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
+  forward(tokenIds: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
   generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
-  headScores(tokens: ArrayLike<number>, period?: number): HeadScores[][];
+  headScores(tokenIds: ArrayLike<number>, period?: number): HeadScores[][];
   /**
    * One head's columns of its layer's W_Q, W_K and W_V (dModel × dModel / heads each), 0-based
-   * layer and head: with forward(tokens).blocks[layer].norm1 as X, trace({ X, Wq, Wk, Wv,
+   * layer and head: with forward(tokenIds).blocks[layer].norm1 as X, trace({ X, Wq, Wk, Wv,
    * causal: true }) gives that head's weights, the stepper's view of it.
    */
   headWeights(layer: number, head: number): { Wq: Matrix; Wk: Matrix; Wv: Matrix };
-  /** The induction probe: period random tokens from the seed, then the same again (for headScores(tokens, period)). */
+  /** The induction probe: period random tokens from the seed, then the same again (for headScores(tokenIds, period)). */
   inductionProbe(period: number, seed?: number): number[];
   /** Frees the core's model (a second call does nothing). */
   delete(): void;
@@ -997,7 +1014,7 @@ export interface AttnLab {
   stepIds(): StepId[];
   /** The core's error codes (ERROR_CODES mirrors them). */
   errorCodes(): ErrorCode[];
-  /** Every entry's request fields as the core declares them (without their docs, which are these typings'); the model's entries once lab.loadModel() has loaded its module; and the mask's blockedBy bits. */
+  /** Every entry's request fields as the core declares them (without their docs, which are these typings'); the model's entries once this lab's loadModel() or importAttention() has loaded its module; and the mask's blockedBy bits. */
   schema(): Schema;
   attention(request: AttentionRequest): AttentionResult;
   /** The backward pass of attention(): dQ, dK, dV given dOutput = ∂L/∂O (same options and limits). */
@@ -1094,8 +1111,8 @@ export interface AttnLab {
   importAttention(json: ImportedAttentionJson): Promise<ImportedAttention>;
   /** The sinusoidal positional encoding: (tokens, width). */
   sinusoidalEncoding(request: SinusoidalEncodingRequest): Matrix;
-  /** The older form: sinusoidalEncoding(tokens, width). */
-  sinusoidalEncoding(tokens: number, width: number): Matrix;
+  /** The older form: sinusoidalEncoding(positions, width). */
+  sinusoidalEncoding(positions: number, width: number): Matrix;
   /** One row of softmax stage by stage, and what goes wrong without the max (default temperature 1). */
   softmaxBreakdown(request: SoftmaxBreakdownRequest): SoftmaxBreakdown;
   /** The older form: softmaxBreakdown(scores, temperature). */

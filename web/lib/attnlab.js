@@ -108,6 +108,7 @@ function traceFromCore({ steps: coreSteps, groups, ...rest }) {
 // Each method's request and result, field by field, are in attnlab.d.ts.
 class AttnLab {
   #core;
+  #withModel = false; // this lab has loaded the model module
 
   constructor(core) {
     this.#core = core;
@@ -138,9 +139,9 @@ class AttnLab {
     return this.#core.errorCodes();
   }
 
-  /** Every entry's request fields as the core declares them (the model's once lab.loadModel() has loaded its module), and the mask's blockedBy bits (Schema in attnlab.d.ts). */
+  /** Every entry's request fields as the core declares them (the model's once this lab's loadModel() or importAttention() has loaded its module), and the mask's blockedBy bits (Schema in attnlab.d.ts). */
   schema() {
-    return schemaCopy();
+    return schemaCopy(this.#withModel);
   }
 
   /** One head of attention with every intermediate. */
@@ -283,9 +284,11 @@ class AttnLab {
     return importAttention(json, this.#modelHelpers());
   }
 
-  // What the model module's chunk uses of the entry (it imports none of it itself).
+  // What the model module's chunk uses of the entry (it imports none of it itself);
+  // modelLoaded: this lab has loaded the model module, so its schema() lists the model's requests.
   #modelHelpers() {
-    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits: this.#core.limits() };
+    const modelLoaded = () => (this.#withModel = true);
+    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, modelLoaded, limits: this.#core.limits() };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -5,6 +5,7 @@
 // are plain values; delete() frees the core's object, after which every method throws.
 import { AttnLabError, unwrap } from './errors.js';
 import { fromCore } from './matrices.js';
+import { withOlderName } from './older-names.js';
 import { stepRequest, trainerRequest } from './requests.js';
 import { instantiate, onDemand } from './wasm-module.js';
 
@@ -50,14 +51,14 @@ class Trainer {
     return unwrap(this.#core().step(stepRequest(count, ...extra)));
   }
 
-  /** The sample's tokens and every head's weights on it: weights[layer][head] (context × context). */
+  /** The sample's token ids and every head's weights on it: { tokenIds, weights[layer][head] (contextLength × contextLength) }. */
   attention() {
-    return fromCore(unwrap(this.#core().attention()));
+    return withOlderName(fromCore(unwrap(this.#core().attention())), 'tokens', 'tokenIds');
   }
 
-  /** Layer 1 on the sample as trace() takes it: { X, Wq, Wk, Wv, Wo, heads, tokens }. */
+  /** Layer 1 on the sample: { X, Wq, Wk, Wv, Wo, heads } as trace() takes them, and the sample's tokenIds. */
   model() {
-    return fromCore(unwrap(this.#core().model()));
+    return withOlderName(fromCore(unwrap(this.#core().model())), 'tokens', 'tokenIds');
   }
 
   /** Frees the core's trainer; a second call does nothing. */

@@ -6,11 +6,11 @@
 // fields are checked by the entry's modelRequest, their ranges on this model here. Without files,
 // the package's own model/ (beside dist/) is read, on the first such call only. Results are
 // plain values; delete() frees the core's model, after which every method throws.
-// It imports only its chunk's attention-import.js: lab.loadModel() and lab.importAttention()
-// hand it the entry's helpers (attnlab.js).
-import { importRequest } from './attention-import.js';
+// It imports only its chunk's older-names.js: lab.loadModel() and lab.importAttention() hand
+// it the entry's helpers (attnlab.js).
+import { withOlderName } from './older-names.js';
 
-let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
@@ -45,19 +45,35 @@ function packagedFiles() {
   return packaged();
 }
 
-function loadModule() {
+// loaded: the calling lab's, told that it has the module (its schema() then lists the model's requests).
+async function loadModule(loaded) {
   moduleLoader ??= onDemand("attnlab's model module (attnlab-model.js and attnlab-model.wasm)", () =>
     import('./attnlab-model.js')
       .then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url)))
       .then((module) => {
-        useSchema(JSON.parse(module.schema())); // its requests, declared in model_requests.hpp, checked from now on
+        useSchema(JSON.parse(module.schema()), { layers, heads }); // its requests, declared in model_requests.hpp, checked from now on
         return module;
       }),
   );
-  return moduleLoader();
+  const module = await moduleLoader();
+  loaded();
+  return module;
 }
 
 const invalid = (message) => new AttnLabError('invalid-argument', message);
+
+// The readers of an imported attention's matrices (the Hugging Face layout), kinds of the
+// model's requests alone: one layer's heads, each [query][key], read as the one layer of the
+// core's [layer][head]; or every layer's, [layer][batch][head] with a batch of one sequence.
+const headsOf = (list, name) => readList(name, list, (matrix, at, h) => toCoreMatrix(`${at}[${h}]`, matrix), 'an array of heads, each [query][key]');
+const heads = (value, name) => [headsOf(value, name)];
+function layers(value, name) {
+  return readList(name, value, (batch, where, l) => {
+    const sequences = readList(`${where}[${l}]`, batch, (sequence) => sequence, `an array: the batch of layer ${l + 1}`);
+    if (sequences.length !== 1) throw new AttnLabError('shape-mismatch', `${where}[${l}] holds a batch of ${sequences.length} sequences: export one sequence (batch size 1)`);
+    return headsOf(sequences[0], `${where}[${l}][0]`);
+  }, 'an array of layers, each [batch][head][query][key]');
+}
 
 function wholeNumber(name, value, lo, hi = Number.MAX_SAFE_INTEGER) {
   if (!Number.isInteger(value) || value < lo || value > hi) throw invalid(`${name} must be a whole number from ${lo} to ${hi}, got ${typeof value === 'number' ? value : describe(value)}`);
@@ -77,7 +93,7 @@ function loadRequest(files) {
   const { model, tokenizer, weights } = files;
   if (model?.format !== 'attnlab-model-1') throw invalid(`model must be model.json as npm run train-model writes it (format "attnlab-model-1"), got ${describe(model?.format)}`);
   const c = model.config ?? {};
-  const config = { vocab: wholeNumber('model.config.vocab', c.vocab, 1), context: wholeNumber('model.config.context', c.context, 1), dModel: wholeNumber('model.config.d_model', c.d_model, 1), layers: wholeNumber('model.config.layers', c.layers, 1, 64), heads: wholeNumber('model.config.heads', c.heads, 1, 64) };
+  const config = { vocab: wholeNumber('model.config.vocab', c.vocab, 1), contextLength: wholeNumber('model.config.context', c.context, 1), dModel: wholeNumber('model.config.d_model', c.d_model, 1), layers: wholeNumber('model.config.layers', c.layers, 1, 64), heads: wholeNumber('model.config.heads', c.heads, 1, 64) };
   if (!Array.isArray(tokenizer?.merges)) throw invalid(`tokenizer must be tokenizer.json as npm run train-model writes it (with merges), got ${describe(tokenizer)}`);
   const merges = tokenizer.merges.map((pair, i) => {
     if (!Array.isArray(pair) || pair.length !== 2) throw invalid(`tokenizer.merges[${i}] must be a pair of token ids, got ${describe(pair)}`);
@@ -95,19 +111,29 @@ function loadRequest(files) {
 
 /** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits } = helpers);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
   const request = loadRequest(files === undefined ? await packagedFiles() : files);
-  const core = await loadModule();
+  const core = await loadModule(helpers.modelLoaded);
   return new Model(unwrap(core.loadModel(request)), request.config);
 }
 
-/** A real model's attention (Hugging Face layout), checked and scored by the model module: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }. */
+/**
+ * A real model's attention in the Hugging Face `output_attentions` layout, { tokens, attentions:
+ * [layer][batch][head][query][key] } (a batch of one sequence) or { tokens, attention:
+ * [head][query][key] }, its fields declared in model_requests.hpp; the core checks it (shapes,
+ * weights in 0 … 1, rows summing to 1, limits().importLayers and .importValues) and scores every
+ * head: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }.
+ */
 export async function importAttention(json, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, modelRequest, useSchema, limits } = helpers);
-  const { tokens, matrices } = importRequest(json, helpers);
-  const core = await loadModule();
-  const scores = fromCore(unwrap(core.checkAttention(matrices, tokens.length)));
-  return { tokens, attention: matrices.map((layer) => layer.map((matrix) => fromCore(matrix))), scores };
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalid(`the attention must be a JSON object { tokens, attentions } or { tokens, attention }, got ${describe(json)}`);
+  const { tokens, attentions, attention } = json; // an export's other keys are not the import's
+  if ((attentions === undefined) === (attention === undefined)) throw invalid('give either attentions ([layer][batch][head][query][key]) or attention ([head][query][key]), not both or neither');
+  const core = await loadModule(helpers.modelLoaded); // its schema declares the fields
+  const request = modelRequest('importAttention', { tokens, attentions, attention });
+  const scores = fromCore(unwrap(core.checkAttention(request)));
+  const matrices = request.attentions ?? request.attention;
+  return { tokens: request.tokens, attention: matrices.map((layer) => layer.map((matrix) => fromCore(matrix))), scores };
 }
 
 class Model {
@@ -116,7 +142,7 @@ class Model {
 
   constructor(handle, config) {
     this.#handle = handle;
-    this.config = Object.freeze({ ...config });
+    this.config = Object.freeze(withOlderName({ ...config }, 'context', 'contextLength'));
   }
 
   #core() {
@@ -127,26 +153,26 @@ class Model {
   /** The text's token ids and each token's text (a piece of UTF-8 that splits a character shows U+FFFD). */
   tokenize(text) {
     if (typeof text !== 'string') throw invalid(`tokenize() takes a string, got ${describe(text)}`);
-    const tokens = fromCore(unwrap(this.#core().tokenize(text)));
-    return { tokens, pieces: this.pieces(tokens) };
+    const tokenIds = fromCore(unwrap(this.#core().tokenize(text)));
+    return withOlderName({ tokenIds, pieces: this.pieces(tokenIds) }, 'tokens', 'tokenIds');
   }
 
   /** Each token id's text, as tokenize() gives it (generated tokens, say). */
-  pieces(tokens) {
+  pieces(tokenIds) {
     // One call into the core per token: bounded as tokenize() is (a token has at least a byte).
-    if (tokens?.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokens.length}`);
-    return modelRequest('forward', { tokens }).tokens.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
+    if (tokenIds?.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokenIds.length}`);
+    return modelRequest('forward', { tokenIds }).tokenIds.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 
   /** The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] }. */
-  forward(tokens) {
-    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokens }))));
+  forward(tokenIds) {
+    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }))));
   }
 
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */
   generate(prompt, options) {
     const given = optionsOf('generate', options);
-    wholeNumber('count', given.count, 1, this.config.context);
+    wholeNumber('count', given.count, 1, this.config.contextLength);
     this.#sampling(given);
     const request = modelRequest('generate', { ...given, prompt });
     return fromCore(unwrap(this.#core().generate(request)));
@@ -158,19 +184,19 @@ class Model {
     wholeNumber('topK', topK, 0, this.config.vocab);
   }
 
-  /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokens, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
+  /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokenIds, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
   nextTokenDistribution(logits, options) {
     if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab) throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
     const given = optionsOf('nextTokenDistribution', options);
     this.#sampling(given);
     const request = modelRequest('nextTokenDistribution', { ...given, logits });
-    return fromCore(unwrap(this.#core().nextTokenDistribution(request)));
+    return withOlderName(fromCore(unwrap(this.#core().nextTokenDistribution(request))), 'tokens', 'tokenIds');
   }
 
   /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? (the last two with a period), role, roleScore }. */
-  headScores(tokens, period) {
-    if (period !== undefined) wholeNumber('period', period, 0, this.config.context);
-    const request = modelRequest('headScores', { tokens, period });
+  headScores(tokenIds, period) {
+    if (period !== undefined) wholeNumber('period', period, 0, this.config.contextLength);
+    const request = modelRequest('headScores', { tokenIds, period });
     return fromCore(unwrap(this.#core().headScores(request)));
   }
 
@@ -182,9 +208,9 @@ class Model {
     return fromCore(unwrap(this.#core().headWeights(request)));
   }
 
-  /** The induction probe: `period` random tokens drawn from the seed, then the same again (score it with headScores(tokens, period)). */
+  /** The induction probe: `period` random tokens drawn from the seed, then the same again (score it with headScores(tokenIds, period)). */
   inductionProbe(period, seed) {
-    wholeNumber('period', period, 1, Math.floor(this.config.context / 2));
+    wholeNumber('period', period, 1, Math.floor(this.config.contextLength / 2));
     const request = modelRequest('inductionProbe', { period, seed });
     return fromCore(unwrap(this.#core().inductionProbe(request)));
   }

@@ -15,20 +15,26 @@ const SIZE_MAX = 0xffffffff;
 // loaded, so a message quotes the real range of a field rather than the range of its C++ type.
 let limits = null;
 let FIELDS = null; // entry → { name: field }, each field with its reader
-let SCHEMA = null; // the schemas taken in so far, merged: lab.schema()
+let CORE = null; // the core's schema
+let MODEL = null; // the model module's, once loaded (one module per page, shared by every lab)
+let MODEL_READERS; // the readers of the kinds only the model's requests have
 export function useCore(limitTable, schema) {
   limits = limitTable;
-  [FIELDS, SCHEMA] = [fieldsOf(schema), schema];
+  CORE = schema;
+  FIELDS = { ...fieldsOf(schema), ...(MODEL && fieldsOf(MODEL, MODEL_READERS)) }; // a new lab keeps the model's checks
 }
 
-/** A module's own requests (the model module's, when it loads), checked from then on. */
-export function useSchema({ groups, requests }) {
-  FIELDS = { ...FIELDS, ...fieldsOf({ groups, requests }) };
-  SCHEMA = { ...SCHEMA, groups: { ...SCHEMA.groups, ...groups }, requests: { ...SCHEMA.requests, ...requests } };
+/** The model module's own requests, when it loads, and the readers of its own kinds: checked from then on. */
+export function useSchema(schema, readers) {
+  [MODEL, MODEL_READERS] = [schema, readers];
+  FIELDS = { ...FIELDS, ...fieldsOf(schema, readers) };
 }
 
-/** Every request taken in so far: the core's, and the model module's once it has loaded. */
-export const schemaCopy = () => structuredClone(SCHEMA);
+/** The core's requests, with the model module's when `withModel` (a lab that loaded it). */
+export function schemaCopy(withModel) {
+  if (!withModel || !MODEL) return structuredClone(CORE);
+  return structuredClone({ ...CORE, groups: { ...CORE.groups, ...MODEL.groups }, requests: { ...CORE.requests, ...MODEL.requests } });
+}
 
 // A whole number that survives the trip to the core's type (0 … max) unchanged. `range` is
 // the field's documented [lo, hi] in the core's limits: the core checks it, and a value that
@@ -103,16 +109,17 @@ function text(value, name) {
   return value; // which names are parameters is the core's to say
 }
 
-// Token labels: the package's own field (passed through to the result, never to the core).
+// Token labels (a trace's, passed through to the result; an imported attention's).
 function labels(value, name) {
   const cell = (label, where, i) => (typeof label === 'string' ? label : fail(`${where}[${i}] is ${describe(label)}, not a string`));
-  return readList(name, value, cell, 'an array of strings');
+  return readList(name, value, cell, 'an array of strings (the tokens, in order)');
 }
 
 // ---- Every entry's fields, from the core's schema ----
 
-// A field's reader by its kind, its range resolved in the core's limits.
-function readerOf({ kind, min, max, bound, choices }) {
+// A field's reader by its kind, its range resolved in the core's limits; `own`: the readers of
+// kinds only a module loaded on demand takes (its chunk brings them).
+function readerOf({ kind, min, max, bound, choices }, own) {
   const range = max === undefined ? undefined : [limits[min] ?? Number(min), limits[max] ?? Number(max)];
   const readers = {
     boolean,
@@ -124,6 +131,8 @@ function readerOf({ kind, min, max, bound, choices }) {
     row,
     window,
     text,
+    labels,
+    ...own,
     whole: (value, name) => wholeNumber(name, value, { range, max: bound }),
     indices: wholes(range, bound),
     choice: choice(choices),
@@ -136,11 +145,11 @@ function readerOf({ kind, min, max, bound, choices }) {
 const SOURCES = { projected: ['X', 'Wq', 'Wk', 'Wv'], direct: ['Q', 'K', 'V'] };
 const TRACE_ENTRIES = ['trace', 'checkGradient', 'permutationCheck', 'decode'];
 
-function fieldsOf({ groups, requests }) {
+function fieldsOf({ groups, requests }, own) {
   const out = {};
   for (const [entry, names] of Object.entries(requests)) {
     const fields = {};
-    for (const group of names) for (const field of groups[group]) fields[field.name] = { ...field, group, read: readerOf(field) };
+    for (const group of names) for (const field of groups[group]) fields[field.name] = { ...field, group, read: readerOf(field, own) };
     if (TRACE_ENTRIES.includes(entry)) fields.tokens = { name: 'tokens', read: labels };
     out[entry] = fields;
   }
@@ -277,10 +286,10 @@ export const flashWalkRequest = plain('flashWalk');
 
 // ---- One argument style: request objects, with the older positional forms normalised ----
 
-/** { tokens, width }, or the older (tokens, width). */
+/** { positions, width } (positions' older name: tokens), or the older (positions, width). */
 export const sinusoidalRequest = guarded('sinusoidalEncoding', (request, width) => {
   const older = typeof request === 'number' || width !== undefined;
-  return requireFields('sinusoidalEncoding', read('sinusoidalEncoding', older ? { tokens: request, width } : request));
+  return requireFields('sinusoidalEncoding', read('sinusoidalEncoding', older ? { positions: request, width } : request));
 });
 
 const isRow = (value) => Array.isArray(value) || ArrayBuffer.isView(value);

@@ -50,7 +50,7 @@ std::string heads_json(const std::vector<std::vector<attnlab::HeadScores>>& laye
 
 Evaluation evaluate(const attnlab::Model& model, const std::vector<int>& held_out,
                     std::size_t windows, std::size_t threads, std::size_t step) {
-  const std::size_t n = model.config.context;
+  const std::size_t n = model.config.context_length;
   if (held_out.size() < n + windows) throw std::runtime_error("the held-out text is too short");
   std::vector<std::vector<double>> losses(windows);
   for_each_item(windows, threads, [&](std::size_t w) {

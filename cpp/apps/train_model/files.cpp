@@ -51,7 +51,7 @@ void write_model(const std::string& dir, const attnlab::ModelConfig& c,
   }
   auto model = open(dir + "/model.json");
   model << "{\n  \"format\": \"attnlab-model-1\",\n  \"config\": { \"vocab\": " << c.vocab
-        << ", \"context\": " << c.context << ", \"d_model\": " << c.d_model
+        << ", \"context\": " << c.context_length << ", \"d_model\": " << c.d_model
         << ", \"layers\": " << c.layers << ", \"heads\": " << c.heads
         << ", \"d_mlp\": " << c.d_mlp() << " },\n  \"weights\": { \"file\": \"weights.bin\", "
         << "\"dtype\": \"float16\", \"count\": " << parameters.size()

@@ -80,7 +80,7 @@ int run(const Options& o) {
   const std::vector<int> held_out = tokenizer.encode(corpus.held_out_text);
   attnlab::ModelConfig c;
   c.vocab = tokenizer.vocab();
-  c.context = o.size("context");
+  c.context_length = o.size("context");
   c.d_model = o.size("d-model");
   c.layers = static_cast<int>(o.size("layers"));
   c.heads = static_cast<int>(o.size("heads"));
@@ -121,13 +121,13 @@ int run(const Options& o) {
   double train_seconds = 0;
   for (std::size_t step = 0; step < stop; ++step) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto offsets = batch_offsets(batch, step, seed, train.size() - c.context - 1);
-    const float weight = 1.0f / static_cast<float>(batch * c.context);
+    const auto offsets = batch_offsets(batch, step, seed, train.size() - c.context_length - 1);
+    const float weight = 1.0f / static_cast<float>(batch * c.context_length);
     for_each_item(batch, threads, [&](std::size_t b) {
       std::fill(gradients[b].begin(), gradients[b].end(), 0.0f);
       losses[b] =
           model_training::sequence_loss(c, parameters, &train[offsets[b]], &train[offsets[b] + 1],
-                                        c.context, weight, gradients[b].data());
+                                        c.context_length, weight, gradients[b].data());
     });
     std::fill(total.begin(), total.end(), 0.0f);
     double loss = 0;
@@ -135,7 +135,7 @@ int run(const Options& o) {
       loss += losses[b];
       for (std::size_t i = 0; i < total.size(); ++i) total[i] += gradients[b][i];
     }
-    loss /= static_cast<double>(batch * c.context);
+    loss /= static_cast<double>(batch * c.context_length);
     const float rate = model_training::learning_rate_at(s, step);
     const float norm = adam.step(parameters, total);
     train_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -158,12 +158,12 @@ int run(const Options& o) {
   // The inference forward over a full context, one thread (printed only: the log stays the
   // same from run to run).
   const std::vector<int> window(held_out.begin(),
-                                held_out.begin() + static_cast<std::ptrdiff_t>(c.context));
+                                held_out.begin() + static_cast<std::ptrdiff_t>(c.context_length));
   const auto f0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 10; ++i)
     if (!attnlab::forward(model16.value(), window)) throw std::runtime_error("forward failed");
   std::printf(
-      "forward over %zu tokens: %.2f ms (native, one thread, mean of 10)\n", c.context,
+      "forward over %zu tokens: %.2f ms (native, one thread, mean of 10)\n", c.context_length,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count() /
           10);
 

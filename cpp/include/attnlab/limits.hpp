@@ -68,7 +68,7 @@ inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
 // Normal draws of one study, samples · (keys + 1) · (the sum of dims): its cost.
 inline constexpr std::size_t scaling_draws = std::size_t{1} << 24;
 
-// sinusoidal_encoding (positional.hpp): tokens and width, each 1 … this.
+// sinusoidal_encoding (positional.hpp): positions and width, each 1 … this.
 inline constexpr std::size_t sinusoidal_max = 2048;
 
 // normal_matrix (random.hpp): rows·cols values, 64 MiB of float32 (65,536 x 256).

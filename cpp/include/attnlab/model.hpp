@@ -27,8 +27,8 @@ inline constexpr std::size_t model_vocab = 65536;
 }  // namespace limits
 
 struct ModelConfig {
-  std::size_t vocab = 512;    // token ids 0 … vocab − 1
-  std::size_t context = 128;  // the most tokens one forward pass reads
+  std::size_t vocab = 512;           // token ids 0 … vocab − 1
+  std::size_t context_length = 128;  // the most tokens one forward pass reads
   std::size_t d_model = 128;
   int layers = 3;
   int heads = 4;  // divides d_model: d_head = d_model / heads
@@ -141,7 +141,7 @@ Result<int> sample_token(const std::vector<float>& logits, float temperature, st
 // probability softmax(logits / temperature) over them (temperature 0: the likeliest alone,
 // with probability 1). Errors: sample_token's.
 struct TokenDistribution {
-  std::vector<int> tokens;
+  std::vector<int> token_ids;
   std::vector<double> probabilities;
 };
 Result<TokenDistribution> next_token_distribution(const std::vector<float>& logits,

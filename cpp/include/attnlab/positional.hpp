@@ -8,8 +8,8 @@
 
 namespace attnlab {
 
-// pe: (tokens, width), pe(p, 2i) = sin(p / 10000^(2i/width)), pe(p, 2i+1) = cos(same angle).
-// Errors: invalid_argument (tokens or width 0), too_large (above limits::sinusoidal_max).
-Result<Matrix> sinusoidal_encoding(std::size_t tokens, std::size_t width);
+// pe: (positions, width), pe(p, 2i) = sin(p / 10000^(2i/width)), pe(p, 2i+1) = cos(same angle).
+// Errors: invalid_argument (positions or width 0), too_large (above limits::sinusoidal_max).
+Result<Matrix> sinusoidal_encoding(std::size_t positions, std::size_t width);
 
 }  // namespace attnlab

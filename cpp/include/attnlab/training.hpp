@@ -30,7 +30,7 @@ struct TrainingConfig {
   int layers = 1;  // 1 … limits::train_layers
   int heads = 1;   // 1 … limits::train_heads, dividing d_model (d_head = d_model / heads)
   std::size_t d_model = 16;
-  std::size_t context = 8;  // tokens per sequence
+  std::size_t context_length = 8;  // tokens per sequence
   std::size_t vocab = 8;
   std::size_t batch = 16;  // sequences per step
   float learning_rate = 0.01f;
@@ -45,8 +45,8 @@ struct TrainingProgress {
 
 // The fixed sample sequence and every head's weights on it.
 struct TrainingAttention {
-  std::vector<int> tokens;                   // (context)
-  std::vector<std::vector<Matrix>> weights;  // [layer][head]: (context, context) each
+  std::vector<int> token_ids;                // (context_length)
+  std::vector<std::vector<Matrix>> weights;  // [layer][head]: (context_length, context_length) each
 };
 
 // Layer 1 on the sample, as trace() takes it (heads·d_head = d_model).
@@ -55,7 +55,7 @@ struct TrainedLayer {
   Matrix w_q, w_k, w_v;  // (d_model, heads·d_head)
   Matrix w_o;            // (heads·d_head, d_model)
   int heads;
-  std::vector<int> tokens;  // (context)
+  std::vector<int> token_ids;  // (context_length)
 };
 
 namespace training {

@@ -26,6 +26,14 @@ Problem outside(std::string_view name, bool below, const std::string& got, std::
                    std::to_string(hi) + ", got " + got};
 }
 
+// 10^e by repeated multiplication: exact up to 10^22, and all number_text needs (std::pow
+// would link ~2 KB of wasm for this one use).
+double power_of_ten(int e) {
+  double p = 1;
+  for (int i = 0; i < (e < 0 ? -e : e); ++i) p *= 10;
+  return e < 0 ? 1 / p : p;
+}
+
 }  // namespace
 
 Problem not_empty(std::string_view name, const Matrix& m) {
@@ -84,18 +92,6 @@ Problem positive_finite(std::string_view name, float value) {
   return Error{ErrorCode::invalid_argument,
                std::string(name) + " must be a finite number above 0, got " + number_text(value)};
 }
-
-namespace {
-
-// 10^e by repeated multiplication: exact up to 10^22, and all number_text needs (std::pow
-// would link ~2 KB of wasm for this one use).
-double power_of_ten(int e) {
-  double p = 1;
-  for (int i = 0; i < (e < 0 ? -e : e); ++i) p *= 10;
-  return e < 0 ? 1 / p : p;
-}
-
-}  // namespace
 
 std::string number_text(float value) {
   if (!std::isfinite(value)) return describe_value(value);

@@ -24,7 +24,7 @@ struct Layout {
 
   explicit Layout(const TrainingConfig& c)
       : d(c.d_model),
-        n(c.context),
+        n(c.context_length),
         vocab(c.vocab),
         heads(static_cast<std::size_t>(c.heads)),
         d_head(c.d_model / heads),
@@ -235,7 +235,7 @@ std::vector<float> initial_parameters(const TrainingConfig& config) {
 }
 
 Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t state) {
-  const std::size_t n = config.context, m = (n + 1) / 2;
+  const std::size_t n = config.context_length, m = (n + 1) / 2;
   TokenStream tokens(state);
   Batch b{count, std::vector<int>(count * n), std::vector<int>(count * n, -1)};
   for (std::size_t s = 0; s < count; ++s) {
@@ -334,7 +334,7 @@ validate::Problem check(const TrainingConfig& c) {
     return validate::formatted(ErrorCode::invalid_argument,
                                "heads must divide dModel (%zu) into equal head widths, got %d",
                                c.d_model, c.heads);
-  if (auto p = count_within("context", c.context, 4, limits::train_context)) return p;
+  if (auto p = count_within("contextLength", c.context_length, 4, limits::train_context)) return p;
   if (auto p = count_within("vocab", c.vocab, 2, limits::train_vocab)) return p;
   if (auto p = count_within("batch", c.batch, 1, limits::train_batch)) return p;
   if (auto p = validate::positive_finite("learningRate", c.learning_rate)) return p;

@@ -26,7 +26,7 @@ ModelDecoder::ModelDecoder(const Model& model) : model_(&model), layout_(model.c
   // A model that does not fit its config gets no cache: append() says what is wrong.
   if (model_parts::check_shape(model.config, model.parameters.size())) return;
   const ModelConfig& c = model.config;
-  keys_.assign(layout_.layers.size(), Matrix(c.context, c.d_model));
+  keys_.assign(layout_.layers.size(), Matrix(c.context_length, c.d_model));
   values_ = keys_;
 }
 
@@ -36,11 +36,11 @@ Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) 
   if (auto p = model_parts::check_shape(m.config, m.parameters.size())) return *p;
   if (tokens.empty()) return Error{ErrorCode::invalid_argument, "no tokens to append"};
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
-  if (length_ + tokens.size() > m.config.context)
+  if (length_ + tokens.size() > m.config.context_length)
     return validate::formatted(ErrorCode::too_large,
                                "%zu tokens after the %zu already read are more than the "
-                               "model's context of %zu",
-                               tokens.size(), length_, m.config.context);
+                               "model's context length of %zu",
+                               tokens.size(), length_, m.config.context_length);
   Matrix x;
   for (int token : tokens) {
     const std::size_t t = length_;
@@ -125,24 +125,24 @@ Result<TokenDistribution> next_token_distribution(const std::vector<float>& logi
                                                   float temperature, std::size_t top_k) {
   if (auto p = check_sampling(logits, temperature)) return *p;
   TokenDistribution out;
-  out.tokens = ranked(logits, temperature == 0 ? 1 : top_k);
+  out.token_ids = ranked(logits, temperature == 0 ? 1 : top_k);
   if (temperature == 0) {
     out.probabilities = {1.0};
     return out;
   }
   double total = 0;
-  for (const double w : relative_weights(logits, out.tokens, temperature, total))
+  for (const double w : relative_weights(logits, out.token_ids, temperature, total))
     out.probabilities.push_back(w / total);
   return out;
 }
 
 Result<std::vector<int>> generate(const Model& model, const std::vector<int>& prompt,
                                   std::size_t count, const SampleOptions& options) {
-  if (prompt.size() + count > model.config.context)
+  if (prompt.size() + count > model.config.context_length)
     return validate::formatted(ErrorCode::too_large,
                                "a prompt of %zu tokens and %zu more are more than the model's "
-                               "context of %zu",
-                               prompt.size(), count, model.config.context);
+                               "context length of %zu",
+                               prompt.size(), count, model.config.context_length);
   ModelDecoder decoder(model);
   auto logits = decoder.append(prompt);
   std::vector<int> out;

@@ -112,10 +112,10 @@ Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
   if (auto p = model_parts::check_shape(c, m.parameters.size())) return *p;
   if (tokens.empty())
     return Error{ErrorCode::invalid_argument, "the forward pass needs at least one token"};
-  if (tokens.size() > c.context)
+  if (tokens.size() > c.context_length)
     return validate::formatted(ErrorCode::too_large,
-                               "%zu tokens are more than the model's context of %zu", tokens.size(),
-                               c.context);
+                               "%zu tokens are more than the model's context length of %zu", tokens.size(),
+                               c.context_length);
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   const ModelLayout layout(c);
   Matrix x = model_parts::embed(m, layout, tokens, 0);

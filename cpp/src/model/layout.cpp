@@ -15,7 +15,7 @@ std::optional<Error> check_model_config(const ModelConfig& c) {
                                         ErrorCode::invalid_argument))
       return p;
   for (const auto& [name, value, most] : {std::tuple{"d_model", c.d_model, limits::model_d_model},
-                                          std::tuple{"context", c.context, limits::model_context},
+                                          std::tuple{"context", c.context_length, limits::model_context},
                                           std::tuple{"vocab", c.vocab, limits::model_vocab}})
     if (auto p = validate::count_within(name, value, 1, most)) return p;
   if (c.d_model % static_cast<std::size_t>(c.heads) != 0)
@@ -34,7 +34,7 @@ ModelLayout::ModelLayout(const ModelConfig& c) {
     return tensors.back().offset;
   };
   embedding = add("embedding", c.vocab, d, true);
-  positions = add("positions", c.context, d, false);
+  positions = add("positions", c.context_length, d, false);
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     Layer layer{};

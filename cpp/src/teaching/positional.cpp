@@ -7,11 +7,11 @@
 
 namespace attnlab {
 
-Result<Matrix> sinusoidal_encoding(std::size_t tokens, std::size_t width) {
-  if (auto p = validate::count_within("tokens", tokens, 1, limits::sinusoidal_max)) return *p;
+Result<Matrix> sinusoidal_encoding(std::size_t positions, std::size_t width) {
+  if (auto p = validate::count_within("positions", positions, 1, limits::sinusoidal_max)) return *p;
   if (auto p = validate::count_within("width", width, 1, limits::sinusoidal_max)) return *p;
-  Matrix pe(tokens, width);  // pe: (tokens, width)
-  for (std::size_t p = 0; p < tokens; ++p)
+  Matrix pe(positions, width);
+  for (std::size_t p = 0; p < positions; ++p)
     for (std::size_t c = 0; c < width; ++c) {
       // Columns 2i and 2i+1 share the frequency 1 / 10000^(2i / width).
       const double pair_start = static_cast<double>(c - c % 2);

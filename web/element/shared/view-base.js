@@ -121,16 +121,17 @@ export class ViewBase extends LitElement {
  * (views/index.js): { id, title, normalize(partialViewState), render({ lab, viewState, message,
  * trace, state }) }. A view that reads the host's own trace and state (the tokens view)
  * declares `trace` and `state` properties; the others ignore them.
- * `fields` is the view state's table for normalizeViewState (view-state.js).
+ * `fields` is the view state's table for normalizeViewState (view-state.js), `renamed` the
+ * older names of its fields ({ olderName: name }).
  */
-export function defineView({ id, title, element, fields = {} }) {
+export function defineView({ id, title, element, fields = {}, renamed = {} }) {
   const tag = `attn-${id}-view`;
   if (globalThis.customElements && !customElements.get(tag)) customElements.define(tag, element); // none in Node
   const literal = unsafeStatic(tag); // a fixed tag name, never user text
   return {
     id,
     title,
-    normalize: (partial) => normalizeViewState(id, fields, partial),
+    normalize: (partial) => normalizeViewState(id, fields, partial, renamed),
     render: ({ lab, viewState, message, trace, state }) =>
       html`${message}<section data-role="view" data-view=${id} part="view"><${literal} .lab=${lab} .viewState=${viewState} .trace=${trace} .state=${state}></${literal}></section>`,
   };

@@ -4,16 +4,22 @@
 import { StateError } from '../state.js';
 
 /**
- * fields: { name: [defaultValue, isValid(value), 'what it must be'] }.
+ * fields: { name: [defaultValue, isValid(value), 'what it must be'] }; renamed: { olderName:
+ * name }, the names a field had before, which saved links still hold.
  * Returns the defaults overlaid with `partial`; throws StateError naming a bad field.
  */
-export function normalizeViewState(viewId, fields, partial = {}) {
+export function normalizeViewState(viewId, fields, partial = {}, renamed = {}) {
   if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
     throw new StateError(`the ${viewId} view's state must be a JSON object`);
   }
   const out = {};
   for (const [name, [fallback]] of Object.entries(fields)) out[name] = structuredClone(fallback);
-  for (const [name, value] of Object.entries(partial)) {
+  const given = Object.entries(partial).map(([name, value]) => {
+    const newer = Object.hasOwn(renamed, name) ? renamed[name] : undefined;
+    if (newer && Object.hasOwn(partial, newer)) throw new StateError(`the ${viewId} view's "${name}" is the older name of "${newer}": give one of them`);
+    return [newer ?? name, value];
+  });
+  for (const [name, value] of given) {
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined; // "constructor" is no field
     if (!field) throw new StateError(`the ${viewId} view has no field "${name}"`);
     if (!field[1](value)) throw new StateError(`the ${viewId} view's "${name}" must be ${field[2]}`);

@@ -24,7 +24,7 @@ const BYTE_TICKS = Array.from({ length: 8 }, (_, i) => 1024 * 4 ** i); // 1 KiB,
 const FAR_SIZES = [4096, 32768, 131072, 1048576]; // sequence lengths of real models
 
 const FIELDS = {
-  d: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
+  headWidth: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
   causal: [false, (v) => typeof v === 'boolean', 'true or false'],
   maxN: [1024, (v) => LARGEST.includes(v), `one of ${LARGEST.join(', ')}`],
   seed: SEED_FIELD,
@@ -63,7 +63,7 @@ class CostView extends WorkerViewBase {
   // Each size is timed on random inputs from the core, smaller sizes a few times (the fastest
   // run counts). The figures appear as they come; Stop ends the kernel under way.
   _measure() {
-    const { d, causal, maxN, seed } = this.viewState;
+    const { headWidth: d, causal, maxN, seed } = this.viewState;
     this._runs = [];
     this._refused = null; // the first size the core refuses for one call, if any
     return this.startRun(
@@ -83,7 +83,7 @@ class CostView extends WorkerViewBase {
   }
 
   render() {
-    const { d, causal, maxN } = this.viewState;
+    const { headWidth: d, causal, maxN } = this.viewState;
     const select = (control, label, values, current, parse = Number) =>
       html`<label>${label}
         <select data-control=${control} @change=${(e) => this.changeView({ [control]: parse(e.target.value) })}>
@@ -105,7 +105,7 @@ class CostView extends WorkerViewBase {
       </p>
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Cost options">
-        ${select('d', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
+        ${select('headWidth', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
         <label><input data-control="causal" type="checkbox" .checked=${causal}
           @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
         ${this.seedInput()}
@@ -209,7 +209,7 @@ class CostView extends WorkerViewBase {
         : html`<td></td><td></td>`;
     // Scrollable on a phone: focusable and named, so a keyboard can scroll it too.
     return html`<div class="scroll-x" tabindex="0" role="region" aria-label="Measured runs (scrolls sideways on a narrow screen)"><table data-role="cost-runs">
-      <caption>Measured in this browser (d = ${this.viewState.d}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
+      <caption>Measured in this browser (d = ${this.viewState.headWidth}${this.viewState.causal ? ', causal' : ''}; the fastest of a few runs for small n)</caption>
       <thead>
         <tr><th scope="col">n</th><th scope="col">naive time (ms)</th><th scope="col">naive peak memory</th>
           <th scope="col">flash time (ms)</th><th scope="col">flash peak memory</th><th scope="col">n×n matrix (4n² B)</th></tr>
@@ -237,4 +237,4 @@ class CostView extends WorkerViewBase {
   }
 }
 
-export const costView = defineView({ id: 'cost', title: 'Cost', element: CostView, fields: FIELDS });
+export const costView = defineView({ id: 'cost', title: 'Cost', element: CostView, fields: FIELDS, renamed: { d: 'headWidth' } });

@@ -27,7 +27,7 @@ const SAMPLES = 12; // rows and columns of the sampled block of weights
 
 const FIELDS = {
   n: [1024, (v) => SIZES.includes(v), `one of ${SIZES.join(', ')}`],
-  d: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
+  headWidth: [64, (v) => WIDTHS.includes(v), `one of ${WIDTHS.join(', ')}`],
   causal: [true, (v) => typeof v === 'boolean', 'true or false'],
   seed: SEED_FIELD,
 };
@@ -128,7 +128,7 @@ class LongSequenceView extends WorkerViewBase {
 
   // The WebGPU kernel on inputs from the worker: { ms, output }, or null once the run is cancelled.
   async _timeGpu(gpu, current) {
-    const { n, d, causal, seed } = this.viewState;
+    const { n, headWidth: d, causal, seed } = this.viewState;
     const inputs = await this.tasks.run('inputs', { n, d, seed });
     if (!current()) return null;
     // A one-token run first, so the timing leaves out compiling the shader for this d.
@@ -144,7 +144,7 @@ class LongSequenceView extends WorkerViewBase {
   _run(compare) {
     this._info = null;
     return this.startRun(async (current) => {
-      const { n, d, causal, seed } = this.viewState;
+      const { n, headWidth: d, causal, seed } = this.viewState;
       this._gpuReady ??= this._findGpu();
       const gpu = await this._gpuReady;
       if (!current()) return;
@@ -170,7 +170,7 @@ class LongSequenceView extends WorkerViewBase {
   }
 
   render() {
-    const { n, d, causal } = this.viewState;
+    const { n, headWidth: d, causal } = this.viewState;
     const select = (control, label, values, current) =>
       html`<label>${label}
         <select data-control=${control} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
@@ -188,7 +188,7 @@ class LongSequenceView extends WorkerViewBase {
       </p>
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Long-sequence options">
-        ${select('n', 'Tokens n', SIZES, n)} ${select('d', 'Head width d', WIDTHS, d)}
+        ${select('n', 'Tokens n', SIZES, n)} ${select('headWidth', 'Head width d', WIDTHS, d)}
         <label><input data-control="causal" type="checkbox" .checked=${causal}
           @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
         ${this.seedInput()}
@@ -202,7 +202,7 @@ class LongSequenceView extends WorkerViewBase {
   }
 
   _renderRuns() {
-    const { n, d, causal } = this.viewState;
+    const { n, headWidth: d, causal } = this.viewState;
     return html`<table data-role="runs">
         <caption>n = ${n}, d = ${d}${causal ? ', causal' : ''}</caption>
         <thead><tr><th scope="col">backend</th><th scope="col">time (ms)</th><th scope="col">billion operations per second</th></tr></thead>
@@ -256,4 +256,4 @@ class LongSequenceView extends WorkerViewBase {
   }
 }
 
-export const longSequenceView = defineView({ id: 'long-sequence', title: 'Long sequences', element: LongSequenceView, fields: FIELDS });
+export const longSequenceView = defineView({ id: 'long-sequence', title: 'Long sequences', element: LongSequenceView, fields: FIELDS, renamed: { d: 'headWidth' } });

@@ -14,24 +14,24 @@ const pieceSpans = (piece) =>
     .map((part) => (part === '␣' || part === '↵' ? html`<span class="space">${part}</span>` : part));
 
 /** The tokens as boxes: the prompt's, then the generated ones (dashed). */
-export function tokenBoxes(pieces, tokens, promptLength) {
+export function tokenBoxes(pieces, tokenIds, promptLength) {
   return html`<ol class="tokens" data-role="tokens" aria-label=${`${pieces.length} tokens`}>
     ${pieces.map(
-      (piece, i) => html`<li data-token=${tokens[i]} class=${i >= promptLength ? 'generated' : ''}
-        aria-label=${`token ${i + 1}: “${piece}”, id ${tokens[i]}${i >= promptLength ? ', generated' : ''}`}>${pieceSpans(piece)}</li>`,
+      (piece, i) => html`<li data-token=${tokenIds[i]} class=${i >= promptLength ? 'generated' : ''}
+        aria-label=${`token ${i + 1}: “${piece}”, id ${tokenIds[i]}${i >= promptLength ? ', generated' : ''}`}>${pieceSpans(piece)}</li>`,
     )}
   </ol>`;
 }
 
-/** The next token's likeliest candidates as horizontal bars: { pieces, tokens, probabilities }. */
-export function nextTokenBars({ pieces, tokens, probabilities }) {
+/** The next token's likeliest candidates as horizontal bars: { pieces, tokenIds, probabilities }. */
+export function nextTokenBars({ pieces, tokenIds, probabilities }) {
   return html`<table class="next" data-role="next-tokens">
-    <caption class="note">The ${tokens.length} likeliest next tokens</caption>
+    <caption class="note">The ${tokenIds.length} likeliest next tokens</caption>
     <thead>
       <tr><th scope="col">Token</th><th scope="col">Probability</th></tr>
     </thead>
     <tbody>
-      ${tokens.map(
+      ${tokenIds.map(
         (token, i) => html`<tr data-token=${token} data-value=${probabilities[i]}>
           <td class="piece">${pieceSpans(pieces[i])}</td>
           <td class="probability">

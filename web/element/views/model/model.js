@@ -23,14 +23,14 @@ export const SENTENCES = [
   ['1809, James Madison', 'It is with deep concern I am now to inform you that the favorable prospect has been over-clouded by a refusal of the British Government.'],
 ];
 
-const MAX_TEXT = 2000; // characters; the model's context (128 tokens) is the core's check
+const MAX_TEXT = 2000; // characters; the model's context length (128 tokens) is the core's check
 const TOP = 10; // next-token candidates shown
 const PROBE = { period: 32, seed: 1 }; // the induction probe: 32 random tokens, twice
 const MORE = 10; // tokens one press of "+10" generates
 
 const FIELDS = {
   text: [SENTENCES[0][1], (v) => typeof v === 'string' && v.length <= MAX_TEXT, `a string of at most ${MAX_TEXT} characters`],
-  generated: wholeField(0, 0, 512), // tokens generated after the text (the core refuses past the context)
+  generated: wholeField(0, 0, 512), // tokens generated after the text (the core refuses past the context length)
   temperature: [1, isNumberIn(0, 5), 'a number from 0 to 5'],
   topK: wholeField(0, 0, 65536), // 0: every token (the core refuses more than the vocabulary)
   seed: SEED_FIELD,
@@ -93,18 +93,18 @@ class ModelView extends ViewBase {
     const m = this._model;
     const { text, generated, temperature, topK, seed } = viewState;
     const prompt = m.tokenize(text);
-    const extra = generated ? m.generate(prompt.tokens, { count: generated, temperature, topK, seed }) : [];
-    const tokens = [...prompt.tokens, ...extra];
-    const forward = m.forward(tokens);
+    const extra = generated ? m.generate(prompt.tokenIds, { count: generated, temperature, topK, seed }) : [];
+    const tokenIds = [...prompt.tokenIds, ...extra];
+    const forward = m.forward(tokenIds);
     const next = m.nextTokenDistribution(forward.logits.at(-1), { temperature, topK });
-    const top = { tokens: next.tokens.slice(0, TOP), probabilities: next.probabilities.slice(0, TOP) };
+    const top = { tokenIds: next.tokenIds.slice(0, TOP), probabilities: next.probabilities.slice(0, TOP) };
     return {
-      tokens,
+      tokenIds,
       pieces: [...prompt.pieces, ...m.pieces(extra)],
-      promptLength: prompt.tokens.length,
+      promptLength: prompt.tokenIds.length,
       forward,
-      next: { ...top, pieces: m.pieces(top.tokens) },
-      scores: tokens.length >= 2 ? m.headScores(tokens) : null,
+      next: { ...top, pieces: m.pieces(top.tokenIds) },
+      scores: tokenIds.length >= 2 ? m.headScores(tokenIds) : null,
     };
   }
 
@@ -188,8 +188,8 @@ class ModelView extends ViewBase {
   _renderResult(r, temperature, topK) {
     const { generated } = this.viewState;
     return html`<h3>Tokens</h3>
-      <p class="note">${r.tokens.length} tokens of the byte-pair vocabulary (each box one token; ␣ is a space)${generated ? html`, the last ${generated} generated (dashed)` : nothing}.</p>
-      ${tokenBoxes(r.pieces, r.tokens, r.promptLength)}
+      <p class="note">${r.tokenIds.length} tokens of the byte-pair vocabulary (each box one token; ␣ is a space)${generated ? html`, the last ${generated} generated (dashed)` : nothing}.</p>
+      ${tokenBoxes(r.pieces, r.tokenIds, r.promptLength)}
       <h3>The next token</h3>
       <div class="controls" role="group" aria-label="Sampling">
         <label>Temperature

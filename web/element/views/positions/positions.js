@@ -18,7 +18,7 @@ const isPermutation = (v) =>
   Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);
 
 const FIELDS = {
-  tokens: wholeField(24, 1, 64),
+  positions: wholeField(24, 1, 64),
   width: wholeField(16, 2, 64),
   positional: [false, (v) => typeof v === 'boolean', 'true or false'],
   // order[i] is the original position of the word now at position i: "a man bit the dog".
@@ -43,7 +43,7 @@ class PositionsView extends ViewBase {
   }
 
   compute(lab, viewState) {
-    return { encoding: lab.sinusoidalEncoding(viewState.tokens, viewState.width), check: lab.permutationCheck(permutationRequest(viewState), viewState.order) };
+    return { encoding: lab.sinusoidalEncoding({ positions: viewState.positions, width: viewState.width }), check: lab.permutationCheck(permutationRequest(viewState), viewState.order) };
   }
 
   willUpdate(changed) {
@@ -99,15 +99,15 @@ class PositionsView extends ViewBase {
   }
 
   _renderEncoding() {
-    const { tokens, width } = this.viewState;
+    const { positions, width } = this.viewState;
     return html`<section data-role="encoding">
       <h3>The sinusoidal encoding</h3>
       <div class="controls" role="group" aria-label="Size of the encoding">
         <label
           >Positions
-          <input data-control="tokens" type="range" min="1" max="64" .value=${String(tokens)}
-            @input=${(e) => this.changeView({ tokens: Number(e.target.value) })} />
-          <output>${tokens}</output></label
+          <input data-control="positions" type="range" min="1" max="64" .value=${String(positions)}
+            @input=${(e) => this.changeView({ positions: Number(e.target.value) })} />
+          <output>${positions}</output></label
         >
         <label
           >Dimensions
@@ -280,4 +280,4 @@ class PositionsView extends ViewBase {
   }
 }
 
-export const positionsView = defineView({ id: 'positions', title: 'Positions', element: PositionsView, fields: FIELDS });
+export const positionsView = defineView({ id: 'positions', title: 'Positions', element: PositionsView, fields: FIELDS, renamed: { tokens: 'positions' } });

@@ -17,7 +17,7 @@ const MAX_DK = LIMITS.scalingMaxDk;
 const POWERS = Array.from({ length: Math.floor(Math.log2(MAX_DK)) + 1 }, (_, i) => 2 ** i); // 1 … MAX_DK
 
 const FIELDS = {
-  dk: wholeField(64, 1, MAX_DK),
+  headWidth: wholeField(64, 1, MAX_DK),
   seed: SEED_FIELD,
 };
 
@@ -35,7 +35,7 @@ class ScalingView extends ViewBase {
     this.keeps = 'the last good study';
   }
 
-  compute(lab, { dk, seed }) {
+  compute(lab, { headWidth: dk, seed }) {
     if (!this._studies.has(seed)) {
       this._studies.clear(); // one seed at a time is all the view shows
       this._studies.set(seed, lab.scalingStudy({ dims: POWERS, seed }));
@@ -127,16 +127,16 @@ class ScalingView extends ViewBase {
   }
 
   _renderControls() {
-    const { dk, seed } = this.viewState;
+    const { headWidth: dk, seed } = this.viewState;
     const power = Math.min(POWERS.length - 1, Math.floor(Math.log2(dk)));
     return html`<div class="controls">
       <label>d<sub>k</sub> (powers of two)
         <input data-control="dk-power" type="range" min="0" max=${POWERS.length - 1} step="1" .value=${String(power)}
-          aria-valuetext=${`dₖ = ${POWERS[power]}`} @input=${(e) => this.changeView({ dk: POWERS[Number(e.target.value)] })} />
+          aria-valuetext=${`dₖ = ${POWERS[power]}`} @input=${(e) => this.changeView({ headWidth: POWERS[Number(e.target.value)] })} />
       </label>
       <label>d<sub>k</sub>
-        <input data-control="dk" type="number" min="1" max=${MAX_DK} step="1" .value=${this.fieldText('dk')}
-          aria-invalid=${this._drafts.dk ? 'true' : 'false'} @change=${(e) => this.typeWhole('dk', e.target.value, [1, MAX_DK], 'dₖ')} />
+        <input data-control="headWidth" type="number" min="1" max=${MAX_DK} step="1" .value=${this.fieldText('headWidth')}
+          aria-invalid=${this._drafts.headWidth ? 'true' : 'false'} @change=${(e) => this.typeWhole('headWidth', e.target.value, [1, MAX_DK], 'dₖ')} />
       </label>
       ${this.seedInput()}
       <button data-action="new-seed" @click=${() => this.changeView({ seed: nextSeed(seed) })}>New random draw</button>
@@ -158,4 +158,4 @@ class ScalingView extends ViewBase {
   }
 }
 
-export const scalingView = defineView({ id: 'scaling', title: 'Why 1/√dₖ', element: ScalingView, fields: FIELDS });
+export const scalingView = defineView({ id: 'scaling', title: 'Why 1/√dₖ', element: ScalingView, fields: FIELDS, renamed: { dk: 'headWidth' } });

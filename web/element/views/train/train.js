@@ -195,8 +195,8 @@ class TrainView extends WorkerViewBase {
   async _open(view) {
     this._pause = true;
     const { model } = await this._call(0, { withModel: true });
-    const { X, Wq, Wk, Wv, Wo, heads, tokens } = model;
-    const state = { mode: 'x', X, Wq, Wk, Wv, Wo, heads, tokens: tokens.map(positionLabel), causal: true, positional: 'none', view, step: 'softmax' };
+    const { X, Wq, Wk, Wv, Wo, heads, tokenIds } = model;
+    const state = { mode: 'x', X, Wq, Wk, Wv, Wo, heads, tokens: tokenIds.map(positionLabel), causal: true, positional: 'none', view, step: 'softmax' };
     this.dispatchEvent(new CustomEvent('open-state', { detail: { state }, bubbles: true, composed: true }));
   }
 
@@ -294,12 +294,12 @@ class TrainView extends WorkerViewBase {
 
   _renderHeads() {
     if (!this._attention) return nothing;
-    const { tokens, weights } = this._attention;
-    const labels = tokens.map(positionLabel);
-    const blocked = this._causalBlocked(tokens.length);
+    const { tokenIds, weights } = this._attention;
+    const labels = tokenIds.map(positionLabel);
+    const blocked = this._causalBlocked(tokenIds.length);
     return html`<p class="lead">
         Every head's weights on one sample sequence (rows: the query position, columns: the key position; causal, so
-        nothing above the diagonal). Positions are t₁ to t${sub(tokens.length - 1)}, each with its token (a number from the
+        nothing above the diagonal). Positions are t₁ to t${sub(tokenIds.length - 1)}, each with its token (a number from the
         vocabulary) beside it.
       </p>
       ${weights.map(
