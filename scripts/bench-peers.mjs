@@ -17,7 +17,8 @@
 // of the set it ran; the CPU model and its SIMD flags head the table.
 //
 // Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
-// ATTNLAB_PEERS_N=256,4096 (these sizes only), ATTNLAB_PEERS_ROUNDS (default 5),
+// ATTNLAB_PEERS_N=256,4096 (these sizes only; ATTNLAB_PEERS_D, ATTNLAB_PEERS_THREADS alike),
+// ATTNLAB_PEERS_ROUNDS (default 5),
 // ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only).
 // onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
 import { execFileSync } from 'node:child_process';
@@ -40,6 +41,8 @@ const QUICK = env.ATTNLAB_PEERS_QUICK === '1';
 const ROUNDS = Number(env.ATTNLAB_PEERS_ROUNDS ?? 5);
 const SECTIONS = (env.ATTNLAB_PEERS_SECTIONS ?? 'native,wasm,first').split(',');
 const ONLY_N = env.ATTNLAB_PEERS_N?.split(',').map(Number);
+const ONLY_D = env.ATTNLAB_PEERS_D?.split(',').map(Number);
+const ONLY_THREADS = env.ATTNLAB_PEERS_THREADS?.split(',').map(Number);
 const TOLERANCE = 1e-4;
 const SETTLE_MS = 50;
 
@@ -56,8 +59,8 @@ function plannedRows(simdSets) {
   const keep = (n) => (!ONLY_N || ONLY_N.includes(n)) && (!QUICK || n <= 1024);
   if (SECTIONS.includes('native'))
     for (const simd of simdSets)
-      for (const threads of [1, 2])
-        for (const d of QUICK ? [64] : [64, 128])
+      for (const threads of [1, 2].filter((t) => !ONLY_THREADS || ONLY_THREADS.includes(t)))
+        for (const d of (QUICK ? [64] : [64, 128]).filter((x) => !ONLY_D || ONLY_D.includes(x)))
           for (const causal of [false, true])
             for (const n of [256, 1024, 4096, 16384].filter(keep)) rows.push({ section: 'native', simd, threads, n, d, heads: 8, causal });
   if (SECTIONS.includes('wasm'))
@@ -207,7 +210,7 @@ for (const f of firstCall ?? [])
   console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
 
 const results = await readResults();
-const subset = QUICK || ONLY_N || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
+const subset = QUICK || ONLY_N || ONLY_D || ONLY_THREADS || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
 results.peers = { cpu, cpus: cpus().length, cpu_flags: cpuFlags, runtime: versions, rounds: ROUNDS, measured: new Date().toISOString(), subset, peaks, rows: table, first_call: firstCall };
 await writeResults(results);
 // A full run's tables go into the README and the docs; a subset's would leave rows out.
