@@ -1,3 +1,5 @@
+// The flash kernel: a call split into head tasks and query blocks over the thread pool, with
+// its K/V gather and buffers (the micro-kernels are in flash_block.hpp), and its tile plan.
 #include "attnlab/flash.hpp"
 
 #include <algorithm>
@@ -48,8 +50,6 @@ using simd::minus_infinity;
 using simd::round_up;
 using simd::Workspace;
 
-bool finite(float x) { return std::isfinite(x); }
-
 // Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
 std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
   const std::size_t padded = round_up(plan.query_rows, k.row_group);
@@ -96,83 +96,9 @@ void gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   p.ld_v = width;
 }
 
-}  // namespace
-
-std::size_t flash_tasks::group_size(const FlashOptions& o) {
-  return o.kv_heads > 0 ? static_cast<std::size_t>(o.heads / o.kv_heads) : 1;
-}
-
-const float* flash_tasks::head_bias(const FlashOptions& o, std::size_t n_q, std::size_t h) {
-  if (!o.bias) return nullptr;
-  return o.bias->row(o.bias->rows == n_q ? 0 : h * n_q);  // one for all heads, or head h's
-}
-
-bool flash_tasks::rule_blocks(const FlashOptions& o, const float* bias, std::size_t n_k,
-                              std::size_t i, std::size_t j) {
-  return (!o.key_padding.empty() && o.key_padding[j]) ||
-         (bias && bias[i * n_k + j] == minus_infinity);
-}
-
-std::vector<HeadTask> flash_tasks::head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
-                                              const FlashOptions& o, Matrix* out) {
-  const auto heads = static_cast<std::size_t>(o.heads);
-  const std::size_t group = group_size(o);
-  const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
-  const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
-  const float scale = o.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
-  const KeyBand band(o.causal, o.causal_alignment, o.window, n_q, n_k);
-  std::vector<HeadTask> list;
-  for (std::size_t b = 0; b < o.batch; ++b)
-    for (std::size_t h = 0; h < heads; ++h) {
-      list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d,
-                              v.row(b * n_k) + h / group * d_v,
-                              out ? out->row(b * n_q) + h * d_v : nullptr, b * n_q, q.cols, k.cols,
-                              v.cols, out ? out->cols : 0, n_q, n_k, d, d_v, scale, band});
-      if (o.has_score_rules()) list.back().rules = &o;
-      if (o.alibi) list.back().slope = alibi_slope(static_cast<int>(h), o.heads);
-      list.back().bias = head_bias(o, n_q, h);
-    }
-  return list;
-}
-
-namespace {
-
 using flash_tasks::group_size;
 using flash_tasks::head_tasks;
-
-// The output's width: heads·d_v, V's columns once per query head.
-std::size_t output_cols(const Matrix& v, const FlashOptions& o) {
-  const auto heads = static_cast<std::size_t>(o.heads);
-  return v.cols / (heads / group_size(o)) * heads;
-}
-
-// Whether query i of a sequence sees no key: none in its band, or each padding or blocked by
-// the bias.
-bool sees_no_key(const HeadTask& task, std::size_t i) {
-  const KeyRange seen = task.band.range(i);
-  for (std::size_t j = seen.begin; j < seen.end; ++j)
-    if (!task.rules || !flash_tasks::rule_blocks(*task.rules, task.bias, task.n_k, i, j))
-      return false;
-  return true;
-}
-
-// The rows of Q (every sequence) that see no key in any of the first `heads` tasks (one
-// sequence's heads: the rules are the same for each sequence); clears the no-weight flag
-// (heads, rows) of each head and row that sees none, when given: its zeros are expected.
-std::vector<std::size_t> fully_masked(const std::vector<HeadTask>& list, std::size_t heads,
-                                      std::size_t rows, std::vector<std::uint8_t>* no_weight) {
-  std::vector<std::size_t> masked;
-  for (std::size_t row = 0; row < rows; ++row) {
-    std::size_t blind = 0;
-    for (std::size_t h = 0; h < heads; ++h)
-      if (sees_no_key(list[h], row % list[h].n_q)) {
-        ++blind;
-        if (no_weight) (*no_weight)[h * rows + row] = 0;
-      }
-    if (blind == heads) masked.push_back(row);
-  }
-  return masked;
-}
+using flash_tasks::output_cols;
 
 // Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
 // d · max|q| · max|k| (no squares, so nothing underflows or overflows on the way). When that
@@ -191,34 +117,6 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
       static_cast<double>(p.d) * largest(p.q, p.ld_q, p.n_q) * largest(p.k, p.ld_k, p.n_k);
   p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
   p.fused_scale = bound * p.scale < 0x1p20;
-}
-
-// These kernels give no key a -Infinity score of its own, and a row that sees no key is known
-// from its band (not flagged), so a row with a score beyond float32 or no weight left
-// (`no_weight`, one flag per head and row), or an output beyond float32, means that a score or
-// the weighted sum of V overflowed:
-// attention()'s non-finite error, never NaN, Infinity, a row reported as fully masked or a key
-// silently left out. The flash kernel flags its non-finite outputs itself (outputs_flagged);
-// the naive one leaves them to a scan here.
-std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
-                              const Matrix& v, const Matrix& out,
-                              std::vector<std::uint8_t>& no_weight,
-                              const std::vector<HeadTask>& list,
-                              std::vector<std::size_t>& fully_masked_rows, bool outputs_flagged) {
-  // The heads and rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
-  fully_masked_rows = fully_masked(list, no_weight.size() / q.rows, q.rows, &no_weight);
-  std::optional<std::size_t> row;
-  for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
-    if (no_weight[i]) row = i % q.rows;
-  if (!row && !outputs_flagged && !simd::active().all_finite(out.data.data(), out.data.size()))
-    for (std::size_t i = 0; i < out.data.size() && !row; ++i)
-      if (!std::isfinite(out.data[i])) row = i / out.cols;
-  if (!row) return std::nullopt;
-  return Error{ErrorCode::non_finite, std::string(kernel) + " overflows float32 at row " +
-                                          std::to_string(*row + 1) + ": the scores of Q (" +
-                                          shape_string(q) + ") and K (" + shape_string(k) +
-                                          ") or the weighted sum of V (" + shape_string(v) +
-                                          ") are beyond ±3.4e38; use smaller values"};
 }
 
 // Whether every value of Q, K and V is finite, scanned in chunks by the call's workers: the
@@ -243,10 +141,15 @@ bool finite_inputs(const Matrix& q, const Matrix& k, const Matrix& v, std::size_
 // the end, and a key block of whole micro-kernel groups: the scores pass computes whole groups,
 // so tiling's 64 keys cost AVX-512's groups of 12 the work of 72. The smallest whole number of
 // tiles from 64 to 128 keys that is whole groups (96 for groups of 12 or 6; at n = 4,096,
-// d = 64, AVX-512, 2 threads: 0.95x the time of 64 keys), else tiling's.
+// d = 64, AVX-512, 2 threads: 0.95x the time of 64 keys), else tiling's. Each query block
+// reads all of its head's K and V: once those pass 16 MiB (half of a 32 MiB L3, as two workers
+// stream two heads), query blocks of 256 rows read them a quarter as often (n = 16,384,
+// d = 128: 0.84x the time; at 8 MiB and below they measured 1.06-1.14x, so not there).
 tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
                           const simd::Kernels& k) {
   tiling::TilePlan plan = *tiling::plan_for(task.d);
+  constexpr std::size_t streamed_bytes = std::size_t{16} << 20;
+  if (task.n_k * (task.d + task.d_v) * sizeof(float) >= streamed_bytes) plan.query_rows = 256;
   const auto items = [&] { return tasks * ((task.n_q + plan.query_rows - 1) / plan.query_rows); };
   while (threads > 1 && plan.query_rows / 2 >= k.row_group &&
          plan.query_rows % (2 * k.row_group) == 0 && items() < 4 * threads)
@@ -259,88 +162,7 @@ tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t t
   return plan;
 }
 
-// The work of a call (see limits.hpp): its scores and multiply-adds against a kernel's limits.
-std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matrix& k,
-                                const Matrix& v, const FlashOptions& o, std::uint64_t scores,
-                                std::uint64_t multiply_adds) {
-  const std::uint64_t pairs = std::uint64_t{q.rows} * (k.rows / o.batch);  // per head
-  const auto heads = static_cast<std::uint64_t>(o.heads);
-  const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
-  if (pairs * heads > scores)
-    return validate::formatted(
-        ErrorCode::too_large,
-        "%s would compute %llu scores (%zu queries x %zu keys x %d heads), more than the %llu "
-        "allowed: use fewer tokens or heads",
-        kernel, count(pairs * heads), q.rows, k.rows / o.batch, o.heads, count(scores));
-  const std::size_t out_cols = output_cols(v, o);
-  const std::uint64_t width = q.cols + out_cols;
-  if (pairs * width > multiply_adds)
-    return validate::formatted(
-        ErrorCode::too_large,
-        "%s would compute %llu multiply-adds (%zu queries x %zu keys x (%zu + %zu columns of Q "
-        "and V per query head)), more than the %llu allowed: use fewer tokens or narrower Q, K "
-        "and V",
-        kernel, count(pairs * width), q.rows, k.rows / o.batch, q.cols, out_cols,
-        count(multiply_adds));
-  return std::nullopt;
-}
-
 }  // namespace
-
-// K's own checks come first, so only the heads' message names the V of sampled_weights().
-std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
-                                        const FlashOptions& o, const char* v_name,
-                                        bool known_finite) {
-  if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "the flash kernel", false))
-    return e;
-  for (const auto& [name, m] : {std::pair{"Q", &q}, std::pair{"K", &k}, std::pair{"V", &v}})
-    if (std::uint64_t{m->rows} * m->cols > limits::flash_values)
-      return validate::formatted(ErrorCode::too_large,
-                                 "%s (%zu×%zu) is too large: the long-sequence kernels take at "
-                                 "most %zu values (rows × columns)",
-                                 name, m->rows, m->cols, limits::flash_values);
-  // Messages through formatted(): the wasm core's download budget counts every string built.
-  const auto shape = [](const Matrix& m) { return shape_string(m); };
-  if (o.heads < 1 || q.cols % static_cast<std::size_t>(o.heads) != 0)
-    return validate::formatted(ErrorCode::invalid_argument,
-                               "heads (%d) must be at least 1 and divide the width of Q (%s)",
-                               o.heads, shape(q).c_str());
-  if (o.kv_heads < 0 || (o.kv_heads > 0 && o.heads % o.kv_heads != 0))
-    return validate::formatted(ErrorCode::invalid_argument, "kvHeads (%d) must divide heads (%d)",
-                               o.kv_heads, o.heads);
-  const std::size_t kv_heads = static_cast<std::size_t>(o.heads) / group_size(o);
-  const std::size_t d = q.cols / static_cast<std::size_t>(o.heads);
-  if (k.cols != kv_heads * d || v.cols % kv_heads != 0) {
-    const std::string others = v_name == std::string_view("K")
-                                   ? ""
-                                   : " and " + std::string(v_name) + " (" + shape(v) + ")";
-    return validate::formatted(ErrorCode::shape_mismatch,
-                               "K (%s)%s must have %zu head%s of width %zu (Q (%s) over %d heads)",
-                               shape(k).c_str(), others.c_str(), kv_heads, kv_heads == 1 ? "" : "s",
-                               d, shape(q).c_str(), o.heads);
-  }
-  if (d > tiling::max_head_width)
-    return validate::formatted(ErrorCode::too_large,
-                               "the head width of Q (%s) over %d heads is above %zu",
-                               shape(q).c_str(), o.heads, tiling::max_head_width);
-  if (o.batch < 1 || q.rows % o.batch != 0 || k.rows % o.batch != 0)
-    return validate::formatted(ErrorCode::invalid_argument,
-                               "batch (%zu) must be at least 1 and divide the rows of Q (%s) and K "
-                               "(%s)",
-                               o.batch, shape(q).c_str(), shape(k).c_str());
-  if (o.scale)
-    if (auto e = validate::positive_finite("scale", *o.scale)) return e;
-  const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
-  // Per sequence: the same padding and bias for each.
-  if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k,
-                                       static_cast<std::size_t>(o.heads)))
-    return e;
-  if (o.softcap)
-    if (auto e = validate::positive_finite("softcap", *o.softcap)) return e;
-  if (known_finite) return std::nullopt;
-  return validate::finite_qkv(q, k, v);
-}
 
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                            const FlashOptions& o) {
@@ -367,7 +189,7 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
   if (options.alibi)
     for (std::size_t h = 0; h < heads; ++h) plan.slopes.push_back(list[h].slope);
   plan.bias_per_head = options.bias && options.bias->rows != first.n_q;
-  plan.fully_masked_rows = fully_masked(list, heads, q.rows, nullptr);
+  plan.fully_masked_rows = flash_tasks::fully_masked(list, heads, q.rows, nullptr);
   plan.kv_group = group_size(options);
   return plan;
 }
@@ -380,8 +202,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   // check's own scan names it.
   const bool known_finite = threads > 1 && finite_inputs(q, k, v, threads);
   if (auto e = flash_tasks::check(q, k, v, options, "V", known_finite)) return *e;
-  if (auto e = check_work("the flash kernel", q, k, v, options, limits::flash_scores,
-                          limits::flash_multiply_adds))
+  if (auto e = flash_tasks::check_work("the flash kernel", q, k, v, options, limits::flash_scores,
+                                       limits::flash_multiply_adds))
     return *e;
   FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
   std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
@@ -429,57 +251,8 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
     kernels.query_block(list[task], plan, block * plan.query_rows, buffers[worker],
                         no_weight.data() + task % heads * q.rows);
   });
-  if (auto e = overflow("the flash kernel", q, k, v, result.output, no_weight, list,
-                        result.fully_masked_rows, true))
-    return *e;
-  return result;
-}
-
-Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                    const FlashOptions& options) {
-  if (auto e = check_flash_attention(q, k, v, options)) return *e;
-  if (auto e = check_work("the naive kernel", q, k, v, options, limits::naive_scores,
-                          limits::naive_multiply_adds))
-    return *e;
-  FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
-  const std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
-  const auto heads = static_cast<std::size_t>(options.heads);
-  std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows), as in flash
-  const auto slice = [](const float* data, std::size_t ld, std::size_t rows, std::size_t cols) {
-    Matrix m(rows, cols);
-    for (std::size_t r = 0; r < rows; ++r) std::copy_n(data + r * ld, cols, m.row(r));
-    return m;
-  };
-  parallel_for(list.size(), resolve_threads(options.threads), [&](std::size_t item, std::size_t) {
-    const HeadTask& p = list[item];
-    Matrix scores = kernels::matmul_transposed(slice(p.q, p.ld_q, p.n_q, p.d),
-                                               slice(p.k, p.ld_k, p.n_k, p.d));  // (n_q, n_k)
-    kernels::scale(scores, p.scale);
-    for (std::size_t i = 0; i < p.n_q; ++i) {
-      const KeyRange seen = p.band.range(i);
-      if (!std::all_of(scores.row(i) + seen.begin, scores.row(i) + seen.end, finite))
-        no_weight[item % heads * q.rows + p.first_row + i] = 1;  // see overflow()
-    }
-    if (p.rules) {  // on the scaled scores
-      HeadTask scaled = p;
-      scaled.scale = 1.0f;
-      simd::apply_score_rules(scaled, scores.data.data(), p.n_k, p.n_q, 1, p.n_k, 0, 0);
-    }
-    for (std::size_t i = 0; i < p.n_q; ++i) {
-      const KeyRange seen = p.band.range(i);
-      std::fill(scores.row(i), scores.row(i) + seen.begin, minus_infinity);
-      std::fill(scores.row(i) + seen.end, scores.row(i) + p.n_k, minus_infinity);
-    }
-    const kernels::Softmax softmax = kernels::softmax_rows(scores);
-    const Matrix out = kernels::matmul(softmax.weights, slice(p.v, p.ld_v, p.n_k, p.d_v));
-    for (std::size_t i = 0; i < p.n_q; ++i) {
-      std::copy_n(out.row(i), p.d_v, p.out + i * p.ld_out);
-      if (!(softmax.row_sum[i] > 0.0f) && !p.band.range(i).empty())
-        no_weight[item % heads * q.rows + p.first_row + i] = 1;
-    }
-  });
-  if (auto e = overflow("the naive kernel", q, k, v, result.output, no_weight, list,
-                        result.fully_masked_rows, false))
+  if (auto e = flash_tasks::overflow("the flash kernel", q, k, v, result.output, no_weight, list,
+                                     result.fully_masked_rows, true))
     return *e;
   return result;
 }

@@ -1,9 +1,12 @@
 // A flash call's checks and its (batch, head) tasks, shared by the flash and naive kernels, the
-// plan of a pass run elsewhere and the sampled weights (internal; flash.cpp, sampled.cpp).
+// plan of a pass run elsewhere and the sampled weights, and what the two kernels share after
+// the call (internal; head_tasks.cpp; used by flash.cpp, naive.cpp, sampled.cpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "attnlab/flash.hpp"
@@ -30,5 +33,28 @@ const float* head_bias(const FlashOptions& o, std::size_t n_q, std::size_t h);
 // Whether a padding key or a −∞ bias blocks key j for query i (bias: head_bias()'s rows).
 bool rule_blocks(const FlashOptions& o, const float* bias, std::size_t n_k, std::size_t i,
                  std::size_t j);
+
+// The output's width: heads·d_v, V's columns once per query head.
+std::size_t output_cols(const Matrix& v, const FlashOptions& o);
+
+// The work of a call (see limits.hpp): its scores and multiply-adds against a kernel's limits.
+std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matrix& k,
+                                const Matrix& v, const FlashOptions& o, std::uint64_t scores,
+                                std::uint64_t multiply_adds);
+
+// The rows of Q (every sequence) that see no key in any of the first `heads` tasks (one
+// sequence's heads: the rules are the same for each sequence); clears the no-weight flag
+// (heads, rows) of each head and row that sees none, when given: its zeros are expected.
+std::vector<std::size_t> fully_masked(const std::vector<simd::HeadTask>& list, std::size_t heads,
+                                      std::size_t rows, std::vector<std::uint8_t>* no_weight);
+
+// The non-finite error of a call whose no-weight flags (heads, rows) or output say that a
+// score or the weighted sum of V overflowed (head_tasks.cpp says why), else nullopt; sets the
+// fully masked rows. outputs_flagged: the kernel flagged its non-finite outputs itself.
+std::optional<Error> overflow(std::string_view kernel, const Matrix& q, const Matrix& k,
+                              const Matrix& v, const Matrix& out,
+                              std::vector<std::uint8_t>& no_weight,
+                              const std::vector<simd::HeadTask>& list,
+                              std::vector<std::size_t>& fully_masked_rows, bool outputs_flagged);
 
 }  // namespace attnlab::flash_tasks
