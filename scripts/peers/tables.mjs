@@ -9,6 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { readResults } from '../bench-results.mjs';
 
 const TARGETS = { readme: new URL('../../README.md', import.meta.url), docs: new URL('../../docs/long-sequences.md', import.meta.url) };
+// A cell whose runs spread ((max − min) / median) past this, either kernel's, is marked.
+const NOISY_PCT = 25;
 const BEGIN = '<!-- peers:begin -->';
 const END = '<!-- peers:end -->';
 
@@ -32,7 +34,8 @@ function cell(pair) {
   if (!pair.peer || pair.peer.ms_median === undefined) return `${number(pair.ms_median)} / fails`;
   const ratio = pair.peer.ms_median / pair.ms_median;
   const mark = ratio >= 1 ? '' : ' ✗';
-  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} (${ratio.toFixed(2)}×${mark})`;
+  const noisy = Math.max(pair.spread_pct ?? 0, pair.peer.spread_pct ?? 0) > NOISY_PCT ? ' ~' : '';
+  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} (${ratio.toFixed(2)}×${mark})${noisy}`;
 }
 
 function nativeTable(list, simd, threadCounts) {
@@ -79,7 +82,7 @@ function machine(peers) {
 export function tables(peers) {
   const list = pairs(peers.rows ?? []);
   const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
-  const legend = 'Each cell: attnlab ms / the fastest ONNX Runtime kernel ms (its time over attnlab\'s; ✗ where ORT is faster); 8 heads natively.';
+  const legend = `Each cell: attnlab ms / the fastest ONNX Runtime kernel ms (its time over attnlab's; ✗ where ORT is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
   const readme = [machine(peers), '', legend, '', ...(sets.length ? nativeTable(list, sets[0], [1, 2]) : [])];
   const docs = [machine(peers), '', peakLine(peers), '', legend];
   for (const simd of sets) {
