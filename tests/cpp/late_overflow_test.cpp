@@ -141,3 +141,26 @@ TEST_CASE("flash_attention(): a weighted sum of V past float32 in one row names 
   o.heads = 2;
   CHECK(attnlab::flash_attention(q, k, v, o).ok());
 }
+
+TEST_CASE(
+    "flash_attention(): a score past float32 that the bias then blocks is an overflow, not "
+    "NaN in a fully masked row",
+    "[late-overflow]") {
+  // Query 1 (of 2) meets the one key with a score past float32 (1.2 · 3e38), and the bias is
+  // -inf there: inf + (-inf) is NaN in its row, which sees no key, so its zeros are expected:
+  // the NaN must still be reported (found by the JS options fuzzer, seed 450161915).
+  Matrix q(2, 6, 0.5f), k(1, 6, 1.0f), v(1, 4, 1.0f);
+  q(0, 2) = 1.2f;
+  k(0, 2) = 3e38f;
+  attnlab::FlashOptions o;
+  o.heads = 2;
+  o.bias = Matrix(2, 1, 0.0f);
+  (*o.bias)(0, 0) = -std::numeric_limits<float>::infinity();
+  for (const std::size_t threads : {1, 2}) {
+    o.threads = threads;
+    const auto r = attnlab::flash_attention(q, k, v, o);
+    INFO(threads << " threads");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::non_finite);
+  }
+}

@@ -226,10 +226,14 @@ struct FlashBlock {
       const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
       for (std::size_t c = 0; c < p.d_v; ++c) out[c] = w.ot[c * padded + r] * inverse;
       // No weight on a row that sees keys: its scores overflowed (a row that sees none is
-      // fully masked, its zeros expected). An output beyond float32 is flagged alike, while
-      // the row is in cache (flash.cpp then needs no pass over the whole output).
-      if (no_weight &&
-          ((!(w.l[r] > 0.0f) && !p.band.range(first + r).empty()) || !S::all_finite(out, p.d_v)))
+      // fully masked, its zeros expected): flag 1. An output beyond float32, flag 2, is never
+      // expected, not even in a fully masked row (a score that overflowed before a rule blocked
+      // it leaves NaN there); flagged while the row is in cache, it spares the call a pass over
+      // the whole output.
+      if (!no_weight) continue;
+      if (!S::all_finite(out, p.d_v))
+        no_weight[p.first_row + first + r] = 2;
+      else if (!(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
         no_weight[p.first_row + first + r] = 1;
     }
   }

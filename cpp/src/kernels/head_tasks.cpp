@@ -83,7 +83,7 @@ std::vector<std::size_t> flash_tasks::fully_masked(const std::vector<HeadTask>& 
     for (std::size_t h = 0; h < heads; ++h)
       if (sees_no_key(list[h], row % list[h].n_q)) {
         ++blind;
-        if (no_weight) (*no_weight)[h * rows + row] = 0;
+        if (no_weight && (*no_weight)[h * rows + row] == 1) (*no_weight)[h * rows + row] = 0;
       }
     if (blind == heads) masked.push_back(row);
   }

@@ -43,8 +43,9 @@ std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matri
                                 std::uint64_t multiply_adds);
 
 // The rows of Q (every sequence) that see no key in any of the first `heads` tasks (one
-// sequence's heads: the rules are the same for each sequence); clears the no-weight flag
-// (heads, rows) of each head and row that sees none, when given: its zeros are expected.
+// sequence's heads: the rules are the same for each sequence); clears the no-weight flag 1
+// (heads, rows) of each head and row that sees none, when given: its zeros are expected. Flag 2
+// (a non-finite output, flash_block.hpp) stays.
 std::vector<std::size_t> fully_masked(const std::vector<simd::HeadTask>& list, std::size_t heads,
                                       std::size_t rows, std::vector<std::uint8_t>* no_weight);
 
