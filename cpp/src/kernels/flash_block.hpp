@@ -130,25 +130,25 @@ struct FlashBlock {
     }
   }
 
-  // The online softmax over a key block, for every row at once, in base 2: the running max m
-  // of the scores times scale · log2(e) and their sum l take the block (whose max unscaled
-  // score is block_max), correction gets 2^(m_old - m_new) (0 on a row's first block, where
-  // m = -inf), and st holds 2^(scale · log2(e) · score - m_new) = exp(scale · score - max) for
-  // aggregate. With `fused`, the factor is applied inside one fused multiply-add, which adds
-  // no rounding of its own; the max then sits at up to half an ulp of m_new from 0, a shift
-  // shared by the whole row, so only for |m| well inside 2^24 (flash.cpp decides). Otherwise
-  // each scaled score is rounded first, the max's exactly as m_new's, so it lands on 2^0 = 1
-  // however large the scores.
+  // The online softmax over a key block, for every row at once: the running max m of the
+  // scaled scores and their sum l take the block (whose max unscaled score is block_max),
+  // correction gets exp(m_old - m_new) (0 on a row's first block, where m = -inf), and st
+  // holds exp(scale · score - m_new) for aggregate. With `fused`, the scale is applied inside
+  // one fused multiply-add, which adds no rounding of its own; the max then sits at up to half
+  // an ulp of m_new from 0, a shift shared by the whole row, so only for |m| well inside 2^24
+  // (flash.cpp decides). Otherwise each scaled score is rounded first, the max's exactly as
+  // m_new's, so it lands on exp(0) = 1 however large the scores. (A base-2 softmax with
+  // log2(e) in the scale was 8% faster but failed the long fuzzer's overflow bound.)
   static void softmax(float* st, std::size_t keys, std::size_t rows, float scale, bool fused,
                       const float* block_max, float* m, float* l, float* correction) {
-    const Batch factor(scale * 1.44269504088896341f);
+    const Batch factor(scale);
     for (std::size_t r = 0; r < rows; r += lanes) {
       const Batch m_old = Batch::load_unaligned(m + r);
       const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
       // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
-      // scores 2^-inf = 0 and its correction 0, where -inf - (-inf) would give NaN.
+      // scores exp(-inf) = 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
-      const Batch f = S::exp2_nonpositive(m_old - shift);
+      const Batch f = S::exp_nonpositive(m_old - shift);
       const Batch block_sum = exponentiate(st + r, keys, rows, factor, shift, fused);
       (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
       m_new.store_unaligned(m + r);
@@ -156,7 +156,7 @@ struct FlashBlock {
     }
   }
 
-  // st[j · rows] = 2^(factor · st[j · rows] - shift) for j < keys, one batch of rows, and the
+  // st[j · rows] = exp(factor · st[j · rows] - shift) for j < keys, one batch of rows, and the
   // sum of those, fused or not (see softmax). Four partial sums (keys j mod 4): a quarter of
   // the rounding of one long sum, and four independent chains of exponentials.
   static Batch exponentiate(float* st, std::size_t keys, std::size_t rows, Batch factor,
@@ -169,7 +169,7 @@ struct FlashBlock {
     for (std::size_t j = 0; j < keys; ++j) {
       const Batch s = Batch::load_unaligned(st + j * rows);
       const Batch e =
-          S::exp2_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
+          S::exp_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
       e.store_unaligned(st + j * rows);
       sum[j % 4] += e;
     }

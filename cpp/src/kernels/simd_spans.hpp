@@ -119,9 +119,7 @@ struct Spans {
   }
 
   // exp(x) for the x <= 0 of a softmax (scores less their max), within 1.2e-7 relative like
-  // xsimd::exp, from operations that every instruction set has. Not exp2(x · log2 e): the
-  // product's rounding grows with |x| (5e-6 relative at a weight of 1e-25), and the teaching
-  // steps' weights are checked against float64 to float32's own precision. Cephes' polynomial on
+  // xsimd::exp, from operations that every instruction set has. Cephes' polynomial on
   // [-ln 2/2, ln 2/2] times 2^n, n = round(x / ln 2) read from the low bits of x / ln 2 + 1.5 ·
   // 2^23. Below -87.33, where exp leaves float32's normal range, it returns 0; NaN stays NaN.
   static Batch exp_nonpositive(Batch x) {
@@ -139,28 +137,6 @@ struct Spans {
     const Ints exponent = xsimd::bitwise_cast<Ints>(shifted) - xsimd::bitwise_cast<Ints>(magic);
     const Batch power = xsimd::bitwise_cast<Batch>((exponent + Ints(127)) << 23);  // 2^n
     return xsimd::select(x < Batch(-87.33654f), Batch(0.0f), p * power);
-  }
-
-  // 2^x for the x <= 0 of a softmax in base 2 (scores times log2(e), less their max), within
-  // 1.7e-7 relative, from operations that every instruction set has, wasm's SIMD128 included
-  // (xsimd::exp's float-to-int conversions and blends cost several wasm instructions each).
-  // Base 2 makes the reduction r = x - round(x) exact, where base e splits ln 2 in two parts,
-  // and the flash kernel folds log2(e) into its scale. Cephes' exp2f polynomial on [-1/2, 1/2]
-  // times 2^n, whose biased exponent n + 127 sits in the low bits of x + 1.5 · 2^23 + 127, and
-  // a shift by 23 moves it into place (what lies above shifts out). Below -127 it returns 0;
-  // NaN stays NaN (the max keeps its second operand's NaN).
-  static Batch exp2_nonpositive(Batch x) {
-    using Ints = xsimd::batch<std::int32_t, Arch>;
-    const Batch magic(12583039.0f);  // 1.5 · 2^23 + 127
-    x = xsimd::max(Batch(-127.0f), x);
-    const Batch shifted = x + magic;
-    const Batch r = x - (shifted - magic);
-    Batch p(1.535336188319500e-4f);
-    for (const float c : {1.339887440266574e-3f, 9.618437357674640e-3f, 5.550332471162809e-2f,
-                          2.402264791363012e-1f, 6.931472028550421e-1f})
-      p = fma(p, r, Batch(c));
-    const Batch power = xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<Ints>(shifted) << 23);
-    return fma(p, r, Batch(1.0f)) * power;
   }
 
   // out[i] = exp(x[i] - shift) for a shift >= every x[i] (their max); returns the sum of out.
