@@ -129,8 +129,7 @@ std::optional<Matrix> gradient_of(const Trace& t, std::string_view id) {
   const Matrix& part = t.steps[group->steps.front()].values;
   Matrix out(part.rows, part.cols * group->steps.size());
   for (std::size_t h = 0; h < group->steps.size(); ++h)
-    for (std::size_t r = 0; r < part.rows; ++r)
-      std::copy_n(t.steps[group->steps[h]].values.row(r), part.cols, out.row(r) + h * part.cols);
+    trace_steps::put_columns(out, t.steps[group->steps[h]].values, h * part.cols);
   return out;
 }
 

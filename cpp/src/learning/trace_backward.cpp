@@ -78,11 +78,6 @@ Matrix softmax_jacobian(const Matrix& a, std::size_t row) {
   return j;
 }
 
-// Columns [first, first + m.cols) of out = m.
-void put_columns(Matrix& out, const Matrix& m, std::size_t first) {
-  for (std::size_t r = 0; r < m.rows; ++r) std::copy_n(m.row(r), m.cols, out.row(r) + first);
-}
-
 struct Widths {
   std::size_t heads, d_k, d_v;
 };

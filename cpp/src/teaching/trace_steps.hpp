@@ -2,6 +2,7 @@
 // operand and write a head's symbols, so forward and backward steps read alike.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -46,5 +47,10 @@ std::optional<Error> check_backward_size(const TraceInput& input);
 
 // The backward steps after the forward ones (trace_backward.cpp), when input.d_output is set.
 std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input);
+
+// Columns [first, first + m.cols) of out = m: one head's part of a whole-width matrix.
+inline void put_columns(Matrix& out, const Matrix& m, std::size_t first) {
+  for (std::size_t r = 0; r < m.rows; ++r) std::copy_n(m.row(r), m.cols, out.row(r) + first);
+}
 
 }  // namespace attnlab::trace_steps
