@@ -119,9 +119,11 @@ struct Spans {
   }
 
   // exp(x) for the x <= 0 of a softmax (scores less their max), within 1.2e-7 relative like
-  // xsimd::exp, from operations that every instruction set has. Cephes' polynomial on
-  // [-ln 2/2, ln 2/2] times 2^n, n = round(x / ln 2) read from the low bits of x / ln 2 + 1.5 ·
-  // 2^23. Below -87.33, where exp leaves float32's normal range, it returns 0; NaN stays NaN.
+  // xsimd::exp, from operations that every instruction set has, wasm's SIMD128 included
+  // (xsimd::exp's float-to-int conversions and blends cost several wasm instructions each,
+  // and it was 43% of the flash kernel's time there). Cephes' polynomial on [-ln 2/2, ln 2/2]
+  // times 2^n, n = round(x / ln 2) read from the low bits of x / ln 2 + 1.5 · 2^23. Below
+  // -87.33, where exp leaves float32's normal range, it returns 0; NaN stays NaN.
   static Batch exp_nonpositive(Batch x) {
     using Ints = xsimd::batch<std::int32_t, Arch>;
     const Batch magic(12582912.0f);  // 1.5 · 2^23
