@@ -53,9 +53,10 @@ using simd::Workspace;
 // Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
 std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
   const std::size_t padded = round_up(plan.query_rows, k.row_group);
-  return (plan.head_width + round_up(plan.cpu_key_rows(), k.key_group) +
-          round_up(d_v, k.column_group) + 4) *
-         padded;
+  return Workspace::rounded(plan.head_width * padded) +
+         Workspace::rounded(round_up(plan.cpu_key_rows(), k.key_group) * padded) +
+         Workspace::rounded(round_up(d_v, k.column_group) * padded) +
+         4 * Workspace::rounded(padded);
 }
 
 simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std::size_t d_v,
@@ -76,7 +77,8 @@ simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std
 // to whole column groups so every pass reads its columns at fixed offsets. gather() copies
 // into the floats gathered_floats() counts and repoints the task.
 std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
-  return (p.n_k + k.key_group - 1) * p.d + p.n_k * round_up(p.d_v, k.column_group);
+  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d +
+                            p.n_k * round_up(p.d_v, k.column_group));
 }
 
 void gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
