@@ -138,20 +138,28 @@ bool finite_inputs(const Matrix& q, const Matrix& k, const Matrix& v, std::size_
   return finite.load();
 }
 
-// The tile plan of a call on the CPU: tiling's, with query blocks halved (down to one row
-// group) until every worker has several items, so that a small call keeps all threads busy to
-// the end, and a key block of whole micro-kernel groups: the scores pass computes whole groups,
-// so tiling's 64 keys cost AVX-512's groups of 12 the work of 72. The smallest whole number of
-// tiles from 64 to 128 keys that is whole groups (96 for groups of 12 or 6; at n = 4,096,
-// d = 64, AVX-512, 2 threads: 0.95x the time of 64 keys), else tiling's. Each query block
-// reads all of its head's K and V: once those pass 16 MiB (half of a 32 MiB L3, as two workers
-// stream two heads), query blocks of 256 rows read them a quarter as often (n = 16,384,
-// d = 128: 0.84x the time; at 8 MiB and below they measured 1.06-1.14x, so not there).
+// Whether a head's K and V come from memory rather than a cache in every query block: from
+// 16 MiB (half of a 32 MiB L3, as two workers stream two heads). Then query blocks take 256
+// rows, to read them a quarter as often (n = 16,384, d = 128: 0.84x the time; at 8 MiB and
+// below they measured 1.06-1.14x), and each key block is read in order before the micro-kernels
+// use it (flash_block.hpp's bring_in: 0.90x the time at 1 thread, 0.94x at 2; 1.04x at 8 MiB
+// and below, where the caches hold K and V).
+bool streamed(const HeadTask& task) {
+  constexpr std::size_t streamed_bytes = std::size_t{16} << 20;
+  return task.n_k * (task.d + task.d_v) * sizeof(float) >= streamed_bytes;
+}
+
+// The tile plan of a call on the CPU: tiling's (or 256 query rows when K and V are streamed),
+// with query blocks halved (down to one row group) until every worker has several items, so
+// that a small call keeps all threads busy to the end, and a key block of whole micro-kernel
+// groups: the scores pass computes whole groups, so tiling's 64 keys cost AVX-512's groups of
+// 12 the work of 72. The smallest whole number of tiles from 64 to 128 keys that is whole
+// groups (96 for groups of 12 or 6; at n = 4,096, d = 64, AVX-512, 2 threads: 0.95x the time of
+// 64 keys), else tiling's.
 tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
                           const simd::Kernels& k) {
   tiling::TilePlan plan = *tiling::plan_for(task.d);
-  constexpr std::size_t streamed_bytes = std::size_t{16} << 20;
-  if (task.n_k * (task.d + task.d_v) * sizeof(float) >= streamed_bytes) plan.query_rows = 256;
+  if (streamed(task)) plan.query_rows = 256;
   const auto items = [&] { return tasks * ((task.n_q + plan.query_rows - 1) / plan.query_rows); };
   while (threads > 1 && plan.query_rows / 2 >= k.row_group &&
          plan.query_rows % (2 * k.row_group) == 0 && items() < 4 * threads)
@@ -239,6 +247,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
     gather(source, kernels, gathered[item]);
     for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
       bound_scores(list[t], kernels);
+      list[t].streamed = streamed(list[t]);
       std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =
           std::tuple(source.k, source.ld_k, source.v, source.ld_v);
     }

@@ -37,6 +37,7 @@ struct HeadTask {
   KeyBand band;              // the keys each query sees (causal rule, window)
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
   bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
+  bool streamed = false;     // K and V come from memory, not a cache: read each block in order
   // The score rules beyond the band (FlashOptions::has_score_rules), or null; ALiBi's slope m_h;
   // this head's (n_q, n_k) rows of the bias (row stride n_k), or null.
   const FlashOptions* rules = nullptr;

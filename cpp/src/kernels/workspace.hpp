@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace attnlab::simd {
@@ -23,9 +24,12 @@ class Workspace {
 #endif
 
   explicit Workspace(std::size_t floats) : arena_(thread_arena()) {
-    if (arena_.size < floats)
-      arena_ = {Floats(new (std::align_val_t{alignment}) float[floats]),
-                floats};  // not zero-filled
+    if (arena_.size < floats) {  // storage not zero-filled, with room to start on a line
+      arena_ = {std::unique_ptr<float[]>(new float[floats + line_floats]), nullptr, floats};
+      const auto address = reinterpret_cast<std::uintptr_t>(arena_.storage.get());
+      arena_.floats =
+          arena_.storage.get() + (alignment - address % alignment) % alignment / sizeof(float);
+    }
   }
   ~Workspace() {
     if (arena_.size > kept_floats) arena_ = {};
@@ -40,7 +44,7 @@ class Workspace {
   }
 
   float* take(std::size_t floats) {
-    float* part = arena_.floats.get() + used_;
+    float* part = arena_.floats + used_;
     used_ += rounded(floats);
     return part;
   }
@@ -48,12 +52,9 @@ class Workspace {
  private:
   static constexpr std::size_t alignment = 64;  // a cache line
   static constexpr std::size_t line_floats = alignment / sizeof(float);
-  struct AlignedDelete {
-    void operator()(float* p) const { ::operator delete[](p, std::align_val_t{alignment}); }
-  };
-  using Floats = std::unique_ptr<float[], AlignedDelete>;
   struct Arena {
-    Floats floats;
+    std::unique_ptr<float[]> storage;
+    float* floats = nullptr;  // the first cache line of storage
     std::size_t size = 0;
   };
   static Arena& thread_arena() {
