@@ -10,7 +10,14 @@
 #include "test_support.hpp"
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sched.h>
 #include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
 #endif
 
 using namespace attnlab;
@@ -91,6 +98,51 @@ TEST_CASE("the flash kernel gives the same result on one thread and on four", "[
   CHECK(flash_attention(q, k, v, one).value().output ==
         flash_attention(q, k, v, four).value().output);
 }
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+namespace {
+
+// The CPUs a thread may run on: Cpus_allowed_list of its /proc status file ("0-3,6").
+std::set<int> allowed_cpus(const std::filesystem::path& status) {
+  std::ifstream in(status);
+  std::set<int> cpus;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Cpus_allowed_list:", 0) != 0) continue;
+    std::istringstream list(line.substr(line.find(':') + 1));
+    for (std::string range; std::getline(list, range, ',');) {
+      const auto dash = range.find('-');
+      const int first = std::stoi(range),
+                last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
+      for (int cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
+    }
+  }
+  return cpus;
+}
+
+}  // namespace
+
+// In a VM the scheduler could wake the pool's thread on its caller's CPU, where the two shared
+// one core for milliseconds (parallel.cpp); the pool moves its threads off the caller's CPU.
+TEST_CASE("the thread pool keeps its threads off the CPU of the call that woke them", "[flash]") {
+  if (allowed_cpus("/proc/thread-self/status").size() < 2) return;  // one CPU: nowhere else
+  const Matrix q = random_matrix(512, 64, 41), k = random_matrix(512, 64, 42),
+               v = random_matrix(512, 64, 43);
+  FlashOptions options = flash_options(false);
+  options.threads = 2;
+  const auto me = std::filesystem::canonical("/proc/thread-self").filename();
+  bool kept_off = false;
+  // The caller can move between CPUs during a call; one call that stays put settles it.
+  for (int call = 0; call < 20 && !kept_off; ++call) {
+    const int caller = sched_getcpu();
+    REQUIRE(flash_attention(q, k, v, options));
+    if (sched_getcpu() != caller) continue;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+      if (task.path().filename() != me && !allowed_cpus(task.path() / "status").count(caller))
+        kept_off = true;
+  }
+  CHECK(kept_off);
+}
+#endif
 
 TEST_CASE("the flash kernel supports cross-attention shapes and a given scale", "[flash]") {
   const Matrix q = random_matrix(50, 8, 41), k = random_matrix(130, 8, 42),
