@@ -61,8 +61,11 @@ const tokens = (r, hostile) => {
 const temperature = (r, hostile) => (hostile ? r.pick([0, 1e-45, 1e-30, 1e39, -1, NaN, Infinity, '1']) : r.pick([0, 0.3, 1, 2]));
 const topK = (r, hostile) => (hostile ? r.pick([-1, vocab + 1, 1.5, NaN, '2']) : r.pick([0, 1, 5, vocab]));
 
-// softmax(logits / T) over the k largest in float64: what the distribution must be.
-function expectedDistribution(logits, T, k) {
+// softmax(logits / T) over the k largest in float64: what the distribution must be. The core
+// ranks the logits it receives, float32 ones: two that differ in float64 may tie there (ties go
+// to the smaller id), so the ranking is of the rounded values.
+function expectedDistribution(given, T, k) {
+  const logits = given.map(Math.fround);
   const order = [...logits.keys()].sort((a, b) => logits[b] - logits[a]).slice(0, k || logits.length);
   if (T === 0) return new Map([[order[0], 1]]);
   const max = logits[order[0]] / T;
