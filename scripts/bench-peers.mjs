@@ -13,8 +13,9 @@
 // Then the first call (target 5): load, first and later flashAttention in fresh processes.
 //
 // Native rows run once per instruction set of attnlab's kernels: AVX-512 and forced AVX2 where
-// the CPU has AVX-512 (ORT keeps its own choice), each row's "% of peak" against the FMA peak
-// of the set it ran; the CPU model and its SIMD flags head the table.
+// the CPU has AVX-512 (ORT then runs a copy of its library held to AVX2 as well, its rows'
+// ort_kernels "avx2"), each row's "% of peak" against the FMA peak of the set it ran; the CPU
+// model and its SIMD flags head the table.
 //
 // Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
 // ATTNLAB_PEERS_N=256,4096 (these sizes only; ATTNLAB_PEERS_D, ATTNLAB_PEERS_THREADS alike),
@@ -29,9 +30,9 @@ import { createAttnLab } from '../dist/attnlab.js';
 import { plot } from './bench-plot.mjs';
 import { readResults, writeResults } from './bench-results.mjs';
 import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
-import { nativeKernels, startDriver } from './peers/native.mjs';
+import { nativeKernels, startDriver, startOrt } from './peers/native.mjs';
 import { firstCallFigures } from './peers/first-call.mjs';
-import { ensurePeers, MODELS } from './peers/setup.mjs';
+import { ensurePeers, MODELS, ORT_HOME, ortWithoutAvx512 } from './peers/setup.mjs';
 import { writeTables } from './peers/tables.mjs';
 import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
 import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
@@ -102,7 +103,7 @@ async function measure(row, kernels, Q, K, V) {
       }
     }
   }
-  for (const kernel of kernels) kernel.release?.();
+  for (const kernel of kernels) await kernel.release?.();
   return results;
 }
 
@@ -149,9 +150,15 @@ function print(line) {
 const lscpu = execFileSync('lscpu', { encoding: 'utf8' });
 const cpu = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
 const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '').split(' ').filter((f) => /^(avx|fma|sse4)/.test(f)).join(' ');
-const { ortNode, ortWeb, versions } = await ensurePeers();
+const { ortWeb, versions } = await ensurePeers();
 const driver = SECTIONS.includes('native') ? startDriver() : undefined;
-const simdSets = driver ? nativeSimd(await driver.ask('simd')) : [];
+const simdReply = driver ? await driver.ask('simd') : undefined;
+const simdSets = driver ? nativeSimd(simdReply) : [];
+// ORT's kernels per set: the installed library runs the CPU's best; where attnlab is forced
+// to AVX2 below AVX-512, so is ORT (its copy without the AVX-512 branch, peers/setup.mjs).
+const ortKernels = (simd) => (simd === 'fma3+avx2' && simdReply.available.includes('avx512bw') ? 'avx2' : 'installed');
+const ortPeers = {};
+const ortFor = (simd) => (ortPeers[ortKernels(simd)] ??= startOrt(ortKernels(simd) === 'avx2' ? ortWithoutAvx512() : ORT_HOME, MODELS));
 const rows = plannedRows(simdSets);
 const heading = `bench:peers on ${cpu} (${cpuFlags || 'no AVX or FMA flags'}); attnlab's native kernels: ${simdSets.join(', ') || '—'}; ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`;
 console.log(heading);
@@ -174,10 +181,13 @@ const tfjs = SECTIONS.includes('wasm') ? await tfjsWasm() : undefined;
 const measured = [];
 for (const row of rows) {
   const [Q, K, V] = seededQKV({ ...row, seed: row.n + row.d });
-  if (row.section === 'native') await driver.ask(`simd ${row.simd}`);
+  if (row.section === 'native') {
+    await driver.ask(`simd ${row.simd}`);
+    row.ort_kernels = ortKernels(row.simd);
+  }
   const kernels =
     row.section === 'native'
-      ? await nativeKernels({ ort: ortNode, driver, models: MODELS, row, Q, K, V })
+      ? await nativeKernels({ driver, ort: ortFor(row.simd), row, Q, K, V })
       : wasmKernels({ lab, threadedLab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
   const results = await measure(row, kernels, Q, K, V);
   const report = Object.entries(results).map(([name, r]) => `${name} ${r.error ? 'failed' : `${median(r.times).toFixed(1)} ms`}`);
@@ -186,6 +196,7 @@ for (const row of rows) {
 }
 await measurePeaks();
 driver?.stop();
+for (const ort of Object.values(ortPeers)) ort.stop();
 
 const table = measured.flatMap(([row, results]) => summarise(row, results, peaks[peakKey(row)]));
 console.log(heading);

@@ -5,13 +5,15 @@
 // --ignore-scripts is all it needs. The one-op models are written by Debian's python3-onnx
 // (scripts/setup.sh python3-onnx installs it; package.json's bench:peers does).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PEERS = `${ROOT}build/peers`;
 const VERSION = '1.30';
 export const MODELS = `${PEERS}/models`;
+/** The folder whose node_modules holds the installed onnxruntime-node (ort-peer.mjs's argument). */
+export const ORT_HOME = PEERS;
 
 function installOrt() {
   mkdirSync(PEERS, { recursive: true });
@@ -29,7 +31,7 @@ function version(name) {
   }
 }
 
-/** { ortNode, ortWeb, versions }, installing the packages and writing the models first. */
+/** { ortWeb, versions }, installing the packages and writing the models first. */
 export async function ensurePeers() {
   const require = createRequire(`${PEERS}/package.json`);
   if (!version('onnxruntime-node')?.startsWith(`${VERSION}.`) || !version('onnxruntime-web')?.startsWith(`${VERSION}.`)) installOrt();
@@ -38,10 +40,35 @@ export async function ensurePeers() {
   } catch (error) {
     throw new Error(`bench:peers: writing the ONNX models failed (is python3-onnx installed? bash scripts/setup.sh python3-onnx): ${error.stderr}`);
   }
-  const ortNode = require('onnxruntime-node');
   const ortWeb = await import(require.resolve('onnxruntime-web'));
   ortWeb.env.wasm.numThreads = 1; // the wasm rows are single-threaded, like attnlab's build
   const tfVersion = createRequire(import.meta.url)('@tensorflow/tfjs-backend-wasm/package.json').version;
   const versions = `Node ${process.version}, onnxruntime-node ${version('onnxruntime-node')}, onnxruntime-web ${version('onnxruntime-web')} (wasm, SIMD, 1 thread), tfjs-backend-wasm ${tfVersion}`;
-  return { ortNode, ortWeb, versions };
+  return { ortWeb, versions };
+}
+
+// ORT's MLAS picks its kernels from CPUID, with no switch, so on a CPU with AVX-512 it runs
+// AVX-512 even where attnlab is forced to AVX2. For those rows bench:peers runs a copy of the
+// library (build/peers/ort-avx2/) that never takes the one branch enabling MLAS's AVX-512
+// kernels: the check that the OS saves the AVX-512 registers (XCR0 bits 5–7), which 1.30's
+// x64 build compiles to `not rax; test al, 0xE0; je <AVX-512 setup>`. Its `je` becomes a
+// 6-byte nop, so MLAS goes on as it does on a CPU without AVX-512: AVX2 + FMA3 kernels.
+const AVX512_BRANCH = Buffer.from('48f7d0a8e00f84', 'hex');
+const JE_OFFSET = 5; // the `je rel32` (0f 84 + 4 bytes) after `not rax; test al, 0xE0`
+const NOP6 = Buffer.from('660f1f440000', 'hex');
+
+/** The folder of an onnxruntime-node whose MLAS runs AVX2 + FMA3, or throws why not. */
+export function ortWithoutAvx512() {
+  const home = `${PEERS}/ort-avx2`;
+  const copy = `${home}/node_modules/onnxruntime-node`;
+  const library = `${copy}/bin/napi-v6/linux/x64/libonnxruntime.so.1`;
+  rmSync(home, { recursive: true, force: true }); // always a fresh copy of the installed one
+  cpSync(`${PEERS}/node_modules/onnxruntime-node`, copy, { recursive: true });
+  const bytes = readFileSync(library);
+  const at = bytes.indexOf(AVX512_BRANCH);
+  if (at < 0 || bytes.indexOf(AVX512_BRANCH, at + 1) >= 0)
+    throw new Error(`onnxruntime-node ${version('onnxruntime-node')}: MLAS's AVX-512 check is not found once in its library (found ${at < 0 ? 'none' : 'several'})`);
+  NOP6.copy(bytes, at + JE_OFFSET);
+  writeFileSync(library, bytes);
+  return home; // its onnxruntime-common resolves to build/peers/node_modules'
 }

@@ -1,6 +1,6 @@
 // The peer tables in Markdown, from bench/results.json's "peers" (bench-peers.mjs writes it):
-// a short one for the README (the best instruction set, native, 1 and 2 threads) and the whole
-// one for docs/long-sequences.md, each between its file's `<!-- peers:begin -->` and
+// the native ones for the README (each instruction set, 1 and 2 threads) and all of them, with
+// the peaks and wasm, for docs/long-sequences.md, each between its file's `<!-- peers:begin -->` and
 // `<!-- peers:end -->`. bench-peers.mjs calls writeTables() after a run; run this file to
 // redo them from the stored figures.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -78,17 +78,23 @@ function machine(peers) {
   return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ""}`;
 }
 
+// The heading of one instruction set's native table: which kernels each side ran.
+function setHeading(list, simd, best) {
+  const rows = list.filter((p) => p.section === 'native' && p.simd === simd);
+  if (simd === best) return `**attnlab on ${simd}**, ONNX Runtime on the kernels it picks for this CPU:`;
+  if (rows.every((p) => p.ort_kernels === 'avx2'))
+    return `**attnlab forced to ${simd}**, ONNX Runtime held to AVX2 + FMA3 too (a copy of its library whose one branch to MLAS's AVX-512 kernels is switched off, as on a CPU without AVX-512):`;
+  return `**attnlab forced to ${simd}** (ONNX Runtime has no switch and keeps its AVX-512 kernels, so these rows set ${simd} code against AVX-512 code):`;
+}
+
 // The two Markdown blocks for stored figures.
 export function tables(peers) {
   const list = pairs(peers.rows ?? []);
   const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
   const legend = `Each cell: attnlab ms / the fastest ONNX Runtime kernel ms (its time over attnlab's; ✗ where ORT is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
-  const readme = [machine(peers), '', legend, '', ...(sets.length ? nativeTable(list, sets[0], [1, 2]) : [])];
-  const docs = [machine(peers), '', peakLine(peers), '', legend];
-  for (const simd of sets) {
-    const forced = simd !== sets[0];
-    docs.push('', `**attnlab on ${simd}**${forced ? ' (forced; ONNX Runtime has no switch and keeps its AVX-512 kernels, so these rows set AVX2 code against AVX-512 code)' : ''}:`, '', ...nativeTable(list, simd, [1, 2]));
-  }
+  const native = sets.flatMap((simd) => ['', setHeading(list, simd, sets[0]), '', ...nativeTable(list, simd, [1, 2])]);
+  const readme = [machine(peers), '', legend, ...native];
+  const docs = [machine(peers), '', peakLine(peers), '', legend, ...native];
   const wasm = wasmTable(list);
   if (wasm.length) docs.push('', '**wasm in Node, 1 thread, 1 head, d = 64** (attnlab / the faster onnxruntime-web op):', '', ...wasm);
   return { readme: readme.join('\n'), docs: docs.join('\n') };

@@ -200,3 +200,25 @@ TEST_CASE("forcing an unknown or missing instruction set fails and changes nothi
       CHECK(kernels::simd_arch() == before);
     }
 }
+
+// From 8 MiB of K and V a head the flash kernel reads them as a stream (flash.cpp's streamed():
+// 256-row query blocks, each key block read in order first), natively; the same answer either
+// way. 16,400 keys × (64 + 64) floats pass 8 MiB; 300 queries take a whole and a part block.
+TEST_CASE("K and V read as a stream match float64 under every instruction set", "[simd]") {
+  const ArchGuard guard;
+  const Matrix sq = random_matrix(300, 64, 21), sk = random_matrix(16400, 64, 22),
+               sv = random_matrix(16400, 64, 23);
+  const MatrixD expected =
+      reference_multi_head(sq.cast<double>(), sk.cast<double>(), sv.cast<double>(), 1, {});
+  FlashOptions two_threads;
+  two_threads.threads = 2;
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) continue;
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    const auto flash = flash_attention(sq, sk, sv, two_threads);
+    REQUIRE(flash);
+    const double error = max_abs_diff(flash.value().output, expected);
+    INFO(arch.name << ": max |error| " << error);
+    CHECK(error <= 1e-5);
+  }
+}
