@@ -55,8 +55,7 @@ std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const si
   const std::size_t padded = round_up(plan.query_rows, k.row_group);
   return Workspace::rounded(plan.head_width * padded) +
          Workspace::rounded(round_up(plan.cpu_key_rows(), k.key_group) * padded) +
-         Workspace::rounded(round_up(d_v, k.column_group) * padded) +
-         4 * Workspace::rounded(padded);
+         Workspace::rounded(k.value_width(d_v) * padded) + 4 * Workspace::rounded(padded);
 }
 
 simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std::size_t d_v,
@@ -65,7 +64,7 @@ simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std
   simd::BlockBuffers b;
   b.qt = w.take(plan.head_width * padded);
   b.st = w.take(round_up(plan.cpu_key_rows(), k.key_group) * padded);
-  b.ot = w.take(round_up(d_v, k.column_group) * padded);
+  b.ot = w.take(k.value_width(d_v) * padded);
   for (float** row : {&b.m, &b.l, &b.block_max, &b.correction}) *row = w.take(padded);
   return b;
 }
@@ -74,11 +73,10 @@ simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std
 // rows next to each other (rows a whole row of all heads apart would spread every key block
 // over many more pages and TLB entries), K with key_group - 1 copies of its last row after it
 // so a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns
-// to whole column groups so every pass reads its columns at fixed offsets. gather() copies
-// into the floats gathered_floats() counts and repoints the task.
+// to whole value passes (value_width) so every pass reads its columns at fixed offsets. gather()
+// copies into the floats gathered_floats() counts and repoints the task.
 std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
-  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d +
-                            p.n_k * round_up(p.d_v, k.column_group));
+  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d + p.n_k * k.value_width(p.d_v));
 }
 
 void gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
@@ -87,7 +85,7 @@ void gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   for (std::size_t j = 0; j < k_rows; ++j)
     std::copy_n(p.k + std::min(j, p.n_k - 1) * p.ld_k, p.d, k + j * p.d);
   float* v = k + k_rows * p.d;
-  const std::size_t width = round_up(p.d_v, kernels.column_group);
+  const std::size_t width = kernels.value_width(p.d_v);
   for (std::size_t j = 0; j < p.n_k; ++j) {
     std::copy_n(p.v + j * p.ld_v, p.d_v, v + j * width);
     std::fill(v + j * width + p.d_v, v + (j + 1) * width, 0.0f);

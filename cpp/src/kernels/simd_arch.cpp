@@ -37,7 +37,7 @@ template <class Arch>
 constexpr Kernels table{Arch::name(),
                         FlashBlock<Arch>::row_group,
                         FlashBlock<Arch>::key_group,
-                        FlashBlock<Arch>::column_group,
+                        &FlashBlock<Arch>::value_width,
                         &matmul<Arch>,
                         &dots<Arch>,
                         &Spans<Arch>::dot,

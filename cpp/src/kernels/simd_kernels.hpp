@@ -67,10 +67,11 @@ struct BlockBuffers {
 };
 
 struct Kernels {
-  const char* name;          // xsimd's name of the instruction set, e.g. "fma3+avx2"
-  std::size_t row_group;     // query rows per flash micro-kernel pass (two batches)
-  std::size_t key_group;     // keys per flash scores pass
-  std::size_t column_group;  // output columns per flash value pass
+  const char* name;       // xsimd's name of the instruction set, e.g. "fma3+avx2"
+  std::size_t row_group;  // query rows per flash micro-kernel pass (two batches)
+  std::size_t key_group;  // keys per flash scores pass
+  // the columns of V and the flash output accumulator for a head width d_v: whole value passes
+  std::size_t (*value_width)(std::size_t d_v);
 
   // out: (m, n) += a: (m, k) · b: (k, n), all row-major and contiguous
   void (*matmul)(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
