@@ -6,6 +6,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/limits.hpp"
+#include "base/caches.hpp"
 #include "reference_attention.hpp"
 #include "test_support.hpp"
 
@@ -141,6 +142,20 @@ TEST_CASE("the thread pool keeps its threads off the CPU of the call that woke t
         kept_off = true;
   }
   CHECK(kept_off);
+}
+
+// Where Linux lists an L3 as cpu0's last cache, its size is the one the flash kernel sizes its
+// streaming by (base/caches.hpp), not glibc's sysconf (a whole package's L3 in a VM).
+TEST_CASE("the shared cache size is the L3 that /sys lists for cpu0", "[flash]") {
+  const std::string l3 = "/sys/devices/system/cpu/cpu0/cache/index3";
+  std::ifstream level(l3 + "/level"), size(l3 + "/size");
+  int l3_level = 0;
+  std::string text;
+  if (!(level >> l3_level) || l3_level != 3 || !(size >> text) ||
+      std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index4"))
+    return;                     // no L3 listed, or caches beyond it
+  REQUIRE(text.back() == 'K');  // "32768K"
+  CHECK(shared_cache_bytes() == std::stoull(text) * 1024);
 }
 #endif
 

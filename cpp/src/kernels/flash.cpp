@@ -15,6 +15,7 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/variants.hpp"
+#include "base/caches.hpp"
 #include "base/detail.hpp"
 #include "base/parallel.hpp"
 #include "base/validate.hpp"
@@ -136,16 +137,16 @@ bool finite_inputs(const Matrix& q, const Matrix& k, const Matrix& v, std::size_
   return finite.load();
 }
 
-// Whether a head's K and V come from memory rather than a cache in every query block: from
-// 8 MiB, a quarter of a 32 MiB L3 that two workers and the machine's other tenants share. Then
-// query blocks take 256 rows, to read them a quarter as often (n = 16,384, d = 128: 0.84x the
-// time), and each key block is read in order before the micro-kernels use it (flash_block.hpp's
-// bring_in: 0.90x at 1 thread, 0.94x at 2). At 8 MiB (n = 16,384, d = 64) the L3 held K and V
-// on a quiet machine (there both cost 1.06-1.14x) but not on a busy one (0.76x at 1 thread,
-// AVX2 0.68x); at 4 MiB they cost 1.04x.
+// Whether a head's K and V come from memory rather than a cache in every query block: from a
+// quarter of the cache a core shares (base/caches.hpp: 8 MiB of the measured EPYC's 32 MiB L3),
+// which two workers and the machine's other tenants share. Then query blocks take 256 rows, to
+// read them a quarter as often (n = 16,384, d = 128: 0.84x the time), and each key block is
+// read in order before the micro-kernels use it (flash_block.hpp's bring_in: 0.90x at 1
+// thread, 0.94x at 2). At 8 MiB (n = 16,384, d = 64) the L3 held K and V on a quiet machine
+// (there both cost 1.06-1.14x) but not on a busy one (0.76x at 1 thread, AVX2 0.68x); at 4 MiB
+// they cost 1.04x.
 bool streamed(const HeadTask& task) {
-  constexpr std::size_t streamed_bytes = std::size_t{8} << 20;
-  return task.n_k * (task.d + task.d_v) * sizeof(float) >= streamed_bytes;
+  return task.n_k * (task.d + task.d_v) * sizeof(float) >= shared_cache_bytes() / 4;
 }
 
 // The tile plan of a call on the CPU: tiling's (or 256 query rows when K and V are streamed),
