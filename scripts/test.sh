@@ -47,6 +47,13 @@ build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
 VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json ATTNLAB_CONSUMER=build/js-consumer \
   node --test --test-reporter=spec tests/js/
 
+section "Typings: the docs' calls under tsc --strict from the packed package, the invalid ones refused"
+# tests/types in the consumer, so 'attnlab' resolves as in a user's project (the TypeScript 7
+# compiler's binary is tsc); each @ts-expect-error line must fail, every other line compile.
+rm -rf build/js-consumer/types && cp -r tests/types build/js-consumer/types
+node_modules/.bin/tsc -p build/js-consumer/types
+echo "typings: $(grep -c '@ts-expect-error' tests/types/invalid.ts) invalid calls refused; the calls of $(ls tests/types/*.ts | grep -vc invalid) docs type-check"
+
 section "<attn-lab>, the page, the tutorial and the docs site in headless Chromium (Playwright)"
 # `package` above bundled the element into dist/; the site and the docs are built from it and the package.
 scripts/build.sh site docs

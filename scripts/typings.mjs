@@ -38,7 +38,8 @@ const TYPES = {
   heads: 'number[][][]',
 };
 
-const typeOf = ({ kind, choices }) => (kind === 'choice' ? (NAMED_CHOICES[choices.join('|')] ?? choices.map((c) => `'${c}'`).join(' | ')) : TYPES[kind]);
+// A field with choices types as them, whatever its kind (a text field may list the names it takes).
+const typeOf = ({ kind, choices }) => (choices ? (NAMED_CHOICES[choices.join('|')] ?? choices.map((c) => `'${c}'`).join(' | ')) : TYPES[kind]);
 const bound = (end) => (/^\d+$/.test(end) ? end : `limits().${end}`);
 
 function docOf(field) {
@@ -49,16 +50,33 @@ function docOf(field) {
   return parts.filter(Boolean).join(' ');
 }
 
+const member = (field, optional, type = typeOf(field)) => [`  /** ${docOf(field)} */`, `  ${field.name}${optional ? '?' : ''}: ${type};`];
+
+// A group whose field has an older name types as one of the two names, never both (the core
+// refuses both): its other fields, and for each such pair a union of the two ways to give it.
+function aliasedGroup(name, fields) {
+  const pairs = fields.filter((f) => f.aliasOf).map((alias) => [fields.find((f) => f.name === alias.aliasOf), alias]);
+  const paired = new Set(pairs.flat());
+  const lines = ['', `export type ${name} = {`, ...fields.filter((f) => !paired.has(f)).flatMap((f) => member(f, !f.required)), '}'];
+  for (const [field, alias] of pairs) {
+    const way = (given, absent) => ['  | {', ...[...member(given, !field.required, typeOf(field)), `  ${absent.name}?: undefined;`].map((line) => `    ${line}`), '    }'];
+    lines[lines.length - 1] += ' & (';
+    lines.push(...way(field, alias), ...way(alias, field), ')');
+  }
+  lines[lines.length - 1] += ';';
+  return lines;
+}
+
 /** The generated part of attnlab.d.ts from a schema (lab.schema() with docs) and the step ids. */
 export function generate(schema, stepIds) {
   const lines = [BEGIN, '', '/** A step id of the core\'s trace (STEP_IDS lists them in trace order). */', 'export type StepId =', ...stepIds.map((id, i) => `  | '${id}'${i + 1 === stepIds.length ? ';' : ''}`)];
   for (const [name, fields] of Object.entries(schema.groups)) {
-    lines.push('', `export interface ${name} {`);
-    for (const field of fields) {
-      // A field with an older name is optional in the typings: either name may carry it.
-      const optional = !field.required || fields.some((f) => f.aliasOf === field.name);
-      lines.push(`  /** ${docOf(field)} */`, `  ${field.name}${optional ? '?' : ''}: ${typeOf(field)};`);
+    if (fields.some((f) => f.aliasOf)) {
+      lines.push(...aliasedGroup(name, fields));
+      continue;
     }
+    lines.push('', `export interface ${name} {`);
+    for (const field of fields) lines.push(...member(field, !field.required));
     lines.push('}');
   }
   lines.push('', `/** The mask's rules: the bits of the mask step's blockedBy. */`, 'export interface MaskRules {');
@@ -113,11 +131,20 @@ export async function coreTables(dir) {
   return { schema: await learningSchema(dir), stepIds: core.stepIds(), limits: core.limits() };
 }
 
-/** attnlab.d.ts with its generated part replaced. */
+/** The top-level names a .d.ts declares more than once (TypeScript merges two interfaces silently). */
+export function declaredTwice(text) {
+  const names = [...text.matchAll(/^(?:export )?(?:declare )?(?:interface|type|class) (\w+)/gm)].map((match) => match[1]);
+  return [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
+}
+
+/** attnlab.d.ts with its generated part replaced; a name the generated part shares with the rest is an error. */
 export function replaced(text, generated) {
   const [from, to] = [text.indexOf(BEGIN), text.indexOf(END)];
   if (from < 0 || to < from) throw new Error(`attnlab.d.ts: the markers of the generated part are missing`);
-  return text.slice(0, from) + generated + text.slice(to + END.length);
+  const next = text.slice(0, from) + generated + text.slice(to + END.length);
+  const twice = declaredTwice(next);
+  if (twice.length) throw new Error(`attnlab.d.ts declares ${twice.join(', ')} twice: rename the core's group or the hand-written type`);
+  return next;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

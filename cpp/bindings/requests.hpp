@@ -48,6 +48,8 @@ struct PermutationOrder {
 
 inline constexpr const char* alignments[] = {"top-left", "bottom-right"};
 inline constexpr const char* positionals[] = {"none", "sinusoidal"};
+// The names checkGradient() takes (listed for the schema and the typings; the string is kept).
+inline constexpr const char* gradient_parameters[] = {"X", "Q", "K", "V", "Wq", "Wk", "Wv", "Wo"};
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
                                                  "induction", "induction-anywhere"};
 
@@ -226,7 +228,8 @@ inline constexpr Field sampled_fields[] = {
     F(SampledCells, rows, "rows", "Query rows (at most limits().sampledRows).").need(),
     F(SampledCells, cols, "cols", "Key columns (at most limits().sampledCols).").need(),
 };
-inline constexpr Group sampled_group = group<SampledCells>("SampledCells", sampled_fields);
+// Named apart from the SampledCells result of lab.sampledCells(): one name, one interface.
+inline constexpr Group sampled_group = group<SampledCells>("SampleAt", sampled_fields);
 
 inline constexpr Field walk_fields[] = {
     F(WalkOptions, causal, "causal", "Query i may not attend to key j > i."),
@@ -315,7 +318,9 @@ inline constexpr Field step_fields[] = {
 inline constexpr Group step_group = group<StepRequest>("StepRequest", step_fields);
 
 inline constexpr Field gradient_at_fields[] = {
-    F(GradientAt, parameter, "parameter", "X, Q, K, V, Wq, Wk, Wv or Wo.").need(),
+    F(GradientAt, parameter, "parameter", "The input or weight whose gradient entry is checked.")
+        .need()
+        .one_of(gradient_parameters),
     F(GradientAt, row, "row", "The entry's row.").need(),
     F(GradientAt, col, "col", "The entry's column.").need(),
 };

@@ -203,12 +203,19 @@ export interface AttentionOptions {
   pastValue?: MatrixInput;
 }
 
-export interface AttentionGradientInput {
-  /** ∂L/∂O, the loss's gradient at the output: (n_q, d_v). */
-  dOutput?: MatrixInput;
-  /** @deprecated The older name of dOutput. */
-  dO?: MatrixInput;
-}
+export type AttentionGradientInput = {
+} & (
+  | {
+      /** ∂L/∂O, the loss's gradient at the output: (n_q, d_v). */
+      dOutput: MatrixInput;
+      dO?: undefined;
+    }
+  | {
+      /** @deprecated The older name of dOutput. */
+      dO: MatrixInput;
+      dOutput?: undefined;
+    }
+);
 
 export interface ProjectionInput {
   /** Token embeddings: (n, d_model). */
@@ -256,18 +263,25 @@ export interface PermutationOrder {
   order: number[];
 }
 
-export interface KvCacheShape {
+export type KvCacheShape = {
   /** Layers of the model. 1 … limits().cacheLayers. Default 1. */
   layers: number;
   /** K/V heads per layer. 1 … limits().cacheKvHeads. Default 1. */
   kvHeads: number;
-  /** The head width d_k. 1 … limits().cacheHeadWidth. Default 1. */
-  headWidth?: number;
-  /** @deprecated The older name of headWidth. */
-  headDim?: number;
   /** Bytes per cached number: 2 for fp16/bf16, 1 for fp8, 4 for fp32. 1 … limits().cacheValueBytes. Default 2. */
   bytesPerValue: number;
-}
+} & (
+  | {
+      /** The head width d_k. 1 … limits().cacheHeadWidth. Default 1. */
+      headWidth: number;
+      headDim?: undefined;
+    }
+  | {
+      /** @deprecated The older name of headWidth. */
+      headDim: number;
+      headWidth?: undefined;
+    }
+);
 
 export interface LongAttentionOptions {
   /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). Default false. */
@@ -309,7 +323,7 @@ export interface QKInput {
   K: MatrixInput;
 }
 
-export interface SampledCells {
+export interface SampleAt {
   /** The query head whose weights are sampled (0 … heads − 1). Default 0. */
   head?: number;
   /** Query rows (at most limits().sampledRows). */
@@ -329,14 +343,21 @@ export interface WalkOptions {
   keyRows?: number;
 }
 
-export interface SinusoidalEncodingRequest {
-  /** Rows: the positions 0 … positions − 1. 1 … limits().sinusoidalMax. Default 0. */
-  positions?: number;
-  /** @deprecated The older name of positions. */
-  tokens?: number;
+export type SinusoidalEncodingRequest = {
   /** Columns (features). 1 … limits().sinusoidalMax. Default 0. */
   width: number;
-}
+} & (
+  | {
+      /** Rows: the positions 0 … positions − 1. 1 … limits().sinusoidalMax. Default 0. */
+      positions: number;
+      tokens?: undefined;
+    }
+  | {
+      /** @deprecated The older name of positions. */
+      tokens: number;
+      positions?: undefined;
+    }
+);
 
 export interface SoftmaxBreakdownRequest {
   /** One row of scores (at most limits().softmaxRow). */
@@ -370,7 +391,7 @@ export interface NormalMatrixRequest {
   seed?: number;
 }
 
-export interface TrainerConfig {
+export type TrainerConfig = {
   /** What is learned at each target position (TrainingTask). Default 'previous-token'. */
   task?: TrainingTask;
   /** Attention layers. 1 … limits().trainLayers. Default 1. */
@@ -379,10 +400,6 @@ export interface TrainerConfig {
   heads?: number;
   /** Width of the residual stream (d_head = dModel / heads). 1 … limits().trainDModel. Default 16. */
   dModel?: number;
-  /** Tokens per sequence. 4 … limits().trainContext. Default 8. */
-  contextLength?: number;
-  /** @deprecated The older name of contextLength. */
-  context?: number;
   /** Token ids 0 … vocab − 1. 2 … limits().trainVocab. Default 8. */
   vocab?: number;
   /** Sequences per step. 1 … limits().trainBatch. Default 16. */
@@ -391,7 +408,18 @@ export interface TrainerConfig {
   learningRate?: number;
   /** The same seed gives the same run everywhere. Default 1. */
   seed?: number;
-}
+} & (
+  | {
+      /** Tokens per sequence. 4 … limits().trainContext. Default 8. */
+      contextLength?: number;
+      context?: undefined;
+    }
+  | {
+      /** @deprecated The older name of contextLength. */
+      context?: number;
+      contextLength?: undefined;
+    }
+);
 
 export interface StepRequest {
   /** Adam steps to take per call. 1 … limits().trainSteps. Default 1. */
@@ -399,8 +427,8 @@ export interface StepRequest {
 }
 
 export interface GradientAt {
-  /** X, Q, K, V, Wq, Wk, Wv or Wo. */
-  parameter: string;
+  /** The input or weight whose gradient entry is checked. */
+  parameter: 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo';
   /** The entry's row. Default 0. */
   row: number;
   /** The entry's column. Default 0. */
@@ -519,20 +547,42 @@ export interface Schema {
   maskRules: MaskRules;
 }
 
-export interface AttentionRequest extends QKVInput, AttentionOptions {}
+// How the entries combine the generated groups, and the rules between fields that a group
+// alone cannot say: a past cache's keys and values together, a trace's X with its weights or
+// Q, K and V (never a mix).
 
-export interface AttentionBackwardRequest extends AttentionRequest, AttentionGradientInput {}
+/** A past KV cache: pastKey and pastValue together, or neither (the core refuses one alone). */
+export type PastCache = { pastKey?: undefined; pastValue?: undefined } | { pastKey: MatrixInput; pastValue: MatrixInput };
+
+export type AttentionRequest = QKVInput & AttentionOptions & PastCache;
+
+export type AttentionBackwardRequest = AttentionRequest & AttentionGradientInput;
 
 interface TraceCommon extends TraceOptions, AttentionOptions {
   /** Labels for the tokens, passed through to the result. */
   tokens?: string[];
 }
 
-export interface ProjectionTraceRequest extends TraceCommon, ProjectionInput {}
+/** A trace of tokens X through the projections (no Q, K or V beside them). */
+export type ProjectionTraceRequest = ProjectionTraceFields & PastCache;
 
-export interface DirectTraceRequest extends TraceCommon, QKVInput {
+interface ProjectionTraceFields extends TraceCommon, ProjectionInput {
+  Q?: undefined;
+  K?: undefined;
+  V?: undefined;
+}
+
+/** A trace of Q, K and V as given (no X, weights or context beside them). */
+export type DirectTraceRequest = DirectTraceFields & PastCache;
+
+interface DirectTraceFields extends TraceCommon, QKVInput {
   /** The sinusoidal encoding needs X. */
   positional?: 'none';
+  X?: undefined;
+  Wq?: undefined;
+  Wk?: undefined;
+  Wv?: undefined;
+  context?: undefined;
 }
 
 export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
@@ -541,7 +591,7 @@ export type PermutationCheckRequest = ProjectionTraceRequest & PermutationOrder;
 
 export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions, ScoreRules {}
 
-export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules & SampledCells;
+export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules & SampleAt;
 
 export interface FlashWalkRequest extends QKVInput, WalkOptions {}
 
@@ -900,15 +950,29 @@ export interface Trainer {
    * The fixed sample's token ids and every head's weights on it: weights[layer][head]
    * (contextLength × contextLength). `tokens`, the older name of tokenIds, still reads.
    */
-  attention(): { tokenIds: number[]; weights: Matrix[][] };
+  attention(): { tokenIds: number[]; weights: Matrix[][] } & OlderTokenIds;
   /**
    * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokenIds] + P
    * (contextLength × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids
    * (`tokens`, their older name, still reads).
    */
-  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokenIds: number[] };
+  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokenIds: number[] } & OlderTokenIds;
   /** Frees the core's trainer (a second call does nothing). */
   delete(): void;
+}
+
+/** A result's token ids under their older name too (`tokens`, read-only). */
+export interface OlderTokenIds {
+  /** @deprecated The older name of tokenIds. */
+  readonly tokens: number[];
+}
+
+/**
+ * forward()'s logits, one row per token: the tokens are never empty (forward() refuses none),
+ * so `logits.at(-1)` is the last token's row, what nextTokenDistribution() takes.
+ */
+export interface LogitRows extends Array<number[]> {
+  at(index: number): number[];
 }
 
 /** What `npm run train-model` writes (model/README.md): model.json and tokenizer.json parsed, weights.bin's bytes. */
@@ -949,8 +1013,8 @@ export interface HeadScores {
 
 /** The Hugging Face layout: every layer ([layer][batch of 1][head][query][key]) or one layer ([head][query][key]). */
 export type ImportedAttentionJson =
-  | (Omit<ImportedAttentionFields, 'attention'> & Required<Pick<ImportedAttentionFields, 'attentions'>>)
-  | (Omit<ImportedAttentionFields, 'attentions'> & Required<Pick<ImportedAttentionFields, 'attention'>>);
+  | (Omit<ImportedAttentionFields, 'attention'> & Required<Pick<ImportedAttentionFields, 'attentions'>> & { attention?: undefined })
+  | (Omit<ImportedAttentionFields, 'attentions'> & Required<Pick<ImportedAttentionFields, 'attention'>> & { attentions?: undefined });
 
 /** An import the core accepted: the tokens, every head's weights ([layer][head], n × n) and scores. */
 export interface ImportedAttention {
@@ -964,9 +1028,12 @@ export interface ImportedAttention {
  * in the model module's heap until delete(); after that every method throws 'invalid-argument'.
  */
 export interface LanguageModel {
-  readonly config: Readonly<ModelConfig>;
+  readonly config: Readonly<ModelConfig & {
+    /** @deprecated The older name of contextLength. */
+    context: number;
+  }>;
   /** The text's token ids and each token's text (byte-level BPE); at most limits().tokenizeBytes bytes of UTF-8. `tokens`, the older name of tokenIds, still reads. */
-  tokenize(text: string): { tokenIds: number[]; pieces: string[] };
+  tokenize(text: string): { tokenIds: number[]; pieces: string[] } & OlderTokenIds;
   /** Each token id's text, as tokenize() gives it (a piece that splits a UTF-8 character shows U+FFFD); at most limits().tokenizeBytes ids. */
   pieces(tokenIds: ArrayLike<number>): string[];
   /**
@@ -975,9 +1042,9 @@ export interface LanguageModel {
    * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
    * alone, with probability 1. `tokens`, the older name of tokenIds, still reads.
    */
-  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokenIds: number[]; probabilities: number[] };
+  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokenIds: number[]; probabilities: number[] } & OlderTokenIds;
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
-  forward(tokenIds: ArrayLike<number>): { logits: Matrix; blocks: ModelBlock[] };
+  forward(tokenIds: ArrayLike<number>): { logits: LogitRows; blocks: ModelBlock[] };
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
   generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
