@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 # libclang-rt-14-dev: the libFuzzer target. python3-numpy: runs the NumPy export in a test.
 apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev
   clang-14 libclang-rt-14-dev python3-numpy)
+# python3-venv: the Python package's virtual environment (python/, below).
+apt_packages+=(python3-venv)
 # Extra packages a script asks for (npm run bench:peers: python3-onnx).
 apt_packages+=("$@")
 
@@ -31,4 +33,15 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
   npm ci --no-audit --no-fund
+fi
+
+# The Python package (python/): a virtual environment with the pinned PyPI versions of
+# python/requirements-dev.txt, made anew when that file is newer than the environment.
+venv=python/.venv
+if [ ! -f "$venv/installed" ] || [ python/requirements-dev.txt -nt "$venv/installed" ]; then
+  echo "setup: making $venv from python/requirements-dev.txt"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r python/requirements-dev.txt
+  touch "$venv/installed"
 fi
