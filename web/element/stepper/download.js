@@ -1,5 +1,5 @@
 // The element's export buttons: each turns the step on view into a file and downloads it.
-import { exportColors, numpyCode, pytorchCode, toCsv, toJson, toSvg } from '../steps/export.js';
+import { exportColors, exportProblem, numpyCode, pytorchCode, toCsv, toJson, toSvg } from '../steps/export.js';
 import { stepScales } from '../steps/registry.js';
 
 export const EXPORT_KINDS = [
@@ -54,8 +54,15 @@ function pngOf(values, rowLabels, colLabels, scale) {
   return new Promise((done) => canvas.toBlob(done, 'image/png'));
 }
 
+/**
+ * Why export `kind` of step `id` is off, or null: the code exports are written from the
+ * trace's operands, and a step they cannot express is refused with its reason, never
+ * exported as something else.
+ */
+export const exportDisabled = (kind, trace, id) => (kind === 'numpy' || kind === 'pytorch' ? exportProblem(trace, id) : null);
+
 /** Downloads the step on view as `kind` (one of EXPORT_KINDS). */
-export async function downloadStep(kind, { state, trace, id, panels, dOutput }) {
+export async function downloadStep(kind, { trace, id, panels }) {
   // Matrices and pictures: a file per head. Formulas, JSON and code: one file for the step.
   // Pictures use the screen's colour scale, shared by the heads.
   const scale = stepScales(id, trace, { heads: panels.length })(id); // the screen's scale
@@ -68,6 +75,6 @@ export async function downloadStep(kind, { state, trace, id, panels, dOutput }) 
   const formulas = panels.map((p) => p.step.formula).join('\n');
   if (kind === 'json') save(`attnlab-${id}.json`, text(toJson(panels.map((p) => p.step)), 'application/json'));
   if (kind === 'latex') save(`attnlab-${id}.tex`, text(`${formulas}\n`, 'application/x-tex'));
-  if (kind === 'numpy') save(`attnlab-${id}.py`, text(numpyCode(state, id, dOutput), 'text/x-python'));
-  if (kind === 'pytorch') save('attnlab-pytorch.py', text(pytorchCode(state), 'text/x-python'));
+  if (kind === 'numpy') save(`attnlab-${id}.py`, text(numpyCode(trace, id), 'text/x-python'));
+  if (kind === 'pytorch') save(`attnlab-${id}-pytorch.py`, text(pytorchCode(trace, id), 'text/x-python'));
 }

@@ -7,7 +7,7 @@ import { headMark, shape, subscripted } from '../shared/format.js';
 import { formula } from '../shared/formula.js';
 import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
-import { downloadStep, EXPORT_KINDS } from './download.js';
+import { downloadStep, EXPORT_KINDS, exportDisabled } from './download.js';
 import { InputEditor } from './inputs.js';
 import { blockedWeights, traceStepIds, stepPanels, stepTitle, tokenLabels } from '../steps/panels.js';
 import { PredictController } from './predict.js';
@@ -175,7 +175,11 @@ export class Stepper {
       ${prediction.template} ${prediction.hidden ? nothing : this._maskedRowsNote(id, trace, labels)}
       <div class="controls export" role="group" aria-label="Export this step" part="export">
         <span>Export:</span>
-        ${EXPORT_KINDS.map(([kind, label]) => html`<button data-export=${kind} @click=${() => downloadStep(kind, { state, trace, id, panels, dOutput: trace.groups.find((g) => g.id === 'grad-output')?.steps[0].values })}>${label}</button>`)}
+        ${EXPORT_KINDS.map(([kind, label]) => {
+          const off = exportDisabled(kind, trace, id);
+          return html`<button data-export=${kind} ?disabled=${off !== null} title=${off ? `${label}: ${off}` : nothing} @click=${() => downloadStep(kind, { trace, id, panels })}>${label}</button>`;
+        })}
+        ${exportDisabled('numpy', trace, id) ? html`<span data-role="export-problem">No code export: ${exportDisabled('numpy', trace, id)}</span>` : nothing}
       </div>
       <p class="explanation" data-role="explanation" part="explanation" aria-live="polite">
         ${focused ? (panels.map(explanationOf).find(Boolean)?.text ?? '') : 'Hover over or focus a result cell to see how it is computed.'}

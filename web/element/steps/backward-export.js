@@ -1,25 +1,42 @@
-// The NumPy export's backward block (backward-steps.js names its variables): after the
-// forward loop, from dY (the trace's grad-output values) back through W_O, each head's
-// softmax and scale, to Q, K, V and, with tokens, W_Q, W_K, W_V and X.
-const pyMatrix = (m) => `np.array([${m.map((row) => `[${row.join(', ')}]`).join(', ')}], dtype=np.float32)`;
+// The backward steps' math for the NumPy and PyTorch exports, as forward-export.js does for
+// the forward ones: each gradient from the operands the core's trace gives it (A, ∂O, the
+// head's Q and K, …). grad-scores also reads the factor of its head's scale step and, under
+// soft-capping, the cap of its softcap step: the trace holds both.
 
-/** The lines after the forward loop (which keeps each head's `weights` in all_weights). */
-export function numpyBackward(state, dOutput, entry, record) {
-  const perHead = (line) => (entry.perHead && line === 'RECORD' ? `    ${record(entry)}` : line);
-  return [
-    `dY = ${pyMatrix(dOutput)}`,
-    'concat = np.concatenate(outputs, axis=1)',
-    ...(state.Wo ? ['dC = dY @ Wo.T'] : ['dC = dY']),
-    'dQ, dK, dV = np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)',
-    'for h in range(heads):',
-    '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
-    '    weights, dO = all_weights[h], dC[:, h*d_v:(h+1)*d_v]',
-    '    dA = dO @ v.T',
-    '    dScaled = weights * (dA - (dA * weights).sum(axis=1, keepdims=True))',
-    '    dS = dScaled * factor',
-    '    dQ[:, h*d_k:(h+1)*d_k], dK[:, h*d_k:(h+1)*d_k], dV[:, h*d_v:(h+1)*d_v] = dS @ k, dS.T @ q, weights.T @ dO',
-    perHead('RECORD'),
-    ...(state.mode === 'x' ? [`Wq, Wk, Wv = ${pyMatrix(state.Wq)}, ${pyMatrix(state.Wk)}, ${pyMatrix(state.Wv)}`] : []),
-    ...(entry.perHead ? [] : [record(entry)]),
-  ].filter((line) => line !== 'RECORD');
-}
+const same = (...lines) => ({ numpy: lines, torch: lines });
+const of = (operands, line) => ({ operands, ...same(line) });
+
+// The step `id` of the same head as `step` (the trace's per-head steps carry `head`).
+const sameHead = (trace, id, step) => trace.steps.find((s) => s.id === id && s.head === step.head);
+
+/** @type {Record<string, import('./export-code.js').ExportMath>} */
+export const BACKWARD_MATH = {
+  // ∂L/∂Y is given (the loss L = Σ ∂L/∂Y ⊙ Y): its own numbers.
+  'grad-output': {
+    operands: [],
+    fields: (step) => [{ name: 'dY', kind: 'matrix', value: step.values, note: '∂L/∂Y, given' }],
+    ...same('dY'),
+  },
+  'grad-wo': of(['C', 'dY'], 'C.T @ dY'),
+  'grad-concat': of(['dY', 'Wo'], 'dY @ Wo.T'),
+  'grad-v': of(['A', 'dO'], 'A.T @ dO'),
+  'grad-weights': of(['dO', 'V'], 'dO @ V.T'),
+  'grad-softmax': {
+    operands: ['A', 'dA'],
+    numpy: ['A * (dA - (dA * A).sum(axis=1, keepdims=True))'],
+    torch: ['A * (dA - torch.sum(dA * A, dim=1, keepdim=True))'],
+  },
+  // Through the cap c·tanh(x / c), whose derivative is 1 − (capped / c)², then the scale.
+  'grad-scores': (step, trace) => {
+    const factor = { name: 'factor', kind: 'scalar', value: sameHead(trace, 'scale', step)?.factor, note: "the scale step's factor" };
+    if (step.operands.length === 1) return { operands: ['dS'], fields: () => [factor], ...same('factor * dS') };
+    const c = { name: 'c', kind: 'scalar', value: sameHead(trace, 'softcap', step)?.softcap, note: "the softcap step's cap" };
+    return { operands: ['dS', 'S_cap'], fields: () => [factor, c], ...same('factor * ((1 - (S_cap / c) ** 2) * dS)') };
+  },
+  'grad-q': of(['dS', 'K'], 'dS @ K'),
+  'grad-k': of(['dS', 'Q'], 'dS.T @ Q'),
+  'grad-wq': of(['X', 'dQ'], 'X.T @ dQ'),
+  'grad-wk': of(['X', 'dK'], 'X.T @ dK'),
+  'grad-wv': of(['X', 'dV'], 'X.T @ dV'),
+  'grad-x': of(['dQ', 'Wq', 'dK', 'Wk', 'dV', 'Wv'], 'dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T'),
+};

@@ -1,9 +1,9 @@
 // Exports of the step on view: its matrices as CSV and JSON, its formula as LaTeX, code that
-// reproduces it in NumPy and in PyTorch, and its result heatmap as SVG. All of them format
-// what the trace holds; none computes attention.
+// reproduces it in NumPy and in PyTorch (export-code.js), and its result heatmap as SVG. All
+// of them format what the trace holds; none computes attention.
 import { finiteRange, scaleColors } from '../shared/colors.js';
-import { numpyBackward } from './backward-export.js';
-import { stepEntry } from './registry.js';
+
+export { exportProblem, numpyCode, pytorchCode } from './export-code.js';
 
 // A label (text from the learner or a shared link) as a CSV field. A spreadsheet runs a cell
 // that starts with = + - @, a tab or a CR as a formula, so such text gets a leading ' (OWASP's
@@ -18,142 +18,21 @@ export function toCsv(values, rowLabels, colLabels) {
   return [header, ...values.map((row, r) => [textCell(rowLabels[r]), ...row.map(number)].join(','))].join('\n') + '\n';
 }
 
-/** The trace steps with this id (one per head) as JSON; -Infinity (masked) becomes null. */
+// JSON has no infinities: a masked cell's −∞ is written as the string "-Infinity" (the same
+// convention as the element's URL state), and fromJson reads it back as -Infinity.
+const NEGATIVE_INFINITY = '-Infinity';
+
+/** The trace steps with this id (one per head) as JSON; −∞ (masked) is the string "-Infinity". */
 export function toJson(steps) {
   return `${JSON.stringify(
     steps.map(({ id, head, title, formula, shape, values }) => ({ id, head, title, formula, shape, values })),
-    (key, value) => (value === -Infinity ? null : value),
+    (key, value) => (value === -Infinity ? NEGATIVE_INFINITY : value),
     2,
   )}\n`;
 }
 
-const pyNumber = (v) => (v === -Infinity ? '-np.inf' : String(v));
-const pyMatrix = (m) => `np.array([${m.map((row) => `[${row.map(pyNumber).join(', ')}]`).join(', ')}], dtype=np.float32)`;
-const pyBools = (m) => `np.array([${m.map((row) => `[${row.map((b) => (b ? 'True' : 'False')).join(', ')}]`).join(', ')}])`;
-
-// The lines that build Q, K and V (projecting X when the state has tokens).
-function numpyInputs(state) {
-  if (state.mode === 'qkv') return [`Q = ${pyMatrix(state.Q)}`, `K = ${pyMatrix(state.K)}`, `V = ${pyMatrix(state.V)}`];
-  const lines = [`X = ${pyMatrix(state.X)}`];
-  if (state.positional === 'sinusoidal') {
-    lines.push(
-      'pos = np.arange(X.shape[0])[:, None]',
-      'pair = (np.arange(X.shape[1]) // 2 * 2)[None, :]',
-      'angle = pos / np.power(10000.0, pair / X.shape[1])',
-      'PE = np.where(np.arange(X.shape[1]) % 2 == 0, np.sin(angle), np.cos(angle)).astype(np.float32)',
-      'X = X + PE',
-    );
-  }
-  lines.push(`Q = X @ ${pyMatrix(state.Wq)}`, `K = X @ ${pyMatrix(state.Wk)}`, `V = X @ ${pyMatrix(state.Wv)}`);
-  return lines;
-}
-
-// The boolean "may attend" matrix of the state's masks, as NumPy lines (none when no mask).
-function numpyMask(state) {
-  const lines = ['allowed = np.ones((Q.shape[0], K.shape[0]), dtype=bool)'];
-  if (state.causal) lines.push('allowed &= np.tril(np.ones_like(allowed))');
-  if (state.keyPadding.some(Boolean)) lines.push(`allowed &= ~np.array([${state.keyPadding.map((p) => (p ? 'True' : 'False')).join(', ')}])[None, :]`);
-  if (state.mask) lines.push(`allowed &= ${pyBools(state.mask)}`);
-  return lines.length > 1 ? lines : [];
-}
-
-// The variants that change the scaled scores, in the core's order: the softcap, then ALiBi and
-// a given bias (one for all heads, or one per head stacked: head h's rows from h·n_q).
-function numpyVariants(state) {
-  const lines = [];
-  if (state.softcap) lines.push(`softcap = np.float32(${state.softcap})`);
-  if (state.bias) lines.push(`bias = ${pyMatrix(state.bias)}`);
-  return lines;
-}
-
-function numpyVariantLoop(state) {
-  const lines = [state.softcap ? '    capped = softcap * np.tanh(scaled / softcap)' : '    capped = scaled', '    biased = capped'];
-  if (state.alibi) lines.push('    biased = biased - np.float32(2.0 ** (-8 * (h + 1) / heads)) * np.abs(np.arange(q.shape[0])[:, None] - np.arange(k.shape[0])[None, :])');
-  if (state.bias) lines.push('    biased = biased + (bias[h*q.shape[0]:(h+1)*q.shape[0]] if bias.shape[0] > q.shape[0] else bias)');
-  return lines;
-}
-
-function scaleExpression(state) {
-  const base = state.scale === false ? '1.0' : typeof state.scale === 'number' ? String(state.scale) : '1.0 / np.sqrt(d_k)';
-  return state.temperature !== 1 ? `${base} / ${state.temperature}` : base;
-}
-
-/**
- * NumPy code that recomputes step `id` of the state's trace and prints it; a backward step
- * needs `dOutput`, the trace's grad-output values.
- */
-export function numpyCode(state, id, dOutput) {
-  const entry = stepEntry(id);
-  const backward = id.startsWith('grad-');
-  const masked = numpyMask(state);
-  const record = (step) => `steps.setdefault(${JSON.stringify(step.id)}, []).append(${step.numpy})`;
-  return [
-    '# Scaled dot-product attention, as attnlab computes it (float32).',
-    'import numpy as np',
-    '',
-    ...numpyInputs(state),
-    ...(state.Wo ? [`Wo = ${pyMatrix(state.Wo)}`] : []),
-    `heads = ${state.heads}`,
-    'd_k, d_v = Q.shape[1] // heads, V.shape[1] // heads',
-    `factor = np.float32(${scaleExpression(state)})`,
-    ...masked,
-    ...numpyVariants(state),
-    'outputs, steps, all_weights = [], {}, []',
-    'for h in range(heads):',
-    '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
-    '    scores = q @ k.T',
-    '    scaled = scores * factor',
-    ...numpyVariantLoop(state),
-    masked.length ? '    logits = np.where(allowed, biased, -np.inf)' : '    logits = biased',
-    '    row_max = logits.max(axis=1, keepdims=True)',
-    '    exps = np.where(np.isfinite(row_max), np.exp(logits - np.where(np.isfinite(row_max), row_max, 0)), 0)',
-    '    sums = exps.sum(axis=1, keepdims=True)',
-    '    weights = np.divide(exps, sums, out=np.zeros_like(exps), where=sums > 0)',
-    '    out = weights @ v',
-    '    outputs.append(out)',
-    ...(backward
-      ? ['    all_weights.append(weights)', ...numpyBackward(state, dOutput, entry, record)]
-      : [`    ${entry.perHead ? record(entry) : 'pass'}`, ...(entry.perHead ? [] : [record(entry)])]),
-    `for value in steps[${JSON.stringify(id)}]:`,
-    '    print(np.array2string(value, precision=6, suppress_small=True))',
-    '',
-  ].join('\n');
-}
-
-/**
- * PyTorch code for the state: torch.nn.functional.scaled_dot_product_attention where it
- * applies (any mask as a boolean attn_mask, scale folded with the temperature), per head.
- */
-export function pytorchCode(state) {
-  const tensor = (m) => `torch.tensor(${JSON.stringify(m)})`;
-  const inputs =
-    state.mode === 'qkv'
-      ? [`Q, K, V = ${tensor(state.Q)}, ${tensor(state.K)}, ${tensor(state.V)}`]
-      : [`X = ${tensor(state.X)}`, ...(state.positional === 'sinusoidal' ? ['# (add the sinusoidal encoding to X here, as in the NumPy export)'] : []), `Q, K, V = X @ ${tensor(state.Wq)}, X @ ${tensor(state.Wk)}, X @ ${tensor(state.Wv)}`];
-  const mask = [];
-  if (state.causal) mask.push('torch.ones(Q.shape[0], K.shape[0], dtype=torch.bool).tril()');
-  if (state.keyPadding.some(Boolean)) mask.push(`~torch.tensor(${JSON.stringify(state.keyPadding)})[None, :]`);
-  if (state.mask) mask.push(`torch.tensor(${JSON.stringify(state.mask)})`);
-  const scale = state.scale === false ? '1.0' : typeof state.scale === 'number' ? String(state.scale) : 'd_k ** -0.5';
-  return [
-    '# The same attention with PyTorch (the element shows every intermediate; this is the result).',
-    'import torch',
-    'import torch.nn.functional as F',
-    '',
-    ...inputs,
-    `heads = ${state.heads}`,
-    'd_k, d_v = Q.shape[1] // heads, V.shape[1] // heads',
-    `attn_mask = ${mask.length ? mask.join(' & ') : 'None'}`,
-    'outputs = []',
-    'for h in range(heads):',
-    '    q, k, v = Q[:, h*d_k:(h+1)*d_k], K[:, h*d_k:(h+1)*d_k], V[:, h*d_v:(h+1)*d_v]',
-    `    outputs.append(F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, scale=(${scale}) / ${state.temperature}))`,
-    'out = torch.cat(outputs, dim=1)',
-    ...(state.Wo ? [`out = out @ ${tensor(state.Wo)}`] : []),
-    'print(out)',
-    '',
-  ].join('\n');
-}
+/** Reads toJson's text back: every "-Infinity" string is -Infinity again. */
+export const fromJson = (text) => JSON.parse(text, (key, value) => (value === NEGATIVE_INFINITY ? -Infinity : value));
 
 /**
  * The colours of each cell of a result, on `scale` (registry.js stepScales: the screen's
