@@ -6,6 +6,7 @@
 // (exportProblem) instead of computing something else.
 import { BACKWARD_MATH } from './backward-export.js';
 import { FORWARD_MATH } from './forward-export.js';
+import { sdpaCheck } from './sdpa-check.js';
 
 /**
  * @typedef {object} ExportField  one of the step's own tables or numbers that its math reads
@@ -177,6 +178,7 @@ function code(trace, id, kind) {
     }),
     ']',
     ...(perHead ? ['for head, result in enumerate(results, 1):', '    print(f"head {head}:")', '    print(result)'] : ['print(results[0])']),
+    ...(kind === 'torch' && id === 'aggregate' ? sdpaCheck(trace, steps, { table, scalar: language.scalar }) : []),
     '',
   ].join('\n');
 }

@@ -92,3 +92,14 @@ def stack(tensors, dim):
 
 def set_printoptions(**options):
     np.set_printoptions(precision=options.get("precision", 4), suppress=True)
+
+
+def zeros(*shape):
+    return _t(np.zeros(shape, dtype=float32))
+
+
+def allclose(a, b, atol=1e-8, rtol=1e-5):
+    return np.allclose(_a(a), _a(b), atol=atol, rtol=rtol)
+
+
+from . import nn  # noqa: E402 (torch.nn.functional, after the functions it uses)
