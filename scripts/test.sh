@@ -43,6 +43,11 @@ section "npm package: pack, install into a scratch project, test from JavaScript
 scripts/build.sh package
 scripts/pack-consumer.sh build/js-consumer
 build/native/tests/cpp/attnlab-golden build/js-consumer/golden.json
+# ONNX's own Attention test cases for tests/js/onnx-attention.test.js, from the onnx pinned in
+# python/requirements-dev.txt (collecting them takes ~20 s: redone when the script or the venv changes).
+if [ ! build/onnx-cases.json -nt scripts/onnx-cases.py ] || [ ! build/onnx-cases.json -nt python/.venv/installed ]; then
+  python/.venv/bin/python scripts/onnx-cases.py build/onnx-cases.json
+fi
 # WebGPU in Node: Dawn on the SwiftShader Vulkan driver that ships with Chromium.
 VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json ATTNLAB_CONSUMER=build/js-consumer \
   node --test --test-reporter=spec tests/js/
