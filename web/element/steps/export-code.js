@@ -119,12 +119,16 @@ function table(kind, rows, indent) {
   return `${helper[kind]}([\n${lines.join('\n')}\n${indent}])`;
 }
 
-// Where an operand comes from, for its comment: another step's result or one of the inputs.
+// Where an operand comes from, for its comment: another step's result (that head's) or one
+// of the inputs (that head's columns of it).
 function source(operand, ids) {
-  const from = ids.includes(operand.name) ? `the result of step “${operand.name}”` : `the input ${operand.name}`;
-  const head = operand.head === undefined ? '' : `, head ${operand.head + 1}'s slice`;
-  const past = operand.pastRows ? ` (its first ${operand.pastRows} rows are the past cache's)` : '';
-  return `${operand.symbol}: ${from}${head}${past}`;
+  const head = operand.head === undefined ? '' : operand.head + 1;
+  const from = ids.includes(operand.name)
+    ? `the result of step “${operand.name}”${head && `, head ${head}`}`
+    : `${head && `head ${head}'s columns of `}the input ${operand.name}`;
+  const rows = operand.pastRows === 1 ? 'first row is' : `first ${operand.pastRows} rows are`;
+  const past = operand.pastRows ? ` (its ${rows} the past cache's)` : '';
+  return `${operand.symbol}: ${from}${past}`;
 }
 
 // The keyword arguments one step (one head) passes to the step's function.
