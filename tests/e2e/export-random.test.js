@@ -5,7 +5,8 @@
 // NumPy-backed stand-in of the few torch functions they use (support/torch-standin), so CI
 // needs no torch. ATTNLAB_TORCH_PYTHON=/path/to/python (a Python with torch) runs the PyTorch
 // exports of the first ATTNLAB_TORCH_STATES (default 100) states against real PyTorch instead
-// (web/element/README.md, "Exports").
+// (web/element/README.md, "Exports"); ATTNLAB_NUMPY_PYTHON runs the NumPy exports under
+// another Python (NumPy 2, say).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
@@ -134,7 +135,7 @@ test(`≥ ${STATES} random states cover every option, and every step of each can
 });
 
 test('every NumPy export runs under python3-numpy and computes the core’s numbers', (t) => {
-  const outputs = runAll('/usr/bin/python3', jobs.map(({ trace, id }) => numpyCode(trace, id)));
+  const outputs = runAll(process.env.ATTNLAB_NUMPY_PYTHON ?? '/usr/bin/python3', jobs.map(({ trace, id }) => numpyCode(trace, id)));
   const worst = compare(outputs, jobs, 'NumPy', { dtype: 'float32' });
   t.diagnostic(`${cases.length} states, ${jobs.length} steps; ${figures(worst)}; ${refused.length} states refused by the core`);
 });
