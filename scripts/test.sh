@@ -66,3 +66,7 @@ node --test --test-reporter=spec tests/e2e/
 
 section "Examples from the packed package: a VitePress docs site (SSR) and a React 19 app, in Chromium"
 ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/examples/
+
+section "Python package: the wheel in a fresh virtual environment (pytest), the widget in JupyterLab (Chromium)"
+# `package` above built dist/, which the wheel carries.
+python/scripts/test.sh

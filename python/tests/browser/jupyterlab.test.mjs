@@ -1,0 +1,166 @@
+// The widget in JupyterLab 4, end to end: a server on 127.0.0.1 with a token, a notebook run
+// cell by cell in headless Chromium with every request outside 127.0.0.1 refused. Checks that
+// the stepper's numbers (drawn in the widget, and read back in Python by stepper.values()) are
+// the core's computed again here in Node from the built package (≤ 1e-5), that an edit in the
+// widget reaches Python and an assignment in Python reaches the widget, that two steppers on
+// one page stay independent, that teaching views (the model view with its packaged model) and
+// show_attention render, and that nothing was fetched from the network. Screenshots, light and
+// dark, land in test-results/python/.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+
+import { createAttnLab } from '../../../dist/attnlab.js';
+import { launchChromium } from '../../../scripts/chromium.mjs';
+import { maxAbsDiff } from '../../../tests/support/compare.js';
+import { stateToTraceRequest } from '../../../tests/support/state-request.js';
+import { blockTheNetwork, kernelIdle, notebook, runAndRead, runCell, startJupyterLab } from './jupyter.mjs';
+
+const TOLERANCE = 1e-5;
+const SHOTS = 'test-results/python';
+const lab = await createAttnLab();
+const model = await lab.loadModel();
+
+const Q = [[1, 0], [0, 1]];
+const K = [[1, 0], [1, 1], [0, 1]];
+const V = [[1, 0], [0, 2], [1, 1]];
+const NEW_Q = [[0.5, -1], [2, 0.25], [1, 1]];
+const ATTENTION = [[[0.5, 0.5, 0], [0.25, 0.5, 0.25], [0, 0, 1]], [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]];
+
+const CELLS = [
+  `import json, numpy as np, ipywidgets, attnlab
+def probe():
+    return {"aQ": a.Q.tolist(), "aState": a.state, "a": a.values("softmax").tolist(), "bState": b.state, "b": b.values("softmax").tolist(), "aError": a.error}`,
+  `a = attnlab.Stepper(Q=np.array(${JSON.stringify(Q)}), K=${JSON.stringify(K)}, V=${JSON.stringify(V)}, causal=True, step="softmax")\na`,
+  `b = attnlab.Stepper(preset="two-heads", step="softmax")\nb`,
+  `ipywidgets.VBox([attnlab.View("geometry"), attnlab.View("softmax"), attnlab.View("model")])`,
+  `attnlab.show_attention(np.array([${JSON.stringify(ATTENTION)}]), ["The", "cat", "sat"])`,
+  `print("PROBE " + json.dumps(probe()))`,
+  `a.Q = ${JSON.stringify(NEW_Q)}`,
+];
+const PROBE = 5;
+
+const expected = (request) => lab.trace(request).steps.filter((s) => s.id === 'softmax').map((s) => s.values);
+const causal = (q) => expected({ Q: q, K, V, causal: true });
+
+// Every <attn-lab> on the page in notebook order: a, b, then the views.
+const shownSoftmax = (page, index) =>
+  page.evaluate((index) => {
+    const root = document.querySelectorAll('attn-lab')[index].shadowRoot;
+    return [...root.querySelectorAll('[data-role="result"] table[data-matrix="softmax"]')].map((table) => {
+      const rows = [];
+      for (const td of table.querySelectorAll('td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
+      return rows;
+    });
+  }, index);
+
+const worst = (got, want) => (got.length === want.length ? Math.max(...want.map((m, h) => maxAbsDiff(got[h], m))) : Infinity);
+
+// The window with the first stepper's cell at the top: JupyterLab around the widget.
+async function shoot(page, path) {
+  await page.evaluate(() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].scrollIntoView({ block: 'start' }));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path });
+}
+
+let browser;
+let jupyter;
+before(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await jupyter?.stop();
+});
+
+async function openNotebook(t, cells, options = {}) {
+  jupyter = await startJupyterLab({ 'attnlab.ipynb': notebook(cells) }, options);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  t.after(async () => {
+    await context.close();
+    await jupyter.stop();
+  });
+  const refused = await blockTheNetwork(context);
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(jupyter.open('attnlab.ipynb'));
+  await page.locator('.jp-NotebookPanel .jp-Cell').first().waitFor({ timeout: 60_000 });
+  await kernelIdle(page);
+  return { page, refused, pageErrors };
+}
+
+const rendered = (page, count) =>
+  page.waitForFunction((count) => {
+    const labs = [...document.querySelectorAll('attn-lab')];
+    return labs.length >= count && labs.slice(0, 2).every((l) => l.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'));
+  }, count, { timeout: 90_000 });
+
+test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, two independent steppers, views and show_attention', async (t) => {
+  const { page, refused, pageErrors } = await openNotebook(t, CELLS);
+  for (let i = 0; i < PROBE; i++) await runCell(page, i);
+  await rendered(page, 5);
+
+  // The widget draws the core's numbers.
+  assert.ok(worst(await shownSoftmax(page, 0), causal(Q)) <= TOLERANCE, 'a: the softmax drawn is not the core\'s');
+  // And Python reads them back as NumPy arrays, the two steppers each their own.
+  let seen = await runAndRead(page, PROBE, 'PROBE ');
+  assert.ok(worst([seen.a], causal(Q)) <= TOLERANCE, `a.values("softmax") ${JSON.stringify(seen.a)}`);
+  assert.ok(worst(seen.b, expected(stateToTraceRequest(seen.bState))) <= TOLERANCE, 'b.values("softmax") is not the core\'s');
+  assert.equal(seen.b.length, 2, 'the two-heads preset has two heads');
+  assert.ok(worst(await shownSoftmax(page, 1), seen.b) <= TOLERANCE);
+  const bState = seen.bState;
+
+  // An edit in the widget reaches Python: Q[0][0] = 3 in a's editor.
+  await page.locator('attn-lab >> nth=0 >> [data-role="inputs"] table[data-matrix="Q"] td[data-row="0"][data-col="0"] input').fill('3');
+  const edited = [[3, 0], [0, 1]];
+  await page.waitForFunction(() => document.querySelector('attn-lab').getState().Q[0][0] === 3);
+  seen = await runAndRead(page, PROBE, 'PROBE ');
+  assert.deepEqual(seen.aQ, edited);
+  assert.ok(worst([seen.a], causal(edited)) <= TOLERANCE, 'a.values() after the edit');
+  assert.deepEqual(seen.bState, bState, 'b changed with a');
+
+  // An assignment in Python reaches the widget.
+  await runCell(page, PROBE + 1);
+  await page.waitForFunction((q) => JSON.stringify(document.querySelector('attn-lab').getState().Q) === JSON.stringify(q), NEW_Q, { timeout: 30_000 });
+  assert.ok(worst(await shownSoftmax(page, 0), causal(NEW_Q)) <= TOLERANCE, 'the widget after a.Q = …');
+  assert.ok(worst(await shownSoftmax(page, 1), seen.b) <= TOLERANCE, 'b redrew with a');
+  seen = await runAndRead(page, PROBE, 'PROBE ');
+  assert.deepEqual(seen.aQ, NEW_Q);
+  assert.ok(worst([seen.a], causal(NEW_Q)) <= TOLERANCE);
+  assert.equal(seen.aError, '');
+
+  // The teaching views render; the model view runs the packaged model (its next token as in Node).
+  await page.locator('attn-lab attn-geometry-view [data-role="plane"]').waitFor({ timeout: 30_000 });
+  await page.locator('attn-lab attn-softmax-view').first().waitFor({ timeout: 30_000 });
+  const next = page.locator('attn-lab attn-model-view [data-role="next-tokens"] tbody tr').first();
+  await next.waitFor({ timeout: 60_000 });
+  const text = await page.evaluate(() => document.querySelectorAll('attn-lab')[4].getState().viewState.text);
+  const forward = model.forward(model.tokenize(text).tokenIds);
+  const top = model.nextTokenDistribution(forward.logits.at(-1), {});
+  const shownTop = await next.evaluate((tr) => [Number(tr.dataset.token), Number(tr.dataset.value)]);
+  assert.equal(shownTop[0], top.tokenIds[0]);
+  assert.ok(Math.abs(shownTop[1] - top.probabilities[0]) <= TOLERANCE, `model view: ${shownTop[1]} against ${top.probabilities[0]}`);
+
+  // show_attention: the head grid of the imported weights, as the core scored them.
+  await page.locator('attn-attention-import [data-role="imported"]').waitFor({ timeout: 30_000 });
+  assert.match(await page.locator('attn-attention-import [data-role="import-summary"]').innerText(), /1 layers × 2 heads over 3 tokens/);
+
+  await shoot(page, `${SHOTS}/jupyterlab-light.png`);
+  assert.deepEqual(refused, [], 'requests left 127.0.0.1');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('in JupyterLab\'s dark theme the widget is dark', async (t) => {
+  const { page, refused } = await openNotebook(t, [CELLS[0], CELLS[1]], { theme: 'dark' });
+  await runCell(page, 0);
+  await runCell(page, 1);
+  await rendered(page, 1);
+  assert.equal(await page.evaluate(() => document.querySelector('attn-lab').getAttribute('theme')), 'dark');
+  const background = await page.evaluate(() => getComputedStyle(document.querySelector('attn-lab')).backgroundColor);
+  const [r, g, b] = background.match(/\d+/g).map(Number);
+  assert.ok(r + g + b < 3 * 100, `a dark background, got ${background}`);
+  await shoot(page, `${SHOTS}/jupyterlab-dark.png`);
+  assert.deepEqual(refused, []);
+});
