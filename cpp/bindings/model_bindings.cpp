@@ -43,6 +43,14 @@ val load_model(const val& request) {
   return val(LoadedModel{std::move(model.value()), std::move(tokenizer.value())});
 }
 
+// The number of parameters a config needs, or the config's error: what the wrapper checks
+// weights.bin against before copying a byte of it into this heap (web/lib/model-files.js).
+val parameter_count(const val& config) {
+  const ModelConfig c = read_request<ModelConfig>(config, model_entries::load);
+  if (auto p = check_model_config(c)) return val(ErrorValue{*p});
+  return val(static_cast<double>(ModelLayout(c).total));
+}
+
 val tokenize(const LoadedModel& m, const std::string& text) {
   return to_js(attnlab::tokenize(m.tokenizer, text));
 }
@@ -141,6 +149,7 @@ EMSCRIPTEN_BINDINGS(attnlab_model) {
       .function("headWeights", &guarded<&head_weights_of>::call)
       .function("inductionProbe", &guarded<&induction_probe>::call);
   emscripten::function("loadModel", &guarded<&load_model>::call);
+  emscripten::function("parameterCount", &guarded<&parameter_count>::call);
   emscripten::function("checkAttention", &guarded<&check_import>::call);
 }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { fmt } from '../../web/element/shared/format.js';
+import { waitForLinkState } from '../support/state-link.js';
 import { assertStepMatches, encodeHash, expectedTrace, presetState } from './support/expected.js';
 import { assertClean, cellInput, goToStep, labState, settle, waitForLabs } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
@@ -213,10 +214,7 @@ test('the predict field round-trips through the URL; a wrong type is refused', a
   await assertStepMatches(page, trace, 'softmax');
 
   await page.locator('attn-lab [data-control="predict"]').uncheck();
-  await page.waitForFunction(() => {
-    const json = atob(/#s=(.*)/.exec(location.hash)[1].replaceAll('-', '+').replaceAll('_', '/'));
-    return JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0)))).predict === false;
-  });
+  await waitForLinkState(page, (linked) => linked.predict === false);
   await page.reload();
   await waitForLabs(page);
   assert.deepEqual(await labState(page), { ...state, predict: false });

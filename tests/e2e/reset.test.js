@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { stateOfLink } from '../support/state-link.js';
+import { waitForLinkState } from '../support/state-link.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, cellInput, labState, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
@@ -23,11 +23,7 @@ const shownInput = (page, matrix) =>
 
 // The state in the page's URL once the element has written it (it waits a moment after a change).
 async function urlState(page, expectWq) {
-  await page.waitForFunction((wq) => {
-    const hash = location.hash;
-    return hash.startsWith('#s=') && JSON.stringify(JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(hash.slice(3).replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)))).Wq) === JSON.stringify(wq);
-  }, expectWq);
-  return stateOfLink(await page.evaluate(() => location.hash));
+  return waitForLinkState(page, (linked) => JSON.stringify(linked.Wq) === JSON.stringify(expectWq));
 }
 
 const choosePreset = async (page, id) => {

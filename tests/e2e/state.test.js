@@ -16,6 +16,7 @@ import {
 } from './support/expected.js';
 import { assertClean, cellInput, dataStep, goToStep, labState, messageText, renderedResults, settle, waitForLabs } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
+import { waitForLinkState } from '../support/state-link.js';
 import { sameTrace } from '../../web/element/state.js';
 
 const session = browserSession('web/dist');
@@ -62,7 +63,7 @@ test('the URL keeps the edited state: a reload shows the same state', async (t) 
   await stateHas(page, () => document.querySelector('attn-lab').getState().V[2][1] === 3);
   const edited = await labState(page);
   // The element writes the URL shortly after an edit, not on every keystroke.
-  await stateHas(page, (hash) => location.hash === hash, encodeHash(edited));
+  assert.deepEqual(await waitForLinkState(page, (linked) => linked.V[2][1] === 3), edited);
   await page.reload();
   await waitForLabs(page);
   assert.deepEqual(await labState(page), edited);

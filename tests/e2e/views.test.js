@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { TEACHING_VIEW_IDS, VIEW_IDS } from '../../web/element/views/list.js';
+import { waitForLinkState } from '../support/state-link.js';
 import { encodeHash, presetState } from './support/expected.js';
 import { assertClean, labState, messageText, settle, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
@@ -18,12 +19,7 @@ test('the tabs switch between the stepper and every view, and the URL follows', 
     await page.locator(`attn-lab [role="tab"][data-view="${view}"]`).click();
     await waitForView(page, view);
     assert.equal((await labState(page)).view, view);
-    await page.waitForFunction((view) => {
-      const match = /#s=(.*)/.exec(window.location.hash);
-      if (!match) return false;
-      const json = atob(match[1].replaceAll('-', '+').replaceAll('_', '/'));
-      return JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0)))).view === view;
-    }, view);
+    await waitForLinkState(page, (linked) => linked.view === view);
   }
   await page.locator('attn-lab [role="tab"][data-view="stepper"]').click();
   await settle(page);

@@ -8,7 +8,8 @@ import { html, LitElement, nothing } from 'lit';
 
 import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
-import { decodeHash, encodeHash, mergeState, sameTrace, StateError } from './state.js';
+import { mergeState, sameTrace, StateError } from './state.js';
+import { decodeHash, encodeHash, linkProblem, parseState } from './state-link.js';
 import { backwardRequest } from './stepper/backward.js';
 import { traceStepIds } from './steps/panels.js';
 import { Stepper } from './stepper/stepper.js';
@@ -199,6 +200,8 @@ export class AttnLabElement extends LitElement {
     let state;
     try {
       state = mergeState(this.draft ?? presetState(DEFAULT_PRESET), partial);
+      const problem = linkProblem(state); // refused now rather than lost on the next reload
+      if (problem) throw new StateError(problem);
     } catch (error) {
       if (error instanceof StateError) this.showMessage(`This state could not be applied (${error.message}); the last good one stays.`);
       throw error;
@@ -348,7 +351,7 @@ export class AttnLabElement extends LitElement {
       } else {
         if (hasPreset(this.preset)) [state, fromPreset] = [presetState(this.preset), this.preset];
         else if (this.preset) problem = `There is no preset "${this.preset}", so the default example is shown.`;
-        if (this.state) [state, fromPreset] = [mergeState(state, JSON.parse(this.state)), null];
+        if (this.state) [state, fromPreset] = [mergeState(state, parseState(this.state, 'the state attribute')), null];
       }
     } catch (error) {
       [state, fromPreset] = [presetState(DEFAULT_PRESET), DEFAULT_PRESET];

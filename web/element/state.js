@@ -1,4 +1,4 @@
-// The element's whole state, its JSON schema, and its URL form (#s=<base64url of JSON>).
+// The element's whole state and its JSON schema (its link, #z=…, is state-link.js's).
 //
 // Schema (every field optional in a URL; missing ones come from the default preset):
 //   every field of trace()'s request (X, Wq, Wk, Wv, Q, K, V, Wo, heads, causal, keyPadding,
@@ -57,6 +57,7 @@ function checkOf({ kind, required, min, choices }) {
     row: [listOf((t) => typeof t === 'number'), 'an array of numbers'],
     window: [(v) => isWhole(v) || (v !== null && typeof v === 'object' && !Array.isArray(v)), 'a whole number or { left, right }'],
     choice: [(v) => choices.includes(v), quoted(choices ?? [])],
+    alignment: [(v) => choices.includes(v) || Number.isSafeInteger(v), `${quoted(choices ?? [])} or a key position (an integer)`],
     text: [(v) => typeof v === 'string', 'a string'],
   };
   const check = checks[kind];
@@ -125,49 +126,4 @@ export function traceRequest(state) {
   if (state.mode === 'x') request.tokens = state.tokens;
   else request.positional = undefined;
   return request;
-}
-
-// base64url: the URL-safe alphabet, no padding.
-function toBase64Url(text) {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(encoded) {
-  if (!/^[A-Za-z0-9_-]*$/.test(encoded)) throw new StateError('the link is not valid base64url');
-  const padded = encoded.replaceAll('-', '+').replaceAll('_', '/') + '='.repeat((4 - (encoded.length % 4)) % 4);
-  let binary;
-  try {
-    binary = atob(padded);
-  } catch {
-    throw new StateError('the link is not valid base64url');
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-  } catch {
-    throw new StateError('the link does not decode to UTF-8 text');
-  }
-}
-
-/** "#s=…" for a state. */
-export function encodeHash(state) {
-  return `#s=${toBase64Url(JSON.stringify(state))}`;
-}
-
-/**
- * The partial state in a "#s=…" hash, or { view } for the readable link "#view=ID" (what a
- * tutorial links to); null when the hash holds no state. Throws StateError.
- */
-export function decodeHash(hash) {
-  const view = /^#?view=([a-z-]+)$/.exec(hash);
-  if (view) return { view: view[1] };
-  const match = /^#?s=(.*)$/.exec(hash);
-  if (!match) return null;
-  const json = fromBase64Url(match[1]);
-  try {
-    return JSON.parse(json);
-  } catch {
-    throw new StateError('the link does not hold valid JSON');
-  }
 }

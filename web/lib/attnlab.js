@@ -12,6 +12,7 @@
 // kernels and normalMatrix keep their matrices flat ({ rows, cols, data: Float32Array }).
 import createAttnLabModule from './attnlab-core.js';
 import { AttnLabError, unwrap } from './errors.js';
+import { ownFields } from './fields.js';
 import { describe, fromCore, readList, toCoreMatrix } from './matrices.js';
 import {
   attentionBackwardRequest,
@@ -288,7 +289,7 @@ class AttnLab {
   // modelLoaded: this lab has loaded the model module, so its schema() lists the model's requests.
   #modelHelpers() {
     const modelLoaded = () => (this.#withModel = true);
-    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, modelLoaded, limits: this.#core.limits() };
+    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, ownFields, readList, toCoreMatrix, modelRequest, useSchema, modelLoaded, limits: this.#core.limits() };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -8,9 +8,11 @@
 // plain values; delete() frees the core's model, after which every method throws.
 // It imports only its chunk's older-names.js: lab.loadModel() and lab.importAttention() hand
 // it the entry's helpers (attnlab.js).
+import { importRequest } from './attention-import.js';
+import { modelFiles, modelWeights } from './model-files.js';
 import { withOlderName } from './older-names.js';
 
-let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits;
+let AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, ownFields, readList, toCoreMatrix, modelRequest, useSchema, limits;
 
 // The package's model: each file named with a literal new URL(…, import.meta.url), so that a
 // bundler copies it as it copies the wasm files.
@@ -80,60 +82,72 @@ function wholeNumber(name, value, lo, hi = Number.MAX_SAFE_INTEGER) {
   return value;
 }
 
-// A method's options object (absent: none), for its request.
-function optionsOf(method, options) {
+// A method's options object (absent: none) for its request: own fields only, each read once,
+// every one a field of the method's options (`names`, the request's fields less the argument
+// given first, which the options may not give again: generate(ids, { prompt }) is refused).
+function optionsOf(method, options, names, first) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid(`${method}()'s options must be an object, got ${describe(options)}`);
-  return options;
+  let repeated;
+  try {
+    repeated = Object.hasOwn(options, first);
+  } catch (error) {
+    throw invalid(`${method}()'s options could not be read (${error.message})`);
+  }
+  if (repeated) throw invalid(`${method}()'s options have no field "${first}": ${first} is its first argument`);
+  return ownFields(options, names, { owner: `${method}()'s options` });
 }
 
-/** { model, tokenizer, weights } as the wasm module takes it: { config, weights: Uint16Array, merges }. */
-function loadRequest(files) {
-  if (files === null || typeof files !== 'object') throw invalid(`loadModel() takes { model, tokenizer, weights }, got ${describe(files)}`);
-  const { model, tokenizer, weights } = files;
-  if (model?.format !== 'attnlab-model-1') throw invalid(`model must be model.json as npm run train-model writes it (format "attnlab-model-1"), got ${describe(model?.format)}`);
-  const c = model.config ?? {};
-  const config = { vocab: wholeNumber('model.config.vocab', c.vocab, 1), contextLength: wholeNumber('model.config.context', c.context, 1), dModel: wholeNumber('model.config.d_model', c.d_model, 1), layers: wholeNumber('model.config.layers', c.layers, 1, 64), heads: wholeNumber('model.config.heads', c.heads, 1, 64) };
-  if (!Array.isArray(tokenizer?.merges)) throw invalid(`tokenizer must be tokenizer.json as npm run train-model writes it (with merges), got ${describe(tokenizer)}`);
-  const merges = tokenizer.merges.map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw invalid(`tokenizer.merges[${i}] must be a pair of token ids, got ${describe(pair)}`);
-    return pair.map((token, j) => wholeNumber(`tokenizer.merges[${i}][${j}]`, token, 0, 2 ** 31 - 1));
-  });
-  const bytes = weights instanceof ArrayBuffer ? new Uint8Array(weights) : ArrayBuffer.isView(weights) ? new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength) : null;
-  if (!bytes) throw invalid(`weights must be the bytes of weights.bin (an ArrayBuffer or Uint8Array), got ${describe(weights)}`);
-  const count = wholeNumber('model.weights.count', model.weights?.count, 1);
-  if (bytes.byteLength !== 2 * count) throw new AttnLabError('shape-mismatch', `weights has ${bytes.byteLength} bytes but model.json gives ${count} float16 values (${2 * count} bytes)`);
-  const halves = new Uint16Array(count);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0; i < count; i++) halves[i] = view.getUint16(2 * i, true); // little-endian, on any host
-  return { config, weights: halves, merges };
-}
+// Text as the browser's TextEncoder reads it: a lone surrogate (half of a UTF-16 pair, without
+// its other half) is U+FFFD. Embind's UTF-8 conversion pairs a high surrogate with whatever
+// code unit follows, so '\uD800A' reached the tokenizer as U+10041 and the "A" was lost.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (text) => (typeof text.toWellFormed === 'function' ? text.toWellFormed() : text.replace(LONE_SURROGATE, '\uFFFD'));
 
-/** Loads the model module once and a model from its files (the package's when undefined); the model's methods are synchronous. helpers: the entry's. */
+/**
+ * Loads the model module once and a model from its files (the package's when undefined); the
+ * model's methods are synchronous. The files' fields are read first, the module then gives the
+ * parameter count their config needs, and only then are the weights converted (model-files.js).
+ * helpers: the entry's.
+ */
 export async function loadModel(files, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
-  const request = loadRequest(files === undefined ? await packagedFiles() : files);
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, ownFields, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
+  const given = files === undefined ? await packagedFiles() : files;
+  const read = guarded('loadModel', () => modelFiles(given, helpers));
   const core = await loadModule(helpers.modelLoaded);
+  // The core's words for the config, the field named as model.json spells it.
+  const counted = core.parameterCount(read.config);
+  if (counted.error) throw new AttnLabError(counted.error.code, `model.config.${counted.error.message.replace(/^model\.config\./, '')}`);
+  const parameters = counted;
+  const request = guarded('loadModel', () => modelWeights(read, parameters, helpers));
   return new Model(unwrap(core.loadModel(request)), request.config);
 }
 
 /**
  * A real model's attention in the Hugging Face `output_attentions` layout, { tokens, attentions:
  * [layer][batch][head][query][key] } (a batch of one sequence) or { tokens, attention:
- * [head][query][key] }, its fields declared in model_requests.hpp; the core checks it (shapes,
- * weights in 0 … 1, rows summing to 1, limits().importLayers and .importValues) and scores every
- * head: { tokens, attention: [layer][head] (n × n), scores: [layer][head] }.
+ * [head][query][key] }, its fields declared in model_requests.hpp. Every size is checked before
+ * a cell is converted (attention-import.js); the core checks the rest (weights in 0 … 1, rows
+ * summing to 1) and scores every head: { tokens, attention: [layer][head] (n × n), scores:
+ * [layer][head] }.
  */
 export async function importAttention(json, helpers) {
-  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalid(`the attention must be a JSON object { tokens, attentions } or { tokens, attention }, got ${describe(json)}`);
-  const { tokens, attentions, attention } = json; // an export's other keys are not the import's
-  if ((attentions === undefined) === (attention === undefined)) throw invalid('give either attentions ([layer][batch][head][query][key]) or attention ([head][query][key]), not both or neither');
-  const core = await loadModule(helpers.modelLoaded); // its schema declares the fields
-  const request = modelRequest('importAttention', { tokens, attentions, attention });
-  const scores = fromCore(unwrap(core.checkAttention(request)));
-  const matrices = request.attentions ?? request.attention;
-  return { tokens: request.tokens, attention: matrices.map((layer) => layer.map((matrix) => fromCore(matrix))), scores };
+  ({ AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, ownFields, readList, toCoreMatrix, modelRequest, useSchema, limits } = helpers);
+  const { tokens, layers } = guarded('importAttention', () => importRequest(json, helpers));
+  const core = await loadModule(helpers.modelLoaded);
+  const scores = fromCore(unwrap(core.checkAttention(Object.assign(Object.create(null), { tokens, attentions: layers }))));
+  return { tokens, attention: layers.map((layer) => layer.map((matrix) => fromCore(matrix))), scores };
+}
+
+// Whatever a hostile argument throws on the way (a getter, a Proxy's trap, a detached buffer)
+// as an AttnLabError naming the call, never a raw TypeError.
+function guarded(method, read) {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof AttnLabError) throw error;
+    throw invalid(`${method}(): the argument could not be read (${error.message})`);
+  }
 }
 
 class Model {
@@ -153,7 +167,7 @@ class Model {
   /** The text's token ids and each token's text (a piece of UTF-8 that splits a character shows U+FFFD). */
   tokenize(text) {
     if (typeof text !== 'string') throw invalid(`tokenize() takes a string, got ${describe(text)}`);
-    const tokenIds = fromCore(unwrap(this.#core().tokenize(text)));
+    const tokenIds = fromCore(unwrap(this.#core().tokenize(wellFormed(text))));
     return withOlderName({ tokenIds, pieces: this.pieces(tokenIds) }, 'tokens', 'tokenIds');
   }
 
@@ -171,10 +185,11 @@ class Model {
 
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */
   generate(prompt, options) {
-    const given = optionsOf('generate', options);
+    const given = optionsOf('generate', options, ['count', 'temperature', 'topK', 'seed'], 'prompt');
     wholeNumber('count', given.count, 1, this.config.contextLength);
     this.#sampling(given);
     const request = modelRequest('generate', { ...given, prompt });
+    if (request.prompt.length === 0) throw invalid('prompt is empty: generate() continues a prompt of at least one token id');
     return fromCore(unwrap(this.#core().generate(request)));
   }
 
@@ -187,7 +202,7 @@ class Model {
   /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokenIds, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
   nextTokenDistribution(logits, options) {
     if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab) throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
-    const given = optionsOf('nextTokenDistribution', options);
+    const given = optionsOf('nextTokenDistribution', options, ['temperature', 'topK'], 'logits');
     this.#sampling(given);
     const request = modelRequest('nextTokenDistribution', { ...given, logits });
     return withOlderName(fromCore(unwrap(this.#core().nextTokenDistribution(request))), 'tokens', 'tokenIds');

@@ -1,6 +1,7 @@
 // Request checking: what the package's entry points take, checked for type and turned into
 // the core's request objects (matrices as { rows, cols, data }). Ranges and sizes are the
-// core's to judge; what is checked here is only what must survive the trip to C++ unchanged.
+// core's to judge; what is checked here is what must survive the trip to C++ unchanged, and
+// the documented sizes of the main matrices, before they are converted (checkSize).
 // Each entry's fields are the core's (lab.schema(), declared once in cpp/bindings/requests.hpp):
 // a request is read through them (own fields only, each read once), each by the reader of its
 // kind, so a field it lacks is refused with the closest known name, never ignored.
@@ -91,6 +92,15 @@ const choice = (choices) => (value, name) => {
   return value;
 };
 
+// Where query 0 sits among the keys: a named alignment, or the key position itself (ONNX's
+// n_past; negative before the first key); the core checks it against the queries and keys.
+const alignment = (choices) => (value, name) => {
+  if (Number.isSafeInteger(value)) return value;
+  if (choices.includes(value)) return value;
+  const quoted = choices.map((c) => `'${c}'`).join(' or ');
+  return fail(`${name} must be ${quoted} or a key position (an integer), got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
+};
+
 // A sliding window: a whole number w (|i − j| < w; 0 = off), or { left?, right? } (keys
 // i − left … i + right; a side left out does not limit).
 function window(value, name) {
@@ -136,6 +146,7 @@ function readerOf({ kind, min, max, bound, choices }, own) {
     whole: (value, name) => wholeNumber(name, value, { range, max: bound }),
     indices: wholes(range, bound),
     choice: choice(choices),
+    alignment: alignment(choices),
   };
   return readers[kind];
 }
@@ -169,6 +180,7 @@ function read(entry, request, fields = FIELDS[entry]) {
     if (given[name] === undefined) continue;
     const { read: reader, aliasOf } = fields[name];
     if (aliasOf && given[aliasOf] !== undefined) fail(`${name} is the older name of ${aliasOf}: give one of them`);
+    checkSize(entry, name, given[name]); // before the reader converts it
     try {
       const value = reader(given[name], name);
       if (value !== undefined) out[aliasOf ?? name] = value;
@@ -178,6 +190,63 @@ function read(entry, request, fields = FIELDS[entry]) {
     }
   }
   return out;
+}
+
+// ---- Sizes before copies ----
+// The core refuses a matrix past its entry's limits, but only after the whole of it has been
+// converted here and copied into its heap (which never shrinks): a Q of 4,000,000 × 64 for the
+// flash kernel took 18 s and left a 1 GiB heap before its refusal. So the matrices whose
+// limits an entry documents are measured first, from their lengths alone, and refused in the
+// core's words: [max rows, max columns, what the message names, most values (optional)], each
+// a name in lab.limits().
+const ATTENTION = ['attentionTokens', 'attentionFeatures', 'attention'];
+const FLASH = ['flashTokens', 'flashFeatures', 'the flash kernel', 'flashValues'];
+const TRACE_INPUT = ['traceTokens', 'traceFeatures', 'the trace'];
+const TRACE_WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
+const TRACE_BOUNDS = { X: TRACE_INPUT, context: TRACE_INPUT, Q: TRACE_INPUT, K: TRACE_INPUT, V: TRACE_INPUT, Wq: TRACE_WEIGHTS, Wk: TRACE_WEIGHTS, Wv: TRACE_WEIGHTS, Wo: TRACE_WEIGHTS };
+const QKV = (bound) => ({ Q: bound, K: bound, V: bound });
+const SIZE_BOUNDS = {
+  attention: QKV(ATTENTION),
+  attentionBackward: QKV(ATTENTION),
+  trace: TRACE_BOUNDS,
+  checkGradient: TRACE_BOUNDS,
+  permutationCheck: TRACE_BOUNDS,
+  flashAttention: QKV(FLASH),
+  naiveAttention: QKV(FLASH),
+  checkFlashAttention: QKV(FLASH),
+  flashPlan: QKV(FLASH),
+  sampledWeights: QKV(FLASH),
+  flashWalk: QKV(['walkTokens', 'walkFeatures', 'the tile walk']),
+};
+
+// A matrix's rows and columns as it declares them (a nested one: its length and its first
+// row's), read without converting it; undefined where they cannot be read (its reader says why).
+function declaredShape(value) {
+  try {
+    if (Array.isArray(value)) return [value.length, Array.isArray(value[0]) ? value[0].length : 0];
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, 'rows') && Object.hasOwn(value, 'cols')) {
+      const { rows, cols } = value;
+      if (Number.isInteger(rows) && Number.isInteger(cols)) return [rows, cols];
+    }
+  } catch {
+    // a getter or a Proxy's trap: the reader names the field
+  }
+  return undefined;
+}
+
+function checkSize(entry, name, value) {
+  const bound = SIZE_BOUNDS[entry]?.[name];
+  const shape = bound && declaredShape(value);
+  if (!shape) return;
+  const [rowsName, colsName, what, valuesName] = bound;
+  const [rows, cols] = shape;
+  const [maxRows, maxCols] = [limits[rowsName], limits[colsName]];
+  if (rows > maxRows || cols > maxCols) {
+    throw new AttnLabError('too-large', `${name} (${rows}×${cols}) is too large: ${what} allows at most ${maxRows} rows and ${maxCols} columns`);
+  }
+  if (valuesName && rows * cols > limits[valuesName]) {
+    throw new AttnLabError('too-large', `${name} (${rows}×${cols}) is too large: the long-sequence kernels take at most ${limits[valuesName]} values (rows × columns)`);
+  }
 }
 
 // The fields the core's schema marks required, beyond `skip` (checked first by the caller):
