@@ -3,7 +3,8 @@
 // generate, nextTokenDistribution, headScores, headWeights and inductionProbe (token ids out of
 // range or not whole, empty and over-long lists, temperatures from 1e-45 to Infinity, top-k
 // beyond the vocabulary), lab.importAttention() with malformed Hugging Face JSON, and
-// lab.loadModel() with damaged files. Properties of every call: it returns, or throws
+// lab.loadModel() with damaged files; and (issue 39) imports past importValues, getters and
+// Proxies that throw, detached buffers, inherited fields and options a method does not take. Properties of every call: it returns, or throws
 // (rejects with) AttnLabError with a code of ERROR_CODES and a message; a result holds no NaN
 // or ±Infinity; token ids are in the vocabulary; a distribution is sorted, sums to 1 and, on
 // moderate logits, is softmax(logits / temperature) over the top k in float64; byte-level BPE
@@ -84,13 +85,18 @@ async function modelCase(r) {
     if (!result) return entry;
     assert.ok(result.tokenIds.every((id) => Number.isInteger(id) && id >= 0 && id < vocab) && result.pieces.length === result.tokenIds.length);
     if (/^[\x20-\x7e]*$/.test(t)) assert.equal(result.pieces.join(''), t, 'ASCII text back from its pieces');
+    // UTF-16 read as TextEncoder reads it: a lone surrogate is U+FFFD (issue 39).
+    assert.deepEqual(result.tokenIds, model.tokenize(t.toWellFormed()).tokenIds, 'lone surrogates as U+FFFD');
   } else if (entry === 'forward') {
     const list = tokens(r, hostile);
     const { result } = await outcome('forward', () => model.forward(list));
     if (result) assert.equal(result.logits.length * result.logits[0].length, list.length * vocab);
   } else if (entry === 'generate') {
     const options = { count: hostile && r.chance(0.3) ? r.pick([0, context + 1, ...ODD]) : r.int(1, 4), temperature: temperature(r, hostile && r.chance(0.5)), topK: topK(r, hostile && r.chance(0.3)), seed: r.int(0, 1000) };
+    const stray = hostile && r.chance(0.2) ? r.pick(['prompt', 'tokenIds', 'topk']) : undefined; // a field the options do not take (issue 39)
+    if (stray) options[stray] = [1];
     const { result } = await outcome('generate', () => model.generate(tokens(r, hostile && r.chance(0.5)), options));
+    if (stray) assert.ok(!result, `generate() took options with ${stray}`);
     if (result) assert.ok(result.length === options.count && result.every((id) => Number.isInteger(id) && id >= 0 && id < vocab), JSON.stringify(result));
   } else if (entry === 'distribution') {
     const moderate = !hostile || r.chance(0.5);
@@ -147,14 +153,26 @@ function importJson(r) {
     () => (json.attentions = r.pick([null, 'x', [], [[]], [[[[[[0.5]]]]]], {}])),
     () => (json.attention = attentions[0][0]),
     () => (json.attentions = Array.from({ length: 129 }, () => [[[[1]]]])),
+    // Issue 39: past importValues with every dimension within its limit (rows shared, so cheap
+    // to build), a getter or a Proxy that throws, inherited fields.
+    () => (json.attentions = new Array(r.int(4, 128)).fill([new Array(64).fill(new Array(512).fill(new Array(512).fill(1 / 512)))])) && (json.tokens = Array.from({ length: 512 }, (_, k) => `t${k}`)),
+    () => Object.defineProperty(json, 'attentions', { get: () => { throw new Error('a getter'); } }),
+    () => (json.attentions = new Proxy(attentions, { get: (target, key) => (key === String(l) ? r.pick([() => { throw new Error('a trap'); }, () => null])() : target[key]) })),
+    () => (attentions[l][0] = new Proxy(attentions[l][0], { get: () => { throw new Error('a trap'); } })),
   ]);
+  if (r.chance(0.05)) return { json: Object.create(json), valid: false }; // only own fields are read
   broken();
   return { json: r.chance(0.05) ? r.pick(ODD) : json, valid: false };
 }
 
 async function importCase(r) {
   const { json, valid } = importJson(r);
+  const cpu = process.cpuUsage();
   const { result, error } = await outcome('importAttention', () => lab.importAttention(json));
+  if (error?.code === 'too-large') {
+    const { user, system } = process.cpuUsage(cpu);
+    assert.ok(user + system < 100_000, `a too-large import took ${(user + system) / 1000} ms of CPU time`); // sizes before copies (issue 39)
+  }
   if (valid) assert.ok(result, `a valid import was refused: ${error?.message}`);
   if (!result || !valid) return;
   json.attentions.forEach((layer, l) =>
@@ -180,6 +198,11 @@ async function loadCase(r) {
     () => copy.weights.set([0x00, r.pick([0x7c, 0xfc, 0x7e])], 2 * r.int(0, copy.model.weights.count - 1)), // ±Infinity, NaN in float16
     () => (copy.model.tensors[r.int(0, copy.model.tensors.length - 1)].offset = r.pick([-1, 1e9, 3.5])),
     () => (copy.model.format = 'attnlab-model-2'),
+    // Issue 39: weights past what the config needs, a throwing getter, a detached buffer.
+    () => ((copy.weights = new Uint8Array(2 * 4_000_000)), (copy.model.weights.count = 4_000_000)),
+    () => Object.defineProperty(copy.model.config, field, { get: () => { throw new Error('a getter'); } }),
+    () => structuredClone(copy.weights.buffer, { transfer: [copy.weights.buffer] }),
+    () => (copy.model.config.context = 2 ** 40),
   ])();
   const { result: loaded } = await outcome('loadModel', () => lab.loadModel(copy));
   if (!loaded) return;
