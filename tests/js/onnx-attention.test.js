@@ -1,6 +1,8 @@
 // ONNX's own test cases for its Attention operator (opsets 23 to 25, from the onnx package
 // pinned in python/requirements-dev.txt; scripts/onnx-cases.py writes them to
-// build/onnx-cases.json) through every attnlab path that takes their options, each case
+// build/onnx-cases.json) through every attnlab path that takes their options (attention(),
+// trace(), flashAttention(), naiveAttention(), attnlab/webgpu, sampledWeights(); not decode(),
+// which runs causal self-attention with one query per new key, what most cases are not), each case
 // turned into attnlab requests per batch item as docs/javascript.md's framework table says:
 // is_causal → causal; the cache's offset (n_past with past_key, nonpad_kv_seqlen[b] − n_q
 // without) → an integer causalAlignment; nonpad_kv_seqlen → keyPadding; left/right_window_size →
@@ -13,10 +15,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { attnlab } from './support/package.js';
+import { gpuForFile } from './support/dawn.js';
 import { decodeCase, describeCase } from './support/onnx-cases.js';
+import { attnlab, importFromConsumer } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
+const { createGpuAttention } = await importFromConsumer('attnlab/webgpu');
+const held = gpuForFile(createGpuAttention);
 
 const casesFile = process.env.ONNX_CASES ?? fileURLToPath(new URL('../../build/onnx-cases.json', import.meta.url));
 assert.ok(existsSync(casesFile), `${casesFile} is missing: scripts/test.sh writes it with python/.venv/bin/python scripts/onnx-cases.py`);
@@ -39,9 +44,13 @@ const FLOAT32_TOLERANCE = 1e-5;
 const SIGNIFICAND_BITS = { float16: 10, bfloat16: 7 };
 const ulpsOf = (dtype, largest) => 2 ** (Math.floor(Math.log2(largest)) - SIGNIFICAND_BITS[dtype]);
 
-// Cases a path cannot express, with the reason; each is reported as not expressed, never passed.
-// Empty: every case of onnx 1.23.2 maps onto every path below.
-const NOT_EXPRESSIBLE = {};
+// What a path cannot express, by rule: the reason and the refusal expected. Such a case is run
+// anyway and must be refused with that message (a path that learns it fails here, to be moved
+// into the comparison); it is listed by name, never counted as passed. Every other path takes
+// every case of onnx 1.23.2.
+const NOT_EXPRESSIBLE = {
+  'attnlab/webgpu': (p) => p.dv !== p.d && { reason: 'the WGSL kernel needs d_v = d_k', refusal: /needs V as wide as K/ },
+};
 
 const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
 const unflatten = ({ rows, cols, data }) => Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
@@ -201,13 +210,13 @@ function viaTrace(p) {
 // flashAttention() and naiveAttention(): no cache option, so K and V are the present ones
 // ([past; new], which is what ONNX attends over), the queries placed by causalAlignment; no
 // mask option, so every mask is a bias (per head stacked when it differs per head).
-function viaLongKernel(p, kernel) {
+async function viaLongKernel(p, kernel) {
   const outputs = [];
   for (let b = 0; b < p.batch; b++) {
     const item = p.item(b);
     const request = { Q: item.Q, K: item.presentKey, V: item.presentValue, heads: p.heads, kvHeads: p.kvHeads, ...item.rules };
     if (item.mask) request.bias = item.mask.asBias();
-    const result = lab[kernel](request);
+    const result = await kernel(request);
     assert.equal(result.output.rows, p.nq);
     assert.equal(result.output.cols, p.heads * p.dv);
     outputs.push(unflatten(result.output));
@@ -243,27 +252,36 @@ test(`the dump holds the ${CASE_COUNT} Attention cases of onnx ${ONNX_VERSION}`,
 const paths = {
   'attention() (one head per call)': viaAttention,
   'trace()': viaTrace,
-  'flashAttention()': (p) => viaLongKernel(p, 'flashAttention'),
-  'naiveAttention()': (p) => viaLongKernel(p, 'naiveAttention'),
+  'flashAttention()': (p) => viaLongKernel(p, (request) => lab.flashAttention(request)),
+  'naiveAttention()': (p) => viaLongKernel(p, (request) => lab.naiveAttention(request)),
+  // The WGSL kernel (attnlab/webgpu, on Dawn with SwiftShader as webgpu.test.js): flashAttention()'s
+  // request, its rules from flashPlan().
+  'attnlab/webgpu': (p) => viaLongKernel(p, (request) => held.gpu.attention(request)),
 };
 
 const traced = new Map(); // the trace path's results, for sampledWeights()
 
 for (const [path, run] of Object.entries(paths)) {
-  test(`ONNX's Attention cases through ${path}`, (t) => {
+  test(`ONNX's Attention cases through ${path}`, async (t) => {
     const failed = [];
     const notes = new Set();
     const worst = {};
+    const refused = {};
     let passed = 0;
     for (const c of cases) {
-      const reason = NOT_EXPRESSIBLE[c.name]?.[path];
-      if (reason) {
-        failed.push(`${c.name}: not expressed (${reason})`);
+      const unsupported = NOT_EXPRESSIBLE[path]?.(c.problem);
+      if (unsupported) {
+        const refusal = await run(c.problem).then(
+          () => 'no refusal',
+          (error) => error.message,
+        );
+        if (unsupported.refusal.test(refusal)) (refused[unsupported.reason] ??= []).push(c.name);
+        else failed.push(`${c.name}: listed as not expressible (${unsupported.reason}) but got ${refusal}`);
         continue;
       }
       const check = new Check(c);
       try {
-        const got = run(c.problem);
+        const got = await run(c.problem);
         if (path === 'trace()') traced.set(c.name, got);
         if (got.qkNote && c.outputs.qk_matmul_output) notes.add(`${c.name}: ${got.qkNote}`);
         compareOutputs(check, c.problem, got);
@@ -276,10 +294,13 @@ for (const [path, run] of Object.entries(paths)) {
       if (check.failures.length) failed.push(`${c.name}: ${check.failures.length} differences, first ${check.failures.slice(0, 3).join('; ')}`);
       else passed++;
     }
-    t.diagnostic(`${path}: ${passed} of ${cases.length} cases pass`);
+    const notExpressed = Object.values(refused).flat().length;
+    t.diagnostic(`${path}: ${passed} of ${cases.length} cases pass${notExpressed ? `, ${notExpressed} not expressible` : ''}`);
+    for (const [reason, names] of Object.entries(refused)) t.diagnostic(`  not expressible (${reason}): ${names.join(', ')}`);
     for (const [what, w] of Object.entries(worst)) t.diagnostic(`  worst |Δ| ${what}: ${w.d.toExponential(2)} (${w.name} ${w.where})`);
     for (const note of notes) t.diagnostic(`  ${note}`);
     assert.deepEqual(failed, [], `${path}: ${failed.length} of ${cases.length} cases fail`);
+    assert.equal(passed + notExpressed, cases.length);
   });
 }
 
