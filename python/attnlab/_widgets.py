@@ -151,13 +151,23 @@ class Stepper(_Element):
 
 
 class View(_Element):
-    """A teaching view on its own: View('geometry'), View('softmax'), …, View('model')."""
+    """A teaching view on its own: View('geometry'), View('softmax'), …, View('model').
 
-    def __init__(self, view: str, *, theme="auto", tabs=False, quiz=True):
+    view_state: the view's own fields (the element's README lists them per view), e.g.
+    View('cost', view_state={'maxN': 512}).
+    """
+
+    state = t.Dict().tag(sync=True)
+
+    def __init__(self, view: str, *, view_state=None, theme="auto", tabs=False, quiz=True):
         from ._assets import schema
 
         views = [v for v in schema()["views"] if v != "stepper"]
         _one_of("view", view, views)
         attributes = {"preset": view, "tabs": bool(tabs), "no-quiz": not quiz}
-        super().__init__("view", attributes, theme=theme, with_model=view in MODEL_VIEWS or bool(tabs))
+        if view_state is not None and not isinstance(view_state, dict):
+            raise TypeError(f"view_state must be a dict of the view's fields (web/element/README.md), got {type(view_state).__name__}")
+        # The element checks the view's fields, and says what it refused in the widget.
+        state = {"viewState": view_state} if view_state else {}
+        super().__init__("view", attributes, theme=theme, with_model=view in MODEL_VIEWS or bool(tabs), state=state)
         self.view = view

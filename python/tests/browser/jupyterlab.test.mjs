@@ -27,13 +27,16 @@ const V = [[1, 0], [0, 2], [1, 1]];
 const NEW_Q = [[0.5, -1], [2, 0.25], [1, 1]];
 const ATTENTION = [[[0.5, 0.5, 0], [0.25, 0.5, 0.25], [0, 0, 1]], [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]];
 
+// Every teaching view, the model view third (its index among the <attn-lab> below).
+const VIEWS = ['geometry', 'softmax', 'model', 'scaling', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'train', 'quiz'];
+
 const CELLS = [
   `import json, numpy as np, ipywidgets, attnlab
 def probe():
     return {"aQ": a.Q.tolist(), "aState": a.state, "a": a.values("softmax").tolist(), "bState": b.state, "b": b.values("softmax").tolist(), "aError": a.error}`,
   `a = attnlab.Stepper(Q=np.array(${JSON.stringify(Q)}), K=${JSON.stringify(K)}, V=${JSON.stringify(V)}, causal=True, step="softmax")\na`,
   `b = attnlab.Stepper(preset="two-heads", step="softmax")\nb`,
-  `ipywidgets.VBox([attnlab.View("geometry"), attnlab.View("softmax"), attnlab.View("model")])`,
+  `ipywidgets.VBox([attnlab.View(v, view_state={"maxN": 256, "headWidth": 32} if v == "cost" else None) for v in ${JSON.stringify(VIEWS)}])`,
   `attnlab.show_attention(np.array([${JSON.stringify(ATTENTION)}]), ["The", "cat", "sat"])`,
   `print("PROBE " + json.dumps(probe()))`,
   `a.Q = ${JSON.stringify(NEW_Q)}`,
@@ -131,9 +134,21 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   assert.ok(worst([seen.a], causal(NEW_Q)) <= TOLERANCE);
   assert.equal(seen.aError, '');
 
-  // The teaching views render; the model view runs the packaged model (its next token as in Node).
+  // Every teaching view renders, with no error message; the model view runs the packaged model
+  // (its next token as in Node).
   await page.locator('attn-lab attn-geometry-view [data-role="plane"]').waitFor({ timeout: 30_000 });
-  await page.locator('attn-lab attn-softmax-view').first().waitFor({ timeout: 30_000 });
+  for (const [i, view] of VIEWS.entries()) {
+    const shown = await page.waitForFunction(
+      ({ index, view }) => {
+        const root = document.querySelectorAll('attn-lab')[index]?.shadowRoot;
+        const inner = root?.querySelector(`[data-role="view"][data-view="${view}"] attn-${view}-view`);
+        return inner?.shadowRoot?.childElementCount > 0 && { message: root.querySelector('[data-role="message"]')?.innerText.trim() ?? '' };
+      },
+      { index: 2 + i, view },
+      { timeout: 30_000 },
+    );
+    assert.equal((await shown.jsonValue()).message, '', `the ${view} view shows a message`);
+  }
   const next = page.locator('attn-lab attn-model-view [data-role="next-tokens"] tbody tr').first();
   await next.waitFor({ timeout: 60_000 });
   const text = await page.evaluate(() => document.querySelectorAll('attn-lab')[4].getState().viewState.text);
@@ -142,6 +157,12 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   const shownTop = await next.evaluate((tr) => [Number(tr.dataset.token), Number(tr.dataset.value)]);
   assert.equal(shownTop[0], top.tokenIds[0]);
   assert.ok(Math.abs(shownTop[1] - top.probabilities[0]) <= TOLERANCE, `model view: ${shownTop[1]} against ${top.probabilities[0]}`);
+
+  // The cost view measures in its Worker, started from the blob: URL of dist/attnlab-worker.js.
+  const cost = 'attn-lab attn-cost-view';
+  await page.locator(`${cost} [data-action="measure"]`).click();
+  await page.waitForFunction(() => document.querySelectorAll('attn-lab')[2 + 7].shadowRoot.querySelector('attn-cost-view').shadowRoot.querySelectorAll('[data-role="cost-runs"] td[data-bytes]').length === 6, null, { timeout: 60_000 });
+  assert.equal(await page.locator(`${cost} [data-role="worker-note"]`).count(), 0, 'the cost view ran without its Worker');
 
   // show_attention: the head grid of the imported weights, as the core scored them.
   await page.locator('attn-attention-import [data-role="imported"]').waitFor({ timeout: 30_000 });
