@@ -315,13 +315,9 @@ test("ONNX's Attention cases through sampledWeights() (a few cells per head)", (
   let worst = { d: 0 };
   for (const c of cases) {
     const p = c.problem;
-    const trace = traced.get(c.name);
-    if (!trace) {
-      failed.push(`${c.name}: no trace() result to compare with (the trace() test failed on it)`);
-      continue;
-    }
     const check = new Check(c);
     try {
+      const trace = traced.get(c.name) ?? viaTrace(p); // its own when run alone (--test-name-pattern)
       for (let b = 0; b < p.batch; b++) {
         const item = p.item(b);
         const rows = [...new Set([p.nq - 1, 0])];
