@@ -1,6 +1,6 @@
 # cmake -DNM=<nm> -DOBJECTS=<a.o;b.o;…> -P CheckSimdObjects.cmake
 #
-# The objects compiled from cpp/src/simd_arch.cpp, one per instruction set. Fails when one
+# The objects compiled from cpp/src/kernels/simd_arch.cpp, one per instruction set. Fails when one
 # defines weak (shared, linker-deduplicated) code that is not templated on its own
 # instruction set: the linker could keep that copy, built with that set's instructions, for
 # code every CPU runs. The set is the one its kernels_for<Arch> names.

@@ -30,20 +30,28 @@ enum class Kind : std::uint8_t {
   indices,
   row,
   window,
-  choice,  // one of `choices`, stored as the enum of that index
+  choice,     // one of `choices`, stored as the enum of that index
+  alignment,  // CausalAlignment: one of `choices` (its named kinds) or a key position
   text,
   labels,  // strings (token labels)
   layers,  // matrices [layer][head] (Hugging Face's [layer][batch][head][query][key], batch 1)
   heads,   // one layer's matrices [head], stored as the one layer of a [layer][head] member
 };
-inline constexpr const char* kind_names[] = {"boolean", "number", "probability", "whole",  "matrix",
-                                             "mask",    "flags",  "indices",     "row",    "window",
-                                             "choice",  "text",   "labels",      "layers", "heads"};
+inline constexpr const char* kind_names[] = {
+    "boolean", "number", "probability", "whole",     "matrix", "mask",   "flags",  "indices",
+    "row",     "window", "choice",      "alignment", "text",   "labels", "layers", "heads"};
 
 template <class T>
 BasicMatrix<T> matrix_from_js(const val& m) {
   return BasicMatrix<T>(m["rows"].as<std::size_t>(), m["cols"].as<std::size_t>(),
                         emscripten::convertJSArrayToNumberVector<T>(m["data"]));
+}
+
+// Where query 0 sits: a named alignment ("top-left", "bottom-right") or a key position.
+inline CausalAlignment alignment_from_js(const val& a) {
+  if (a.isNumber()) return CausalAlignment::at_key(static_cast<std::int64_t>(a.as<double>()));
+  return a.as<std::string>() == "bottom-right" ? CausalAlignment::bottom_right
+                                               : CausalAlignment::top_left;
 }
 
 // A window: a number (symmetric) or { left?, right? }, a side left out unbounded.
@@ -134,6 +142,8 @@ M from_js(const val& v, const Field& f) {
     return matrix_from_js<std::uint8_t>(v);
   else if constexpr (std::is_same_v<M, Window>)
     return window_from_js(v);
+  else if constexpr (std::is_same_v<M, CausalAlignment>)
+    return alignment_from_js(v);
   else if constexpr (std::is_same_v<M, std::vector<bool>>) {
     const auto flags = emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);  // 0/1 each
     return std::vector<bool>(flags.begin(), flags.end());
@@ -163,6 +173,8 @@ bool load(const void* member, double& value) {
     return m && load<typename M::value_type>(&*m, value);
   else if constexpr (std::is_enum_v<M> || std::is_arithmetic_v<M>)
     return value = static_cast<double>(m), true;
+  else if constexpr (std::is_same_v<M, CausalAlignment>)  // a named kind: its choice's index
+    return m.kind != CausalAlignment::Kind::at_key && (value = static_cast<double>(m.kind), true);
   else
     return false;
 }
@@ -185,6 +197,8 @@ constexpr Kind kind_of() {
     return Kind::mask;
   else if constexpr (std::is_same_v<M, Window>)
     return Kind::window;
+  else if constexpr (std::is_same_v<M, CausalAlignment>)
+    return Kind::alignment;
   else if constexpr (std::is_same_v<M, std::vector<bool>>)
     return Kind::flags;
   else if constexpr (std::is_same_v<M, std::vector<float>>)

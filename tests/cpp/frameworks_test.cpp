@@ -74,7 +74,7 @@ TEST_CASE("ONNX Attention with past_key, GQA and a broadcast float mask", "[fram
   input.options.bias = mask;
   const Trace t = attnlab::trace(input).value();
   CHECK(max_abs_diff(t.output, onnx_attention(q, k, v, 4, 2, mask)) <= 1e-5);
-  CHECK(t.fully_masked_rows == std::vector<std::size_t>{1});
+  CHECK(t.fully_masked_rows == std::vector<std::vector<std::size_t>>(4, {1}));
 
   SECTION("the broadcast mask equals the same mask given once per head") {
     Matrix stacked(4 * 3, 9);

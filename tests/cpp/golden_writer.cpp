@@ -81,8 +81,12 @@ std::string json(const attnlab::Trace& t) {
     out += ",\"values\":" + json(s.values) + "}";
   }
   out += "],\"fullyMaskedRows\":[";
-  for (std::size_t i = 0; i < t.fully_masked_rows.size(); ++i)
-    out += std::string(i ? "," : "") + std::to_string(t.fully_masked_rows[i]);
+  for (std::size_t h = 0; h < t.fully_masked_rows.size(); ++h) {
+    out += std::string(h ? ",[" : "[");
+    for (std::size_t i = 0; i < t.fully_masked_rows[h].size(); ++i)
+      out += std::string(i ? "," : "") + std::to_string(t.fully_masked_rows[h][i]);
+    out += "]";
+  }
   return out + "]}";
 }
 
@@ -161,15 +165,16 @@ struct Curve {
 
 std::vector<Curve> curves() {
   using attnlab::TrainingTask;
-  return {{"{}", {}},
-          {R"({"task":"induction","layers":2,"heads":2,"contextLength":12,"seed":5})",
-           {.task = TrainingTask::induction, .layers = 2, .heads = 2, .context_length = 12, .seed = 5}},
-          {R"({"task":"reverse","heads":4,"dModel":32,"learningRate":0.02,"seed":9})",
-           {.task = TrainingTask::reverse,
-            .heads = 4,
-            .d_model = 32,
-            .learning_rate = 0.02f,
-            .seed = 9}}};
+  return {
+      {"{}", {}},
+      {R"({"task":"induction","layers":2,"heads":2,"contextLength":12,"seed":5})",
+       {.task = TrainingTask::induction, .layers = 2, .heads = 2, .context_length = 12, .seed = 5}},
+      {R"({"task":"reverse","heads":4,"dModel":32,"learningRate":0.02,"seed":9})",
+       {.task = TrainingTask::reverse,
+        .heads = 4,
+        .d_model = 32,
+        .learning_rate = 0.02f,
+        .seed = 9}}};
 }
 
 // {"request":…,"losses":[…],"accuracy":…} of 200 steps, or an empty string on an error.

@@ -33,6 +33,8 @@ const BandCase band_cases[] = {
     {"window left 0, right 40, bottom-right", false, CausalAlignment::bottom_right, Window(0, 40)},
     {"causal, window left 100 (Mistral), bottom-right", true, CausalAlignment::bottom_right,
      Window(100, Window::unbounded)},
+    {"causal, query 0 at key 1 (ONNX's n_past)", true, CausalAlignment::at_key(1), {}},
+    {"window left 2, right 1, query 0 at key -1", false, CausalAlignment::at_key(-1), Window(2, 1)},
 };
 
 AttentionOptions attention_options(const BandCase& c) {

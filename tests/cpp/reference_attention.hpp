@@ -27,13 +27,16 @@ struct ReferenceAttention {
 };
 
 // Whether query i of n_q may attend to key j of n_k: not a key after the query's position
-// (causal; the position is i, or i + n_k − n_q bottom-right), not outside its window, not a
-// padding key, and allowed by the boolean mask. Global tokens are not modelled here.
+// (causal; the position is i, i + n_k − n_q bottom-right, or i + p at key p), not outside its
+// window, not a padding key, and allowed by the boolean mask. Global tokens are not modelled here.
 inline bool reference_allows(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
                              std::size_t i, std::size_t j) {
-  const double position = options.causal_alignment == CausalAlignment::bottom_right
-                              ? double(i) + double(n_k) - double(n_q)
-                              : double(i);
+  double position = double(i);
+  if (options.causal_alignment == CausalAlignment::bottom_right)
+    position += double(n_k) - double(n_q);
+  else if (options.causal_alignment &&
+           options.causal_alignment->kind == CausalAlignment::Kind::at_key)
+    position += double(options.causal_alignment->first_key);
   const auto side = [](std::size_t keys) {
     return keys == Window::unbounded ? std::numeric_limits<double>::infinity() : double(keys);
   };

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -204,7 +205,8 @@ TEST_CASE("a one-head trace agrees with attention()", "[trace]") {
 
   const Trace t = run(input);
   CHECK(t.output == direct_result.value().output);
-  CHECK(t.fully_masked_rows == direct_result.value().fully_masked_rows);
+  CHECK(t.fully_masked_rows ==
+        std::vector<std::vector<std::size_t>>{direct_result.value().fully_masked_rows});
 }
 
 TEST_CASE("two heads with W_O match the float64 reference", "[trace]") {
@@ -294,12 +296,27 @@ TEST_CASE("the trace reports the fully masked rows", "[trace]") {
   input.options.key_padding = {true, false, false, false};
   const Trace t = run(input);
 
-  CHECK(t.fully_masked_rows == std::vector<std::size_t>{0});
+  CHECK(t.fully_masked_rows == std::vector<std::vector<std::size_t>>{{0}, {0}});
   for (std::size_t c = 0; c < t.output.cols; ++c) CHECK(t.output(0, c) == 0.0f);
   // The softmax title says what such a row is, rather than that every row sums to 1.
   for (const TraceStep& s : t.steps)
     if (s.id == step::softmax) CHECK_THAT(s.title, Catch::Contains("every key masked"));
   CHECK(max_abs_diff(t.output, attnlab::test::reference_trace_output(input)) <= 1e-5);
+}
+
+TEST_CASE("the fully masked rows are listed per head", "[trace]") {
+  // A bias per head (heads·n_q rows) that blocks every key of query 2 in head 1 only.
+  TraceInput input = direct(4, 4, 4, 4, 173);
+  input.heads = 2;
+  Matrix bias(8, 4);
+  for (std::size_t j = 0; j < 4; ++j) bias(4 + 2, j) = -std::numeric_limits<float>::infinity();
+  input.options.bias = bias;
+  const Trace t = run(input);
+
+  CHECK(t.fully_masked_rows == std::vector<std::vector<std::size_t>>{{}, {2}});
+  CHECK(t.output(2, 0) != 0.0f);  // head 0's columns (d_v = 2 each): query 2 sees every key
+  CHECK(t.output(2, 2) == 0.0f);
+  CHECK(t.output(2, 3) == 0.0f);
 }
 
 namespace {

@@ -3,16 +3,19 @@
 // relative-position property, the KV-cache equality of decode() and kv_cache_bytes.
 #include "attnlab/variants.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/attention_backward.hpp"
+#include "attnlab/flash.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/trace.hpp"
 #include "test_support.hpp"
@@ -84,12 +87,15 @@ RefHead ref_head(MatrixD q, MatrixD k, const MatrixD& v, const TraceInput& in_, 
       double s = 0;
       for (std::size_t c = 0; c < q.cols; ++c) s += q(i, c) * k(j, c);
       s *= factor;
-      const double distance = i > j ? double(i - j) : double(j - i);
-      if (in_.alibi) s -= slope * distance;
-      // The query's key position, the window's sides and the causal rule, written out here.
-      const double p = o.causal_alignment == attnlab::CausalAlignment::bottom_right
-                           ? double(i) + double(k.rows) - double(q.rows)
-                           : double(i);
+      // The query's key position, ALiBi's distance from it, the window's sides and the causal
+      // rule, written out here.
+      double p = double(i);
+      if (o.causal_alignment == attnlab::CausalAlignment::bottom_right)
+        p += double(k.rows) - double(q.rows);
+      else if (o.causal_alignment &&
+               o.causal_alignment->kind == attnlab::CausalAlignment::Kind::at_key)
+        p += double(o.causal_alignment->first_key);
+      if (in_.alibi) s -= slope * std::abs(p - double(j));
       const double left = o.window.left == attnlab::Window::unbounded ? inf : double(o.window.left);
       const double right =
           o.window.right == attnlab::Window::unbounded ? inf : double(o.window.right);
@@ -295,6 +301,59 @@ TEST_CASE("ALiBi adds -m_h |i - j| to head h's scaled scores", "[variants]") {
       }
   }
   CHECK(max_abs_diff(t.output, ref_output(input)) <= 1e-5);
+}
+
+TEST_CASE("ALiBi's distances start where the alignment places the queries, as flash's do",
+          "[variants]") {
+  // 1 query over 4 keys with zero scores: only ALiBi tells the keys apart. Bottom-right puts the
+  // query at key 3, so the nearest key, 3, weighs most; top-left puts it at key 0.
+  TraceInput input = direct(1, 4, 2, 2, 43);
+  auto& qkv = std::get<DirectQKV>(input.source);
+  std::fill(qkv.q.data.begin(), qkv.q.data.end(), 0.0f);
+  input.alibi = true;
+  input.options.causal_alignment = attnlab::CausalAlignment::bottom_right;
+  const Trace right = ok(attnlab::trace(input));
+  const auto& weights = steps_of(right, step::softmax).at(0)->values;
+  CHECK(weights(0, 3) > weights(0, 2));
+  CHECK(weights(0, 2) > weights(0, 0));
+  input.options.causal_alignment = attnlab::CausalAlignment::top_left;
+  const Trace left = ok(attnlab::trace(input));
+  CHECK(steps_of(left, step::softmax).at(0)->values(0, 0) >
+        steps_of(left, step::softmax).at(0)->values(0, 3));
+
+  // Every alignment, with a cache of 3 rows before 2 new keys and 3 queries: the trace against
+  // flash over the same 5 keys, and against the float64 reference.
+  const attnlab::CausalAlignment alignments[] = {
+      attnlab::CausalAlignment::top_left, attnlab::CausalAlignment::bottom_right,
+      attnlab::CausalAlignment::at_key(3), attnlab::CausalAlignment::at_key(1)};
+  for (const auto& alignment : alignments) {
+    CAPTURE(alignment.offset(3, 5));
+    TraceInput cached = direct(3, 2, 4, 4, 44);
+    cached.heads = 2;
+    cached.alibi = true;
+    cached.options.causal = true;
+    cached.options.causal_alignment = alignment;
+    cached.options.past_key = random_matrix(3, 4, 45);
+    cached.options.past_value = random_matrix(3, 4, 46);
+    const Trace t = ok(attnlab::trace(cached));
+    const auto& d = std::get<DirectQKV>(cached.source);
+    Matrix keys = *cached.options.past_key, values = *cached.options.past_value;
+    keys.rows += d.k.rows, values.rows += d.v.rows;
+    keys.data.insert(keys.data.end(), d.k.data.begin(), d.k.data.end());
+    values.data.insert(values.data.end(), d.v.data.begin(), d.v.data.end());
+    attnlab::FlashOptions f;
+    f.heads = 2;
+    f.alibi = true;
+    f.causal = true;
+    f.causal_alignment = alignment;
+    const auto flash = attnlab::flash_attention(d.q, keys, values, f);
+    REQUIRE(flash);
+    CHECK(max_abs_diff(t.output, flash.value().output) <= 1e-6);
+    TraceInput whole = cached;
+    whole.options.past_key.reset(), whole.options.past_value.reset();
+    std::get<DirectQKV>(whole.source) = DirectQKV{d.q, keys, values};
+    CHECK(max_abs_diff(t.output, ref_output(d.q, keys, values, whole)) <= 1e-5);
+  }
 }
 
 // ---- Grouped-query and multi-query attention ------------------------------------------------

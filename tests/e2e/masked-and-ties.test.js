@@ -17,7 +17,7 @@ const masked = { ...presetState('causal'), keyPadding: [true, false, false, fals
 
 test('a fully masked row is labelled at the mask, softmax and aggregate steps, and the heading is exact', async (t) => {
   const trace = expectedTrace(masked);
-  assert.deepEqual(trace.fullyMaskedRows, [0], 'the core reports row 1');
+  assert.deepEqual(trace.fullyMaskedRows, [[0]], 'the core reports row 1 (one head)');
   const { page } = await session.open(t, encodeHash(masked));
   for (const id of ['mask', 'softmax', 'aggregate']) {
     await goToStep(page, id);

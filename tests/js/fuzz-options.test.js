@@ -44,7 +44,7 @@ const pick = (r, p, moderate, valid, hostile) => (r.chance(p) ? (!moderate && r.
 function optionsFor(r, nq, nk, moderate) {
   return {
     causal: pick(r, 0.4, moderate, () => true, () => r.pick(['yes', 1])),
-    causalAlignment: pick(r, 0.4, moderate, () => r.pick(['top-left', 'bottom-right']), () => r.pick(['middle', 1, ''])),
+    causalAlignment: pick(r, 0.4, moderate, () => r.pick(['top-left', 'bottom-right', r.int(-nq, nk)]), () => r.pick(['middle', 1.5, '', nk + 1, -nq - 1])),
     window: pick(r, 0.4, moderate, () => windowOf(r, moderate), () => odd(r)),
     softcap: pick(r, 0.3, moderate, () => r.pick([0.5, 1, 5, 50]), () => r.pick([0, -1, NaN, Infinity, 1e39, 1e-42])),
     bias: pick(r, 0.3, moderate, () => biasOf(r, nq, nk, moderate), () => matrix(r, nk, nq + 1, true)),
@@ -91,6 +91,13 @@ const closeTo = (what, got, want, tol) => {
   assert.ok(worst <= tol, `${what}: off the float64 reference by ${worst} (tolerance ${tol})`);
 };
 
+// The long-sequence entries' flat matrices.
+const flat = (m) => ({ rows: m.length, cols: m[0]?.length ?? 0, data: Float32Array.from(m.flat()) });
+const nestedOf = ({ rows, cols, data }) => Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols)));
+// Flash takes no cache: its keys are the cache's and the new ones, and a named alignment becomes
+// the key position it gives query 0 over them.
+const alignmentOf = (alignment, nq, nk) => (alignment === 'bottom-right' ? nk - nq : alignment === 'top-left' ? 0 : alignment);
+
 // attention(), attentionBackward(), trace() and decode() on one request of one head.
 function attentionCase(r, baseline, counts) {
   const moderate = r.chance(0.6);
@@ -105,6 +112,9 @@ function attentionCase(r, baseline, counts) {
   if (r.chance(0.15)) request.temperature = moderate ? r.pick([0.5, 2]) : odd(r);
   const forward = outcome('attention', () => lab.attention(request), baseline);
   const traced = outcome('trace', () => lab.trace(request), baseline);
+  // ALiBi in the trace places its distances where the causal rule places the queries, as flash
+  // does: one head (slope 2^−8), every alignment, with and without a past cache.
+  const alibi = outcome('trace with ALiBi', () => lab.trace({ ...request, alibi: true }), baseline);
   const dOutput = matrix(r, nq, dv, true);
   const backward = outcome('attentionBackward', () => lab.attentionBackward({ ...request, dOutput }), baseline);
   const decoded = outcome('decode', () => lab.decode(request), baseline);
@@ -124,13 +134,19 @@ function attentionCase(r, baseline, counts) {
   closeTo('attention output', forward.result.output, ref.output, tolerance(V));
   closeTo('attention weights', forward.result.weights, ref.weights, 1e-5);
   closeTo('trace output', traced.result.output, ref.output, tolerance(V));
+  assert.ok(alibi.result, `trace refused ALiBi on a request it took: ${alibi.error?.message}`);
+  const withSlope = headReference({ ...request, K, V, alignment, slope: 2 ** -8 });
+  closeTo('trace output with ALiBi', alibi.result.output, withSlope.output, tolerance(V));
+  if (request.globalTokens || request.temperature) return; // flash takes neither
+  const { pastKey, pastValue, ...rules } = request; // flash's keys hold the cache's
+  const longRequest = { ...rules, Q: flat(request.Q), K: flat(K), V: flat(V), causalAlignment: alignmentOf(alignment, nq, K.length), alibi: true };
+  const long = outcome('flashAttention with ALiBi', () => lab.flashAttention(longRequest), baseline);
+  assert.ok(long.result, `flashAttention refused what trace took: ${long.error?.message}`);
+  closeTo('flash output with ALiBi against the trace', nestedOf(long.result.output), alibi.result.output, tolerance(V));
   assert.ok(backward.result, `attentionBackward refused a request attention() took: ${backward.error?.message}`);
   closeTo('attentionBackward dV', backward.result.dV, transposeTimes(ref.weights, dOutput), tolerance(dOutput) * Math.max(1, nq));
 }
 
-// The long-sequence entries on one request: flat matrices, heads, K/V heads, sequences.
-const flat = (m) => ({ rows: m.length, cols: m[0]?.length ?? 0, data: Float32Array.from(m.flat()) });
-const nestedOf = ({ rows, cols, data }) => Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols)));
 
 function longCase(r, baseline, counts) {
   const moderate = r.chance(0.6);

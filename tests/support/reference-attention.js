@@ -1,25 +1,30 @@
 // A float64 reference of the long-sequence request (lab.flashAttention's), written from the
-// frameworks' definitions, independent of the core: query i sits at key i (top-left) or at
-// i + n_k − n_q (bottom-right); key j is allowed when not after it (causal), inside the window
+// frameworks' definitions, independent of the core: query i sits at key i (top-left), at
+// i + n_k − n_q (bottom-right) or at i + p (an integer alignment p, ONNX's offset); key j is allowed when not after it (causal), inside the window
 // (a number w: |p − j| < w; { left, right }: p − left ≤ j ≤ p + right, a side left out not
 // limiting), not padding, and not −Infinity in the bias (one (n_q, n_k) for every head, or head
 // h's rows of one per head); the logit is c·tanh(q·k·scale / c) − m_h·|p − j| + bias, with
 // ALiBi's m_h = 2^(−8(h+1)/heads). One sequence (batch 1). Plain JavaScript with no imports.
 
+/** The key position of query i. */
+export function queryPosition({ Q, K, causalAlignment = 'top-left' }, i) {
+  return i + (typeof causalAlignment === 'number' ? causalAlignment : causalAlignment === 'bottom-right' ? K.rows - Q.rows : 0);
+}
+
 /** The keys query i may see by position alone (causal and window), as a predicate on j. */
 export function positionAllows(request, i) {
-  const { Q, K, causal = false, causalAlignment = 'top-left', window = 0 } = request;
-  const p = i + (causalAlignment === 'bottom-right' ? K.rows - Q.rows : 0);
+  const { causal = false, window = 0 } = request;
+  const p = queryPosition(request, i);
   const [left, right] = typeof window === 'number' ? (window > 0 ? [window - 1, window - 1] : [Infinity, Infinity]) : [window.left ?? Infinity, window.right ?? Infinity];
   return (j) => !(causal && j > p) && j >= p - left && j <= p + right;
 }
 
 /** The weights (Float64Array over all keys) of row i of query head h, or null when no key is allowed. */
 export function referenceWeights(request, h, i) {
-  const { Q, K, heads = 1, kvHeads = 0, keyPadding, softcap, bias, alibi = false, causalAlignment = 'top-left' } = request;
+  const { Q, K, heads = 1, kvHeads = 0, keyPadding, softcap, bias, alibi = false } = request;
   const d = Q.cols / heads;
   const g = Math.floor(h / (heads / (kvHeads || heads)));
-  const p = i + (causalAlignment === 'bottom-right' ? K.rows - Q.rows : 0);
+  const p = queryPosition(request, i);
   const scale = request.scale ?? 1 / Math.sqrt(d);
   const slope = alibi ? 2 ** ((-8 * (h + 1)) / heads) : 0;
   const biasRow = bias && bias.rows !== Q.rows ? h * Q.rows + i : i;

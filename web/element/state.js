@@ -58,6 +58,7 @@ function checkOf({ kind, required, min, choices }) {
     window: [(v) => isWhole(v) || (v !== null && typeof v === 'object' && !Array.isArray(v)), 'a whole number or { left, right }'],
     choice: [(v) => choices.includes(v), quoted(choices ?? [])],
     alignment: [(v) => choices.includes(v) || Number.isSafeInteger(v), `${quoted(choices ?? [])} or a key position (an integer)`],
+    alignment: [(v) => choices.includes(v) || Number.isSafeInteger(v), `${quoted(choices ?? [])} or a key position (an integer)`],
     text: [(v) => typeof v === 'string', 'a string'],
   };
   const check = checks[kind];

@@ -101,6 +101,15 @@ const alignment = (choices) => (value, name) => {
   return fail(`${name} must be ${quoted} or a key position (an integer), got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
 };
 
+// Where query 0 sits among the keys: a named alignment, or the key position itself (ONNX's
+// n_past; negative before the first key); the core checks it against the queries and keys.
+const alignment = (choices) => (value, name) => {
+  if (Number.isSafeInteger(value)) return value;
+  if (choices.includes(value)) return value;
+  const quoted = choices.map((c) => `'${c}'`).join(' or ');
+  return fail(`${name} must be ${quoted} or a key position (an integer), got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
+};
+
 // A sliding window: a whole number w (|i − j| < w; 0 = off), or { left?, right? } (keys
 // i − left … i + right; a side left out does not limit).
 function window(value, name) {
@@ -146,6 +155,7 @@ function readerOf({ kind, min, max, bound, choices }, own) {
     whole: (value, name) => wholeNumber(name, value, { range, max: bound }),
     indices: wholes(range, bound),
     choice: choice(choices),
+    alignment: alignment(choices),
     alignment: alignment(choices),
   };
   return readers[kind];

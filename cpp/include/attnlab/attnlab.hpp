@@ -1,4 +1,6 @@
-// The whole public C++ API of attnlab.
+// attnlab's attention API in one include: attention, its trace and backward pass, the flash
+// kernels, training. The little language model (model.hpp, tokenizer.hpp, float16.hpp,
+// head_scores.hpp, attention_import.hpp, model_training.hpp) has headers of its own.
 #pragma once
 
 #include "attnlab/attention.hpp"
@@ -16,6 +18,6 @@
 #include "attnlab/softmax_breakdown.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"
-#include "attnlab/variants.hpp"
-#include "attnlab/training.hpp"
 #include "attnlab/trace_backward.hpp"
+#include "attnlab/training.hpp"
+#include "attnlab/variants.hpp"

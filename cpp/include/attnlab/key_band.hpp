@@ -11,11 +11,36 @@
 
 namespace attnlab {
 
-// Where the queries sit among the keys. Top-left (the default) puts query i at key i. Bottom-
-// right puts it at key i + (n_k − n_q): the queries are the last n_q of n_k tokens, as when a
-// model generates with a cache of earlier keys (PyTorch's causal_lower_right, the causal rule
-// of ONNX's Attention with a past cache). The two agree when n_q = n_k.
-enum class CausalAlignment : std::uint8_t { top_left, bottom_right };
+// Where the queries sit among the keys: query i at key position i + offset(n_q, n_k), the one
+// rule every path (attention, the trace and its ALiBi, flash, naive, sampled, decode and the
+// WGSL plan) takes positions from. Top-left (the default) puts query 0 at key 0. Bottom-right
+// puts it at key n_k − n_q: the queries are the last n_q of n_k tokens (PyTorch's
+// causal_lower_right). at_key(p) puts it at key p, as ONNX's Attention does with a past cache
+// of p = n_past rows. The three agree when n_q = n_k and p = 0.
+struct CausalAlignment {
+  enum class Kind : std::uint8_t { top_left, bottom_right, at_key };
+  Kind kind = Kind::top_left;
+  std::int64_t first_key = 0;  // at_key only: the key position of query 0
+
+  static const CausalAlignment top_left, bottom_right;
+  static constexpr CausalAlignment at_key(std::int64_t key) { return {Kind::at_key, key}; }
+
+  // The key position of query 0 (negative when bottom-right with more queries than keys).
+  constexpr std::int64_t offset(std::size_t n_q, std::size_t n_k) const {
+    switch (kind) {
+      case Kind::bottom_right:
+        return static_cast<std::int64_t>(n_k) - static_cast<std::int64_t>(n_q);
+      case Kind::at_key:
+        return first_key;
+      default:
+        return 0;
+    }
+  }
+  friend constexpr bool operator==(const CausalAlignment&, const CausalAlignment&) = default;
+};
+inline constexpr CausalAlignment CausalAlignment::top_left{CausalAlignment::Kind::top_left, 0};
+inline constexpr CausalAlignment CausalAlignment::bottom_right{CausalAlignment::Kind::bottom_right,
+                                                               0};
 
 // A sliding window: the query at key position p may see keys p − left … p + right. A side
 // left at `unbounded` does not limit. Built from one number w, it is the symmetric window
@@ -51,11 +76,9 @@ class KeyBand {
       : causal_(causal),
         window_(window),
         n_k_(static_cast<std::int64_t>(n_k)),
-        offset_(alignment == CausalAlignment::bottom_right
-                    ? static_cast<std::int64_t>(n_k) - static_cast<std::int64_t>(n_q)
-                    : 0) {}
+        offset_(alignment.offset(n_q, n_k)) {}
 
-  // The key position of query i (negative when bottom-right with more queries than keys).
+  // The key position of query i (CausalAlignment::offset).
   constexpr std::int64_t position(std::size_t query) const {
     return static_cast<std::int64_t>(query) + offset_;
   }

@@ -95,37 +95,38 @@ inline constexpr const char* grad_wv = "grad-wv";
 inline constexpr const char* grad_x = "grad-x";  // ∂Q·W_Qᵀ + ∂K·W_Kᵀ + ∂V·W_Vᵀ
 }  // namespace step
 
-// Every step id, in trace order: the one list the bindings and the JavaScript package use.
-inline constexpr std::array<const char*, 30> step_ids{step::encoding,
-                                                      step::positional,
-                                                      step::project_q,
-                                                      step::project_k,
-                                                      step::project_v,
-                                                      step::rotate_q,
-                                                      step::rotate_k,
-                                                      step::scores,
-                                                      step::scale,
-                                                      step::softcap,
-                                                      step::bias,
-                                                      step::mask,
-                                                      step::softmax,
-                                                      step::dropout,
-                                                      step::aggregate,
-                                                      step::concat,
-                                                      step::output_projection,
-                                                      step::grad_output,
-                                                      step::grad_wo,
-                                                      step::grad_concat,
-                                                      step::grad_v,
-                                                      step::grad_weights,
-                                                      step::grad_softmax,
-                                                      step::grad_scores,
-                                                      step::grad_q,
-                                                      step::grad_k,
-                                                      step::grad_wq,
-                                                      step::grad_wk,
-                                                      step::grad_wv,
-                                                      step::grad_x};
+// Every step id, in trace order: the one list the bindings and the JavaScript package use (its
+// size deduced: a new step is its id above and its entry here).
+inline constexpr std::array step_ids{step::encoding,
+                                     step::positional,
+                                     step::project_q,
+                                     step::project_k,
+                                     step::project_v,
+                                     step::rotate_q,
+                                     step::rotate_k,
+                                     step::scores,
+                                     step::scale,
+                                     step::softcap,
+                                     step::bias,
+                                     step::mask,
+                                     step::softmax,
+                                     step::dropout,
+                                     step::aggregate,
+                                     step::concat,
+                                     step::output_projection,
+                                     step::grad_output,
+                                     step::grad_wo,
+                                     step::grad_concat,
+                                     step::grad_v,
+                                     step::grad_weights,
+                                     step::grad_softmax,
+                                     step::grad_scores,
+                                     step::grad_q,
+                                     step::grad_k,
+                                     step::grad_wq,
+                                     step::grad_wk,
+                                     step::grad_wv,
+                                     step::grad_x};
 
 // What feeds a step: another step's result (by its index in Trace::steps, not copied), or
 // values of its own (an input such as X or W_Q, or one head's column slice of Q, K or V).
@@ -215,7 +216,9 @@ struct Trace {
   std::vector<TraceStep> steps;
   std::vector<StepGroup> groups;
   Matrix output;  // the last step's values: (n_q, d_out)
-  std::vector<std::size_t> fully_masked_rows;
+  // One list per head: the queries of head h that may attend to no key (their weights are
+  // zeros). Heads differ under a per-head bias.
+  std::vector<std::vector<std::size_t>> fully_masked_rows;
 };
 
 // An operand's values: its own, or those of the step it refers to.

@@ -28,9 +28,9 @@ Matrix rotate_pairs(const Matrix& m, const Matrix& angles);
 // two; other H use the same formula here).
 float alibi_slope(int head, int heads);
 
-// bias: (n_q, n_k), bias(i, j) = −slope · |first_query + i − j|: query i at key position
-// first_query + i (after a past cache of first_query rows).
-Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::size_t first_query = 0);
+// bias: (n_q, n_k), bias(i, j) = −slope · |p + i − j|: query i at key position p + i, p as
+// CausalAlignment::offset places query 0 (so ALiBi's distances follow the causal rule's).
+Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::int64_t first_position = 0);
 
 // Dropout's keep mask for one head: (n_q, n_k), 1 where the weight is kept (probability
 // 1 − rate). Cell (i, j) comes from splitmix64 (random.hpp) of the seed, the head and (i, j)

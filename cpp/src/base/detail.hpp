@@ -27,6 +27,12 @@ validate::Problem check_key_cells(const std::vector<bool>& key_padding,
                                   std::size_t n_k, const Matrix& q, const Matrix& k,
                                   std::size_t heads = 1);
 
+// A numeric causalAlignment (CausalAlignment::at_key) places query 0 at a key position from −n_q
+// (every query before the first key) to n_k (after the last), as ONNX's offsets do: n_past with
+// a cache, nonpad_kv_seqlen − n_q (possibly negative) with an external one.
+validate::Problem check_alignment(const CausalAlignment& alignment, std::size_t n_q,
+                                  std::size_t n_k);
+
 // The past cache (AttentionOptions::past_key, past_value) against the new keys and values:
 // both or neither, K's and V's columns (k_cols, v_cols, of the inputs named k_name and v_name),
 // one length, finite, and with the k_rows new keys at most max_keys keys in all.

@@ -47,8 +47,21 @@ bool AttentionOptions::bias_blocks() const {
                              [](float b) { return b == -std::numeric_limits<float>::infinity(); });
 }
 
+Problem detail::check_alignment(const CausalAlignment& alignment, std::size_t n_q,
+                                std::size_t n_k) {
+  const std::int64_t p = alignment.first_key;
+  if (alignment.kind != CausalAlignment::Kind::at_key ||
+      (p >= -static_cast<std::int64_t>(n_q) && p <= static_cast<std::int64_t>(n_k)))
+    return std::nullopt;
+  return validate::formatted(ErrorCode::invalid_argument,
+                             "causalAlignment %lld places query 0 beyond the sequence: with %zu "
+                             "queries and %zu keys it may sit at key -%zu to %zu",
+                             static_cast<long long>(p), n_q, n_k, n_q, n_k);
+}
+
 Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
                                         const AttentionOptions& options, std::size_t heads) {
+  if (auto p = check_alignment(options.alignment(), q.rows, k.rows)) return p;
   if (auto p =
           detail::check_key_cells(options.key_padding, options.bias, q.rows, k.rows, q, k, heads))
     return p;

@@ -189,6 +189,7 @@ std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const 
   if (o.scale)
     if (auto e = validate::positive_finite("scale", *o.scale)) return e;
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
+  if (auto e = detail::check_alignment(o.causal_alignment, n_q, n_k)) return e;
   // Per sequence: the same padding and bias for each.
   if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k,
                                        static_cast<std::size_t>(o.heads)))

@@ -401,7 +401,7 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
         t, add_head_steps(t, r, h, sources, run.value().options, run.value().variants), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
       std::copy_n(r.output.row(i), d_v, concat.row(i) + h * d_v);
-    if (h == 0) t.fully_masked_rows = r.fully_masked_rows;
+    t.fully_masked_rows.push_back(r.fully_masked_rows);
   }
   Operand heads_output = head_outputs.front();  // what W_O multiplies: C, or O with one head
   if (heads > 1)

@@ -3,10 +3,10 @@
 namespace attnlab::trace_steps {
 namespace {
 
-// Query i's key position as the formula writes it: i, or i plus the bottom-right offset.
+// Query i's key position as the formula writes it: i, or i plus the alignment's offset.
 std::string position_tex(const AttentionOptions& options, std::size_t n_q, std::size_t n_k) {
-  if (options.alignment() == CausalAlignment::top_left || n_q == n_k) return "i";
-  const auto offset = static_cast<long long>(n_k) - static_cast<long long>(n_q);
+  const auto offset = static_cast<long long>(options.alignment().offset(n_q, n_k));
+  if (offset == 0) return "i";
   return "i " + std::string(offset < 0 ? "- " : "+ ") +
          std::to_string(offset < 0 ? -offset : offset);
 }

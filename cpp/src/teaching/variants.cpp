@@ -50,12 +50,13 @@ float alibi_slope(int head, int heads) {
   return static_cast<float>(std::exp2(-8.0 * (head + 1) / heads));
 }
 
-Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::size_t first_query) {
+Matrix alibi_bias(float slope, std::size_t n_q, std::size_t n_k, std::int64_t first_position) {
   Matrix bias(n_q, n_k);
   for (std::size_t i = 0; i < n_q; ++i)
     for (std::size_t j = 0; j < n_k; ++j) {
-      const std::size_t p = first_query + i;
-      bias(i, j) = -slope * static_cast<float>(p > j ? p - j : j - p);
+      const std::int64_t distance =
+          first_position + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j);
+      bias(i, j) = -slope * static_cast<float>(distance < 0 ? -distance : distance);
     }
   return bias;
 }
@@ -133,7 +134,8 @@ Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv
   if (options.bias) options.bias = head_bias(*options.bias, h, in.q.rows);
   if (input.alibi) {
     v.slope = alibi_slope(static_cast<int>(h), input.heads);
-    v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows, input.options.past_rows());
+    v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows,
+                        input.options.alignment().offset(in.q.rows, in.k.rows));
   }
   auto r = attention(in.q, in.k, in.v, options, input.alibi ? &v.bias : nullptr);
   if (!r) return r.error();
@@ -193,9 +195,14 @@ Problem check_decode(const TraceInput& input) {
                                "%zu tokens and %zu keys with pastKey's rows, got %zu and %zu",
                                limits::decode_tokens, limits::decode_keys, tokens,
                                tokens + o.past_rows());
-  if (o.past_key && o.causal_alignment == CausalAlignment::top_left)
+  // Token s sits at key n_past + s: an alignment that places it elsewhere is refused, not
+  // ignored.
+  if (o.causal_alignment && o.causal_alignment->offset(tokens, tokens + o.past_rows()) !=
+                                static_cast<std::int64_t>(o.past_rows()))
     return Error{ErrorCode::invalid_argument,
-                 "causalAlignment: decode() continues after pastKey (bottom-right)"};
+                 "causalAlignment: decode() continues after pastKey (bottom-right), query 0 at "
+                 "key " +
+                     std::to_string(o.past_rows())};
   if (input.dropout != 0.0f)
     return Error{ErrorCode::invalid_argument,
                  "decode() generates as at inference, without dropout: set dropout to 0, got " +

@@ -122,7 +122,7 @@ function checkTrace(t, m) {
       assert.deepEqual(mask.blockedBy, a.blocked);
       assert.deepEqual(mask.allowed, a.blocked.map((row) => row.map((b) => b === 0)));
     }
-    if (h === 0) assert.deepEqual(t.fullyMaskedRows, a.fullyMaskedRows);
+    assert.deepEqual(t.fullyMaskedRows[h], a.fullyMaskedRows, `head ${h}'s fully masked rows`);
     outputs.push(step('aggregate', h));
   }
   const concat = outputs[0].map((_, i) => outputs.flatMap((o) => o[i]));

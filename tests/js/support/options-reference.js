@@ -9,7 +9,7 @@
 /** { weights (n_q × n_k, 0 where blocked), output (n_q × d_v) } of one head. */
 export function headReference({ Q, K, V, scale, temperature = 1, softcap, bias, slope = 0, causal, alignment, window, globalTokens = [], keyPadding, mask }) {
   const [nq, nk] = [Q.length, K.length];
-  const offset = alignment === 'bottom-right' ? nk - nq : 0;
+  const offset = typeof alignment === 'number' ? alignment : alignment === 'bottom-right' ? nk - nq : 0;
   const factor = (scale ?? 1 / Math.sqrt(Q[0].length)) / temperature;
   const sides = typeof window === 'object' && window !== null ? [window.left ?? Infinity, window.right ?? Infinity] : window > 0 ? [window - 1, window - 1] : [Infinity, Infinity];
   const global = (p) => globalTokens.includes(p);

@@ -30,7 +30,7 @@ function predictionQuestions(panel, trace, id, labels) {
   const row = asks.largest ? chosenRow(panel.step.values) : -1;
   if (row >= 0) {
     questions.push(largestQuestion(panel, asks.largest, row, topKeys(panel.step.values[row]), labels));
-    if (asks.rowSum) questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows.includes(row), labels));
+    if (asks.rowSum) questions.push(rowSumQuestion(panel, row, trace.fullyMaskedRows[panel.head ?? 0].includes(row), labels));
   }
   return questions;
 }

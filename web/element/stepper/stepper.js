@@ -214,14 +214,19 @@ export class Stepper {
     }
   }
 
-  // Where rows with every key masked show (weights, outputs), say what they are.
+  // Where rows with every key masked show (weights, outputs), say what they are: the core lists
+  // them per head (a bias per head can block a row in one head only).
   _maskedRowsNote(id, trace, labels) {
-    const rows = trace.fullyMaskedRows;
-    if (!rows.length || !['mask', 'softmax', 'aggregate'].includes(id)) return nothing;
-    const names = rows.map((r) => `“${labels.queries[r]}”`).join(', ');
+    if (!['mask', 'softmax', 'aggregate'].includes(id)) return nothing;
+    const perHead = trace.fullyMaskedRows;
+    const alike = perHead.every((rows) => rows.join() === perHead[0].join());
+    const groups = (alike ? [[perHead[0], '']] : perHead.map((rows, h) => [rows, ` in head ${h + 1}`])).filter(([rows]) => rows.length);
+    if (!groups.length) return nothing;
+    const count = groups.reduce((n, [rows]) => n + rows.length, 0);
+    const names = groups.map(([rows, where]) => `${rows.map((r) => `“${labels.queries[r]}”`).join(', ')}${where}`).join('; ');
     return html`<p class="note" data-role="masked-rows">
-      Every key is masked for ${rows.length === 1 ? 'row' : 'rows'} ${names}: there is nothing to attend to, so attnlab defines
-      ${rows.length === 1 ? 'its' : 'their'} weights and outputs as zeros (Σ = 0, not 1).
+      Every key is masked for ${count === 1 ? 'row' : 'rows'} ${names}: there is nothing to attend to, so attnlab defines
+      ${count === 1 ? 'its' : 'their'} weights and outputs as zeros (Σ = 0, not 1).
     </p>`;
   }
 

@@ -18,12 +18,12 @@ export function tokenLabels(state) {
 }
 
 /**
- * The weights of head `head` (undefined for one head) that a mask blocked, true where
- * softmax's logits in `trace` are −∞ (the core's); matrixTable hatches them.
+ * The weights of head `head` (undefined for one head) that a rule blocked, true where the
+ * core's mask step says why (its blockedBy flags); matrixTable hatches them. No mask step: no
+ * rule blocks a cell.
  */
 export function blockedWeights(trace, head) {
-  const logits = trace.steps.find((s) => s.id === 'softmax' && s.head === head)?.operands[0].values;
-  return logits?.map((row) => row.map((v) => v === -Infinity));
+  return trace.steps.find((s) => s.id === 'mask' && s.head === head)?.blockedBy.map((row) => row.map((why) => why !== 0));
 }
 
 /** The distinct step ids of a trace, in order: the stepper's stops. */
