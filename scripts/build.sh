@@ -19,10 +19,10 @@ preset() {
 }
 
 package() {
-  preset wasm --target attnlab-core attnlab-learn attnlab-model
+  preset wasm --target attnlab-core attnlab-learn attnlab-model attnlab-typings
   preset wasm-threads --target attnlab-core-threads
-  # The request interfaces of attnlab.d.ts, from the fields the core declares (a test checks
-  # that the committed typings are not stale).
+  # The request and result interfaces of attnlab.d.ts, from the fields the core declares
+  # (attnlab-typings, not shipped; a test checks that the committed typings are not stale).
   node scripts/typings.mjs build/wasm/cpp/bindings
   rm -rf dist
   mkdir -p dist

@@ -5,8 +5,11 @@
 // web/lib/core-lists.js) from stepIds(), with the mask's rule bits (MASK_RULES) and trace()'s
 // request fields (TRACE_GROUPS, for the element's state) from schema() and the limits (LIMITS)
 // from limits(). The learning module's schema() carries the docs (the
-// core's download leaves them out). The rest of attnlab.d.ts (results, method docs, how
-// entries combine the groups) is kept by hand.
+// core's download leaves them out). The result interfaces come from results(), the fields of
+// every result the core registers (its Embind value objects, cpp/bindings/bindings.cpp), with
+// their docs, exported by the typings module (attnlab-typings: the core built with the docs,
+// not shipped). The rest of attnlab.d.ts (the trace's and the model's results, which the
+// package reshapes, method docs, how entries combine the groups) is kept by hand.
 //
 //   node scripts/typings.mjs [wasm dir]          rewrites what is stale
 //   node scripts/typings.mjs [wasm dir] --check  exits 1 when something is stale
@@ -57,12 +60,17 @@ const member = (field, optional, type = typeOf(field)) => [`  /** ${docOf(field)
 function aliasedGroup(name, fields) {
   const pairs = fields.filter((f) => f.aliasOf).map((alias) => [fields.find((f) => f.name === alias.aliasOf), alias]);
   const paired = new Set(pairs.flat());
-  const lines = ['', `export type ${name} = {`, ...fields.filter((f) => !paired.has(f)).flatMap((f) => member(f, !f.required)), '}'];
+  const plain = fields.filter((f) => !paired.has(f)).flatMap((f) => member(f, !f.required));
+  const parts = plain.length ? [['{', ...plain, '}']] : [];
   for (const [field, alias] of pairs) {
     const way = (given, absent) => ['  | {', ...[...member(given, !field.required, typeOf(field)), `  ${absent.name}?: undefined;`].map((line) => `    ${line}`), '    }'];
-    lines[lines.length - 1] += ' & (';
-    lines.push(...way(field, alias), ...way(alias, field), ')');
+    parts.push(['(', ...way(field, alias), ...way(alias, field), ')']);
   }
+  const lines = ['', `export type ${name} =`];
+  parts.forEach(([open, ...rest], i) => {
+    lines[lines.length - 1] += `${i ? ' & ' : ' '}${open}`;
+    lines.push(...rest);
+  });
   lines[lines.length - 1] += ';';
   return lines;
 }
@@ -125,10 +133,48 @@ async function load(dir, name) {
 /** The learning module's schema, with the fields' docs, from a folder holding it. */
 export const learningSchema = async (dir) => JSON.parse((await load(dir, 'attnlab-learn')).schema());
 
-/** The learning module's schema and the core's step ids, from the build's folder of wasm modules. */
+/** The results' fields with their docs, from the typings module (attnlab-typings, not shipped) in a folder. */
+export const typingsResults = async (dir) => JSON.parse((await load(dir, 'attnlab-typings')).results());
+
+/** The learning module's schema, the core's step ids and limits, and the results' fields, from the build's folder of wasm modules. */
 export async function coreTables(dir) {
   const core = await load(dir, 'attnlab-core');
-  return { schema: await learningSchema(dir), stepIds: core.stepIds(), limits: core.limits() };
+  return { schema: await learningSchema(dir), stepIds: core.stepIds(), limits: core.limits(), results: await typingsResults(dir) };
+}
+
+export const RESULTS_BEGIN = '// ---- Result interfaces: generated from the core\'s results() by scripts/typings.mjs; do not edit ----';
+export const RESULTS_END = '// ---- End of the generated result interfaces ----';
+
+// What the package's JavaScript does to a result before the user gets it: fromCore turns the
+// core's matrices into number[][] and its typed arrays into number[], except in these fields,
+// which it hands over as the core sent them (flat matrices, typed arrays).
+const AS_SENT = { LongAttentionResult: ['output'], FlashPlan: ['keyBands', 'slopes'] };
+const TYPED = /^(Float32|Float64|Uint8|Uint32)Array$/;
+
+function resultType(result, { name, type }) {
+  if (AS_SENT[result]?.includes(name)) return type === 'Matrix' ? 'FlatMatrix' : type;
+  return TYPED.test(type) ? 'number[]' : type;
+}
+
+/**
+ * The generated result interfaces from the core's results() (the typings module's: with
+ * docs): each result registered with a doc of its own is an interface of attnlab.d.ts, its
+ * fields typed as the package hands them over.
+ */
+export function generateResults(results) {
+  const lines = [RESULTS_BEGIN];
+  for (const [result, rows] of Object.entries(results)) {
+    const own = rows.find((row) => row.name === undefined);
+    if (!own) continue; // an internal value (a matrix, an error, a trace step before the package reshapes it)
+    lines.push('', `/** ${own.doc} */`, `export interface ${result} {`);
+    for (const row of rows.filter((r) => r.name !== undefined)) {
+      if (row.doc) lines.push(`  /** ${row.doc} */`);
+      lines.push(`  ${row.name}${row.optional ? '?' : ''}: ${resultType(result, row)};`);
+    }
+    lines.push('}');
+  }
+  lines.push('', RESULTS_END);
+  return lines.join('\n');
 }
 
 /** The top-level names a .d.ts declares more than once (TypeScript merges two interfaces silently). */
@@ -137,11 +183,17 @@ export function declaredTwice(text) {
   return [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
 }
 
-/** attnlab.d.ts with its generated part replaced; a name the generated part shares with the rest is an error. */
-export function replaced(text, generated) {
-  const [from, to] = [text.indexOf(BEGIN), text.indexOf(END)];
-  if (from < 0 || to < from) throw new Error(`attnlab.d.ts: the markers of the generated part are missing`);
-  const next = text.slice(0, from) + generated + text.slice(to + END.length);
+// text with the part between begin and end replaced.
+function between(text, begin, end, generated) {
+  const [from, to] = [text.indexOf(begin), text.indexOf(end)];
+  if (from < 0 || to < from) throw new Error(`attnlab.d.ts: the markers of a generated part are missing (${begin})`);
+  return text.slice(0, from) + generated + text.slice(to + end.length);
+}
+
+/** attnlab.d.ts with its generated parts replaced; a name declared twice is an error. */
+export function replaced(text, generated, generatedResults) {
+  let next = between(text, BEGIN, END, generated);
+  if (generatedResults !== undefined) next = between(next, RESULTS_BEGIN, RESULTS_END, generatedResults);
   const twice = declaredTwice(next);
   if (twice.length) throw new Error(`attnlab.d.ts declares ${twice.join(', ')} twice: rename the core's group or the hand-written type`);
   return next;
@@ -149,11 +201,11 @@ export function replaced(text, generated) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [dir = 'build/wasm/cpp/bindings', flag] = process.argv.slice(2);
-  const { schema, stepIds, limits } = await coreTables(dir);
+  const { schema, stepIds, limits, results } = await coreTables(dir);
   const typings = await readFile(TYPINGS, 'utf8');
   const lists = await readFile(LISTS_FILE, 'utf8').catch(() => '');
   const files = [
-    [TYPINGS, typings, replaced(typings, generate(schema, stepIds))],
+    [TYPINGS, typings, replaced(typings, generate(schema, stepIds), generateResults(results))],
     [LISTS_FILE, lists, listsModule(stepIds, schema, limits)],
   ].filter(([, text, next]) => text !== next);
   for (const [file, , next] of files) {

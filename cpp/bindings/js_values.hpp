@@ -119,6 +119,18 @@ template <class>
 inline constexpr bool is_optional = false;
 template <class T>
 inline constexpr bool is_optional<std::optional<T>> = true;
+template <class T>
+struct optional_value {
+  using type = T;
+};
+template <class T>
+struct optional_value<std::optional<T>> {
+  using type = T;
+};
+template <class>
+inline constexpr bool is_list = false;
+template <class T>
+inline constexpr bool is_list<std::vector<T>> = true;
 
 // object.*first.*rest…, where each step is a data member, a const member function or a
 // converter function; `undefined` when an optional on the way is empty.
@@ -143,15 +155,107 @@ inline val getter(const typename owner<decltype(First)>::type& object) {
 template <class T>
 void read_only(T&, val) {}
 
-// value_object<T> whose fields are declared as member paths: .field<&T::member>("name").
+// ---- The typings' account of the results ------------------------------------------------
+// Each result field as attnlab.d.ts types it, recorded where its value_object field is
+// registered (only in the typings module, built with ATTNLAB_RESULT_DOCS: the shipped modules
+// neither keep the docs nor the table) and exported as results() for scripts/typings.mjs. A
+// field's type is named by its C++ type, as the core sends it: a registered result by its
+// name, a float vector as the typed array it arrives as (Float32Array; the package's fromCore
+// turns it into number[]).
+
+// A result's or a field's doc: kept in the typings module only.
+#ifdef ATTNLAB_RESULT_DOCS
+#define ATTNLAB_RESULT_DOC(doc) doc
+#else
+#define ATTNLAB_RESULT_DOC(doc) ""
+#endif
+
+template <class T>
+inline const char* result_name = nullptr;  // the interface of a registered result struct
+
+template <class M>
+std::string type_name() {
+  if constexpr (is_optional<M>)
+    return type_name<typename M::value_type>();
+  else if constexpr (std::is_same_v<M, bool>)
+    return "boolean";
+  else if constexpr (std::is_arithmetic_v<M>)
+    return "number";
+  else if constexpr (std::is_same_v<M, std::string>)
+    return "string";
+  else if constexpr (std::is_same_v<M, Matrix>)
+    return "Matrix";
+  else if constexpr (std::is_same_v<M, std::vector<float>>)
+    return "Float32Array";
+  else if constexpr (std::is_same_v<M, std::vector<std::uint32_t>>)
+    return "Uint32Array";
+  else if constexpr (std::is_same_v<M, std::vector<std::uint8_t>>)
+    return "Uint8Array";
+  else if constexpr (std::is_same_v<M, std::vector<double>>)
+    return "Float64Array";
+  else if constexpr (is_list<M>)
+    return type_name<typename M::value_type>() + "[]";
+  else
+    return result_name<M> ? result_name<M> : "unknown";
+}
+
+struct ResultField {
+  const char* result;
+  const char* name;  // none: the doc is the result's own
+  std::string (*type)();  // asked once every result is registered (a later one's name)
+  const char* type_override;
+  const char* doc;
+  bool optional;
+};
+inline std::vector<ResultField>& result_fields() {
+  static std::vector<ResultField> fields;
+  return fields;
+}
+
+// The type of object.*First.*Rest…, and whether an optional on the way may leave it undefined.
+template <class T, auto First, auto... Rest>
+struct path_leaf {
+  using Next = std::decay_t<std::invoke_result_t<decltype(First), const T&>>;
+  using Inner = std::conditional_t<is_optional<Next>, typename optional_value<Next>::type, Next>;
+  using Tail = path_leaf<Inner, Rest...>;
+  using type = typename Tail::type;
+  static constexpr bool optional = is_optional<Next> || Tail::optional;
+};
+template <class T, auto Last>
+struct path_leaf<T, Last> {
+  using type = std::decay_t<std::invoke_result_t<decltype(Last), const T&>>;
+  static constexpr bool optional = is_optional<type>;
+};
+
+// value_object<T> whose fields are declared as member paths: .field<&T::member>("name"), with
+// a line of doc for the typings (ATTNLAB_RESULT_DOC) and, where the C++ type does not say it (a
+// converter's val), its type.
 template <class T>
 struct result : emscripten::value_object<T> {
-  explicit result(const char* name) : emscripten::value_object<T>(name) {}
+  explicit result(const char* name, const char* doc = "")
+      : emscripten::value_object<T>(name), name_(name) {
+    result_name<T> = name;
+#ifdef ATTNLAB_RESULT_DOCS
+    if (*doc) result_fields().push_back({name, nullptr, nullptr, nullptr, doc, false});
+#else
+    (void)doc;
+#endif
+  }
   template <auto... Path>
-  result& field(const char* name) {
+  result& field(const char* name, const char* doc = "", const char* type = nullptr) {
     emscripten::value_object<T>::field(name, &getter<Path...>, &read_only<T>);
+#ifdef ATTNLAB_RESULT_DOCS
+    using Leaf = path_leaf<T, Path...>;
+    result_fields().push_back(
+        {name_, name, &type_name<typename Leaf::type>, type, doc, Leaf::optional});
+#else
+    (void)doc, (void)type;
+#endif
     return *this;
   }
+
+ private:
+  const char* name_;
 };
 
 // ---- Out of memory -----------------------------------------------------------------------

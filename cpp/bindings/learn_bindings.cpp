@@ -7,6 +7,7 @@
 
 #include "attnlab/training.hpp"
 #include "js_values.hpp"
+#include "learn_results.hpp"
 #include "requests.hpp"
 #include "schema.hpp"
 #include "trace_values.hpp"
@@ -48,26 +49,7 @@ std::string every_schema() { return schema({entries::all, model_entries::all}); 
 EMSCRIPTEN_BINDINGS(attnlab_learn) {
   register_common();
   register_trace_results();
-  result<GradientCheck>("GradientCheck")
-      .field<&GradientCheck::analytic>("analytic")
-      .field<&GradientCheck::numeric>("numeric")
-      .field<&GradientCheck::relative_error>("relativeError")
-      .field<&GradientCheck::epsilon>("epsilon");
-  result<TrainingProgress>("TrainingProgress")
-      .field<&TrainingProgress::step>("step")
-      .field<&TrainingProgress::loss>("loss")
-      .field<&TrainingProgress::accuracy>("accuracy");
-  result<TrainingAttention>("TrainingAttention")
-      .field<&TrainingAttention::token_ids>("tokenIds")
-      .field<&TrainingAttention::weights>("weights");
-  result<TrainedLayer>("TrainedLayer")
-      .field<&TrainedLayer::x>("X")
-      .field<&TrainedLayer::w_q>("Wq")
-      .field<&TrainedLayer::w_k>("Wk")
-      .field<&TrainedLayer::w_v>("Wv")
-      .field<&TrainedLayer::w_o>("Wo")
-      .field<&TrainedLayer::heads>("heads")
-      .field<&TrainedLayer::token_ids>("tokenIds");
+  register_learning_results();
   // The one stateful object: the wrapper's trainer() owns it and deletes it.
   emscripten::class_<Trainer>("Trainer")
       .function("step", &guarded<&train_step>::call)

@@ -4,6 +4,9 @@
 // here beside the C++ member it fills.
 #pragma once
 
+#include <array>
+#include <utility>
+
 #include "attnlab/attnlab.hpp"
 #include "attnlab/training.hpp"
 #include "request_reader.hpp"
@@ -48,8 +51,20 @@ struct PermutationOrder {
 
 inline constexpr const char* alignments[] = {"top-left", "bottom-right"};
 inline constexpr const char* positionals[] = {"none", "sinusoidal"};
-// The names checkGradient() takes (listed for the schema and the typings; the string is kept).
-inline constexpr const char* gradient_parameters[] = {"X", "Q", "K", "V", "Wq", "Wk", "Wv", "Wo"};
+// The names checkGradient() takes (attnlab::gradient_parameters), listed for the schema and
+// the typings; the field keeps the string, which the core checks.
+template <std::size_t... I>
+constexpr std::array<const char*, sizeof...(I)> gradient_parameter_names(
+    std::index_sequence<I...>) {
+  return {attnlab::gradient_parameters[I].data()...};  // literals: each ends in a null
+}
+inline constexpr auto gradient_parameters = gradient_parameter_names(
+    std::make_index_sequence<std::size(attnlab::gradient_parameters)>{});
+constexpr Field naming(Field f, const auto& names) {
+  f.choices = names.data();
+  f.choice_count = static_cast<std::uint8_t>(names.size());
+  return f;
+}
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
                                                  "induction", "induction-anywhere"};
 
@@ -318,9 +333,10 @@ inline constexpr Field step_fields[] = {
 inline constexpr Group step_group = group<StepRequest>("StepRequest", step_fields);
 
 inline constexpr Field gradient_at_fields[] = {
-    F(GradientAt, parameter, "parameter", "The input or weight whose gradient entry is checked.")
-        .need()
-        .one_of(gradient_parameters),
+    naming(F(GradientAt, parameter, "parameter",
+             "The input or weight whose gradient entry is checked.")
+               .need(),
+           gradient_parameters),
     F(GradientAt, row, "row", "The entry's row.").need(),
     F(GradientAt, col, "col", "The entry's column.").need(),
 };

@@ -86,4 +86,32 @@ inline std::string schema(std::initializer_list<std::span<const Entry* const>> e
   return "{\"groups\":{" + groups + "},\"requests\":{" + requests + "}," + rules;
 }
 
+// results(): every registered result's fields (result_fields(), js_values.hpp) as JSON text,
+// { Result: [{ doc } (its own, if any), { name, type, optional?, doc? }…] } in the order they
+// were registered, for scripts/typings.mjs. Empty in a module built without
+// ATTNLAB_REQUEST_DOCS.
+inline std::string results() {
+  std::string out = "{";
+  const char* open = nullptr;
+  for (const ResultField& f : result_fields()) {
+    if (open != f.result) {
+      ((out += open ? "]," : "") += '"') += f.result;
+      out += "\":[";
+      open = f.result;
+    } else {
+      out += ',';
+    }
+    if (!f.name) {  // the result's own doc
+      ((out += "{\"doc\":\"") += f.doc) += "\"}";
+      continue;
+    }
+    ((out += "{\"name\":\"") += f.name) += '"';
+    json_text(out, "type", f.type_override ? f.type_override : f.type().c_str());
+    if (f.optional) out += ",\"optional\":true";
+    if (*f.doc) json_text(out, "doc", f.doc);
+    out += '}';
+  }
+  return out + (open ? "]}" : "}");
+}
+
 }  // namespace attnlab::bindings

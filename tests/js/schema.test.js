@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { BEGIN, END, generate, learningSchema, listsModule } from '../../scripts/typings.mjs';
+import { BEGIN, END, RESULTS_BEGIN, RESULTS_END, declaredTwice, generate, generateResults, learningSchema, listsModule, typingsResults } from '../../scripts/typings.mjs';
 import { attnlab, errorOf, packageDir } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -25,6 +25,17 @@ test('the request interfaces and step ids of attnlab.d.ts and core-lists.js are 
     assert.equal(generatedPart(text), expected, `${file} is stale: run node scripts/typings.mjs`);
   }
   assert.equal(await readFile('web/lib/core-lists.js', 'utf8'), listsModule(lab.stepIds(), schema, lab.limits()), 'web/lib/core-lists.js is stale: run node scripts/typings.mjs');
+});
+
+// The result interfaces come from the typings module the build leaves beside the others
+// (attnlab-typings: the core with the docs, not shipped).
+test('the result interfaces of attnlab.d.ts are generated from the fields the core registers (not stale), and no name is declared twice', async () => {
+  const expected = generateResults(await typingsResults('build/wasm/cpp/bindings'));
+  for (const file of ['web/lib/attnlab.d.ts', join(packageDir, 'dist', 'attnlab.d.ts')]) {
+    const text = await readFile(file, 'utf8');
+    assert.equal(text.slice(text.indexOf(RESULTS_BEGIN), text.indexOf(RESULTS_END) + RESULTS_END.length), expected, `${file} is stale: run node scripts/typings.mjs`);
+    assert.deepEqual(declaredTwice(text), [], `${file} declares these twice`);
+  }
 });
 
 test("the core's schema and the model module's together are the learning module's tables, without docs; the core's alone lacks the model's", async () => {

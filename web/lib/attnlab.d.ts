@@ -100,36 +100,6 @@ export interface Limits {
   tokenizeBytes: number;
 }
 
-/** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
-export interface WalkEvent {
-  kind: 'tile' | 'finish';
-  queryBlock: number;
-  keyBlock: number;
-  firstQuery: number;
-  firstKey: number;
-  queries: number;
-  keys: number;
-  /** (queries, keys): the tile's scaled scores, -Infinity where masked (tile events). */
-  scores: number[][];
-  oldMax: number[];
-  newMax: number[];
-  /** exp(oldMax − newMax): what the running sum and accumulator shrink by. */
-  rescale: number[];
-  sum: number[];
-  acc: number[][];
-  /** finish events: acc / sum, the block's rows of the output. */
-  output: number[][];
-}
-
-export interface FlashWalk {
-  events: WalkEvent[];
-  output: number[][];
-  /** Floats held at once: the Q, K, V and score tiles, and m, l and acc. */
-  tileFloats: number;
-  /** Floats of the n_q × n_k score matrix the walk never forms. */
-  matrixFloats: number;
-}
-
 // The generated interfaces below are each one group of a request's fields as the core
 // declares them (cpp/bindings/requests.hpp); the requests combine them.
 // ---- Request interfaces: generated from lab.schema() by scripts/typings.mjs; do not edit ----
@@ -203,8 +173,7 @@ export interface AttentionOptions {
   pastValue?: MatrixInput;
 }
 
-export type AttentionGradientInput = {
-} & (
+export type AttentionGradientInput = (
   | {
       /** ∂L/∂O, the loss's gradient at the output: (n_q, d_v). */
       dOutput: MatrixInput;
@@ -596,8 +565,7 @@ export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules 
 export interface FlashWalkRequest extends QKVInput, WalkOptions {}
 
 /** Where the queries sit among the keys: query i at key i, or at key i + n_k − n_q (the last queries of a sequence, as in generation with a cache). */
-/** Where query 0 sits among the keys: top-left (key 0), bottom-right (key n_k − n_q), or that key position (ONNX's n_past). */
-export type CausalAlignment = 'top-left' | 'bottom-right' | number;
+export type CausalAlignment = 'top-left' | 'bottom-right';
 
 /**
  * A sliding window: a number w lets query i attend to key j only when |i − j| < w (0 = off);
@@ -606,28 +574,261 @@ export type CausalAlignment = 'top-left' | 'bottom-right' | number;
  */
 export type Window = number | { left?: number; right?: number };
 
+// ---- Result interfaces: generated from the core's results() by scripts/typings.mjs; do not edit ----
+
+/** attention(): every intermediate of softmax(Q·Kᵀ · factor)·V. */
 export interface AttentionResult {
-  scores: Matrix; // Q·Kᵀ: (n_q, n_k)
-  scale: number; // options.scale or the default 1/√d_k, temperature excluded
-  temperature: number; // options.temperature (default 1)
-  factor: number; // scale / temperature: what multiplies the scores
-  scaled: Matrix; // scores · factor
-  logits: Matrix; // scaled, -Infinity where masked
-  exponentials: Matrix; // exp(logit − row max)
-  weights: Matrix; // softmax rows: (n_q, n_k)
-  rowMax: number[]; // -Infinity for a fully masked row
+  /** Q·Kᵀ: (n_q, n_k). */
+  scores: Matrix;
+  /** options.scale or the default 1/√d_k, temperature excluded. */
+  scale: number;
+  /** options.temperature (default 1). */
+  temperature: number;
+  /** scale / temperature: what multiplies the scores. */
+  factor: number;
+  /** scores · factor. */
+  scaled: Matrix;
+  /** scaled, -Infinity where masked. */
+  logits: Matrix;
+  /** Each row's max logit; -Infinity for a fully masked row. */
+  rowMax: number[];
+  /** Each row's sum of exponentials. */
   rowSum: number[];
-  output: Matrix; // weights · V: (n_q, d_v)
+  /** exp(logit − row max). */
+  exponentials: Matrix;
+  /** softmax rows: (n_q, n_k). */
+  weights: Matrix;
+  /** weights · V: (n_q, d_v). */
+  output: Matrix;
+  /** The rows whose query sees no key: their weights and output are zeros. */
   fullyMaskedRows: number[];
+}
+
+/** One head at one position of decode(): only the new rows are computed; the cache grows. */
+export interface DecodeHead {
+  /** The new row (1, d_k), rotated under RoPE. */
+  q: Matrix;
+  /** The new row (1, d_k), rotated under RoPE. */
+  k: Matrix;
+  /** The new row (1, d_v). */
+  v: Matrix;
+  /** The cache after adding them: (t+1, d_k) (the head's K/V group's; a given pastKey's rows first). */
+  keys: Matrix;
+  /** The cache after adding them: (t+1, d_v). */
+  values: Matrix;
+  /** (1, t+1): q·Kᵀ·scale/temperature, plus the ALiBi bias, -Infinity where the window, mask or padding blocks a key. */
+  scores: Matrix;
+  /** (1, t+1). */
+  weights: Matrix;
+  /** (1, d_v). */
+  output: Matrix;
+}
+
+/** One token of decode(): its position and every head's new rows. */
+export interface DecodeStep {
+  /** t: the token's row, after the n_past rows of a given pastKey. */
+  position: number;
+  /** Each head's rows at this position. */
+  heads: DecodeHead[];
+  /** (1, d_out): the heads side by side, times Wo when given. */
+  output: Matrix;
+}
+
+/** decode(): the steps token by token. */
+export interface DecodeTrace {
+  /** One per token. */
+  steps: DecodeStep[];
+  /** (n, d_out): the steps' output rows stacked; equals trace({ ...request, causal: true }).output. */
+  output: Matrix;
+}
+
+/** Self-attention traced on tokens X as given and reordered: see AttnLab.permutationCheck. */
+export interface PermutationCheck {
+  /** trace(request).output: (n, d_out). */
+  original: Matrix;
+  /** The output when row i of X is the original token order[i]: (n, d_out). */
+  permuted: Matrix;
+  /** original's rows reordered the same way: what equivariance predicts for permuted. */
+  predicted: Matrix;
+  /** max |permuted − predicted|. */
+  maxDifference: number;
+  /** How far float rounding alone may move it: 1e-5 · max(1, max |original|). */
+  tolerance: number;
+  /** maxDifference ≤ tolerance: the same rows, just reordered. */
+  reorderedOnly: boolean;
+}
+
+/** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
+export interface WalkEvent {
+  /** A tile visit or the block's finish. */
+  kind: 'tile' | 'finish';
+  queryBlock: number;
+  keyBlock: number;
+  firstQuery: number;
+  firstKey: number;
+  queries: number;
+  keys: number;
+  /** (queries, keys): the tile's scaled scores, -Infinity where masked (tile events). */
+  scores: Matrix;
+  oldMax: number[];
+  newMax: number[];
+  /** exp(oldMax − newMax): what the running sum and accumulator shrink by. */
+  rescale: number[];
+  sum: number[];
+  acc: Matrix;
+  /** finish events: acc / sum, the block's rows of the output. */
+  output: Matrix;
 }
 
 /** The gradients of a loss L through attention(); masked cells pass none. */
 export interface AttentionGradients {
-  dQ: Matrix; // ∂L/∂Q: (n_q, d_k)
-  dK: Matrix; // ∂L/∂K: (n_k, d_k)
-  dV: Matrix; // ∂L/∂V: (n_k, d_v)
+  /** ∂L/∂Q: (n_q, d_k). */
+  dQ: Matrix;
+  /** ∂L/∂K: (n_k, d_k). */
+  dK: Matrix;
+  /** ∂L/∂V: (n_k, d_v). */
+  dV: Matrix;
 }
 
+/** flashWalk(): the walk's events and its output. */
+export interface FlashWalk {
+  events: WalkEvent[];
+  output: Matrix;
+  /** Floats held at once: the Q, K, V and score tiles, and m, l and acc. */
+  tileFloats: number;
+  /** Floats of the n_q × n_k score matrix the walk never forms. */
+  matrixFloats: number;
+}
+
+/** flashAttention() and naiveAttention(): the output, flat. */
+export interface LongAttentionResult {
+  /** (n_q, heads·d_v), flat. */
+  output: FlatMatrix;
+  /** Rows whose query sees no key under the causal rule and the window, or only padding or −∞-biased keys (their output is zeros). */
+  fullyMaskedRows: number[];
+}
+
+/** lab.sampledCells(): the sampled weights and what hides each cell. */
+export interface SampledCells {
+  /** The weights of the sampled rows (each normalised over all keys) at the sampled columns. */
+  weights: Matrix;
+  /** true where the causal rule, the window, a padding key or a −∞ bias hides key cols[c] from query rows[r] (its weight is 0). */
+  hidden: boolean[][];
+  /** The keys each sampled query row sees: its weights sum to 1 over them. */
+  visibleKeys: number[];
+}
+
+/** lab.flashPlan(): the flash kernel's own rules for a request, for a pass run elsewhere (attnlab/webgpu). */
+export interface FlashPlan {
+  /** d: each query head's slice of Q's columns (and its K/V head's of K). */
+  headWidth: number;
+  /** d_v: each head's slice of V's columns. */
+  valueWidth: number;
+  /** The scale the kernel applies: the request's, or 1/√d. */
+  scale: number;
+  /** Whether some score q·k·scale could pass float32 by the kernel's bound (d · max|q| · max|k| · max(1, scale)), so each score must be checked. */
+  mayOverflow: boolean;
+  /** (n_q·2): the keys [begin, end) each query of a sequence sees under the causal rule, its alignment and the window; both ends grow with the query, so a block of queries sees from its first query's begin to its last query's end. */
+  keyBands: Uint32Array;
+  /** Query i sits at key i + positionOffset (n_k − n_q bottom-right, else 0): ALiBi's distances. */
+  positionOffset: number;
+  /** ALiBi's slope m_h of each query head; empty without ALiBi. */
+  slopes: Float32Array;
+  /** Whether the bias is one per head (heads·n_q rows) rather than one for every head. */
+  biasPerHead: boolean;
+  /** The rows of Q that see no key in any head (flashAttention's fullyMaskedRows). */
+  fullyMaskedRows: number[];
+  /** Query heads per K/V head: query head h reads K/V head ⌊h / kvGroup⌋ (1 without kvHeads). */
+  kvGroup: number;
+}
+
+/** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
+export interface TilePlan {
+  queryRows: number;
+  keyRows: number;
+  headWidth: number;
+  cpuKeyRows: number;
+  workgroupStorageBytes: number;
+}
+
+/** The same row's softmax without subtracting the max, in float32: what goes wrong. */
+export interface SoftmaxWithoutMax {
+  /** exp(scaled): Infinity past ≈ 88.72, 0 below ≈ −103.97. */
+  exponentials: number[];
+  sum: number;
+  /** exponentials / sum: NaN for ∞/∞ and 0/0, 0 for finite/∞. */
+  weights: number[];
+  /** sum is Infinity. */
+  overflowed: boolean;
+  /** Some exponentials entry is Infinity itself (not only their sum). */
+  termOverflowed: boolean;
+  /** sum is 0 (every term underflowed). */
+  underflowed: boolean;
+}
+
+/** One row of softmax, stage by stage, in float32. */
+export interface SoftmaxBreakdown {
+  temperature: number;
+  /** scores / temperature. */
+  scaled: number[];
+  /** The largest scaled entry. */
+  max: number;
+  /** scaled − max, all ≤ 0. */
+  shifted: number[];
+  /** exp(shifted), in (0, 1]. */
+  exponentials: number[];
+  /** Σ exponentials, ≥ 1. */
+  sum: number;
+  /** exponentials / sum. */
+  weights: number[];
+  withoutMax: SoftmaxWithoutMax;
+}
+
+/** One d_k of scalingStudy(). */
+export interface ScalingPoint {
+  dk: number;
+  /** Standard deviation of the raw scores q·k (over samples × keys). */
+  scoreStd: number;
+  sqrtDk: number;
+  /** Mean largest weight of softmax(q·k/√d_k). */
+  maxWeightScaled: number;
+  /** Mean largest weight of softmax(q·k). */
+  maxWeightUnscaled: number;
+  /** Mean entropy −Σ w ln w (nats) of the scaled rows. */
+  entropyScaled: number;
+  /** Mean entropy −Σ w ln w (nats) of the unscaled rows. */
+  entropyUnscaled: number;
+  /** The first query's row: raw scores, (keys). */
+  exampleScores: number[];
+  /** The first query's row: softmax(q·k/√d_k), (keys). */
+  exampleWeightsScaled: number[];
+  /** The first query's row: softmax(q·k), (keys). */
+  exampleWeightsUnscaled: number[];
+}
+
+/** scalingStudy(): why 1/√d_k, per d_k. */
+export interface ScalingStudy {
+  keys: number;
+  samples: number;
+  /** ln(keys): the entropy of uniform weights. */
+  maxEntropy: number;
+  /** One per requested d_k, in order. */
+  points: ScalingPoint[];
+}
+
+/** memoryStats(): the core's memory. */
+export interface MemoryStats {
+  /** Bytes malloc holds now. */
+  allocatedBytes: number;
+  /** The size of malloc's heap in the wasm memory. */
+  heapBytes: number;
+  /** Bytes the core holds through operator new now (every matrix it allocates). */
+  trackedBytes: number;
+  /** The most trackedBytes reached since resetPeakMemory(): a call's working memory. */
+  peakTrackedBytes: number;
+}
+
+/** checkGradient(): one gradient entry against central finite differences. */
 export interface GradientCheck {
   /** The trace's gradient entry (float32). */
   analytic: number;
@@ -637,6 +838,57 @@ export interface GradientCheck {
   relativeError: number;
   /** ε = 1e-6 · max(1, |θ|). */
   epsilon: number;
+}
+
+/** A trainer's step(): where the training stands. */
+export interface TrainingProgress {
+  /** Steps taken since the trainer was made. */
+  step: number;
+  /** The last step's batch: mean cross-entropy over its target positions. */
+  loss: number;
+  /** Argmax = target over the fixed evaluation batch's target positions, 0 … 1. */
+  accuracy: number;
+}
+
+/** A trainer's attention(): the fixed sample and every head's weights on it. */
+export interface TrainingAttention {
+  /** The sample's token ids (contextLength). */
+  tokenIds: number[];
+  /** weights[layer][head]: contextLength × contextLength. */
+  weights: Matrix[][];
+}
+
+/** A trainer's model(): layer 1 on the sample, as trace() takes it (with causal: true). */
+export interface TrainedLayer {
+  /** E[tokenIds] + P: (contextLength, dModel). */
+  X: Matrix;
+  /** (dModel, dModel). */
+  Wq: Matrix;
+  /** (dModel, dModel). */
+  Wk: Matrix;
+  /** (dModel, dModel). */
+  Wv: Matrix;
+  /** (dModel, dModel). */
+  Wo: Matrix;
+  /** Heads per layer. */
+  heads: number;
+  /** The sample's token ids (contextLength). */
+  tokenIds: number[];
+}
+
+// ---- End of the generated result interfaces ----
+
+// What the package adds to the core's results.
+
+/** The request's token labels, passed through (decode(), permutationCheck()). */
+export interface TokenLabels {
+  tokens?: string[];
+}
+
+/** memoryStats(): the learning module's share, which the package asks that module for. */
+export interface LearningMemory {
+  /** Bytes malloc holds in the learning module; 0 before it loads. */
+  learningAllocatedBytes: number;
 }
 
 /**
@@ -737,58 +989,7 @@ export interface Trace {
   steps: TraceStep[];
   groups: TraceGroup[];
   output: Matrix;
-  /** Per head h: the queries of head h that may attend to no key (their weights are zeros). */
-  fullyMaskedRows: number[][];
-  tokens?: string[];
-}
-
-/** One head at one position of decode(): only the new rows are computed; the cache grows. */
-export interface DecodeHead {
-  /** The new rows (1, d_k), (1, d_k), (1, d_v), rotated under RoPE. */
-  q: Matrix;
-  k: Matrix;
-  v: Matrix;
-  /** The cache after adding them: (t+1, d_k), (t+1, d_v) (the head's K/V group's; a given pastKey's rows first). */
-  keys: Matrix;
-  values: Matrix;
-  /** (1, t+1): q·Kᵀ·scale/temperature, plus the ALiBi bias, -Infinity where the window, mask or padding blocks a key. */
-  scores: Matrix;
-  /** (1, t+1). */
-  weights: Matrix;
-  /** (1, d_v). */
-  output: Matrix;
-}
-
-export interface DecodeStep {
-  /** t: the token's row, after the n_past rows of a given pastKey. */
-  position: number;
-  heads: DecodeHead[];
-  /** (1, d_out): the heads side by side, times Wo when given. */
-  output: Matrix;
-}
-
-export interface DecodeTrace {
-  steps: DecodeStep[];
-  /** (n, d_out): the steps' output rows stacked; equals trace({ ...request, causal: true }).output. */
-  output: Matrix;
-  tokens?: string[];
-}
-
-/** Self-attention traced on tokens X as given and reordered: see AttnLab.permutationCheck. */
-export interface PermutationCheck {
-  /** trace(request).output: (n, d_out). */
-  original: Matrix;
-  /** The output when row i of X is the original token order[i]: (n, d_out). */
-  permuted: Matrix;
-  /** original's rows reordered the same way: what equivariance predicts for permuted. */
-  predicted: Matrix;
-  /** max |permuted − predicted|. */
-  maxDifference: number;
-  /** How far float rounding alone may move it: 1e-5 · max(1, max |original|). */
-  tolerance: number;
-  /** maxDifference ≤ tolerance: the same rows, just reordered. */
-  reorderedOnly: boolean;
-  order: number[];
+  fullyMaskedRows: number[];
   tokens?: string[];
 }
 
@@ -799,126 +1000,12 @@ export interface FlatMatrix {
   data: Float32Array;
 }
 
-export interface LongAttentionResult {
-  output: FlatMatrix; // (n_q, heads·d_v)
-  /** Rows whose query sees no key under the causal rule and the window, or only padding or −∞-biased keys (their output is zeros). */
-  fullyMaskedRows: number[];
-}
-
 export interface CheckedLongAttentionRequest extends LongAttentionOptions {
   Q: FlatMatrix;
   K: FlatMatrix;
   V: FlatMatrix;
   causal: boolean;
   heads: number;
-}
-
-/** lab.sampledCells(): the sampled weights and what hides each cell. */
-export interface SampledCells {
-  weights: Matrix;
-  /** true where the causal rule, the window, a padding key or a −∞ bias hides key cols[c] from query rows[r] (its weight is 0). */
-  hidden: boolean[][];
-  /** The keys each sampled query row sees: its weights sum to 1 over them. */
-  visibleKeys: number[];
-}
-
-/** lab.flashPlan(): the flash kernel's own rules for a request, for a pass run elsewhere (attnlab/webgpu). */
-export interface FlashPlan {
-  /** d: each query head's slice of Q's columns (and its K/V head's of K). */
-  headWidth: number;
-  /** d_v: each head's slice of V's columns. */
-  valueWidth: number;
-  /** The scale the kernel applies: the request's, or 1/√d. */
-  scale: number;
-  /** Whether some score q·k·scale could pass float32 by the kernel's bound (d · max|q| · max|k| · max(1, scale)), so each score must be checked. */
-  mayOverflow: boolean;
-  /** (n_q·2): the keys [begin, end) each query of a sequence sees under the causal rule, its alignment and the window; both ends grow with the query, so a block of queries sees from its first query's begin to its last query's end. */
-  keyBands: Uint32Array;
-  /** Query i sits at key i + positionOffset (n_k − n_q bottom-right, else 0): ALiBi's distances. */
-  positionOffset: number;
-  /** ALiBi's slope m_h of each query head; empty without ALiBi. */
-  slopes: Float32Array;
-  /** Whether the bias is one per head (heads·n_q rows) rather than one for every head. */
-  biasPerHead: boolean;
-  /** The rows of Q that see no key in any head (flashAttention's fullyMaskedRows). */
-  fullyMaskedRows: number[];
-  /** Query heads per K/V head: query head h reads K/V head ⌊h / kvGroup⌋ (1 without kvHeads). */
-  kvGroup: number;
-}
-
-/** Br query rows per workgroup, Bc keys per K/V tile, d the head width. */
-export interface TilePlan {
-  queryRows: number;
-  keyRows: number;
-  headWidth: number;
-  cpuKeyRows: number;
-  workgroupStorageBytes: number;
-}
-
-export interface MemoryStats {
-  /** Bytes malloc holds now. */
-  allocatedBytes: number;
-  /** The size of malloc's heap in the wasm memory. */
-  heapBytes: number;
-  /** Bytes the core holds through operator new now (every matrix it allocates). */
-  trackedBytes: number;
-  /** The most trackedBytes reached since resetPeakMemory(): a call's working memory. */
-  peakTrackedBytes: number;
-  /** Bytes malloc holds in the learning module; 0 before it loads. */
-  learningAllocatedBytes: number;
-}
-
-/** The same row's softmax without subtracting the max, in float32: what goes wrong. */
-export interface SoftmaxWithoutMax {
-  /** exp(scaled): Infinity past ≈ 88.72, 0 below ≈ −103.97. */
-  exponentials: number[];
-  sum: number;
-  /** exponentials / sum: NaN for ∞/∞ and 0/0, 0 for finite/∞. */
-  weights: number[];
-  /** sum is Infinity. */
-  overflowed: boolean;
-  /** Some exponentials entry is Infinity itself (not only their sum). */
-  termOverflowed: boolean;
-  /** sum is 0 (every term underflowed). */
-  underflowed: boolean;
-}
-
-/** One row of softmax, stage by stage, in float32. */
-export interface SoftmaxBreakdown {
-  temperature: number;
-  scaled: number[]; // scores / temperature
-  max: number; // the largest scaled entry
-  shifted: number[]; // scaled − max, all ≤ 0
-  exponentials: number[]; // exp(shifted), in (0, 1]
-  sum: number; // Σ exponentials, ≥ 1
-  weights: number[]; // exponentials / sum
-  withoutMax: SoftmaxWithoutMax;
-}
-
-export interface ScalingPoint {
-  dk: number;
-  /** Standard deviation of the raw scores q·k (over samples × keys). */
-  scoreStd: number;
-  sqrtDk: number;
-  /** Mean largest weight of softmax(q·k/√d_k) and of softmax(q·k). */
-  maxWeightScaled: number;
-  maxWeightUnscaled: number;
-  /** Mean entropy −Σ w ln w (nats) of the scaled and the unscaled rows. */
-  entropyScaled: number;
-  entropyUnscaled: number;
-  /** The first query's row: raw scores and both softmaxes, (keys) each. */
-  exampleScores: number[];
-  exampleWeightsScaled: number[];
-  exampleWeightsUnscaled: number[];
-}
-
-export interface ScalingStudy {
-  keys: number;
-  samples: number;
-  /** ln(keys): the entropy of uniform weights. */
-  maxEntropy: number;
-  /** One per requested d_k, in order. */
-  points: ScalingPoint[];
 }
 
 /**
@@ -929,15 +1016,6 @@ export interface ScalingStudy {
  * sequence, then the same again, so the copy's start is no clue) x[i+1] for i ≥ p.
  */
 export type TrainingTask = 'previous-token' | 'copy-first' | 'reverse' | 'induction' | 'induction-anywhere';
-
-export interface TrainingProgress {
-  /** Steps taken since the trainer was made. */
-  step: number;
-  /** The last step's batch: mean cross-entropy over its target positions. */
-  loss: number;
-  /** Argmax = target over the fixed evaluation batch's target positions, 0 … 1. */
-  accuracy: number;
-}
 
 /**
  * A tiny attention-only transformer in the core: token and learned position embeddings,
@@ -952,13 +1030,13 @@ export interface Trainer {
    * The fixed sample's token ids and every head's weights on it: weights[layer][head]
    * (contextLength × contextLength). `tokens`, the older name of tokenIds, still reads.
    */
-  attention(): { tokenIds: number[]; weights: Matrix[][] } & OlderTokenIds;
+  attention(): TrainingAttention & OlderTokenIds;
   /**
    * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokenIds] + P
    * (contextLength × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids
    * (`tokens`, their older name, still reads).
    */
-  model(): { X: Matrix; Wq: Matrix; Wk: Matrix; Wv: Matrix; Wo: Matrix; heads: number; tokenIds: number[] } & OlderTokenIds;
+  model(): TrainedLayer & OlderTokenIds;
   /** Frees the core's trainer (a second call does nothing). */
   delete(): void;
 }
@@ -1105,7 +1183,7 @@ export interface AttnLab {
    * With pastKey and pastValue it continues from that cache (at most limits().decodeKeys keys in
    * all): the request's tokens are the next ones, each query the last of its keys (bottom-right).
    */
-  decode(request: ProjectionTraceRequest | DirectTraceRequest): DecodeTrace;
+  decode(request: ProjectionTraceRequest | DirectTraceRequest): DecodeTrace & TokenLabels;
   /** KV-cache bytes per token: 2 · layers · kvHeads · headDim · bytesPerValue. */
   kvCacheBytes(request: KvCacheShape): number;
   /**
@@ -1113,9 +1191,9 @@ export interface AttnLab {
    * of 0…n−1; positions stay 0…n−1). Without positional encoding or a mask the permuted output
    * is the original's rows reordered; sinusoidal positions or a causal mask change it.
    */
-  permutationCheck(request: PermutationCheckRequest): PermutationCheck;
+  permutationCheck(request: PermutationCheckRequest): PermutationCheck & PermutationOrder & TokenLabels;
   /** The older form: the trace request and the order apart. */
-  permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck;
+  permutationCheck(request: ProjectionTraceRequest, order: number[]): PermutationCheck & PermutationOrder & TokenLabels;
   /** The flash kernel (tiled, FlashAttention-style): O(n·d) memory, for long sequences. */
   flashAttention(request: LongAttentionRequest): LongAttentionResult;
   /** The naive kernel (forms each n×n score matrix), for comparison. */
@@ -1190,7 +1268,7 @@ export interface AttnLab {
   scalingStudy(request: ScalingStudyRequest): ScalingStudy;
   /** rows × cols values drawn from N(0, 1) by the core's seeded generator, flat (row-major). */
   normalMatrix(request: NormalMatrixRequest): FlatMatrix;
-  memoryStats(): MemoryStats;
+  memoryStats(): MemoryStats & LearningMemory;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;
 }
