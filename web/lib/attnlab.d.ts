@@ -565,7 +565,8 @@ export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules 
 export interface FlashWalkRequest extends QKVInput, WalkOptions {}
 
 /** Where the queries sit among the keys: query i at key i, or at key i + n_k − n_q (the last queries of a sequence, as in generation with a cache). */
-export type CausalAlignment = 'top-left' | 'bottom-right';
+/** Where query 0 sits among the keys: top-left (key 0), bottom-right (key n_k − n_q), or that key position (ONNX's n_past). */
+export type CausalAlignment = 'top-left' | 'bottom-right' | number;
 
 /**
  * A sliding window: a number w lets query i attend to key j only when |i − j| < w (0 = off);
@@ -989,7 +990,8 @@ export interface Trace {
   steps: TraceStep[];
   groups: TraceGroup[];
   output: Matrix;
-  fullyMaskedRows: number[];
+  /** Per head h: the queries of head h that may attend to no key (their weights are zeros). */
+  fullyMaskedRows: number[][];
   tokens?: string[];
 }
 
