@@ -66,6 +66,8 @@ lab.attention({ Q, K, V, causal: 'yes' });
 lab.trace({ Q, K, V, heads: '2' });
 // @ts-expect-error: not an alignment
 lab.attention({ Q, K, V, causalAlignment: 'bottom' });
+// @ts-expect-error: an alignment is a name or a key position, not a flag
+lab.trace({ Q, K, V, causal: true, causalAlignment: true });
 // @ts-expect-error: no learned positions
 lab.trace({ X, Wq, Wk, Wv, positional: 'learned' });
 // @ts-expect-error: a window's side is a number

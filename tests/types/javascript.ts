@@ -110,10 +110,16 @@ for (const step of t.steps) {
   [step.angles, step.frequencies, step.ropeBase, step.slope, step.keep, step.rate, step.keepScale];
 }
 t.groups.map((group) => [group.id, group.title, group.steps.length]);
-t.fullyMaskedRows;
+t.fullyMaskedRows[0] satisfies number[]; // one list per head: fullyMaskedRows[h]
 
 // The frameworks' attention: causalAlignment, pastKey/pastValue, window, softcap, bias.
 lab.attention({ Q, K, V, causal: true, causalAlignment: 'bottom-right' });
+// The table "framework → attnlab options": ONNX's n_past, flex attention's window, padding.
+const n_past = 2, w = 4;
+lab.attention({ Q, K, V, causal: true, pastKey: K, pastValue: V, causalAlignment: n_past });
+lab.flashAttention({ Q, K, V, causal: true, causalAlignment: -1 });
+lab.attention({ Q, K, V, causal: true, window: { left: w - 1 } });
+lab.attention({ Q, K, V, causal: true, keyPadding: [false, true] });
 lab.attention({ Q, K, V, pastKey: K, pastValue: V });
 lab.attentionBackward({ Q, K, V, dOutput, pastKey: K, pastValue: V });
 lab.trace({ Q, K, V, pastKey: K, pastValue: V, causal: true });
