@@ -26,6 +26,6 @@ export async function launchChromium({ extraArgs = [] } = {}) {
   try {
     return await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true, timeout: 60_000 });
   } catch (error) {
-    throw new Error(`Chromium could not start (${CHROMIUM_PATH}): ${error.message}`);
+    throw new Error(`Chromium could not start (${CHROMIUM_PATH}): ${error.message}`, { cause: error });
   }
 }

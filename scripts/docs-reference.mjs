@@ -27,7 +27,7 @@ export function declarations(text) {
     } else if (/^(export|declare|interface|type)\b/.test(text.slice(i, i + 10)) && !text.startsWith('export {', i)) {
       const end = declarationEnd(text, i);
       const code = text.slice(i, end).trim();
-      const match = /(interface|type|class|function|const|namespace|module)\s+([\w$'".\/-]+)|declare (global)/.exec(code);
+      const match = /(interface|type|class|function|const|namespace|module)\s+([\w$'"./-]+)|declare (global)/.exec(code);
       if (match) found.push({ kind: match[1] ?? 'global', name: (match[2] ?? match[3]).replace(/['"]/g, ''), doc: docText(doc), code });
       doc = '';
       i = end;
@@ -54,7 +54,7 @@ function declarationEnd(text, start) {
     else if (c === '}' || c === ')' || c === ']') {
       depth -= 1;
       // A closing brace ends it unless a union, an intersection or a `;` goes on.
-      if (depth === 0 && c === '}' && !/^\s*[|&;,\[]/.test(text.slice(i + 1))) return i + 1;
+      if (depth === 0 && c === '}' && !/^\s*[|&;,[]/.test(text.slice(i + 1))) return i + 1;
     } else if (c === ';' && depth === 0) return i + 1;
   }
   return text.length;

@@ -38,7 +38,7 @@ export async function ensurePeers() {
   try {
     execFileSync('/usr/bin/python3', [`${ROOT}scripts/peer-models.py`, MODELS], { stdio: ['ignore', 'inherit', 'pipe'] });
   } catch (error) {
-    throw new Error(`bench:peers: writing the ONNX models failed (is python3-onnx installed? bash scripts/setup.sh python3-onnx): ${error.stderr}`);
+    throw new Error(`bench:peers: writing the ONNX models failed (is python3-onnx installed? bash scripts/setup.sh python3-onnx): ${error.stderr}`, { cause: error });
   }
   const ortWeb = await import(require.resolve('onnxruntime-web'));
   ortWeb.env.wasm.numThreads = 1; // the wasm rows are single-threaded, like attnlab's build

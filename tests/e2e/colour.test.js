@@ -20,10 +20,9 @@ import { contrast, luminance } from './support/wcag.js';
 
 const session = browserSession('web/dist');
 
-// The weights scale's bottom, middle and top colours (the viridis stops at 0, 0.5 and 1).
+// The weights scale's bottom and middle colours (the viridis stops at 0 and 0.5).
 const BOTTOM = 'rgb(68, 1, 84)';
 const MIDDLE = 'rgb(33, 144, 141)';
-const TOP = 'rgb(253, 231, 37)';
 // The scores scale's ends and zero (RdBu's blue end, middle and red end).
 const SCORE_BOTTOM = 'rgb(33, 102, 172)';
 const SCORE_ZERO = 'rgb(247, 247, 247)';

@@ -32,6 +32,6 @@ export async function tool(dir, name, args) {
   try {
     return await promisify(execFile)(join(BIN, name), args, { cwd: dir, maxBuffer: 16 << 20 });
   } catch (error) {
-    throw new Error(`${name} ${args.join(' ')} failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+    throw new Error(`${name} ${args.join(' ')} failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, { cause: error });
   }
 }
