@@ -59,11 +59,13 @@ const shownSoftmax = (page, index) =>
 
 const worst = (got, want) => (got.length === want.length ? Math.max(...want.map((m, h) => maxAbsDiff(got[h], m))) : Infinity);
 
-// The window with the first stepper's cell at the top: JupyterLab around the widget.
+// The first stepper's cell, its code and the top of its widget, as JupyterLab draws them.
 async function shoot(page, path) {
-  await page.evaluate(() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1].scrollIntoView({ block: 'start' }));
+  const cell = page.locator('.jp-Notebook .jp-Cell').nth(1);
+  await cell.evaluate((c) => c.scrollIntoView({ block: 'start' }));
   await page.waitForTimeout(300);
-  await page.screenshot({ path });
+  const box = await cell.boundingBox();
+  await page.screenshot({ path, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 760) } });
 }
 
 let browser;
@@ -97,7 +99,7 @@ async function openNotebook(t, cells, options = {}) {
 const rendered = (page, count) =>
   page.waitForFunction((count) => {
     const labs = [...document.querySelectorAll('attn-lab')];
-    return labs.length >= count && labs.slice(0, 2).every((l) => l.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'));
+    return labs.length >= count && labs.slice(0, Math.min(2, count)).every((l) => l.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'));
   }, count, { timeout: 90_000 });
 
 test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, two independent steppers, views and show_attention', async (t) => {
