@@ -32,6 +32,7 @@ export default {
           { text: 'The element', link: '/element' },
           { text: 'The JavaScript module', link: '/javascript' },
           { text: 'The C++ library', link: '/cpp' },
+          { text: 'Notebooks (Python)', link: '/notebooks' },
           { text: 'Training and the model', link: '/training' },
           { text: 'Long sequences', link: '/long-sequences' },
           { text: 'Hardening', link: '/hardening' },
