@@ -62,13 +62,13 @@ const { cases, refused } = traces();
 /** Runs the scripts in one Python process; returns each one's { results, dtypes } or { error }. */
 function runAll(python, scripts, flags = []) {
   const text = execFileSync(python, [RUNNER, ...flags], { input: JSON.stringify(scripts), encoding: 'utf8', maxBuffer: 1 << 30 });
-  return fromJson(text); // "-Infinity" back to -Infinity, the JSON export's convention
+  // "-Infinity" back to -Infinity, the JSON export's convention (fromJson's, for its own layout).
+  const revive = (values) => fromJson(JSON.stringify([{ values }]))[0].values;
+  return JSON.parse(text).map((out) => (out.results ? { ...out, results: out.results.map(revive) } : out));
 }
 
 // Every step of every case, with the numbers the core put on screen for it.
-const jobs = cases.flatMap(({ state, trace }, index) =>
-  trace.groups.map(({ id, steps }) => ({ index, state, trace, id, want: steps.map((s) => s.values) })),
-);
+const jobs = cases.flatMap(({ state, trace }, index) => trace.groups.map(({ id, steps }) => ({ index, state, trace, id, want: steps.map((s) => s.values) })));
 
 /** Compares what each script computed with the trace; returns the worst differences. */
 function compare(outputs, chosen, label, { dtype }) {
@@ -135,7 +135,10 @@ test(`≥ ${STATES} random states cover every option, and every step of each can
 });
 
 test('every NumPy export runs under python3-numpy and computes the core’s numbers', (t) => {
-  const outputs = runAll(process.env.ATTNLAB_NUMPY_PYTHON ?? '/usr/bin/python3', jobs.map(({ trace, id }) => numpyCode(trace, id)));
+  const outputs = runAll(
+    process.env.ATTNLAB_NUMPY_PYTHON ?? '/usr/bin/python3',
+    jobs.map(({ trace, id }) => numpyCode(trace, id)),
+  );
   const worst = compare(outputs, jobs, 'NumPy', { dtype: 'float32' });
   t.diagnostic(`${cases.length} states, ${jobs.length} steps; ${figures(worst)}; ${refused.length} states refused by the core`);
 });
@@ -144,7 +147,11 @@ const torchPython = process.env.ATTNLAB_TORCH_PYTHON;
 
 test(`every PyTorch export compiles and computes the core’s numbers (${torchPython ? 'real PyTorch' : 'NumPy-backed stand-in of torch'})`, (t) => {
   const chosen = torchPython ? jobs.filter((job) => job.index < Number(process.env.ATTNLAB_TORCH_STATES ?? 100)) : jobs;
-  const outputs = runAll(torchPython ?? '/usr/bin/python3', chosen.map(({ trace, id }) => pytorchCode(trace, id)), torchPython ? [] : ['--torch-standin']);
+  const outputs = runAll(
+    torchPython ?? '/usr/bin/python3',
+    chosen.map(({ trace, id }) => pytorchCode(trace, id)),
+    torchPython ? [] : ['--torch-standin'],
+  );
   const worst = compare(outputs, chosen, torchPython ? 'PyTorch' : 'PyTorch stand-in', { dtype: torchPython ? 'torch.float32' : 'float32' });
   t.diagnostic(`${new Set(chosen.map((j) => j.index)).size} states, ${chosen.length} steps; ${figures(worst)}`);
 });
@@ -153,7 +160,11 @@ test('an export that cannot be written is refused with its reason, never written
   const { trace } = cases.find((c) => c.trace.groups.some((g) => g.id === 'mask'));
   // A mask step without its table of blocked cells: the export must not guess them.
   const steps = trace.steps.map((s) => (s.id === 'mask' ? { ...s, blockedBy: undefined } : s));
-  const broken = { ...trace, steps, groups: trace.groups.map((g) => ({ ...g, steps: g.steps.map((s) => (s.id === 'mask' ? { ...s, blockedBy: undefined } : s)) })) };
+  const broken = {
+    ...trace,
+    steps,
+    groups: trace.groups.map((g) => ({ ...g, steps: g.steps.map((s) => (s.id === 'mask' ? { ...s, blockedBy: undefined } : s)) })),
+  };
   assert.match(exportProblem(broken, 'mask'), /lacks blocked_by/);
   assert.throws(() => numpyCode(broken, 'mask'), /no NumPy export: .*blocked_by/);
   assert.match(exportProblem(trace, 'attention-sink') ?? '', /no step “attention-sink”/);

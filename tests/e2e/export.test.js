@@ -26,16 +26,27 @@ async function exported(page, kind) {
 // Numbers in the printed text, in order ("-inf" and "nan" included as ±Infinity and NaN),
 // leaving out the "head 1:" lines between the heads.
 const numbers = (text) =>
-  [...text.replace(/^head \d+:$/gm, '').matchAll(/-?inf|nan|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t)));
+  [...text.replace(/^head \d+:$/gm, '').matchAll(/-?inf|nan|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) =>
+    /inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t),
+  );
 
 test('CSV, JSON and LaTeX exports hold the step as the core computed it', async (t) => {
   const { page } = await session.open(t, encodeHash(state));
   const csv = await exported(page, 'csv');
   assert.equal(csv.name, 'attnlab-softmax-head1.csv');
   const rows = csv.bytes.toString().trim().split('\n');
-  assert.deepEqual(rows.slice(1).map((row) => row.split(',').slice(1).map(Number)), softmax[0].values);
+  assert.deepEqual(
+    rows.slice(1).map((row) => row.split(',').slice(1).map(Number)),
+    softmax[0].values,
+  );
   const json = JSON.parse((await exported(page, 'json')).bytes);
-  assert.deepEqual(json.map((s) => [s.id, s.head]), [['softmax', 0], ['softmax', 1]]);
+  assert.deepEqual(
+    json.map((s) => [s.id, s.head]),
+    [
+      ['softmax', 0],
+      ['softmax', 1],
+    ],
+  );
   assert.deepEqual(json[1].values, softmax[1].values);
   const tex = (await exported(page, 'latex')).bytes.toString();
   assert.equal(tex.trim(), softmax.map((s) => s.formula).join('\n'));
@@ -72,7 +83,10 @@ test('the JSON export writes −∞ as "-Infinity" and reads it back', async (t)
   assert.match(text, /"-Infinity"/);
   assert.doesNotMatch(text, /null/);
   const masked = trace.steps.filter((s) => s.id === 'mask');
-  assert.deepEqual(fromJson(text).map((s) => s.values), masked.map((s) => s.values));
+  assert.deepEqual(
+    fromJson(text).map((s) => s.values),
+    masked.map((s) => s.values),
+  );
 });
 
 test('SVG and PNG exports picture the result, one file per head', async (t) => {

@@ -27,7 +27,18 @@ const W = [
 ];
 // Positions, two heads, a causal mask with a padded key, and W_O: every step id but the
 // variants'.
-const BASE_REQUEST = { X, Wq: W, Wk: W.map((row) => row.map((v) => -v)), Wv: W, Wo: W, heads: 2, causal: true, keyPadding: [false, false, true], positional: 'sinusoidal', temperature: 2 };
+const BASE_REQUEST = {
+  X,
+  Wq: W,
+  Wk: W.map((row) => row.map((v) => -v)),
+  Wv: W,
+  Wo: W,
+  heads: 2,
+  causal: true,
+  keyPadding: [false, false, true],
+  positional: 'sinusoidal',
+  temperature: 2,
+};
 // With the variants that have steps (RoPE, ALiBi, dropout) and a window: every step id.
 const REQUEST = { ...BASE_REQUEST, rope: true, softcap: 4, alibi: true, dropout: 0.5, dropoutSeed: 3, window: 2 };
 // The same inputs as an element state (web/element/state.js's schema), for the labels and the export.
@@ -61,27 +72,28 @@ test('every step of a real trace is labelled and every cell explained with its v
   const traces = [lab.trace(REQUEST), lab.trace({ ...BASE_REQUEST, dOutput })];
   const labels = tokenLabels(STATE);
   const seen = new Set();
-  for (const trace of traces) for (const { id } of trace.groups) {
-    seen.add(id);
-    const panels = stepPanels(trace, id, labels);
-    assert.equal(panels.length, trace.steps.filter((s) => s.id === id).length, `${id}: a panel per head`);
-    for (const panel of panels) {
-      assert.equal(panel.rowLabels.length, panel.step.shape[0], `${id}: row labels`);
-      assert.equal(panel.colLabels.length, panel.step.shape[1], `${id}: column labels`);
-      for (const operand of panel.operands) {
-        assert.ok(axesOf(operand.name), `${id}: operand ${operand.name} has known axes`);
-        assert.equal(operand.rowLabels.length, operand.values.length, `${id}: ${operand.name} row labels`);
+  for (const trace of traces)
+    for (const { id } of trace.groups) {
+      seen.add(id);
+      const panels = stepPanels(trace, id, labels);
+      assert.equal(panels.length, trace.steps.filter((s) => s.id === id).length, `${id}: a panel per head`);
+      for (const panel of panels) {
+        assert.equal(panel.rowLabels.length, panel.step.shape[0], `${id}: row labels`);
+        assert.equal(panel.colLabels.length, panel.step.shape[1], `${id}: column labels`);
+        for (const operand of panel.operands) {
+          assert.ok(axesOf(operand.name), `${id}: operand ${operand.name} has known axes`);
+          assert.equal(operand.rowLabels.length, operand.values.length, `${id}: ${operand.name} row labels`);
+        }
+        panel.step.values.forEach((row, r) =>
+          row.forEach((value, c) => {
+            const { text, highlight } = stepEntry(id).explain({ panel, row: r, col: c, value, labels });
+            assert.ok(typeof text === 'string' && text.length > 0, `${id} (${r}, ${c}): an explanation`);
+            assert.doesNotMatch(text, /NaN|undefined/, `${id} (${r}, ${c}): ${text}`);
+            assert.ok(highlight.length <= panel.operands.length, `${id}: highlight per operand`);
+          }),
+        );
       }
-      panel.step.values.forEach((row, r) =>
-        row.forEach((value, c) => {
-          const { text, highlight } = stepEntry(id).explain({ panel, row: r, col: c, value, labels });
-          assert.ok(typeof text === 'string' && text.length > 0, `${id} (${r}, ${c}): an explanation`);
-          assert.doesNotMatch(text, /NaN|undefined/, `${id} (${r}, ${c}): ${text}`);
-          assert.ok(highlight.length <= panel.operands.length, `${id}: highlight per operand`);
-        }),
-      );
     }
-  }
   assert.deepEqual([...seen], STEP_IDS, 'this trace has every step, in step-id order');
 });
 
@@ -105,10 +117,11 @@ test('the scale explanation writes the factor the core applied: √d_k and the t
 });
 
 // Numbers as NumPy prints them, masked entries (-inf) included, without the "head 1:" lines.
-const numbers = (text) => [...text.replace(/^head \d+:$/gm, '').matchAll(/-?inf|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? -Infinity : Number(t)));
+const numbers = (text) =>
+  [...text.replace(/^head \d+:$/gm, '').matchAll(/-?inf|-?\d+(\.\d+)?(e[-+]?\d+)?/gi)].map(([t]) => (/inf/i.test(t) ? -Infinity : Number(t)));
 
 // The export is written from the trace alone (export-random.test.js runs it on random states of every option).
-test('the NumPy export of every step runs and prints the core\'s numbers', () => {
+test("the NumPy export of every step runs and prints the core's numbers", () => {
   const trace = lab.trace(BASE_REQUEST);
   for (const { id, steps } of trace.groups) {
     const printed = execFileSync('/usr/bin/python3', ['-c', numpyCode(trace, id)], { encoding: 'utf8' });
@@ -141,7 +154,9 @@ for (const [what, variants] of [
       const got = numbers(printed);
       const want = trace.groups.find((g) => g.id === id).steps.flatMap((step) => step.values.flat());
       assert.equal(got.length, want.length, `${id}: ${printed}`);
-      got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${what}, ${id} value ${i}: ${v} vs ${want[i]}`));
+      got.forEach((v, i) =>
+        assert.ok(v === want[i] || Math.abs(v - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${what}, ${id} value ${i}: ${v} vs ${want[i]}`),
+      );
     }
   });
 }

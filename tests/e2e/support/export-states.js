@@ -30,7 +30,13 @@ export function randomState(random, { numericAlignment }) {
   const context = mode === 'x' && !past && chance(0.15) ? int(1, 5) : 0;
   const nNew = mode === 'x' ? context || nq : int(1, 5);
   const nk = past + nNew; // every key: the cache's, then the new ones
-  const state = { mode, heads, tokens: [], scale: pick([true, true, false, Number((0.2 + random()).toFixed(3))]), temperature: chance(0.3) ? pick([0.5, 2, 0.7]) : 1 };
+  const state = {
+    mode,
+    heads,
+    tokens: [],
+    scale: pick([true, true, false, Number((0.2 + random()).toFixed(3))]),
+    temperature: chance(0.3) ? pick([0.5, 2, 0.7]) : 1,
+  };
   if (mode === 'x') {
     const width = int(1, 5);
     state.tokens = Array.from({ length: nq }, (_, i) => `t${i}`);

@@ -136,7 +136,10 @@ function argumentsOf(trace, step, math, language) {
   const indent = '        ';
   const ids = trace.groups.map((g) => g.id);
   const operands = takesList(math)
-    ? [`${indent}# ${step.operands.map((o) => source(o, ids)).join('; ')}`, `${indent}${math.operands[0].slice(1)}=[${step.operands.map((o) => table('matrix', o.values, indent)).join(', ')}],`]
+    ? [
+        `${indent}# ${step.operands.map((o) => source(o, ids)).join('; ')}`,
+        `${indent}${math.operands[0].slice(1)}=[${step.operands.map((o) => table('matrix', o.values, indent)).join(', ')}],`,
+      ]
     : step.operands.flatMap((o, i) => [`${indent}# ${source(o, ids)}`, `${indent}${math.operands[i]}=${table('matrix', o.values, indent)},`]);
   const fields = (math.fields?.(step, trace) ?? []).flatMap(({ name, kind, value, note }) => {
     if (kind === 'scalar') return [`${indent}${name}=${language.scalar(value)},  # ${note}`];

@@ -18,21 +18,23 @@ export function toCsv(values, rowLabels, colLabels) {
   return [header, ...values.map((row, r) => [textCell(rowLabels[r]), ...row.map(number)].join(','))].join('\n') + '\n';
 }
 
-// JSON has no infinities: a masked cell's −∞ is written as the string "-Infinity" (the same
-// convention as the element's URL state), and fromJson reads it back as -Infinity.
+// JSON has no infinities: a masked cell's −∞ is written as the string "-Infinity" (the
+// element's URL state writes it so too, state-link.js), and fromJson reads it back as
+// -Infinity in the values only, so a title or formula that says "-Infinity" stays text.
 const NEGATIVE_INFINITY = '-Infinity';
 
 /** The trace steps with this id (one per head) as JSON; −∞ (masked) is the string "-Infinity". */
 export function toJson(steps) {
-  return `${JSON.stringify(
-    steps.map(({ id, head, title, formula, shape, values }) => ({ id, head, title, formula, shape, values })),
-    (key, value) => (value === -Infinity ? NEGATIVE_INFINITY : value),
-    2,
-  )}\n`;
+  const spelled = (values) => values.map((row) => row.map((v) => (v === -Infinity ? NEGATIVE_INFINITY : v)));
+  const plain = steps.map(({ id, head, title, formula, shape, values }) => ({ id, head, title, formula, shape, values: spelled(values) }));
+  return `${JSON.stringify(plain, null, 2)}\n`;
 }
 
-/** Reads toJson's text back: every "-Infinity" string is -Infinity again. */
-export const fromJson = (text) => JSON.parse(text, (key, value) => (value === NEGATIVE_INFINITY ? -Infinity : value));
+/** Reads toJson's text back: "-Infinity" in the values is -Infinity again. */
+export function fromJson(text) {
+  const revived = (values) => values.map((row) => row.map((v) => (v === NEGATIVE_INFINITY ? -Infinity : v)));
+  return JSON.parse(text).map((step) => ({ ...step, values: revived(step.values) }));
+}
 
 /**
  * The colours of each cell of a result, on `scale` (registry.js stepScales: the screen's
