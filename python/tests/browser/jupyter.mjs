@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const PYTHON = fileURLToPath(new URL('../../.venv/bin/python', import.meta.url));
 
-const freePort = () =>
+export const freePort = () =>
   new Promise((done, fail) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address();
