@@ -181,3 +181,20 @@ test('only own fields are read, and a field a method does not take is refused', 
   assert.match(empty.error.message, /^prompt is empty/);
   assert.equal(model.generate(prompt, { count: 2, temperature: 0 }).length, 2); // the options it takes still work
 });
+
+test('a text or a list of token ids past its limit is refused from its length, before it is copied', async () => {
+  const { tokenizeBytes } = lab.limits();
+  const context = model.config.contextLength;
+  const cases = [
+    [() => model.tokenize('a'.repeat(20_000_000)), `the text has 20000000 characters, so at least as many bytes of UTF-8: tokenize() takes at most ${tokenizeBytes}`],
+    [() => model.forward(new Array(5_000_000).fill(1)), `5000000 tokens are more than the model's context length of ${context}`],
+    [() => model.headScores(new Array(5_000_000).fill(1)), `5000000 tokens are more than the model's context length of ${context}`],
+    [() => model.generate(new Array(5_000_000).fill(1), { count: 1 }), `5000000 tokens are more than the model's context length of ${context}`],
+  ];
+  for (const [call, message] of cases) {
+    const { error, ms, grown } = await refusal(call);
+    assert.equal(error.code, 'too-large');
+    assert.equal(error.message, message);
+    assert.ok(ms < 100 && grown === 0, `${message}: ${ms.toFixed(1)} ms, ${grown} growths`);
+  }
+});

@@ -9,7 +9,7 @@ import { html, LitElement, nothing } from 'lit';
 import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
 import { mergeState, sameTrace, StateError } from './state.js';
-import { decodeHash, encodeHash, linkProblem, parseState } from './state-link.js';
+import { decodeHash, encodeHash, linkProblem, parseState, writeLink } from './state-link.js';
 import { backwardRequest } from './stepper/backward.js';
 import { traceStepIds } from './steps/panels.js';
 import { Stepper } from './stepper/stepper.js';
@@ -379,7 +379,9 @@ export class AttnLabElement extends LitElement {
   _writeUrl() {
     if (!this.urlState) return;
     clearTimeout(this._urlTimer);
-    this._urlTimer = setTimeout(this._flushUrl, URL_WRITE_DELAY_MS);
+    // Compressed off the main thread where the browser can (leaving the page, _flushUrl writes
+    // at once); a link that comes back after a newer change is not written.
+    this._urlTimer = setTimeout(() => writeLink(() => this.good?.state), URL_WRITE_DELAY_MS);
   }
 
   _emit(type, detail) {

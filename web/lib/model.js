@@ -167,6 +167,9 @@ class Model {
   /** The text's token ids and each token's text (a piece of UTF-8 that splits a character shows U+FFFD). */
   tokenize(text) {
     if (typeof text !== 'string') throw invalid(`tokenize() takes a string, got ${describe(text)}`);
+    // A UTF-16 code unit is at least a byte of UTF-8: a text longer than the limit is refused
+    // before it is copied into the module's heap.
+    if (text.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `the text has ${text.length} characters, so at least as many bytes of UTF-8: tokenize() takes at most ${limits.tokenizeBytes}`);
     const tokenIds = fromCore(unwrap(this.#core().tokenize(wellFormed(text))));
     return withOlderName({ tokenIds, pieces: this.pieces(tokenIds) }, 'tokens', 'tokenIds');
   }
@@ -180,6 +183,7 @@ class Model {
 
   /** The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] }. */
   forward(tokenIds) {
+    this.#withinContext(tokenIds);
     return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }))));
   }
 
@@ -188,9 +192,22 @@ class Model {
     const given = optionsOf('generate', options, ['count', 'temperature', 'topK', 'seed'], 'prompt');
     wholeNumber('count', given.count, 1, this.config.contextLength);
     this.#sampling(given);
+    this.#withinContext(prompt);
     const request = modelRequest('generate', { ...given, prompt });
     if (request.prompt.length === 0) throw invalid('prompt is empty: generate() continues a prompt of at least one token id');
     return fromCore(unwrap(this.#core().generate(request)));
+  }
+
+  // A list of token ids longer than the context is refused from its length, in the core's
+  // words, before its ids are read and copied (a million ids took a second before).
+  #withinContext(list) {
+    let length;
+    try {
+      length = Array.isArray(list) || ArrayBuffer.isView(list) ? list.length : undefined;
+    } catch {
+      return; // a Proxy's trap: the request's reader names the field
+    }
+    if (length > this.config.contextLength) throw new AttnLabError('too-large', `${length} tokens are more than the model's context length of ${this.config.contextLength}`);
   }
 
   // The sampling options' ranges on this model; modelRequest then checks the fields.
@@ -211,6 +228,7 @@ class Model {
   /** Every layer × head's scores on the tokens: [layer][head] { previousToken, firstToken, duplicateToken?, induction? (the last two with a period), role, roleScore }. */
   headScores(tokenIds, period) {
     if (period !== undefined) wholeNumber('period', period, 0, this.config.contextLength);
+    this.#withinContext(tokenIds);
     const request = modelRequest('headScores', { tokenIds, period });
     return fromCore(unwrap(this.#core().headScores(request)));
   }

@@ -101,15 +101,6 @@ const alignment = (choices) => (value, name) => {
   return fail(`${name} must be ${quoted} or a key position (an integer), got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
 };
 
-// Where query 0 sits among the keys: a named alignment, or the key position itself (ONNX's
-// n_past; negative before the first key); the core checks it against the queries and keys.
-const alignment = (choices) => (value, name) => {
-  if (Number.isSafeInteger(value)) return value;
-  if (choices.includes(value)) return value;
-  const quoted = choices.map((c) => `'${c}'`).join(' or ');
-  return fail(`${name} must be ${quoted} or a key position (an integer), got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`);
-};
-
 // A sliding window: a whole number w (|i − j| < w; 0 = off), or { left?, right? } (keys
 // i − left … i + right; a side left out does not limit).
 function window(value, name) {
@@ -155,7 +146,6 @@ function readerOf({ kind, min, max, bound, choices }, own) {
     whole: (value, name) => wholeNumber(name, value, { range, max: bound }),
     indices: wholes(range, bound),
     choice: choice(choices),
-    alignment: alignment(choices),
     alignment: alignment(choices),
   };
   return readers[kind];
@@ -207,56 +197,33 @@ function read(entry, request, fields = FIELDS[entry]) {
 // converted here and copied into its heap (which never shrinks): a Q of 4,000,000 × 64 for the
 // flash kernel took 18 s and left a 1 GiB heap before its refusal. So the matrices whose
 // limits an entry documents are measured first, from their lengths alone, and refused in the
-// core's words: [max rows, max columns, what the message names, most values (optional)], each
-// a name in lab.limits().
+// core's words. [most rows, most columns (names in lab.limits()), what the message names];
+// the long-sequence kernels also cap each matrix's values (flashValues).
 const ATTENTION = ['attentionTokens', 'attentionFeatures', 'attention'];
-const FLASH = ['flashTokens', 'flashFeatures', 'the flash kernel', 'flashValues'];
-const TRACE_INPUT = ['traceTokens', 'traceFeatures', 'the trace'];
-const TRACE_WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
-const TRACE_BOUNDS = { X: TRACE_INPUT, context: TRACE_INPUT, Q: TRACE_INPUT, K: TRACE_INPUT, V: TRACE_INPUT, Wq: TRACE_WEIGHTS, Wk: TRACE_WEIGHTS, Wv: TRACE_WEIGHTS, Wo: TRACE_WEIGHTS };
-const QKV = (bound) => ({ Q: bound, K: bound, V: bound });
-const SIZE_BOUNDS = {
-  attention: QKV(ATTENTION),
-  attentionBackward: QKV(ATTENTION),
-  trace: TRACE_BOUNDS,
-  checkGradient: TRACE_BOUNDS,
-  permutationCheck: TRACE_BOUNDS,
-  flashAttention: QKV(FLASH),
-  naiveAttention: QKV(FLASH),
-  checkFlashAttention: QKV(FLASH),
-  flashPlan: QKV(FLASH),
-  sampledWeights: QKV(FLASH),
-  flashWalk: QKV(['walkTokens', 'walkFeatures', 'the tile walk']),
-};
-
-// A matrix's rows and columns as it declares them (a nested one: its length and its first
-// row's), read without converting it; undefined where they cannot be read (its reader says why).
-function declaredShape(value) {
-  try {
-    if (Array.isArray(value)) return [value.length, Array.isArray(value[0]) ? value[0].length : 0];
-    if (value !== null && typeof value === 'object' && Object.hasOwn(value, 'rows') && Object.hasOwn(value, 'cols')) {
-      const { rows, cols } = value;
-      if (Number.isInteger(rows) && Number.isInteger(cols)) return [rows, cols];
-    }
-  } catch {
-    // a getter or a Proxy's trap: the reader names the field
-  }
-  return undefined;
-}
+const FLASH = ['flashTokens', 'flashFeatures', 'the flash kernel'];
+const INPUT = ['traceTokens', 'traceFeatures', 'the trace'];
+const WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
+const TRACE = { X: INPUT, context: INPUT, Q: INPUT, K: INPUT, V: INPUT, Wq: WEIGHTS, Wk: WEIGHTS, Wv: WEIGHTS, Wo: WEIGHTS };
+const BOUNDS = { attention: ATTENTION, attentionBackward: ATTENTION, trace: TRACE, checkGradient: TRACE, permutationCheck: TRACE, flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'] };
+for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
 
 function checkSize(entry, name, value) {
-  const bound = SIZE_BOUNDS[entry]?.[name];
-  const shape = bound && declaredShape(value);
-  if (!shape) return;
-  const [rowsName, colsName, what, valuesName] = bound;
-  const [rows, cols] = shape;
-  const [maxRows, maxCols] = [limits[rowsName], limits[colsName]];
-  if (rows > maxRows || cols > maxCols) {
-    throw new AttnLabError('too-large', `${name} (${rows}×${cols}) is too large: ${what} allows at most ${maxRows} rows and ${maxCols} columns`);
+  const table = BOUNDS[entry];
+  const bound = Array.isArray(table) ? 'QKV'.includes(name) && table : table?.[name];
+  if (!bound) return;
+  // The rows and columns it declares (nested: its length and its first row's); a getter or
+  // a Proxy's trap that throws is its reader's to name.
+  let rows, cols;
+  try {
+    [rows, cols] = Array.isArray(value) ? [value.length, value[0]?.length] : [value.rows, value.cols];
+  } catch {
+    return;
   }
-  if (valuesName && rows * cols > limits[valuesName]) {
-    throw new AttnLabError('too-large', `${name} (${rows}×${cols}) is too large: the long-sequence kernels take at most ${limits[valuesName]} values (rows × columns)`);
-  }
+  const [most, widest] = [limits[bound[0]], limits[bound[1]]];
+  const [size, also] = [`${name} (${rows}×${cols}) is too large: `, bound === FLASH && rows * cols > limits.flashValues];
+  if (!Number.isInteger(rows) || !Number.isInteger(cols)) return;
+  if (rows > most || cols > widest) throw new AttnLabError('too-large', `${size}${bound[2]} allows at most ${most} rows and ${widest} columns`);
+  if (also) throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
 }
 
 // The fields the core's schema marks required, beyond `skip` (checked first by the caller):
