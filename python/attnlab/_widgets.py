@@ -54,7 +54,8 @@ def _matrix_property(name):
         return None if value is None else np.array(value, dtype=np.float64)
 
     def put(self, value):
-        self.state = {**self.state, name: to_matrix(name, value), "mode": "qkv" if name in "QKV" else self.state.get("mode", "x")}
+        mode = "qkv" if name in ("Q", "K", "V") else "x" if name != "Wo" else self.state.get("mode", "x")
+        self.state = {**self.state, name: to_matrix(name, value), "mode": mode}
 
     return property(get, put, doc=f"The input matrix {name} as a NumPy array (None when the state has none); setting it redraws the widget.")
 
@@ -122,7 +123,12 @@ class Stepper(_Element):
 
     def set(self, **options):
         """Changes several fields at once (the same keyword arguments as Stepper()), one redraw."""
-        self.state = {**self.state, **state_from_kwargs(options)}
+        fields = state_from_kwargs(options)
+        if {"Q", "K", "V"} & fields.keys():
+            fields["mode"] = "qkv"
+        elif {"X", "Wq", "Wk", "Wv"} & fields.keys():
+            fields["mode"] = "x"
+        self.state = {**self.state, **fields}
 
     def steps(self):
         """The ids of the current trace's steps, in order (once the widget has rendered)."""
@@ -138,6 +144,8 @@ class Stepper(_Element):
         if not chosen:
             have = ", ".join(dict.fromkeys(s["id"] for s in steps))
             raise ValueError(f"step {step!r} is not in this trace; its steps are {have}")
+        if self._trace.get("tooLarge"):
+            raise RuntimeError(f"{self._trace['tooLarge']}: compute it with attnlab's JavaScript or C++ library instead")
         arrays = [np.array(s["values"], dtype=np.float64).reshape(s["shape"]) for s in chosen]
         if chosen[0]["head"] is None:
             return arrays[0]

@@ -87,11 +87,21 @@ function notebookTheme() {
   return 'auto';
 }
 
-// The trace's values for stepper.values(): { steps: [{ id, head, shape, values: flat }] }.
+// The trace's values for stepper.values(): { steps: [{ id, head, shape, values: flat }] }, as
+// JSON. The widget cannot know when Python will ask (a running cell blocks the kernel, so no
+// request can reach it mid-cell), so every accepted state sends them: up to MAX_VALUES numbers
+// (a few MB); a bigger trace sends its steps' shapes only, and values() says why.
+const MAX_VALUES = 250_000;
+
 function traceValues(element) {
   const trace = element.good?.trace;
   if (!trace) return {};
-  return { steps: trace.steps.map((s) => ({ id: s.id, head: s.head ?? null, shape: s.shape, values: s.values.flat() })) };
+  const total = trace.steps.reduce((sum, s) => sum + s.shape[0] * s.shape[1], 0);
+  const large = total > MAX_VALUES;
+  return {
+    steps: trace.steps.map((s) => ({ id: s.id, head: s.head ?? null, shape: s.shape, values: large ? null : s.values.flat() })),
+    ...(large && { tooLarge: `this trace has ${total} values, more than the ${MAX_VALUES} the widget sends back` }),
+  };
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

@@ -92,6 +92,12 @@ def test_setting_a_matrix_or_the_step_changes_the_synced_state():
         a.Q = [["a"]]
     a.set(causal=True, temperature=2)
     assert a.state["causal"] is True and a.state["temperature"] == 2.0
+    a.set(X=np.eye(3), Wq=np.eye(3), Wk=np.eye(3), Wv=np.eye(3))
+    assert a.state["mode"] == "x"
+    a.Wo = np.eye(3)
+    assert a.state["mode"] == "x"
+    a.K = K
+    assert a.state["mode"] == "qkv"
 
 
 def test_values_need_a_rendered_widget_and_stack_heads():
@@ -109,6 +115,9 @@ def test_values_need_a_rendered_widget_and_stack_heads():
     assert s.steps() == ["scores", "concat"]
     with pytest.raises(ValueError, match="its steps are scores, concat"):
         s.values("softmax")
+    s._trace = {"steps": [{"id": "scores", "head": None, "shape": [600, 600], "values": None}], "tooLarge": "this trace has 360000 values, more than the 250000 the widget sends back"}
+    with pytest.raises(RuntimeError, match="360000 values"):
+        s.values("scores")
 
 
 def test_views():

@@ -31,8 +31,8 @@ export function notebook(cells) {
   });
 }
 
-/** Starts JupyterLab in a scratch folder holding `files` ({ name: text }); theme: 'light' | 'dark'. */
-export async function startJupyterLab(files, { theme = 'light' } = {}) {
+/** Starts JupyterLab (app 'lab') or Notebook 7 ('notebook') in a scratch folder holding `files` ({ name: text }); theme: 'light' | 'dark'. */
+export async function startJupyterLab(files, { theme = 'light', app = 'lab' } = {}) {
   const root = await mkdtemp(join(tmpdir(), 'attnlab-jupyter-'));
   const settings = join(root, '.settings');
   // Every cell rendered (no windowing), so widgets below the fold exist; the theme chosen up front.
@@ -40,14 +40,17 @@ export async function startJupyterLab(files, { theme = 'light' } = {}) {
     await mkdir(join(settings, path, '..'), { recursive: true });
     await writeFile(join(settings, path), JSON.stringify(value));
   };
-  await write('@jupyterlab/notebook-extension/tracker.jupyterlab-settings', { windowingMode: 'none' });
-  await write('@jupyterlab/apputils-extension/themes.jupyterlab-settings', { theme: theme === 'dark' ? 'JupyterLab Dark' : 'JupyterLab Light' });
-  await write('@jupyterlab/apputils-extension/notification.jupyterlab-settings', { fetchNews: 'false', checkForUpdates: false });
+  // (JupyterLab's plugins: Notebook 7 has other ones, and throws on some of these.)
+  if (app === 'lab') {
+    await write('@jupyterlab/notebook-extension/tracker.jupyterlab-settings', { windowingMode: 'none' });
+    await write('@jupyterlab/apputils-extension/themes.jupyterlab-settings', { theme: theme === 'dark' ? 'JupyterLab Dark' : 'JupyterLab Light' });
+    await write('@jupyterlab/apputils-extension/notification.jupyterlab-settings', { fetchNews: 'false', checkForUpdates: false });
+  }
   for (const [name, text] of Object.entries(files)) await writeFile(join(root, name), text);
   const token = randomBytes(16).toString('hex');
   const port = await freePort();
   const env = { ...process.env, JUPYTER_CONFIG_DIR: join(root, '.config'), JUPYTER_RUNTIME_DIR: join(root, '.runtime'), JUPYTERLAB_SETTINGS_DIR: settings, JUPYTERLAB_WORKSPACES_DIR: join(root, '.workspaces'), IPYTHONDIR: join(root, '.ipython') };
-  const server = spawn(PYTHON, ['-m', 'jupyterlab', '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`, '--ServerApp.port_retries=0', '--allow-root', '--LabApp.extension_manager=readonly', `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${root}`, '--LabApp.news_url=None', '--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(PYTHON, ['-m', app === 'lab' ? 'jupyterlab' : 'notebook', '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`, '--ServerApp.port_retries=0', '--allow-root', ...(app === 'lab' ? ['--LabApp.extension_manager=readonly'] : []), `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${root}`, ...(app === 'lab' ? ['--LabApp.news_url=None', '--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate'] : [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   server.stdout.on('data', (d) => (log += d));
   server.stderr.on('data', (d) => (log += d));
@@ -67,7 +70,7 @@ export async function startJupyterLab(files, { theme = 'light' } = {}) {
     token,
     root,
     log: () => log,
-    open: (name) => `${url}/lab/tree/${name}?token=${token}`,
+    open: (name) => (app === 'lab' ? `${url}/lab/tree/${name}?token=${token}` : `${url}/notebooks/${name}?token=${token}`),
     async stop() {
       server.kill('SIGTERM');
       await new Promise((done) => (server.exitCode !== null ? done() : server.once('exit', done)));
@@ -91,9 +94,11 @@ export async function blockTheNetwork(context) {
 
 const cell = (page, i) => page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell').nth(i);
 
-/** Waits until the kernel is idle (the status bar says so). */
-export async function kernelIdle(page) {
-  await page.locator('.jp-StatusBar-TextItem', { hasText: /\| Idle$/ }).first().waitFor({ timeout: 60_000 });
+/** Waits until the kernel is idle: JupyterLab's status bar says so; Notebook 7 has none, so its kernel's name and a pause. */
+export async function kernelIdle(page, app = 'lab') {
+  if (app === 'lab') return page.locator('.jp-StatusBar-TextItem', { hasText: /\| Idle$/ }).first().waitFor({ timeout: 60_000 });
+  await page.getByText('Python 3 (ipykernel)').first().waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(3000);
 }
 
 /** Runs code cell i (selects it in command mode, then Shift+Enter) and waits until it has run. */
