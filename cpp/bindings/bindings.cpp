@@ -110,9 +110,10 @@ val sampled_weights(const val& request) {
   auto weights = attnlab::sampled_weights(r.qkv.q, r.qkv.k, r.cells.rows, r.cells.cols,
                                           r.cells.head, r.options);
   if (!weights) return val(ErrorValue{weights.error()});
-  return val(SampledWeights{std::move(weights.value()),
-                            sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols,
-                                         r.cells.head, r.options)});
+  auto mask = sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols, r.cells.head,
+                           r.options);
+  if (!mask) return val(ErrorValue{mask.error()});
+  return val(SampledWeights{std::move(weights.value()), std::move(mask.value())});
 }
 
 // The flash kernel's plan of the request's heads (head widths, scale, overflow bound) and the

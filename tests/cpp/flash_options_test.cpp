@@ -281,7 +281,7 @@ TEST_CASE("sampled weights take every option: against the float64 weights", "[fl
     if (per_head) p.o.bias = random_matrix(4 * 150, 214, 85, 0.5f);
     for (int h = 0; h < 4; ++h) {
       const Matrix w = sampled_weights(p.q, p.k, rows, cols, h, p.o).value();
-      const SampledMask mask = sampled_mask(150, 214, rows, cols, h, p.o);
+      const SampledMask mask = sampled_mask(150, 214, rows, cols, h, p.o).value();
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const std::vector<double> want =
             reference_weights(p.q, p.k, p.o, static_cast<std::size_t>(h), rows[r]);

@@ -321,7 +321,7 @@ TEST_CASE(
   FlashOptions o = flash_options(true);
   o.window = Window(3);
   const std::vector<std::size_t> rows{0, 4, 9}, cols{0, 2, 4, 7};
-  const SampledMask mask = sampled_mask(10, 10, rows, cols, 0, o);
+  const SampledMask mask = sampled_mask(10, 10, rows, cols, 0, o).value();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::size_t seen = 0;
     for (std::size_t j = 0; j < 10; ++j) seen += j <= rows[r] && rows[r] - j < 3;

@@ -101,9 +101,10 @@ struct SampledMask {
   BasicMatrix<std::uint8_t> hidden;       // (rows.size(), cols.size())
   std::vector<std::size_t> visible_keys;  // (rows.size())
 };
-SampledMask sampled_mask(std::size_t n_q, std::size_t n_k, const std::vector<std::size_t>& rows,
-                         const std::vector<std::size_t>& cols, int head,
-                         const FlashOptions& options = {});
+Result<SampledMask> sampled_mask(std::size_t n_q, std::size_t n_k,
+                                 const std::vector<std::size_t>& rows,
+                                 const std::vector<std::size_t>& cols, int head,
+                                 const FlashOptions& options = {});
 
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the flash
 // kernel is measured and checked against. Memory O(n²) per worker.

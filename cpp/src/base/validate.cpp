@@ -36,7 +36,17 @@ double power_of_ten(int e) {
 
 }  // namespace
 
+Problem well_formed(std::string_view name, std::size_t rows, std::size_t cols, std::size_t size) {
+  // rows · cols without overflow: the size divided back.
+  if (rows == 0 || cols == 0 ? size == 0 : size % rows == 0 && size / rows == cols)
+    return std::nullopt;
+  return formatted(ErrorCode::shape_mismatch,
+                   "%.*s holds %zu values where its shape (%zu, %zu) needs rows × columns",
+                   static_cast<int>(name.size()), name.data(), size, rows, cols);
+}
+
 Problem not_empty(std::string_view name, const Matrix& m) {
+  if (auto p = well_formed(name, m)) return p;
   if (!m.empty()) return std::nullopt;
   return Error{ErrorCode::empty,
                described(name, m) + " is empty: it needs at least one row and one column"};
@@ -70,6 +80,7 @@ Problem finite(std::string_view entry, std::span<const float> values) {
 
 Problem within(std::string_view name, const Matrix& m, std::size_t max_rows, std::size_t max_cols,
                std::string_view what) {
+  if (auto p = well_formed(name, m)) return p;
   if (m.rows <= max_rows && m.cols <= max_cols) return std::nullopt;
   return Error{ErrorCode::too_large, described(name, m) + " is too large: " + std::string(what) +
                                          " allows at most " + std::to_string(max_rows) +

@@ -16,6 +16,15 @@ namespace attnlab::validate {
 
 using Problem = std::optional<Error>;
 
+// A matrix's values are rows × cols long: a C++ caller may build one whose data is not, and no
+// entry reads past it. not_empty and within check it first; masks and other element types
+// call the size form.
+Problem well_formed(std::string_view name, std::size_t rows, std::size_t cols, std::size_t size);
+template <class T>
+Problem well_formed(std::string_view name, const BasicMatrix<T>& m) {
+  return well_formed(name, m.rows, m.cols, m.data.size());
+}
+
 Problem not_empty(std::string_view name, const Matrix& m);
 Problem finite(std::string_view name, const Matrix& m);
 // The one rule for a value computed after the checks (a product, a sum, a rescaling): finite

@@ -22,6 +22,7 @@ Problem detail::check_key_cells(const std::vector<bool>& key_padding,
                                "per key",
                                key_padding.size(), shape_string(k).c_str(), n_k);
   if (!bias) return std::nullopt;
+  if (auto p = validate::well_formed("bias", *bias)) return p;
   if (bias->cols != n_k || (bias->rows != n_q && bias->rows != heads * n_q)) {
     const std::string per_head =
         heads > 1 ? " or, one per head, " + shape_string(heads * n_q, n_k) : "";
@@ -67,6 +68,8 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
     return p;
   if (options.softcap)
     if (auto p = validate::positive_finite("softcap", *options.softcap)) return p;
+  if (options.mask)
+    if (auto p = validate::well_formed("mask", *options.mask)) return p;
   if (options.mask && (options.mask->rows != q.rows || options.mask->cols != k.rows))
     return validate::formatted(ErrorCode::shape_mismatch,
                                "mask (%s) must be %s: one row per query of Q (%s), one column per "
@@ -98,6 +101,7 @@ Problem detail::check_past(const AttentionOptions& options, const char* k_name, 
   if (!key || !value)
     return Error{ErrorCode::invalid_argument, "pastKey and pastValue go together: give both"};
   if (auto p = validate::not_empty("pastKey", *key)) return p;
+  if (auto p = validate::well_formed("pastValue", *value)) return p;
   if (key->cols != k_cols || value->cols != v_cols || key->rows != value->rows)
     return validate::formatted(
         ErrorCode::shape_mismatch,

@@ -28,6 +28,7 @@ Matrix transposed(const Matrix& m) {
 }
 
 Problem check_d_out(const Matrix& q, const Matrix& v, const Matrix& d_out) {
+  if (auto p = validate::well_formed("dO", d_out)) return p;
   if (auto p = validate::same_extent("dO", d_out, true, "Q", q, true,
                                      "dO is the gradient of the output, one row per query"))
     return p;
