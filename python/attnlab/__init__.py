@@ -6,8 +6,8 @@ front end is the <attn-lab> element and its C++/WebAssembly core, shipped inside
 """
 
 from ._attention import show_attention
-from ._static import save_html, to_html
+from ._static import save_html, static_outputs, to_html
 from ._widgets import Stepper, View
 
 __version__ = "0.1.0"
-__all__ = ["Stepper", "View", "show_attention", "save_html", "to_html", "__version__"]
+__all__ = ["Stepper", "View", "show_attention", "save_html", "static_outputs", "to_html", "__version__"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import uuid
 from pathlib import Path
 
 from . import _assets
@@ -19,6 +20,7 @@ from . import _assets
 _KEYS = ("_kind", "_bundle", "_attributes", "theme", "state", "attention_json")
 
 _BOOT = """
+const PREFIX = ID_PREFIX;
 const decode = (text) => { const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0)); return new DataView(bytes.buffer); };
 const files = Object.fromEntries(Object.entries(FILES).map(([name, text]) => [name, decode(text)]));
 const front = await import(URL.createObjectURL(new Blob([FRONT], { type: 'text/javascript' })));
@@ -28,7 +30,7 @@ STATES.forEach((state, i) => {
     set: (key, value) => { state[key] = value; },
     save_changes() {}, on() {}, off() {},
   };
-  front.default.render({ model, el: document.getElementById(`attnlab-${i}`) });
+  front.default.render({ model, el: document.getElementById(`${PREFIX}-${i}`) });
 });
 """
 
@@ -38,8 +40,8 @@ def _script_literal(value) -> str:
     return json.dumps(value).replace("</", "<\\/")
 
 
-def to_html(*widgets, title: str = "attnlab") -> str:
-    """The page's HTML for `widgets` (Stepper, View, show_attention's widgets)."""
+def fragment(*widgets) -> str:
+    """A <div> per widget and the <script> that draws them, to put inside any HTML page."""
     from ._widgets import _Element
 
     if not widgets:
@@ -51,19 +53,44 @@ def to_html(*widgets, title: str = "attnlab") -> str:
     for widget in widgets:
         files.update(widget._files)
     states = [{key: getattr(widget, key) for key in _KEYS if widget.has_trait(key)} for widget in widgets]
+    prefix = f"attnlab-{uuid.uuid4().hex[:12]}"  # several fragments on one page (outputs of one notebook)
     script = (
+        f"const ID_PREFIX = {_script_literal(prefix)};\n"
         f"const FILES = {_script_literal({name: base64.b64encode(data).decode() for name, data in files.items()})};\n"
         f"const FRONT = {_script_literal(_assets.front_end())};\n"
         f"const STATES = {_script_literal(states)};\n" + _BOOT
     )
-    boxes = "\n".join(f'<div id="attnlab-{i}" class="attnlab-static"></div>' for i in range(len(widgets)))
+    boxes = "\n".join(f'<div id="{prefix}-{i}" class="attnlab-static"></div>' for i in range(len(widgets)))
+    return f"{boxes}\n<script type=\"module\">\n{script}</script>\n"
+
+
+def to_html(*widgets, title: str = "attnlab") -> str:
+    """The page's HTML for `widgets` (Stepper, View, show_attention's widgets)."""
+    body = fragment(*widgets)
     return (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{html.escape(title)}</title>\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<style>body { font-family: system-ui, sans-serif; margin: 1em auto; max-width: 1100px; } .attnlab-static { margin: 1em 0; }</style>\n"
-        f"</head>\n<body>\n{boxes}\n<script type=\"module\">\n{script}</script>\n</body>\n</html>\n"
+        f"</head>\n<body>\n{body}</body>\n</html>\n"
     )
+
+
+# static_outputs(True): every widget's output also carries fragment(widget) as text/html.
+_EMBED = False
+
+
+def static_outputs(enabled: bool = True) -> None:
+    """Also write each widget as self-contained HTML into its output, for nbconvert's HTML export.
+
+    Jupyter's HTML export draws widgets from the saved widget state with a widget manager it
+    loads from a CDN; an output's text/html needs nothing. Export with the widget state left
+    out (``jupyter nbconvert --to html`` of a notebook whose widget state was not saved, or
+    ``--ClearMetadataPreprocessor.enabled=True``) and the page shows these copies, offline.
+    Each output then holds the element's files (about 1.6 MB in the .ipynb).
+    """
+    global _EMBED
+    _EMBED = bool(enabled)
 
 
 def save_html(path, *widgets, title: str = "attnlab") -> Path:

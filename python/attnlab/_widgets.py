@@ -48,6 +48,16 @@ class _Element(anywidget.AnyWidget):
         )
 
 
+    def _repr_mimebundle_(self, **kwargs):
+        from . import _static
+
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if _static._EMBED and bundle:
+            data, metadata = bundle
+            bundle = ({**data, "text/html": _static.fragment(self)}, metadata)
+        return bundle
+
+
 def _matrix_property(name):
     def get(self):
         value = self.state.get(name)

@@ -22,7 +22,7 @@ def test_the_page_holds_each_file_once_and_every_widgets_state(tmp_path, root):
     assert [s["_kind"] for s in states] == ["stepper", "stepper"]
     assert states[0]["state"]["tokens"][0] == "</script>"
     assert page.count("</script>") == 1  # a token cannot close the page's script
-    assert 'id="attnlab-1"' in page
+    assert re.search(r'id="attnlab-[0-9a-f]+-1" class="attnlab-static"', page)
 
 
 def test_only_attnlab_widgets():
@@ -30,3 +30,19 @@ def test_only_attnlab_widgets():
         attnlab.to_html(attnlab.View("softmax"), "softmax")
     with pytest.raises(TypeError, match="at least one"):
         attnlab.to_html()
+
+
+def test_static_outputs_add_a_self_contained_copy_to_each_output():
+    stepper = attnlab.Stepper(preset="causal")
+    data, _ = stepper._repr_mimebundle_()
+    assert "text/html" not in data and "application/vnd.jupyter.widget-view+json" in data
+    attnlab.static_outputs()
+    try:
+        data, _ = stepper._repr_mimebundle_()
+        other, _ = attnlab.View("softmax")._repr_mimebundle_()
+    finally:
+        attnlab.static_outputs(False)
+    assert "application/vnd.jupyter.widget-view+json" in data  # live notebooks still get the widget
+    ids = [re.search(r'const ID_PREFIX = "([^"]+)"', d["text/html"]).group(1) for d in (data, other)]
+    assert ids[0] != ids[1]  # two outputs on one exported page do not share element ids
+    assert f'<div id="{ids[0]}-0"' in data["text/html"]
