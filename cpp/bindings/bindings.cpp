@@ -32,6 +32,7 @@
 #include "attnlab/tokenizer.hpp"  // its limit, for limits()
 #include "js_values.hpp"
 #include "learn_results.hpp"  // the typings module registers them too
+#include "model_results.hpp"  // the same
 #include "requests.hpp"
 #include "schema.hpp"
 #include "trace_values.hpp"
@@ -521,9 +522,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("errorCodes", &error_codes);
   emscripten::function("schema", &core_schema);
 #ifdef ATTNLAB_RESULT_DOCS
-  // The typings module (the core with the results' docs, not shipped): the learning module's
-  // results too, and every result's fields.
+  // The typings module (the core with the results' docs, not shipped): the learning and model
+  // modules' results too, and every result's fields.
   register_learning_results();
+  register_model_results();
   emscripten::function("results", &results);
 #endif
 }

@@ -9,6 +9,7 @@
 #include "attnlab/tokenizer.hpp"
 #include "js_values.hpp"
 #include "model_requests.hpp"
+#include "model_results.hpp"
 #include "schema.hpp"
 #include "trace_values.hpp"
 
@@ -113,31 +114,7 @@ std::string model_schema() { return schema({model_entries::all}); }
 EMSCRIPTEN_BINDINGS(attnlab_model) {
   register_common();
   emscripten::function("schema", &model_schema);
-  result<ModelBlockForward>("ModelBlockForward")
-      .field<&ModelBlockForward::input>("input")
-      .field<&ModelBlockForward::norm1>("norm1")
-      .field<&ModelBlockForward::attention>("attention")
-      .field<&ModelBlockForward::attention_output>("attentionOutput")
-      .field<&ModelBlockForward::norm2>("norm2")
-      .field<&ModelBlockForward::mlp_output>("mlpOutput")
-      .field<&ModelBlockForward::output>("output");
-  result<ModelForward>("ModelForward")
-      .field<&ModelForward::blocks>("blocks")
-      .field<&ModelForward::logits>("logits");
-  result<HeadScores>("HeadScores")
-      .field<&HeadScores::previous_token>("previousToken")
-      .field<&HeadScores::first_token>("firstToken")
-      .field<&HeadScores::duplicate_token>("duplicateToken")
-      .field<&HeadScores::induction>("induction")
-      .field<&HeadScores::role>("role")
-      .field<&HeadScores::role_score>("roleScore");
-  result<TokenDistribution>("TokenDistribution")
-      .field<&TokenDistribution::token_ids>("tokenIds")
-      .field<&TokenDistribution::probabilities>("probabilities");
-  result<ModelHeadWeights>("ModelHeadWeights")
-      .field<&ModelHeadWeights::w_q>("Wq")
-      .field<&ModelHeadWeights::w_k>("Wk")
-      .field<&ModelHeadWeights::w_v>("Wv");
+  register_model_results();
   // The one stateful object: the wrapper's model owns it and deletes it.
   emscripten::class_<LoadedModel>("LoadedModel")
       .function("tokenize", &guarded<&tokenize>::call)

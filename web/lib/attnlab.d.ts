@@ -877,6 +877,66 @@ export interface TrainedLayer {
   tokenIds: number[];
 }
 
+/** One block of the model on a text (n tokens, width dModel); norm1 is the X its attention takes. */
+export interface ModelBlock {
+  /** The residual stream entering the block: (n, dModel). */
+  input: Matrix;
+  /** LayerNorm(input): (n, dModel). */
+  norm1: Matrix;
+  /** Each head's weights (n × n), computed as trace() computes them for norm1 and the block's W_Q, W_K, W_V. */
+  attention: Matrix[];
+  /** The heads concatenated times W_O: (n, dModel). */
+  attentionOutput: Matrix;
+  /** LayerNorm(input + attentionOutput): (n, dModel). */
+  norm2: Matrix;
+  /** GELU(norm2·W_fc + b_fc)·W_proj + b_proj: (n, dModel). */
+  mlpOutput: Matrix;
+  /** input + attentionOutput + mlpOutput: (n, dModel). */
+  output: Matrix;
+}
+
+/** A language model's forward(): the logits and every block's steps. */
+export interface ModelForward {
+  /** One per block, in order. */
+  blocks: ModelBlock[];
+  /** (n, vocab): row i scores the token after token i. */
+  logits: LogitRows;
+}
+
+/** A head's scores, each a mean attention weight 0 … 1 (head_scores.hpp). */
+export interface HeadScores {
+  /** Attention to the token before. */
+  previousToken: number;
+  /** Attention to the first token. */
+  firstToken: number;
+  /** With a period (the tokens are a sequence repeated): attention to the earlier copy of the token. */
+  duplicateToken?: number;
+  /** With a period: attention to the token after the earlier copy (Olsson et al. 2022). */
+  induction?: number;
+  /** The core's name for what the head does: of the scores measured, the one furthest above what uniform causal attention would score (as a ratio), if at least twice that; else 'spread'. */
+  role: 'previous-token' | 'first-token' | 'duplicate-token' | 'induction' | 'spread';
+  /** The score behind the role (for 'spread', the score closest to standing out). */
+  roleScore: number;
+}
+
+/** nextTokenDistribution(): the kept token ids, likeliest first, and their probabilities. */
+export interface TokenDistribution {
+  /** The kept token ids, likeliest first. */
+  tokenIds: number[];
+  /** Each one's probability: softmax(logits / temperature) over the kept ones. */
+  probabilities: number[];
+}
+
+/** headWeights(): one head's columns of its layer's W_Q, W_K and W_V. */
+export interface ModelHeadWeights {
+  /** (dModel, dModel / heads). */
+  Wq: Matrix;
+  /** (dModel, dModel / heads). */
+  Wk: Matrix;
+  /** (dModel, dModel / heads). */
+  Wv: Matrix;
+}
+
 // ---- End of the generated result interfaces ----
 
 // What the package adds to the core's results.
@@ -1064,35 +1124,6 @@ export interface ModelFiles {
   weights: ArrayBuffer | Uint8Array;
 }
 
-/** One block of the model on a text (n tokens, width dModel); norm1 is the X its attention takes. */
-export interface ModelBlock {
-  input: Matrix;
-  norm1: Matrix;
-  /** Each head's weights (n × n), computed as trace() computes them for norm1 and the block's W_Q, W_K, W_V. */
-  attention: Matrix[];
-  attentionOutput: Matrix;
-  norm2: Matrix;
-  mlpOutput: Matrix;
-  output: Matrix;
-}
-
-/** A head's scores, each a mean attention weight 0 … 1 (head_scores.hpp). */
-export interface HeadScores {
-  previousToken: number;
-  firstToken: number;
-  /** With a period (the tokens are a sequence repeated): attention to the earlier copy of the token. */
-  duplicateToken?: number;
-  /** With a period: attention to the token after the earlier copy (Olsson et al. 2022). */
-  induction?: number;
-  /**
-   * The core's name for what the head does: of the scores measured, the one furthest above what
-   * uniform causal attention would score (as a ratio), if at least twice that; else 'spread'.
-   */
-  role: 'previous-token' | 'first-token' | 'duplicate-token' | 'induction' | 'spread';
-  /** The score behind the role (for 'spread', the score closest to standing out). */
-  roleScore: number;
-}
-
 /** The Hugging Face layout: every layer ([layer][batch of 1][head][query][key]) or one layer ([head][query][key]). */
 export type ImportedAttentionJson =
   | (Omit<ImportedAttentionFields, 'attention'> & Required<Pick<ImportedAttentionFields, 'attentions'>> & { attention?: undefined })
@@ -1124,9 +1155,9 @@ export interface LanguageModel {
    * softmax(logits / temperature) over the top k (0: all); temperature 0 keeps the likeliest
    * alone, with probability 1. `tokens`, the older name of tokenIds, still reads.
    */
-  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): { tokenIds: number[]; probabilities: number[] } & OlderTokenIds;
+  nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): TokenDistribution & OlderTokenIds;
   /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
-  forward(tokenIds: ArrayLike<number>): { logits: LogitRows; blocks: ModelBlock[] };
+  forward(tokenIds: ArrayLike<number>): ModelForward;
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
   generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */
@@ -1136,7 +1167,7 @@ export interface LanguageModel {
    * layer and head: with forward(tokenIds).blocks[layer].norm1 as X, trace({ X, Wq, Wk, Wv,
    * causal: true }) gives that head's weights, the stepper's view of it.
    */
-  headWeights(layer: number, head: number): { Wq: Matrix; Wk: Matrix; Wv: Matrix };
+  headWeights(layer: number, head: number): ModelHeadWeights;
   /** The induction probe: period random tokens from the seed, then the same again (for headScores(tokenIds, period)). */
   inductionProbe(period: number, seed?: number): number[];
   /** Frees the core's model (a second call does nothing). */
