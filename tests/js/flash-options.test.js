@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { referenceWeights } from '../support/reference-attention.js';
+import { referenceWeights } from '../support/float64-long.js';
 import { attnlab, errorOf, maxAbsDiff } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { test } from 'node:test';
 
-import { multiHead } from '../support/attention-reference.js';
+import { multiHead } from '../support/float64-steps.js';
 import { attnlab, errorOf, importFromConsumer, maxAbsDiff } from './support/package.js';
 
 const single = await attnlab.createAttnLab();

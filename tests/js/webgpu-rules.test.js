@@ -1,12 +1,12 @@
 // The WGSL kernel with the score rules (key padding, softcap, a bias shared or per head with
 // −Infinity cells, ALiBi) beside grouped K/V heads, the window and bottom-right causal: each
-// option and all at once against a float64 reference (tests/support/reference-attention.js)
+// option and all at once against a float64 reference (tests/support/float64-long.js)
 // and against lab.flashAttention, within 1e-5, on Dawn with SwiftShader (as webgpu.test.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { normalQKV } from '../support/normal-qkv.js';
-import { referenceError } from '../support/reference-attention.js';
+import { referenceError } from '../support/float64-long.js';
 import { gpuForFile } from './support/dawn.js';
 import { attnlab, importFromConsumer } from './support/package.js';
 

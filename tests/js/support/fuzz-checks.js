@@ -3,7 +3,7 @@
 // refusals such a request may get (an overflow of float32, a scale / temperature outside it).
 import assert from 'node:assert/strict';
 
-import * as ref from '../../support/attention-reference.js';
+import * as ref from '../../support/float64-steps.js';
 import { normalValues, scalingPoint } from '../../support/random-reference.js';
 import { OVERFLOW_LIMIT, SUBNORMAL, TINY, U, assertConvex, headTolerances, maxAbs, near, nearProduct, softmaxTolerances } from './fuzz-tolerance.js';
 

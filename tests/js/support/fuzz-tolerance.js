@@ -4,7 +4,7 @@
 // weight is within a factor e^(±2E); an output row is a convex combination of value rows.
 import assert from 'node:assert/strict';
 
-import { FLOAT32_MAX, matmul } from '../../support/attention-reference.js';
+import { FLOAT32_MAX, matmul } from '../../support/float64-steps.js';
 
 export const U = 2 ** -24;
 /** Below float32's normal range (1.2e-38): what underflow may lose anywhere. */
