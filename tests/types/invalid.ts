@@ -110,7 +110,7 @@ lab.trainer({ context: 8, contextLength: 8 });
 lab.importAttention({ tokens: ['a'], attention: [[[1]]], attentions: [[[[[1]]]]] });
 
 // Error codes and the element.
-// @ts-expect-error: not an error code
+// @ts-expect-error: not an error code (typings only)
 new AttnLabError('device-gone', 'no such code');
 // @ts-expect-error: not a step id
 document.querySelector('attn-lab')?.goToStep('softmaxx');
