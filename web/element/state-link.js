@@ -36,7 +36,7 @@ const spelled = (value) => (Object.is(value, -0) ? '-0' : Number.isFinite(value)
 // The fields whose values are numbers, lists or matrices of numbers: only there is "-Infinity"
 // read as a number.
 const NUMBER_KINDS = new Set(['number', 'probability', 'matrix', 'row']);
-const NUMBER_FIELDS = new Set([
+export const NUMBER_FIELDS = new Set([
   ...Object.values(TRACE_GROUPS)
     .flat()
     .filter(({ kind }) => NUMBER_KINDS.has(kind))

@@ -24,6 +24,7 @@
 
 import { TRACE_GROUPS } from '../lib/core-lists.js'; // generated from the core's schema
 import { plainData } from './plain-data.js';
+import { NUMBER_FIELDS } from './state-link.js';
 import { StateError } from './state-error.js';
 
 export { StateError };
@@ -58,7 +59,6 @@ function checkOf({ kind, required, min, choices }) {
     window: [(v) => isWhole(v) || (v !== null && typeof v === 'object' && !Array.isArray(v)), 'a whole number or { left, right }'],
     choice: [(v) => choices.includes(v), quoted(choices ?? [])],
     alignment: [(v) => choices.includes(v) || Number.isSafeInteger(v), `${quoted(choices ?? [])} or a key position (an integer)`],
-    alignment: [(v) => choices.includes(v) || Number.isSafeInteger(v), `${quoted(choices ?? [])} or a key position (an integer)`],
     text: [(v) => typeof v === 'string', 'a string'],
   };
   const check = checks[kind];
@@ -82,6 +82,16 @@ const FIELD_CHECKS = new Map([
   }),
 ]);
 
+// −0 as 0, through lists and objects. A link spells −0 only in the fields of numbers (where a
+// −0 is a value of its own); elsewhere (a count such as kvHeads, a window, a view's state) it
+// would come back as 0, so it is 0 from the start and the state reopens as it was.
+const positiveZero = (value) => {
+  if (Object.is(value, -0)) return 0;
+  if (Array.isArray(value)) return value.map(positiveZero);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, positiveZero(v)]));
+  return value;
+};
+
 /**
  * Fills `partial` from `base`, checking that `partial` is plain data (plain-data.js) and every
  * given field's type. Throws StateError.
@@ -96,7 +106,7 @@ export function mergeState(base, partial) {
     const check = FIELD_CHECKS.get(key);
     if (!check) throw new StateError(`unknown field "${key}"`);
     if (!check[0](value)) throw new StateError(`"${key}" must be ${check[1]}`);
-    state[key] = value; // plainData's own copy
+    state[key] = NUMBER_FIELDS.has(key) ? value : positiveZero(value); // plainData's own copy
   }
   return state;
 }

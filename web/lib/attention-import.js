@@ -63,8 +63,6 @@ export function importRequest(json, h) {
   // The sizes, before anything is converted.
   const n = lengthOf(tokens, 'tokens', 'an array of strings (the tokens, in order)');
   if (n < 2 || n > traceTokens) throw (n < 2 ? invalid : tooLarge)(`tokens must be a whole number from 2 to ${traceTokens}, got ${n} (lab.limits().traceTokens)`);
-  const name = attentions === undefined ? 'attention' : 'attentions';
-  const given = attentions ?? attention;
   const layerCount = attentions === undefined ? 1 : lengthOf(attentions, 'attentions', ARRAY_EXPECTED.attentions);
   if (layerCount === 0) throw new AttnLabError('empty', 'the attention has no layers');
   if (layerCount > importLayers) throw tooLarge(`layers must be a whole number from 1 to ${importLayers}, got ${layerCount} (lab.limits().importLayers)`);
@@ -127,5 +125,5 @@ export function importRequest(json, h) {
     return value;
   };
   const labels = h.readList('tokens', tokens, label, 'an array of strings');
-  return { tokens: labels, layers, field: name };
+  return { tokens: labels, layers };
 }

@@ -207,23 +207,28 @@ const TRACE = { X: INPUT, context: INPUT, Q: INPUT, K: INPUT, V: INPUT, Wq: WEIG
 const BOUNDS = { attention: ATTENTION, attentionBackward: ATTENTION, trace: TRACE, checkGradient: TRACE, permutationCheck: TRACE, flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'] };
 for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
 
+// An own data property, or undefined: a getter is not called (the reader reads each field once).
+const dataOf = (object, key) => Object.getOwnPropertyDescriptor(object, key)?.value;
+
 function checkSize(entry, name, value) {
   const table = BOUNDS[entry];
-  const bound = Array.isArray(table) ? 'QKV'.includes(name) && table : table?.[name];
-  if (!bound) return;
-  // The rows and columns it declares (nested: its length and its first row's); a getter or
-  // a Proxy's trap that throws is its reader's to name.
+  const bound = Array.isArray(table) ? /^[QKV]$/.test(name) && table : table?.[name];
+  if (!bound || value === null || typeof value !== 'object') return;
+  // The rows and columns it declares (nested: its length and its first row's); what cannot be
+  // read so (a Proxy's trap that throws) is left to its reader.
   let rows, cols;
   try {
-    [rows, cols] = Array.isArray(value) ? [value.length, value[0]?.length] : [value.rows, value.cols];
+    const nested = Array.isArray(value);
+    [rows, cols] = [dataOf(value, nested ? 'length' : 'rows'), nested ? dataOf(Object(dataOf(value, 0)), 'length') : dataOf(value, 'cols')];
   } catch {
     return;
   }
+  if (typeof rows !== 'number') return;
+  cols = typeof cols === 'number' ? cols : 0; // a first row the reader will refuse: the rows alone
   const [most, widest] = [limits[bound[0]], limits[bound[1]]];
-  const [size, also] = [`${name} (${rows}×${cols}) is too large: `, bound === FLASH && rows * cols > limits.flashValues];
-  if (!Number.isInteger(rows) || !Number.isInteger(cols)) return;
+  const size = `${name} (${rows}×${cols}) is too large: `;
   if (rows > most || cols > widest) throw new AttnLabError('too-large', `${size}${bound[2]} allows at most ${most} rows and ${widest} columns`);
-  if (also) throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
+  if (bound === FLASH && rows * cols > limits.flashValues) throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
 }
 
 // The fields the core's schema marks required, beyond `skip` (checked first by the caller):
