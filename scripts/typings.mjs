@@ -63,7 +63,11 @@ function aliasedGroup(name, fields) {
   const plain = fields.filter((f) => !paired.has(f)).flatMap((f) => member(f, !f.required));
   const parts = plain.length ? [['{', ...plain, '}']] : [];
   for (const [field, alias] of pairs) {
-    const way = (given, absent) => ['  | {', ...[...member(given, !field.required, typeOf(field)), `  ${absent.name}?: undefined;`].map((line) => `    ${line}`), '    }'];
+    const way = (given, absent) => [
+      '  | {',
+      ...[...member(given, !field.required, typeOf(field)), `  ${absent.name}?: undefined;`].map((line) => `    ${line}`),
+      '    }',
+    ];
     parts.push(['(', ...way(field, alias), ...way(alias, field), ')']);
   }
   const lines = ['', `export type ${name} =`];
@@ -77,7 +81,13 @@ function aliasedGroup(name, fields) {
 
 /** The generated part of attnlab.d.ts from a schema (lab.schema() with docs) and the step ids. */
 export function generate(schema, stepIds) {
-  const lines = [BEGIN, '', '/** A step id of the core\'s trace (STEP_IDS lists them in trace order). */', 'export type StepId =', ...stepIds.map((id, i) => `  | '${id}'${i + 1 === stepIds.length ? ';' : ''}`)];
+  const lines = [
+    BEGIN,
+    '',
+    "/** A step id of the core's trace (STEP_IDS lists them in trace order). */",
+    'export type StepId =',
+    ...stepIds.map((id, i) => `  | '${id}'${i + 1 === stepIds.length ? ';' : ''}`),
+  ];
   for (const [name, fields] of Object.entries(schema.groups)) {
     if (fields.some((f) => f.aliasOf)) {
       lines.push(...aliasedGroup(name, fields));
@@ -93,12 +103,18 @@ export function generate(schema, stepIds) {
   return lines.join('\n');
 }
 
-const entries = (table) => Object.entries(table).map(([name, value]) => `${name}: ${value}`).join(', ');
+const entries = (table) =>
+  Object.entries(table)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join(', ');
 
 // A field as the element's state reads it: its name, kind and what bounds its value.
 const literal = (value) => (Array.isArray(value) ? `[${value.map(literal).join(', ')}]` : typeof value === 'string' ? `'${value}'` : String(value));
 const fieldEntry = ({ name, kind, required, min, choices }) =>
-  `{ ${Object.entries({ name, kind, required, min, choices }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${literal(v)}`).join(', ')} }`;
+  `{ ${Object.entries({ name, kind, required, min, choices })
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${literal(v)}`)
+    .join(', ')} }`;
 
 /** web/lib/core-lists.js: the core's lists and limits, for code that needs them before the wasm loads. */
 export function listsModule(stepIds, { maskRules, groups, requests }, limits) {
@@ -119,7 +135,9 @@ ${traceGroups.join('\n')}
 
 /** The core's documented limits (lab.limits()), for the element's views (not in the package's entry). */
 export const LIMITS = /* @__PURE__ */ Object.freeze({
-${Object.entries(limits).map(([name, value]) => `  ${name}: ${value},`).join('\n')}
+${Object.entries(limits)
+  .map(([name, value]) => `  ${name}: ${value},`)
+  .join('\n')}
 });
 `;
 }
@@ -142,7 +160,7 @@ export async function coreTables(dir) {
   return { schema: await learningSchema(dir), stepIds: core.stepIds(), limits: core.limits(), results: await typingsResults(dir) };
 }
 
-export const RESULTS_BEGIN = '// ---- Result interfaces: generated from the core\'s results() by scripts/typings.mjs; do not edit ----';
+export const RESULTS_BEGIN = "// ---- Result interfaces: generated from the core's results() by scripts/typings.mjs; do not edit ----";
 export const RESULTS_END = '// ---- End of the generated result interfaces ----';
 
 // What the package's JavaScript does to a result before the user gets it: fromCore turns the

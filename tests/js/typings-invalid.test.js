@@ -21,7 +21,10 @@ test('every invalid call of tests/types/invalid.ts that runs here is refused wit
   assert.ok(calls.length >= 40, `${calls.length} calls`);
   const lab = await attnlab.createAttnLab();
   await lab.loadLearning();
-  const I = [[1, 0], [0, 1]];
+  const I = [
+    [1, 0],
+    [0, 1],
+  ];
   const names = { X: I, Wq: I, Wk: I, Wv: I, Q: I, K: I, V: I, dOutput: I, lab, AttnLabError: attnlab.AttnLabError };
   for (const { directive, code } of calls) {
     const run = new AsyncFunction(...Object.keys(names), `return ${code}`); // an entry's promise too
