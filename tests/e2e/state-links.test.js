@@ -62,6 +62,12 @@ test('the codec: zlib reads what deflate.js writes, inflate.js reads what zlib w
       assert.deepEqual(inflateRaw(new Uint8Array(deflateRawSync(input, options)), 1 << 24), bytes);
     }
   }
+  // The cap: the output's exact length passes, a byte less stops the work (null).
+  const json2 = Buffer.from(json.repeat(20)); // past one block of 256 KiB
+  const full = deflateRaw(new Uint8Array(json2));
+  assert.deepEqual(deflateRaw(new Uint8Array(json2), full.length), full);
+  assert.equal(deflateRaw(new Uint8Array(json2), full.length - 1), null);
+  assert.equal(deflateRaw(new Uint8Array(randomBytes(1 << 21)), 1000), null);
   // A bomb: a link of a few kilobytes that expands past the cap is refused, not expanded.
   assert.throws(() => inflateRaw(new Uint8Array(deflateRawSync(Buffer.alloc(1 << 24))), 1 << 20), /expands past 1048576 bytes/);
   assert.throws(() => inflateRaw(new Uint8Array([0xff, 0xff]), 100), Error);
@@ -94,7 +100,7 @@ test('the largest state a link holds is measured; one past it is refused by name
   const largest = elementLink(stateOf(lo)).length;
   console.log(`the largest X of random n × 512 values a link holds: n = ${lo}, link ${largest.toLocaleString('en')} characters (limit ${LINK_LIMIT.toLocaleString('en')})`);
   assert.ok(largest <= LINK_LIMIT);
-  assert.match(linkProblem(stateOf(lo + 8)), /^its link would be [\d,]+ characters, more than the 1,000,000 a link may hold/);
+  assert.match(linkProblem(stateOf(lo + 8)), /^its link would be longer than the 1,000,000 characters a link may hold \(its JSON is [\d,]+ bytes/);
 });
 
 // A state on the page, through setState(): its state as the element holds it and the link it
@@ -222,8 +228,8 @@ test('a state whose link cannot fit is refused by setState, naming the limit; th
     }
   });
   console.log(`600,000 key labels (7.8 MB of JSON): refused by setState in ${Math.round(ms)} ms`);
-  assert.match(refused, /^StateError: its link would be [\d,]+ characters, more than the 1,000,000 a link may hold/);
+  assert.match(refused, /^StateError: its link would be longer than the 1,000,000 characters a link may hold/);
   assert.deepEqual(await labState(page), before);
   const message = await page.evaluate(() => document.querySelector('attn-lab').message.text);
-  assert.match(message, /more than the 1,000,000 a link may hold/);
+  assert.match(message, /longer than the 1,000,000 characters a link may hold/);
 });

@@ -5,9 +5,9 @@
 // element compresses with this encoder; any deflate-raw reader (DecompressionStream, zlib)
 // reads its output, and inflate.js reads any deflate-raw link, CompressionStream's included.
 //
-// One block with dynamic Huffman codes after greedy LZ77 matching (hash chains over a 32 KiB
-// window): a state's JSON is mostly digits, which the codes take to about 3.5 bits each, and
-// repeated rows and keys, which the matches take.
+// Dynamic Huffman codes, a block per 256 KiB of input, after greedy LZ77 matching (hash chains
+// over a 32 KiB window): a state's JSON is mostly digits, which the codes take to about 3.5
+// bits each, and repeated rows and keys, which the matches take.
 
 const WINDOW = 32768;
 const MIN_MATCH = 3;
@@ -37,13 +37,13 @@ for (let c = 0; c < DISTANCE_BASE.length; c++) {
 const distanceCode = (d) => (d <= 256 ? DISTANCE_CODE[d - 1] : DISTANCE_CODE[256 + ((d - 1) >> 7)]);
 
 // Greedy LZ77: the input as literals and (length, distance) pairs, packed one a Uint32: a
-// literal is its byte; a match is 256 + length << 16 | distance − 1 … read back by emit().
-function matches(input) {
+// literal is its byte; a match is 256 + length << 16 | distance − 1 … read back by writeBlock().
+// It runs a segment at a time (run(from, to): the symbols from `from` until at least `to`, and
+// where it stopped), its hash chains carried over, so matches reach back across segments.
+function matcher(input) {
   const n = input.length;
   const head = new Int32Array(1 << HASH_BITS).fill(-1);
   const prev = new Int32Array(WINDOW);
-  const out = new Uint32Array(n + 1);
-  let count = 0;
   const hashAt = (i) => ((input[i] << 10) ^ (input[i + 1] << 5) ^ input[i + 2]) & ((1 << HASH_BITS) - 1);
   const insert = (i) => {
     if (i + MIN_MATCH > n) return;
@@ -51,39 +51,43 @@ function matches(input) {
     prev[i & (WINDOW - 1)] = head[h];
     head[h] = i;
   };
-  let i = 0;
-  while (i < n) {
-    let bestLength = 0;
-    let bestDistance = 0;
-    if (i + MIN_MATCH <= n) {
-      const limit = Math.min(MAX_MATCH, n - i);
-      let candidate = head[hashAt(i)];
-      for (let tries = 0; candidate >= 0 && i - candidate <= WINDOW && tries < MAX_CHAIN; tries++) {
-        if (input[candidate + bestLength] === input[i + bestLength]) {
-          let length = 0;
-          while (length < limit && input[candidate + length] === input[i + length]) length++;
-          if (length > bestLength) {
-            bestLength = length;
-            bestDistance = i - candidate;
+  return function run(from, to) {
+    const out = new Uint32Array(to - from + 1);
+    let count = 0;
+    let i = from;
+    while (i < to) {
+      let bestLength = 0;
+      let bestDistance = 0;
+      if (i + MIN_MATCH <= n) {
+        const limit = Math.min(MAX_MATCH, n - i);
+        let candidate = head[hashAt(i)];
+        for (let tries = 0; candidate >= 0 && i - candidate <= WINDOW && tries < MAX_CHAIN; tries++) {
+          if (input[candidate + bestLength] === input[i + bestLength]) {
+            let length = 0;
+            while (length < limit && input[candidate + length] === input[i + length]) length++;
+            if (length > bestLength) {
+              bestLength = length;
+              bestDistance = i - candidate;
+            }
+            if (length === limit) break;
           }
-          if (length === limit) break;
+          const next = prev[candidate & (WINDOW - 1)];
+          if (next >= candidate) break; // the slot was reused: older positions are gone
+          candidate = next;
         }
-        const next = prev[candidate & (WINDOW - 1)];
-        if (next >= candidate) break; // the slot was reused: older positions are gone
-        candidate = next;
+      }
+      if (bestLength >= MIN_MATCH) {
+        out[count++] = ((256 + bestLength) << 16) | (bestDistance - 1);
+        for (let k = 0; k < bestLength; k++) insert(i + k);
+        i += bestLength;
+      } else {
+        out[count++] = input[i];
+        insert(i);
+        i++;
       }
     }
-    if (bestLength >= MIN_MATCH) {
-      out[count++] = ((256 + bestLength) << 16) | (bestDistance - 1);
-      for (let k = 0; k < bestLength; k++) insert(i + k);
-      i += bestLength;
-    } else {
-      out[count++] = input[i];
-      insert(i);
-      i++;
-    }
-  }
-  return out.subarray(0, count);
+    return { symbols: out.subarray(0, count), next: i };
+  };
 }
 
 /**
@@ -185,9 +189,29 @@ function runLengths(lengths) {
   return out;
 }
 
-/** The bytes, deflated (raw DEFLATE, one final dynamic block). */
-export function deflateRaw(input) {
-  const symbols = matches(input);
+// Input bytes a block covers: each block's codes fit its own part (numbers, then labels), and
+// the output's length is known as it goes, so a cap stops the work early.
+const SEGMENT = 1 << 18;
+
+/**
+ * The bytes, deflated (raw DEFLATE, a dynamic block per 256 KiB of input); null as soon as
+ * the output passes maxBytes (a link that cannot fit is refused without compressing it all).
+ */
+export function deflateRaw(input, maxBytes = Infinity) {
+  const run = matcher(input);
+  const bits = new Bits();
+  let from = 0;
+  do {
+    const { symbols, next } = run(from, Math.min(input.length, from + SEGMENT));
+    from = next;
+    writeBlock(bits, symbols, from >= input.length);
+    if (bits.length + (bits.count > 0) > maxBytes) return null; // a partial byte is one more
+  } while (from < input.length);
+  return bits.finish();
+}
+
+// One dynamic block of the symbols (the last of the stream when `final`).
+function writeBlock(bits, symbols, final) {
   const literalFreq = new Array(286).fill(0);
   const distanceFreq = new Array(30).fill(0);
   for (const s of symbols) {
@@ -214,8 +238,7 @@ export function deflateRaw(input) {
   let hclen = 19;
   while (hclen > 4 && runLengthsOf[CODE_LENGTH_ORDER[hclen - 1]] === 0) hclen--;
 
-  const bits = new Bits();
-  bits.put(1, 1); // the final block
+  bits.put(final ? 1 : 0, 1); // the last block or not
   bits.put(2, 2); // dynamic Huffman codes
   bits.put(hlit - 257, 5);
   bits.put(hdist - 1, 5);
@@ -241,5 +264,4 @@ export function deflateRaw(input) {
     if (DISTANCE_EXTRA[dc]) bits.put(distance - DISTANCE_BASE[dc], DISTANCE_EXTRA[dc]);
   }
   bits.put(literalCodes[256], literalLengths[256]);
-  return bits.finish();
 }

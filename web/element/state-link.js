@@ -135,16 +135,16 @@ export function writeLink(current) {
 }
 
 /**
- * Why the state's link cannot hold it ("its link would be … characters, more than …"), or null
- * when it fits. The plain form's length bounds the link's, so only a state past the limit that
- * way is compressed here to be measured.
+ * Why the state's link cannot hold it, or null when it fits. The plain form's length bounds the
+ * link's, so only a state past the limit that way is compressed here, and only until its
+ * output passes the limit.
  */
 export function linkProblem(state) {
   const bytes = new TextEncoder().encode(stateJson(state));
   if (3 + base64Length(bytes.length) <= LINK_LIMIT) return null;
-  const length = 3 + base64Length(Math.min(bytes.length, deflateRaw(bytes).length));
-  if (length <= LINK_LIMIT) return null;
-  return `its link would be ${length.toLocaleString('en')} characters, more than the ${LINK_LIMIT.toLocaleString('en')} a link may hold, so it could not come back from one; make it smaller`;
+  // The most bytes whose base64url fits after "#z=": compression stops once past them.
+  if (deflateRaw(bytes, Math.floor(((LINK_LIMIT - 3) * 3) / 4))) return null;
+  return `its link would be longer than the ${LINK_LIMIT.toLocaleString('en')} characters a link may hold (its JSON is ${bytes.length.toLocaleString('en')} bytes, too many even deflated), so it could not come back from one; make it smaller`;
 }
 
 /**
