@@ -140,3 +140,25 @@ export async function runAndRead(page, i, marker) {
   if (error) throw new Error(`cell ${i} failed: ${error}`);
   return JSON.parse(text.slice(marker.length));
 }
+
+// ---- any page of these tests ----
+
+/** A fresh page whose context refuses the network; `errors` collects its uncaught errors (with where). */
+export async function offlinePage(browser, t) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  t.after(() => context.close());
+  const refused = await blockTheNetwork(context);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(`${error.message} @ ${(error.stack ?? '').split('\n').slice(1, 3).join(' ')}`));
+  return { page, refused, errors };
+}
+
+/** In the page, given an <attn-lab>: its softmax result tables, [head][row][column] (pass to evaluate). */
+export function softmaxTables(element) {
+  return [...element.shadowRoot.querySelectorAll('[data-role="result"] table[data-matrix="softmax"]')].map((table) => {
+    const rows = [];
+    for (const td of table.querySelectorAll('td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
+    return rows;
+  });
+}

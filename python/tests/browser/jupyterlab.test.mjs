@@ -5,7 +5,7 @@
 // widget reaches Python and an assignment in Python reaches the widget, that two steppers on
 // one page stay independent, that teaching views (the model view with its packaged model) and
 // show_attention render, and that nothing was fetched from the network. Screenshots, light and
-// dark, land in test-results/python/.
+// dark (switched from JupyterLab's menu), land in test-results/python/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
@@ -14,7 +14,7 @@ import { createAttnLab } from '../../../dist/attnlab.js';
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { maxAbsDiff } from '../../../tests/support/compare.js';
 import { stateToTraceRequest } from '../../../tests/support/state-request.js';
-import { blockTheNetwork, kernelIdle, notebook, runAndRead, runCell, startJupyterLab } from './jupyter.mjs';
+import { kernelIdle, notebook, offlinePage, runAndRead, runCell, softmaxTables, startJupyterLab } from './jupyter.mjs';
 
 const TOLERANCE = 1e-5;
 const SHOTS = 'test-results/python';
@@ -47,15 +47,7 @@ const expected = (request) => lab.trace(request).steps.filter((s) => s.id === 's
 const causal = (q) => expected({ Q: q, K, V, causal: true });
 
 // Every <attn-lab> on the page in notebook order: a, b, then the views.
-const shownSoftmax = (page, index) =>
-  page.evaluate((index) => {
-    const root = document.querySelectorAll('attn-lab')[index].shadowRoot;
-    return [...root.querySelectorAll('[data-role="result"] table[data-matrix="softmax"]')].map((table) => {
-      const rows = [];
-      for (const td of table.querySelectorAll('td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
-      return rows;
-    });
-  }, index);
+const shownSoftmax = (page, index) => page.locator('attn-lab').nth(index).evaluate(softmaxTables);
 
 const worst = (got, want) => (got.length === want.length ? Math.max(...want.map((m, h) => maxAbsDiff(got[h], m))) : Infinity);
 
@@ -81,15 +73,9 @@ after(async () => {
 
 async function openNotebook(t, cells, options = {}) {
   jupyter = await startJupyterLab({ 'attnlab.ipynb': notebook(cells) }, options);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-  t.after(async () => {
-    await context.close();
-    await jupyter.stop();
-  });
-  const refused = await blockTheNetwork(context);
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message + ' @ ' + (error.stack ?? '').split('\n').slice(1, 3).join(' ')));
+  const server = jupyter;
+  t.after(() => server.stop());
+  const { page, refused, errors: pageErrors } = await offlinePage(browser, t);
   await page.goto(jupyter.open('attnlab.ipynb'));
   await page.locator('.jp-NotebookPanel .jp-Cell').first().waitFor({ timeout: 60_000 });
   await kernelIdle(page, options.app);
@@ -171,21 +157,19 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   assert.match(await page.locator('attn-attention-import [data-role="import-summary"]').innerText(), /1 layers × 2 heads over 3 tokens/);
 
   await shoot(page, `${SHOTS}/jupyterlab-light.png`);
-  assert.deepEqual(refused, [], 'requests left 127.0.0.1');
-  assert.deepEqual(pageErrors, []);
-});
 
-test('in JupyterLab\'s dark theme the widget is dark', async (t) => {
-  const { page, refused } = await openNotebook(t, [CELLS[0], CELLS[1]], { theme: 'dark' });
-  await runCell(page, 0);
-  await runCell(page, 1);
-  await rendered(page, 1);
-  assert.equal(await page.evaluate(() => document.querySelector('attn-lab').getAttribute('theme')), 'dark');
-  const background = await page.evaluate(() => getComputedStyle(document.querySelector('attn-lab')).backgroundColor);
+  // JupyterLab's dark theme, chosen from its Settings menu: the widgets follow it as it changes.
+  assert.equal(await page.locator('attn-lab').first().getAttribute('theme'), 'light');
+  await page.locator('.lm-MenuBar-itemLabel', { hasText: 'Settings' }).click();
+  await page.locator('.lm-Menu-itemLabel', { hasText: /^Theme$/ }).click();
+  await page.locator('.lm-Menu-itemLabel', { hasText: /^JupyterLab Dark$/ }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('attn-lab')].every((l) => l.getAttribute('theme') === 'dark'), null, { timeout: 30_000 });
+  const background = await page.locator('attn-lab').first().evaluate((l) => getComputedStyle(l).backgroundColor);
   const [r, g, b] = background.match(/\d+/g).map(Number);
   assert.ok(r + g + b < 3 * 100, `a dark background, got ${background}`);
   await shoot(page, `${SHOTS}/jupyterlab-dark.png`);
-  assert.deepEqual(refused, []);
+  assert.deepEqual(refused, [], 'requests left 127.0.0.1');
+  assert.deepEqual(pageErrors, []);
 });
 
 test('in Notebook 7, offline: the core\'s numbers, an edit reaching Python, two independent steppers', async (t) => {

@@ -13,7 +13,7 @@ import { createAttnLab } from '../../../dist/attnlab.js';
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { maxAbsDiff } from '../../../tests/support/compare.js';
 import { stateToTraceRequest } from '../../../tests/support/state-request.js';
-import { blockTheNetwork, freePort } from './jupyter.mjs';
+import { freePort, offlinePage, softmaxTables } from './jupyter.mjs';
 
 const MARIMO = fileURLToPath(new URL('../../.venv/bin/marimo', import.meta.url));
 const APP = fileURLToPath(new URL('./marimo_app.py', import.meta.url));
@@ -69,22 +69,10 @@ const probe = async (page, ready) => {
   return handle.jsonValue();
 };
 const lab0 = (page, index) => page.locator('attn-lab').nth(index);
-const shownSoftmax = (page, index) =>
-  lab0(page, index).evaluate((element) =>
-    [...element.shadowRoot.querySelectorAll('[data-role="result"] table[data-matrix="softmax"]')].map((table) => {
-      const rows = [];
-      for (const td of table.querySelectorAll('td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
-      return rows;
-    }),
-  );
+const shownSoftmax = (page, index) => lab0(page, index).evaluate(softmaxTables);
 
 test('in marimo, offline: the core\'s numbers, both directions of the sync, two independent steppers', async (t) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-  t.after(() => context.close());
-  const refused = await blockTheNetwork(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { page, refused, errors } = await offlinePage(browser, t);
   await page.goto(url);
   await page.locator('attn-lab').nth(1).locator('[data-role="result"] td[data-value]').first().waitFor({ timeout: 60_000 });
 

@@ -16,7 +16,7 @@ import { createAttnLab } from '../../../dist/attnlab.js';
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { serveStatic } from '../../../scripts/serve.mjs';
 import { maxAbsDiff } from '../../../tests/support/compare.js';
-import { blockTheNetwork, notebook } from './jupyter.mjs';
+import { notebook, offlinePage, softmaxTables } from './jupyter.mjs';
 
 const BIN = fileURLToPath(new URL('../../.venv/bin/', import.meta.url));
 const Q = [[1, 0], [0, 1]];
@@ -44,19 +44,10 @@ after(async () => {
 });
 
 test('nbconvert\'s HTML export renders the widgets offline, with the core\'s numbers', async (t) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.after(() => context.close());
-  const refused = await blockTheNetwork(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { page, refused, errors } = await offlinePage(browser, t);
   await page.goto(`${server.url}/export.html`);
   await page.waitForFunction(() => document.querySelector('attn-lab')?.shadowRoot?.querySelector('[data-role="result"] table[data-matrix="softmax"] td[data-value]'), null, { timeout: 30_000 });
-  const shown = await page.evaluate(() => {
-    const rows = [];
-    for (const td of document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-role="result"] table[data-matrix="softmax"] td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
-    return rows;
-  });
+  const [shown] = await page.locator('attn-lab').first().evaluate(softmaxTables);
   assert.ok(maxAbsDiff(shown, softmax) <= 1e-5, JSON.stringify(shown));
   await page.locator('attn-lab attn-geometry-view [data-role="plane"]').waitFor({ timeout: 30_000 });
   // Only nbconvert's own page furniture may have tried the network.

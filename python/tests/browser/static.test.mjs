@@ -14,7 +14,7 @@ import { createAttnLab } from '../../../dist/attnlab.js';
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { serveStatic } from '../../../scripts/serve.mjs';
 import { maxAbsDiff } from '../../../tests/support/compare.js';
-import { blockTheNetwork } from './jupyter.mjs';
+import { offlinePage, softmaxTables } from './jupyter.mjs';
 
 const PYTHON = fileURLToPath(new URL('../../.venv/bin/python', import.meta.url));
 const TOLERANCE = 1e-5;
@@ -44,21 +44,10 @@ after(async () => {
   await server?.close();
 });
 
-const shown = (page, index) =>
-  page.evaluate((index) => {
-    const table = document.querySelectorAll('attn-lab')[index].shadowRoot.querySelector('[data-role="result"] table[data-matrix="softmax"]');
-    const rows = [];
-    for (const td of table.querySelectorAll('td[data-value]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.dataset.value);
-    return rows;
-  }, index);
+const shown = async (page, index) => (await page.locator('attn-lab').nth(index).evaluate(softmaxTables))[0];
 
 test('save_html: the page renders offline with no kernel, the core\'s numbers, two independent steppers', async (t) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.after(() => context.close());
-  const refused = await blockTheNetwork(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { page, refused, errors } = await offlinePage(browser, t);
   await page.goto(`${server.url}/page.html`);
   await page.waitForFunction(() => document.querySelectorAll('attn-lab').length === 3 && [...document.querySelectorAll('attn-lab')].slice(0, 2).every((l) => l.shadowRoot?.querySelector('[data-role="result"] td[data-value]')), null, { timeout: 30_000 });
   assert.ok(maxAbsDiff(await shown(page, 0), softmax(Q)) <= TOLERANCE);
