@@ -116,7 +116,10 @@ function drawStepper({ model, el, lab }) {
     } catch {
       /* the element shows the StateError's message */
     }
-    report(); // a state the core refused: Python gets the last good state back, and the message
+    // A state the core refused: Python gets the last good state back, and the message. Later,
+    // not inside this change event: a set() nested in it is compared with the state before
+    // the kernel's (Backbone's changedAttributes), finds no change and sends nothing.
+    setTimeout(report);
   };
   // widget → Python: every state the element accepts (an edited cell, a step, an option).
   const report = () => {

@@ -31,11 +31,11 @@ export function notebook(cells) {
   });
 }
 
-/** Starts JupyterLab (app 'lab') or Notebook 7 ('notebook') in a scratch folder holding `files` ({ name: text }); theme: 'light' | 'dark'. */
-export async function startJupyterLab(files, { theme = 'light', app = 'lab' } = {}) {
+/** Starts JupyterLab (app 'lab') or Notebook 7 ('notebook') in a scratch folder holding `files` ({ name: text }). */
+export async function startJupyterLab(files, { app = 'lab' } = {}) {
   const root = await mkdtemp(join(tmpdir(), 'attnlab-jupyter-'));
   const settings = join(root, '.settings');
-  // Every cell rendered (no windowing), so widgets below the fold exist; the theme chosen up front.
+  // Every cell rendered (no windowing), so widgets below the fold exist; the light theme to start.
   const write = async (path, value) => {
     await mkdir(join(settings, path, '..'), { recursive: true });
     await writeFile(join(settings, path), JSON.stringify(value));
@@ -43,7 +43,7 @@ export async function startJupyterLab(files, { theme = 'light', app = 'lab' } = 
   // (JupyterLab's plugins: Notebook 7 has other ones, and throws on some of these.)
   if (app === 'lab') {
     await write('@jupyterlab/notebook-extension/tracker.jupyterlab-settings', { windowingMode: 'none' });
-    await write('@jupyterlab/apputils-extension/themes.jupyterlab-settings', { theme: theme === 'dark' ? 'JupyterLab Dark' : 'JupyterLab Light' });
+    await write('@jupyterlab/apputils-extension/themes.jupyterlab-settings', { theme: 'JupyterLab Light' });
     await write('@jupyterlab/apputils-extension/notification.jupyterlab-settings', { fetchNews: 'false', checkForUpdates: false });
   }
   for (const [name, text] of Object.entries(files)) await writeFile(join(root, name), text);

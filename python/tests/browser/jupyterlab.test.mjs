@@ -40,6 +40,7 @@ def probe():
   `attnlab.show_attention(np.array([${JSON.stringify(ATTENTION)}]), ["The", "cat", "sat"])`,
   `print("PROBE " + json.dumps(probe()))`,
   `a.Q = ${JSON.stringify(NEW_Q)}`,
+  'a.Q = [[1, 2, 3]]  # three columns against K\'s two: the core refuses it',
 ];
 const PROBE = 5;
 
@@ -121,6 +122,14 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   assert.deepEqual(seen.aQ, NEW_Q);
   assert.ok(worst([seen.a], causal(NEW_Q)) <= TOLERANCE);
   assert.equal(seen.aError, '');
+
+  // A state the core refuses: the widget keeps the last good one, and Python gets it back with the message.
+  await runCell(page, PROBE + 2);
+  await page.waitForFunction(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]')?.innerText.trim(), null, { timeout: 30_000 });
+  seen = await runAndRead(page, PROBE, 'PROBE ');
+  assert.deepEqual(seen.aQ, NEW_Q);
+  assert.match(seen.aError, /Q|K|columns|width/);
+  assert.ok(worst(await shownSoftmax(page, 0), causal(NEW_Q)) <= TOLERANCE);
 
   // Every teaching view renders, with no error message; the model view runs the packaged model
   // (its next token as in Node).
