@@ -51,10 +51,10 @@ inline void register_trace_results() {
       .field<&TraceStep::jacobian, &SoftmaxJacobian::row_dot>("rowDot")
       .field<&TraceStep::jacobian, &SoftmaxJacobian::jacobian_rows>("jacobianRows")
       .field<&TraceStep::jacobian, &SoftmaxJacobian::jacobians>("jacobians");
-  result<StepGroup>("StepGroup")
-      .field<&StepGroup::id>("id")
-      .field<&StepGroup::title>("title")
-      .field<&StepGroup::steps>("steps");
+  result<TraceGroup>("TraceGroup")
+      .field<&TraceGroup::id>("id")
+      .field<&TraceGroup::title>("title")
+      .field<&TraceGroup::steps>("steps");
   result<Trace>("Trace")
       .field<&Trace::steps>("steps")
       .field<&Trace::groups>("groups")

@@ -577,14 +577,14 @@ TEST_CASE("groups: one per step id, in order, holding each head's entry", "[trac
       step::encoding, step::positional, step::project_q, step::project_k, step::project_v,
       step::scores,   step::scale,      step::mask,      step::softmax,   step::aggregate};
   std::vector<std::string> got_ids;
-  for (const attnlab::StepGroup& g : t.groups) got_ids.push_back(g.id);
+  for (const attnlab::TraceGroup& g : t.groups) got_ids.push_back(g.id);
   std::vector<std::string> expected = want_ids;
   if (heads > 1) expected.push_back(step::concat);
   expected.push_back(step::output_projection);
   CHECK(got_ids == expected);
 
   std::vector<int> seen(t.steps.size(), 0);
-  for (const attnlab::StepGroup& g : t.groups) {
+  for (const attnlab::TraceGroup& g : t.groups) {
     CAPTURE(g.id);
     const bool per_head = g.id == step::scores || g.id == step::scale || g.id == step::mask ||
                           g.id == step::softmax || g.id == step::aggregate;
@@ -626,7 +626,7 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
   for (const TraceInput& input : inputs) {
     const Trace t = run(input);
     std::ptrdiff_t previous = -1;
-    for (const attnlab::StepGroup& g : t.groups) {
+    for (const attnlab::TraceGroup& g : t.groups) {
       CAPTURE(g.id);
       const std::ptrdiff_t at = position(g.id);
       CHECK(at < std::ptrdiff_t(all.size()));  // listed

@@ -206,7 +206,7 @@ struct TraceStep {
 };
 
 // One per distinct step id, in trace order: the step's entries (one per head) by index.
-struct StepGroup {
+struct TraceGroup {
   std::string id;
   std::string title;
   std::vector<std::size_t> steps;  // indices into Trace::steps, in head order
@@ -214,7 +214,7 @@ struct StepGroup {
 
 struct Trace {
   std::vector<TraceStep> steps;
-  std::vector<StepGroup> groups;
+  std::vector<TraceGroup> groups;
   Matrix output;  // the last step's values: (n_q, d_out)
   // One list per head: the queries of head h that may attend to no key (their weights are
   // zeros). Heads differ under a per-head bias.

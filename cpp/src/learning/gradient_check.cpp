@@ -124,7 +124,7 @@ constexpr Parameter parameters[] = {
 // The gradient with id `id` over every head: the per-head steps side by side.
 std::optional<Matrix> gradient_of(const Trace& t, std::string_view id) {
   const auto group = std::find_if(t.groups.begin(), t.groups.end(),
-                                  [&](const StepGroup& g) { return g.id == id; });
+                                  [&](const TraceGroup& g) { return g.id == id; });
   if (group == t.groups.end()) return std::nullopt;
   const Matrix& part = t.steps[group->steps.front()].values;
   Matrix out(part.rows, part.cols * group->steps.size());

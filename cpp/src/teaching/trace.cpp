@@ -323,11 +323,11 @@ Qkv prepare(Trace& t, const Projections& p, PositionalEncoding positional) {
 Qkv prepare(Trace&, const DirectQKV& d, PositionalEncoding) { return {d.q, d.k, d.v, {}, {}, {}}; }
 
 // One group per distinct step id, in order of first appearance.
-std::vector<StepGroup> group_steps(const std::vector<TraceStep>& steps) {
-  std::vector<StepGroup> groups;
+std::vector<TraceGroup> group_steps(const std::vector<TraceStep>& steps) {
+  std::vector<TraceGroup> groups;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const StepGroup& g) { return g.id == steps[i].id; });
+                           [&](const TraceGroup& g) { return g.id == steps[i].id; });
     if (it == groups.end()) it = groups.insert(groups.end(), {steps[i].id, steps[i].title, {}});
     it->steps.push_back(i);
   }
