@@ -9,17 +9,17 @@ import { defineStep } from './steps.js';
 
 const same = (row, col) => [{ cell: [row, col] }];
 
-// [id, name, caption, rows, cols, perHead, transposed operand, product symbol, numpy]
+// [id, name, caption, rows, cols, perHead, transposed operand, product symbol]
 const PRODUCTS = [
-  ['grad-wo', '∂W_O', '∂L/∂W_O, W_O’s gradient', 'features', 'features', false, 0, '∂W_O', 'concat.T @ dY'],
-  ['grad-concat', '∂C', '∂L/∂C, each head’s ∂O side by side', 'queries', 'features', false, 1, '∂C', 'dY @ Wo.T'],
-  ['grad-v', '∂V', '∂L/∂V, the values’ gradient', 'keys', 'features', true, 0, '∂V', 'weights.T @ dO'],
-  ['grad-weights', '∂A', '∂L/∂A, the weights’ gradient', 'queries', 'keys', true, 1, '∂A', 'dO @ v.T'],
-  ['grad-q', '∂Q', '∂L/∂Q, the queries’ gradient', 'queries', 'features', true, undefined, '∂Q', 'dS @ k'],
-  ['grad-k', '∂K', '∂L/∂K, the keys’ gradient', 'keys', 'features', true, 0, '∂K', 'dS.T @ q'],
-  ['grad-wq', '∂W_Q', '∂L/∂W_Q, W_Q’s gradient', 'features', 'features', false, 0, '∂W_Q', 'X.T @ dQ'],
-  ['grad-wk', '∂W_K', '∂L/∂W_K, W_K’s gradient', 'features', 'features', false, 0, '∂W_K', 'X.T @ dK'],
-  ['grad-wv', '∂W_V', '∂L/∂W_V, W_V’s gradient', 'features', 'features', false, 0, '∂W_V', 'X.T @ dV'],
+  ['grad-wo', '∂W_O', '∂L/∂W_O, W_O’s gradient', 'features', 'features', false, 0, '∂W_O'],
+  ['grad-concat', '∂C', '∂L/∂C, each head’s ∂O side by side', 'queries', 'features', false, 1, '∂C'],
+  ['grad-v', '∂V', '∂L/∂V, the values’ gradient', 'keys', 'features', true, 0, '∂V'],
+  ['grad-weights', '∂A', '∂L/∂A, the weights’ gradient', 'queries', 'keys', true, 1, '∂A'],
+  ['grad-q', '∂Q', '∂L/∂Q, the queries’ gradient', 'queries', 'features', true, undefined, '∂Q'],
+  ['grad-k', '∂K', '∂L/∂K, the keys’ gradient', 'keys', 'features', true, 0, '∂K'],
+  ['grad-wq', '∂W_Q', '∂L/∂W_Q, W_Q’s gradient', 'features', 'features', false, 0, '∂W_Q'],
+  ['grad-wk', '∂W_K', '∂L/∂W_K, W_K’s gradient', 'features', 'features', false, 0, '∂W_K'],
+  ['grad-wv', '∂W_V', '∂L/∂W_V, W_V’s gradient', 'features', 'features', false, 0, '∂W_V'],
 ];
 
 /** Adds the backward entries after the forward ones (registry.js calls it once, at load). */
@@ -33,10 +33,9 @@ export function defineBackwardSteps() {
     cols: 'features',
     heat: 'gradients',
     explain: ({ row, col, value }) => ({ text: `∂L/∂Y${at(row, col)} = ${fmt(value)}: given (L = Σ ∂L/∂Y ⊙ Y), where backward starts`, highlight: [] }),
-    numpy: 'dY',
   });
 
-  for (const [id, name, caption, rows, cols, perHead, transposed, symbol, numpy] of PRODUCTS) {
+  for (const [id, name, caption, rows, cols, perHead, transposed, symbol] of PRODUCTS) {
     defineStep({
       id,
       name,
@@ -48,7 +47,6 @@ export function defineBackwardSteps() {
       ...(perHead ? { perHead } : {}),
       ...(transposed === undefined ? {} : { transposed }),
       explain: productOf(symbol),
-      numpy,
     });
     if (id === 'grad-weights') defineSoftmaxAndScale();
   }
@@ -72,7 +70,6 @@ export function defineBackwardSteps() {
           highlight: [{ rows: [row], cell: [row, col] }, { rows: [row], cell: [row, col] }],
         };
       },
-      numpy: 'weights * (dA - (dA * weights).sum(axis=1, keepdims=True))',
     });
     defineStep({
       id: 'grad-scores',
@@ -87,7 +84,6 @@ export function defineBackwardSteps() {
         const input = panel.operands[0].values[row][col];
         return { text: `∂S${at(row, col)} = factor × ∂S̃${at(row, col)} = ${fmt(input)} → ${fmt(value)}${value === 0 ? ' (masked or weight 0: no gradient)' : ''}`, highlight: same(row, col) };
       },
-      numpy: 'dScaled * factor',
     });
   }
 
@@ -103,6 +99,5 @@ export function defineBackwardSteps() {
       text: `∂X${at(row, col)} = row ${row + 1} of ∂Q · row ${col + 1} of W_Q + the same for K and V = ${fmt(value)}`,
       highlight: [{ rows: [row] }, { rows: [col] }, { rows: [row] }, { rows: [col] }, { rows: [row] }, { rows: [col] }],
     }),
-    numpy: 'dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T',
   });
 }

@@ -30,18 +30,16 @@ import * as why from './why.js';
  * @property {object} [predict]      predict-then-reveal questions beyond the result's shape:
  *   { elementwise?: how the step keeps its input's shape, largest?: { noun, reason } (which
  *   key wins a row), rowSum?: true (what a row adds up to) }
- * @property {string} numpy          the NumPy export's expression for this step's value, in
- *   terms of the export's variables (inside its loop over heads when `perHead`): export.js
  * @property {boolean} [perHead]     the step repeats for each head
  */
 
-const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'transposed', 'explain', 'predict', 'numpy', 'perHead']);
+const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'transposed', 'explain', 'predict', 'perHead']);
 
 // Checks an entry's fields, so a typo fails at load rather than as a blank panel. Entries are
 // kept in the order they are defined: the forward steps here, then backward-steps.js.
 export function defineStep(entry) {
   const unknown = Object.keys(entry).filter((key) => !STEP_FIELDS.has(key));
-  if (unknown.length || ['id', 'name', 'caption', 'why', 'rows', 'cols', 'explain', 'numpy'].some((key) => !entry[key])) {
+  if (unknown.length || ['id', 'name', 'caption', 'why', 'rows', 'cols', 'explain'].some((key) => !entry[key])) {
     throw new Error(`step entry ${entry.id}: missing fields or unknown ones (${unknown.join(', ')})`);
   }
   STEPS.push(Object.freeze(entry));
@@ -65,7 +63,6 @@ defineStep({
     highlight: [],
   }),
   predict: { elementwise: 'gives each position its own row of sines and cosines, one per feature of X' },
-  numpy: 'PE',
 });
 
 defineStep({
@@ -80,7 +77,6 @@ defineStep({
     return { text: `x${at(row, col)} + PE${at(row, col)} = ${fmt(x)} + ${fmt(pe)} = ${fmt(value)}`, highlight: [same(row, col)[0], same(row, col)[0]] };
   },
   predict: { elementwise: 'adds a position vector to each row, entry by entry' },
-  numpy: 'X',
 });
 
 for (const [id, symbol, noun, nouns, role] of [
@@ -96,7 +92,6 @@ for (const [id, symbol, noun, nouns, role] of [
     rows: id === 'project-q' ? 'queries' : 'keys',
     cols: 'features',
     explain: productOf(symbol),
-    numpy: symbol,
   });
 }
 
@@ -119,7 +114,6 @@ defineStep({
       reason: 'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
     },
   },
-  numpy: 'scores',
 });
 
 // How the scale step multiplies, as the core reports it: "/ √2", "/ (√2 · 0.5)", "× 0.25 / 2".
@@ -148,7 +142,6 @@ defineStep({
     elementwise: 'multiplies every entry by the same factor',
     largest: { noun: 'scaled score', reason: 'scaling multiplies the whole row by one positive factor, so the order of the scores stays the same.' },
   },
-  numpy: 'scaled',
 });
 
 defineStep(SOFTCAP_STEP);
@@ -178,7 +171,6 @@ defineStep({
     return { text: reason ? `${reason}: s̃${at(row, col)} becomes −∞, so its weight will be 0` : `kept: s̃${at(row, col)} = ${fmt(value)}`, highlight: same(row, col) };
   },
   predict: { elementwise: 'replaces some entries by −∞' },
-  numpy: 'logits',
 });
 
 defineStep({
@@ -206,7 +198,6 @@ defineStep({
     largest: { noun: 'weight', reason: 'softmax keeps the order of a row: the largest (scaled, masked) score gets the largest weight.' },
     rowSum: true,
   },
-  numpy: 'weights',
 });
 
 defineStep(DROPOUT_STEP);
@@ -220,7 +211,6 @@ defineStep({
   cols: 'features',
   perHead: true,
   explain: productOf('O'),
-  numpy: 'out',
 });
 
 defineStep({
@@ -239,7 +229,6 @@ defineStep({
     };
   },
   predict: { sideBySide: true },
-  numpy: 'np.concatenate(outputs, axis=1)',
 });
 
 defineStep({
@@ -250,5 +239,4 @@ defineStep({
   rows: 'queries',
   cols: 'features',
   explain: productOf('Y'),
-  numpy: 'np.concatenate(outputs, axis=1) @ Wo',
 });

@@ -32,10 +32,6 @@ const rotateWhy = (letter, axis) => ({ panel, labels }) => {
   };
 };
 
-// The rotation of the loop's q or k by position (the export defines rope_base).
-const ropeNumpy = (x) =>
-  `(lambda m, a: np.stack([m[:, 0::2] * np.cos(a) - m[:, 1::2] * np.sin(a), m[:, 0::2] * np.sin(a) + m[:, 1::2] * np.cos(a)], axis=2).reshape(m.shape).astype(np.float32))(${x}, np.arange(${x}.shape[0])[:, None] * rope_base ** (-np.arange(0, d_k, 2) / d_k))`;
-
 export const ROTATE_STEPS = [
   ['rotate-q', 'Q', 'q', 'queries'],
   ['rotate-k', 'K', 'k', 'keys'],
@@ -49,7 +45,6 @@ export const ROTATE_STEPS = [
   perHead: true,
   explain: rotateExplain(letter),
   predict: { elementwise: 'turns each pair of features by an angle set by the row’s position; lengths stay the same' },
-  numpy: ropeNumpy(letter),
 }));
 
 // ---- Soft-capping: softcap ----
@@ -81,7 +76,6 @@ export const SOFTCAP_STEP = {
     elementwise: 'bends each entry towards ±c, keeping its sign and its order in the row',
     largest: { noun: 'capped score', reason: 'tanh only grows, so the capped row keeps the order of the scores.' },
   },
-  numpy: 'capped', // the export's loop caps the scaled scores (export.js)
 };
 
 // ---- Biases: ALiBi's distance bias and a given one (bias) ----
@@ -120,7 +114,6 @@ export const BIAS_STEP = {
     elementwise: 'adds to each entry the bias at the same place',
     largest: { noun: 'biased score', reason: 'each score moves by its own bias, so the largest can change: nearby keys gain on far ones under ALiBi.' },
   },
-  numpy: 'biased', // the export's loop adds ALiBi's and the given bias (export.js)
 };
 
 // ---- Dropout ----
@@ -153,5 +146,4 @@ export const DROPOUT_STEP = {
   },
   predict: { elementwise: 'zeroes some weights and scales up the others', rowSum: true },
   // keep: the core's masks, one per head; dropout: p (the export defines both).
-  numpy: 'np.where(keep[h], weights / np.float32(1 - dropout), 0).astype(np.float32)',
 };
