@@ -4,7 +4,20 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['build/', 'dist/', 'web/dist/', 'docs/', 'python/', 'node_modules/', 'web/examples/*/dist/', 'tests/e2e/fixtures/', 'web/lib/core-lists.js'] },
+  {
+    ignores: [
+      'build/',
+      'dist/',
+      'web/dist/',
+      'docs/',
+      'python/',
+      'node_modules/',
+      'web/examples/*/dist/',
+      'tests/e2e/fixtures/',
+      'web/lib/core-lists.js',
+      'cpp/bindings/*.pre.js' /* Emscripten's pre-js: a script inside its loader */,
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.{js,mjs,cjs}'],

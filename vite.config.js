@@ -55,7 +55,12 @@ function packageConfig() {
   const build = libraryBuild({ attnlab: fromRoot('web/lib/attnlab.js') });
   build.rolldownOptions.output.chunkFileNames = '[name].js'; // the learning module's loader: attnlab-learn.js
   const loader = (name) => ({ find: new RegExp(`^\\./${name}\\.js$`), replacement: fromRoot(`build/wasm/cpp/bindings/${name}.js`) });
-  return { publicDir: false, resolve: { alias: [loader('attnlab-core'), loader('attnlab-learn'), loader('attnlab-model')] }, build, plugins: [wasmBesideLoader()] };
+  return {
+    publicDir: false,
+    resolve: { alias: [loader('attnlab-core'), loader('attnlab-learn'), loader('attnlab-model')] },
+    build,
+    plugins: [wasmBesideLoader()],
+  };
 }
 
 // Each Emscripten loader finds its wasm with new URL("NAME.wasm", import.meta.url); Vite would

@@ -51,9 +51,16 @@ try {
       const { createAttnLab } = await import('/dist/attnlab.js');
       return forwardMs(createAttnLab, () => performance.now(), { WARMUP, REPEAT, TEXT });
     },
-    { source: forwardMs.toString().replace('async function forwardMs(createLab, now)', 'async function (createLab, now, { WARMUP, REPEAT, TEXT })'), WARMUP, REPEAT, TEXT },
+    {
+      source: forwardMs.toString().replace('async function forwardMs(createLab, now)', 'async function (createLab, now, { WARMUP, REPEAT, TEXT })'),
+      WARMUP,
+      REPEAT,
+      TEXT,
+    },
   );
-  console.log(`forward over ${inBrowser.tokens} tokens, wasm in Chromium ${browser.version()}, one thread: ${inBrowser.ms.toFixed(1)} ms (median of ${REPEAT})`);
+  console.log(
+    `forward over ${inBrowser.tokens} tokens, wasm in Chromium ${browser.version()}, one thread: ${inBrowser.ms.toFixed(1)} ms (median of ${REPEAT})`,
+  );
 } finally {
   await browser.close();
   await server.close();
@@ -63,4 +70,6 @@ const gz = async (path) => gzipSync(await readFile(path), { level: 9 }).length;
 const module = (await gz('dist/model.js')) + (await gz('dist/attnlab-model.js')) + (await gz('dist/attnlab-model.wasm'));
 let files = 0;
 for (const name of ['model.json', 'tokenizer.json', 'weights.bin']) files += await gz(`model/${name}`);
-console.log(`download on first use, gzipped: the model module ${module} B + the model's files ${files} B = ${module + files} B (${((module + files) / 1024 / 1024).toFixed(2)} MiB)`);
+console.log(
+  `download on first use, gzipped: the model module ${module} B + the model's files ${files} B = ${module + files} B (${((module + files) / 1024 / 1024).toFixed(2)} MiB)`,
+);

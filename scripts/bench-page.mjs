@@ -87,7 +87,9 @@ try {
   const total = files.reduce((sum, file) => sum + file.gzip, 0);
   console.log('First load (gzip -9, fonts and HTML excluded):');
   for (const file of files) console.log(`  ${file.path.padEnd(40)} ${String(file.raw).padStart(8)} B raw  ${String(file.gzip).padStart(7)} B gzipped`);
-  const parts = Object.entries(byKind).map(([kind, bytes]) => `${kind} ${kb(bytes)}`).join(' + ');
+  const parts = Object.entries(byKind)
+    .map(([kind, bytes]) => `${kind} ${kb(bytes)}`)
+    .join(' + ');
   console.log(`  total: ${parts} = ${kb(total)} (${total} B)\n`);
 
   const page = await browser.newPage();
@@ -97,7 +99,10 @@ try {
   if (state.X.length !== SIZE || state.heads !== 2 || state.Wo?.length !== SIZE) throw new Error('the page did not take the benchmark state');
   const times = await page.evaluate(timeEdits, { warmup: WARMUP_EDITS, edits: EDITS });
   console.log(`One cell edit (X[0][0]; 8x8 X, W_Q, W_K, W_V, W_O; 2 heads; softmax step on view), ${EDITS} edits after ${WARMUP_EDITS} warm-up:`);
-  for (const [label, values] of [['input → updateComplete + next frame', times.frame], ['input → updateComplete', times.rendered]]) {
+  for (const [label, values] of [
+    ['input → updateComplete + next frame', times.frame],
+    ['input → updateComplete', times.rendered],
+  ]) {
     const sorted = values.sort((a, b) => a - b);
     const figures = `p50 ${ms(percentile(sorted, 50))}   p95 ${ms(percentile(sorted, 95))}   min ${ms(sorted[0])}   max ${ms(sorted.at(-1))}`;
     console.log(`  ${label.padEnd(36)} ${figures}`);

@@ -70,7 +70,10 @@ function plannedRows(simdSets) {
   return rows;
 }
 
-const firstLine = (error) => String(error?.message ?? error).split('\n')[0].slice(0, 120);
+const firstLine = (error) =>
+  String(error?.message ?? error)
+    .split('\n')[0]
+    .slice(0, 120);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check } }.
@@ -116,7 +119,13 @@ function summarise(row, results, peak) {
     if (ms === undefined) return line;
     const gflops = flops / ms / 1e6;
     const spread = (Math.max(...r.times) - Math.min(...r.times)) / ms;
-    return { ...line, ms_median: +ms.toFixed(3), spread_pct: +(100 * spread).toFixed(1), gflops: +gflops.toFixed(2), pct_peak: +((100 * gflops) / peak).toFixed(1) };
+    return {
+      ...line,
+      ms_median: +ms.toFixed(3),
+      spread_pct: +(100 * spread).toFixed(1),
+      gflops: +gflops.toFixed(2),
+      pct_peak: +((100 * gflops) / peak).toFixed(1),
+    };
   });
   const [attnlab, ...peers] = lines;
   // The peers the targets name: ORT natively, onnxruntime-web's two ops in wasm (not tfjs).
@@ -149,7 +158,10 @@ function print(line) {
 
 const lscpu = execFileSync('lscpu', { encoding: 'utf8' });
 const cpu = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
-const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '').split(' ').filter((f) => /^(avx|fma|sse4)/.test(f)).join(' ');
+const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '')
+  .split(' ')
+  .filter((f) => /^(avx|fma|sse4)/.test(f))
+  .join(' ');
 const { ortWeb, versions } = await ensurePeers();
 const driver = SECTIONS.includes('native') ? startDriver() : undefined;
 const simdReply = driver ? await driver.ask('simd') : undefined;
@@ -200,16 +212,27 @@ for (const ort of Object.values(ortPeers)) ort.stop();
 
 const table = measured.flatMap(([row, results]) => summarise(row, results, peaks[peakKey(row)]));
 console.log(heading);
-console.log(`peaks (GFLOP/s, the higher of before and after): ${Object.entries(peaks).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+console.log(
+  `peaks (GFLOP/s, the higher of before and after): ${Object.entries(peaks)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ')}`,
+);
 console.log('section simd      thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us   max|Δ|  target');
 table.forEach(print);
 const failedChecks = table.filter((l) => (l.check?.float64 ?? l.check?.attnlab) > TOLERANCE);
-console.log(`checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`);
-console.log('peer/us: the fastest ORT kernel\'s median over attnlab\'s (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)');
+console.log(
+  `checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`,
+);
+console.log(
+  "peer/us: the fastest ORT kernel's median over attnlab's (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)",
+);
 // Target 3: the threaded core's speed-up from 1 to 2 threads.
 for (const [row, results] of measured.filter(([row]) => row.section === 'wasm')) {
   const [one, two] = ['attnlab-thr1', 'attnlab-thr2'].map((name) => results[name]?.times.length && median(results[name].times));
-  if (one && two) console.log(`wasm threads, n = ${row.n}, causal ${row.causal}: 1 thread ${one.toFixed(2)} ms, 2 threads ${two.toFixed(2)} ms, ${(one / two).toFixed(2)}× (target ≥ 1.7×)`);
+  if (one && two)
+    console.log(
+      `wasm threads, n = ${row.n}, causal ${row.causal}: 1 thread ${one.toFixed(2)} ms, 2 threads ${two.toFixed(2)} ms, ${(one / two).toFixed(2)}× (target ≥ 1.7×)`,
+    );
 }
 if (failedChecks.length) process.exitCode = 1;
 
@@ -218,15 +241,35 @@ if (failedChecks.length) process.exitCode = 1;
 // compiled during the first call).
 const firstCall = SECTIONS.includes('first') ? firstCallFigures({ processes: QUICK ? 3 : 5 }) : undefined;
 for (const f of firstCall ?? [])
-  console.log(`first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`);
+  console.log(
+    `first call, wasm flashAttention n = 4,096, d = 64 (median of ${f.processes} fresh Node processes, ${f.node_flags}): load ${f.load_ms} ms, first call ${f.first_ms} ms, later calls ${f.later_ms} ms`,
+  );
 
 const results = await readResults();
 const subset = QUICK || ONLY_N || ONLY_D || ONLY_THREADS || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
-results.peers = { cpu, cpus: cpus().length, cpu_flags: cpuFlags, runtime: versions, rounds: ROUNDS, measured: new Date().toISOString(), subset, peaks, rows: table, first_call: firstCall };
+results.peers = {
+  cpu,
+  cpus: cpus().length,
+  cpu_flags: cpuFlags,
+  runtime: versions,
+  rounds: ROUNDS,
+  measured: new Date().toISOString(),
+  subset,
+  peaks,
+  rows: table,
+  first_call: firstCall,
+};
 await writeResults(results);
 // A full run's tables go into the README and the docs; a subset's would leave rows out.
 if (!subset) await writeTables(results.peers);
-const COLORS = { attnlab: '#0072b2', 'ort-mha': '#d55e00', 'ort-gqa': '#e69f00', 'ort-web-mha': '#d55e00', 'ort-web-attention': '#e69f00', 'tfjs-wasm': '#cc79a7' };
+const COLORS = {
+  attnlab: '#0072b2',
+  'ort-mha': '#d55e00',
+  'ort-gqa': '#e69f00',
+  'ort-web-mha': '#d55e00',
+  'ort-web-attention': '#e69f00',
+  'tfjs-wasm': '#cc79a7',
+};
 const charted = { native: (l) => l.d === 64 && l.threads === 2 && l.simd === simdSets[0], wasm: () => true };
 for (const [section, keep] of Object.entries(charted)) {
   const lines = table.filter((l) => l.section === section && l.ms_median !== undefined && keep(l));

@@ -36,7 +36,10 @@ function panel(rows, field, title, offsetX, colors) {
 /** The SVG document for benchmark rows; `colors` maps each kernel drawn to its colour. */
 export function plot(rows, colors = COLORS) {
   const kernels = Object.keys(colors).filter((k) => rows.some((r) => r.kernel === k));
-  const legend = kernels.map((k, i) => `<g transform="translate(${M.left + i * 110},${H + 8})"><line x2="24" y1="6" y2="6" stroke="${colors[k]}" stroke-width="3"/>${text(30, 10, k)}</g>`);
+  const legend = kernels.map(
+    (k, i) =>
+      `<g transform="translate(${M.left + i * 110},${H + 8})"><line x2="24" y1="6" y2="6" stroke="${colors[k]}" stroke-width="3"/>${text(30, 10, k)}</g>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 30}" font-family="sans-serif" font-size="11">
 <rect width="100%" height="100%" fill="#fff"/>
 ${panel(rows, 'ms_median', 'time (ms, median)', 0, colors)}

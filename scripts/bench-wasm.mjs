@@ -47,9 +47,21 @@ for (const causal of [false, true]) {
       }
       const ms = times.sort((a, b) => a - b)[Math.floor(REPEAT / 2)];
       const flops = 4 * n * n * D * (causal ? 0.5 : 1);
-      const row = { kernel, n, d: D, heads: 1, causal, threads: 1, ms_median: +ms.toFixed(3), gflops: +(flops / ms / 1e6).toFixed(2), max_abs_err: +sampledError(Q, K, V, output, { causal }).toPrecision(3) };
+      const row = {
+        kernel,
+        n,
+        d: D,
+        heads: 1,
+        causal,
+        threads: 1,
+        ms_median: +ms.toFixed(3),
+        gflops: +(flops / ms / 1e6).toFixed(2),
+        max_abs_err: +sampledError(Q, K, V, output, { causal }).toPrecision(3),
+      };
       rows.push(row);
-      console.log(`${kernel.padEnd(10)} ${String(n).padStart(5)} ${String(D).padStart(4)}  ${String(causal).padEnd(6)} ${row.ms_median.toFixed(1).padStart(10)} ${row.gflops.toFixed(2).padStart(8)}  ${row.max_abs_err}`);
+      console.log(
+        `${kernel.padEnd(10)} ${String(n).padStart(5)} ${String(D).padStart(4)}  ${String(causal).padEnd(6)} ${row.ms_median.toFixed(1).padStart(10)} ${row.gflops.toFixed(2).padStart(8)}  ${row.max_abs_err}`,
+      );
     }
   }
 }

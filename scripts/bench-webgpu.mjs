@@ -52,7 +52,9 @@ for (const causal of [false, true]) {
       const ms = await median(run);
       const row = { kernel, n, d: D, causal, ms_median: +ms.toFixed(3), gflops: +(flops / ms / 1e6).toFixed(2) };
       rows.push(row);
-      console.log(`${kernel.padEnd(10)} ${String(n).padStart(5)} ${String(D).padStart(4)}  ${String(causal).padEnd(6)} ${ms.toFixed(1).padStart(10)} ${row.gflops.toFixed(2).padStart(8)}`);
+      console.log(
+        `${kernel.padEnd(10)} ${String(n).padStart(5)} ${String(D).padStart(4)}  ${String(causal).padEnd(6)} ${ms.toFixed(1).padStart(10)} ${row.gflops.toFixed(2).padStart(8)}`,
+      );
     }
   }
 }

@@ -37,7 +37,9 @@ function publicApiOnly() {
     name: 'attnlab-public-api',
     analyzePhase({ ts, node }) {
       if (!ts.isClassDeclaration(node)) return;
-      const declaration = node.members.find((member) => member.name?.getText() === 'properties' && ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static);
+      const declaration = node.members.find(
+        (member) => member.name?.getText() === 'properties' && ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static,
+      );
       for (const property of declaration?.initializer?.properties ?? []) {
         const options = property.initializer?.properties ?? [];
         if (options.some((option) => option.name?.getText() === 'state' && option.initializer.kind === ts.SyntaxKind.TrueKeyword)) {

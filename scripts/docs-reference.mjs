@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 
 const ENTRIES = [
   ['attnlab', 'dist/attnlab.d.ts', 'The core: createAttnLab() and what the AttnLab it returns computes.'],
-  ['attnlab/webgpu', 'dist/webgpu.d.ts', 'The flash kernel\'s tiles as a WGSL compute shader.'],
+  ['attnlab/webgpu', 'dist/webgpu.d.ts', "The flash kernel's tiles as a WGSL compute shader."],
   ['attnlab/element', 'dist/element.d.ts', 'The typings of <attn-lab> (its reference: the element page).'],
   ['attnlab/react', 'dist/react.d.ts', '<attn-lab> in React 19 TSX.'],
 ];
@@ -92,32 +92,52 @@ export function apiPage(files) {
 
 export function elementPage(manifest) {
   const lab = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'attn-lab');
-  const table = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.map((cell) => escapeText(String(cell ?? ''))).join(' | ')} |`), ''];
+  const table = (head, rows) => [
+    `| ${head.join(' | ')} |`,
+    `| ${head.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.map((cell) => escapeText(String(cell ?? ''))).join(' | ')} |`),
+    '',
+  ];
   const code = (text) => (text ? `\`${text}\`` : '');
   const methods = (lab.members ?? []).filter((m) => m.kind === 'method');
   return [
     '# `<attn-lab>` reference',
     '',
-    'Generated from the element\'s Custom Elements Manifest (`custom-elements.json`, written from its JSDoc by',
+    "Generated from the element's Custom Elements Manifest (`custom-elements.json`, written from its JSDoc by",
     '`scripts/build.sh element`) when the site is built. How to use it: [the element guide](../element.md).',
     '',
     escapeText(lab.description ?? ''),
     '',
     '## Attributes',
     '',
-    ...table(['attribute', 'property', 'type', 'description'], lab.attributes.map((a) => [code(a.name), code(a.fieldName), code(a.type?.text), a.description])),
+    ...table(
+      ['attribute', 'property', 'type', 'description'],
+      lab.attributes.map((a) => [code(a.name), code(a.fieldName), code(a.type?.text), a.description]),
+    ),
     '## Methods',
     '',
-    ...table(['method', 'parameters', 'description'], methods.map((m) => [code(`${m.name}()`), (m.parameters ?? []).map((p) => `${p.name}${p.type ? `: ${p.type.text}` : ''}`).join(', '), m.description])),
+    ...table(
+      ['method', 'parameters', 'description'],
+      methods.map((m) => [code(`${m.name}()`), (m.parameters ?? []).map((p) => `${p.name}${p.type ? `: ${p.type.text}` : ''}`).join(', '), m.description]),
+    ),
     '## Events',
     '',
-    ...table(['event', 'type', 'description'], (lab.events ?? []).map((e) => [code(e.name), code(e.type?.text), e.description])),
+    ...table(
+      ['event', 'type', 'description'],
+      (lab.events ?? []).map((e) => [code(e.name), code(e.type?.text), e.description]),
+    ),
     '## CSS custom properties',
     '',
-    ...table(['property', 'description'], (lab.cssProperties ?? []).map((p) => [code(p.name), p.description])),
+    ...table(
+      ['property', 'description'],
+      (lab.cssProperties ?? []).map((p) => [code(p.name), p.description]),
+    ),
     '## CSS parts',
     '',
-    ...table(['part', 'description'], (lab.cssParts ?? []).map((p) => [code(p.name), p.description])),
+    ...table(
+      ['part', 'description'],
+      (lab.cssParts ?? []).map((p) => [code(p.name), p.description]),
+    ),
   ].join('\n');
 }
 

@@ -21,7 +21,12 @@ const server = await serveStatic('web/dist');
 const browser = await launchChromium();
 // Each view at a laptop's and a phone's width, light and dark: docs/views/all/ID-WIDTH-THEME.jpg
 // (kept out of the npm package); the README's picture, docs/views/ID.jpg, is the 1280 px light one.
-for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [390, 'dark']]) {
+for (const [width, theme] of [
+  [1280, 'light'],
+  [1280, 'dark'],
+  [390, 'light'],
+  [390, 'dark'],
+]) {
   const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: theme });
   for (const view of TEACHING) {
     await page.goto(`${server.url}/index.html#view=${view}`);
@@ -34,7 +39,12 @@ for (const [width, theme] of [[1280, 'light'], [1280, 'dark'], [390, 'light'], [
     }
     if (view === 'flash') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { event: 3 } }));
     // Softcap and a bias with a −∞ cell (the bias step open), and the two causal alignments below.
-    if (view === 'variants') await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { softcap: 1, bias: '+-00000+-00000+-00000+-0x000+-00000+', alignments: true, kvHeads: 2, step: 'bias' } }));
+    if (view === 'variants')
+      await page.evaluate(() =>
+        document
+          .querySelector('attn-lab')
+          .setState({ viewState: { softcap: 1, bias: '+-00000+-00000+-00000+-0x000+-00000+', alignments: true, kvHeads: 2, step: 'bias' } }),
+      );
     if (view === 'train') {
       // Mid-run: a few seconds of previous-token at the default speed.
       await page.locator('attn-train-view [data-action="train"]').click();

@@ -6,4 +6,10 @@
 var require = Module['nodeRequire'] || globalThis['require'];
 var __dirname = Module['nodeDirname'];
 var Worker = globalThis['Worker'];
-var global = Module['nodeRequire'] ? { set Worker(worker) { Worker = worker; } } : globalThis;
+var global = Module['nodeRequire']
+  ? {
+      set Worker(worker) {
+        Worker = worker;
+      },
+    }
+  : globalThis;

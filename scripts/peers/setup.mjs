@@ -19,7 +19,11 @@ function installOrt() {
   mkdirSync(PEERS, { recursive: true });
   if (!existsSync(`${PEERS}/package.json`)) writeFileSync(`${PEERS}/package.json`, '{ "name": "attnlab-bench-peers", "private": true }\n');
   console.log(`bench:peers: installing onnxruntime-node@${VERSION} and onnxruntime-web@${VERSION} into build/peers/`);
-  execFileSync('npm', ['install', '--prefix', PEERS, '--ignore-scripts', '--no-audit', '--no-fund', `onnxruntime-node@${VERSION}`, `onnxruntime-web@${VERSION}`], { stdio: 'inherit' });
+  execFileSync(
+    'npm',
+    ['install', '--prefix', PEERS, '--ignore-scripts', '--no-audit', '--no-fund', `onnxruntime-node@${VERSION}`, `onnxruntime-web@${VERSION}`],
+    { stdio: 'inherit' },
+  );
 }
 
 // A package's version in build/peers (its package.json; onnxruntime-web's exports hide it).
@@ -38,7 +42,9 @@ export async function ensurePeers() {
   try {
     execFileSync('/usr/bin/python3', [`${ROOT}scripts/peer-models.py`, MODELS], { stdio: ['ignore', 'inherit', 'pipe'] });
   } catch (error) {
-    throw new Error(`bench:peers: writing the ONNX models failed (is python3-onnx installed? bash scripts/setup.sh python3-onnx): ${error.stderr}`, { cause: error });
+    throw new Error(`bench:peers: writing the ONNX models failed (is python3-onnx installed? bash scripts/setup.sh python3-onnx): ${error.stderr}`, {
+      cause: error,
+    });
   }
   const ortWeb = await import(require.resolve('onnxruntime-web'));
   ortWeb.env.wasm.numThreads = 1; // the wasm rows are single-threaded, like attnlab's build
@@ -67,7 +73,9 @@ export function ortWithoutAvx512() {
   const bytes = readFileSync(library);
   const at = bytes.indexOf(AVX512_BRANCH);
   if (at < 0 || bytes.indexOf(AVX512_BRANCH, at + 1) >= 0)
-    throw new Error(`onnxruntime-node ${version('onnxruntime-node')}: MLAS's AVX-512 check is not found once in its library (found ${at < 0 ? 'none' : 'several'})`);
+    throw new Error(
+      `onnxruntime-node ${version('onnxruntime-node')}: MLAS's AVX-512 check is not found once in its library (found ${at < 0 ? 'none' : 'several'})`,
+    );
   NOP6.copy(bytes, at + JE_OFFSET);
   writeFileSync(library, bytes);
   return home; // its onnxruntime-common resolves to build/peers/node_modules'

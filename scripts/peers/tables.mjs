@@ -50,7 +50,8 @@ function nativeTable(list, simd, threadCounts) {
   const ns = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.n))].sort((a, b) => a - b);
   for (const threads of threadCounts)
     for (const n of ns) {
-      const find = (d, causal) => list.find((p) => p.section === 'native' && p.simd === simd && p.threads === threads && p.n === n && p.d === d && p.causal === causal);
+      const find = (d, causal) =>
+        list.find((p) => p.section === 'native' && p.simd === simd && p.threads === threads && p.n === n && p.d === d && p.causal === causal);
       if (!columns.some(([d, causal]) => find(d, causal))) continue;
       lines.push(`| ${threads} | ${grouped(n)} | ${columns.map(([d, causal]) => cell(find(d, causal))).join(' | ')} |`);
     }
@@ -75,7 +76,7 @@ function peakLine(peers) {
 }
 
 function machine(peers) {
-  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ""}`;
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ''}`;
 }
 
 // The heading of one instruction set's native table: which kernels each side ran.

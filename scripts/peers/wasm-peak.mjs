@@ -37,7 +37,14 @@ function peakModule(chains) {
   const code = [1, ...uleb(body.length), ...body];
   const name = [...new TextEncoder().encode('peak')];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7d]), // type: (i32) → f32
     ...section(3, [1, 0]),
     ...section(7, [1, name.length, ...name, 0x00, 0]),

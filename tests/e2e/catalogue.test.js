@@ -16,28 +16,195 @@ import { stateToTraceRequest } from '../support/state-request.js';
 import { renderedResults, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
-const tiny = { mode: 'qkv', Q: [[1, 0], [0, 1]], K: [[1, 0], [1, 1], [0, 1]], V: [[1, 0], [0, 2], [1, 1]], heads: 1 };
-const x = { mode: 'x', X: [[1, 0], [0, 1], [1, 1]], Wq: [[1, 0], [0, 1]], Wk: [[1, 1], [0, 1]], Wv: [[2, 0], [0, 1]], Wo: null, tokens: ['a', 'b', 'c'], keyPadding: [false, false, false] };
+const tiny = {
+  mode: 'qkv',
+  Q: [
+    [1, 0],
+    [0, 1],
+  ],
+  K: [
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ],
+  V: [
+    [1, 0],
+    [0, 2],
+    [1, 1],
+  ],
+  heads: 1,
+};
+const x = {
+  mode: 'x',
+  X: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  Wq: [
+    [1, 0],
+    [0, 1],
+  ],
+  Wk: [
+    [1, 1],
+    [0, 1],
+  ],
+  Wv: [
+    [2, 0],
+    [0, 1],
+  ],
+  Wo: null,
+  tokens: ['a', 'b', 'c'],
+  keyPadding: [false, false, false],
+};
 const rows = (n, cols, v = 1) => Array.from({ length: n }, () => Array(cols).fill(v));
 
 const CATALOGUE = [
   // non-finite and extreme numbers
-  ['NaN in Q', { Q: [[NaN, 0], [0, 1]] }, 'non-finite', 'non-finite'],
-  ['Infinity in K', { K: [[Infinity, 0], [1, 1], [0, 1]] }, 'non-finite', 'non-finite'],
-  ['-Infinity in V', { V: [[-Infinity, 0], [0, 2], [1, 1]] }, 'non-finite', 'non-finite'],
-  ['NaN in X', { ...x, X: [[NaN, 0], [0, 1], [1, 1]] }, 'non-finite', 'non-finite'],
-  ['Infinity in W_Q', { ...x, Wq: [[Infinity, 0], [0, 1]] }, 'non-finite', 'non-finite'],
-  ['1e39 (beyond float32) in V', { V: [[1e39, 0], [0, 2], [1, 1]] }, 'non-finite', 'non-finite'],
+  [
+    'NaN in Q',
+    {
+      Q: [
+        [NaN, 0],
+        [0, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
+  [
+    'Infinity in K',
+    {
+      K: [
+        [Infinity, 0],
+        [1, 1],
+        [0, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
+  [
+    '-Infinity in V',
+    {
+      V: [
+        [-Infinity, 0],
+        [0, 2],
+        [1, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
+  [
+    'NaN in X',
+    {
+      ...x,
+      X: [
+        [NaN, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
+  [
+    'Infinity in W_Q',
+    {
+      ...x,
+      Wq: [
+        [Infinity, 0],
+        [0, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
+  [
+    '1e39 (beyond float32) in V',
+    {
+      V: [
+        [1e39, 0],
+        [0, 2],
+        [1, 1],
+      ],
+    },
+    'non-finite',
+    'non-finite',
+  ],
   ['scores that overflow float32', { Q: rows(2, 2, 1e20), K: rows(3, 2, 1e20) }, 'non-finite', 'non-finite'],
-  ['-0 in Q (defined)', { Q: [[-0, 0], [0, 1]] }, 'ok', 'ok'],
-  ['a subnormal in Q (defined)', { Q: [[1e-40, 0], [0, 1]] }, 'ok', 'ok'],
-  ['1e38 in Q (defined)', { Q: [[1e38, 0], [0, 1]] }, 'ok', 'ok'],
+  [
+    '-0 in Q (defined)',
+    {
+      Q: [
+        [-0, 0],
+        [0, 1],
+      ],
+    },
+    'ok',
+    'ok',
+  ],
+  [
+    'a subnormal in Q (defined)',
+    {
+      Q: [
+        [1e-40, 0],
+        [0, 1],
+      ],
+    },
+    'ok',
+    'ok',
+  ],
+  [
+    '1e38 in Q (defined)',
+    {
+      Q: [
+        [1e38, 0],
+        [0, 1],
+      ],
+    },
+    'ok',
+    'ok',
+  ],
   ['all zeros (defined: uniform weights)', { Q: rows(2, 2, 0), K: rows(3, 2, 0) }, 'ok', 'ok'],
   // shapes
-  ['Q and K of different widths', { Q: [[1, 0, 1], [0, 1, 1]] }, 'shape-mismatch', 'shape-mismatch'],
-  ['K and V of different lengths', { V: [[1, 0], [0, 2]] }, 'shape-mismatch', 'shape-mismatch'],
+  [
+    'Q and K of different widths',
+    {
+      Q: [
+        [1, 0, 1],
+        [0, 1, 1],
+      ],
+    },
+    'shape-mismatch',
+    'shape-mismatch',
+  ],
+  [
+    'K and V of different lengths',
+    {
+      V: [
+        [1, 0],
+        [0, 2],
+      ],
+    },
+    'shape-mismatch',
+    'shape-mismatch',
+  ],
   ['V narrower than Q (defined: d_v may differ)', { V: [[1], [0], [1]] }, 'ok', 'ok'],
-  ['X and W_Q do not fit', { ...x, Wq: [[1, 0], [0, 1], [1, 1]] }, 'shape-mismatch', 'shape-mismatch'],
+  [
+    'X and W_Q do not fit',
+    {
+      ...x,
+      Wq: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    },
+    'shape-mismatch',
+    'shape-mismatch',
+  ],
   ['W_Q and W_K of different widths', { ...x, Wk: [[1], [0]] }, 'shape-mismatch', 'shape-mismatch'],
   ['X and W_V do not fit', { ...x, Wv: [[1, 0]] }, 'shape-mismatch', 'shape-mismatch'],
   ['W_O rows differ from the heads width', { ...x, Wo: [[1, 0]] }, 'shape-mismatch', 'shape-mismatch'],
@@ -67,11 +234,42 @@ const CATALOGUE = [
   ['temperature Infinity', { temperature: Infinity }, 'invalid-argument', 'invalid-argument'],
   // masks with defined results
   ['every key padded (defined: zero rows)', { keyPadding: [true, true, true] }, 'ok', 'ok'],
-  ['a mask that forbids everything (defined: zero rows)', { mask: [[false, false, false], [false, false, false]] }, 'ok', 'ok'],
+  [
+    'a mask that forbids everything (defined: zero rows)',
+    {
+      mask: [
+        [false, false, false],
+        [false, false, false],
+      ],
+    },
+    'ok',
+    'ok',
+  ],
   ['causal with more queries than keys (defined)', { Q: rows(4, 2), causal: true }, 'ok', 'ok'],
   // wrong types
-  ['a string in a cell', { Q: [['1', 0], [0, 1]] }, 'invalid-argument', 'state-error'],
-  ['null in a cell', { K: [[1, 0], [null, 1], [0, 1]] }, 'invalid-argument', 'state-error'],
+  [
+    'a string in a cell',
+    {
+      Q: [
+        ['1', 0],
+        [0, 1],
+      ],
+    },
+    'invalid-argument',
+    'state-error',
+  ],
+  [
+    'null in a cell',
+    {
+      K: [
+        [1, 0],
+        [null, 1],
+        [0, 1],
+      ],
+    },
+    'invalid-argument',
+    'state-error',
+  ],
   ['a string instead of a matrix', { V: 'abc' }, 'invalid-argument', 'state-error'],
   ['tokens that are not strings', { ...x, tokens: [1, 2, 3] }, 'invalid-argument', 'state-error'],
   ['an unknown mode', { mode: 'y' }, null, 'state-error'],

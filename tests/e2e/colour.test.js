@@ -69,7 +69,15 @@ const near = (list, value, tolerance = 5e-5) => {
 };
 
 // The tiny example with its first keys (a tie in each row), which these tests' numbers come from.
-const tiny = (extra) => ({ ...presetState('tiny'), K: [[1, 0], [1, 1], [0, 1]], ...extra });
+const tiny = (extra) => ({
+  ...presetState('tiny'),
+  K: [
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ],
+  ...extra,
+});
 // A Q/K/V state of the tiny example's form, with as many padding flags as keys.
 const qkv = (extra) => tiny({ ...extra, keyPadding: extra.K.map(() => false) });
 
@@ -102,9 +110,20 @@ test('weights are on one fixed 0-to-1 scale: T = 0.1 and T = 4 colour 0.0004 and
 // Two heads of width 2 whose scores share the values 0 and 1 but not their ranges (head 1
 // spans 0…1, head 2 spans 0…2), and whose weights share 1/3 (a query of zeros).
 const twoHeads = qkv({
-  Q: [[1, 0, 1, 0], [0, 0, 0, 0]],
-  K: [[1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 2, 0]],
-  V: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]],
+  Q: [
+    [1, 0, 1, 0],
+    [0, 0, 0, 0],
+  ],
+  K: [
+    [1, 0, 1, 0],
+    [0, 0, 0, 0],
+    [0, 1, 2, 0],
+  ],
+  V: [
+    [1, 0, 1, 0],
+    [0, 1, 0, 1],
+    [1, 1, 1, 1],
+  ],
   tokens: [],
   heads: 2,
 });
@@ -113,7 +132,20 @@ test('equal values get equal colours across the two heads, scores and weights al
   const { page, problems } = await session.open(t, encodeHash({ ...twoHeads, step: 'scores' }));
   const trace = expectedTrace(twoHeads);
   const scores = trace.steps.filter((s) => s.id === 'scores').map((s) => s.values);
-  assert.deepEqual(scores, [[[1, 0, 0], [0, 0, 0]], [[1, 0, 2], [0, 0, 0]]], 'the inputs make the scores this test is about');
+  assert.deepEqual(
+    scores,
+    [
+      [
+        [1, 0, 0],
+        [0, 0, 0],
+      ],
+      [
+        [1, 0, 2],
+        [0, 0, 0],
+      ],
+    ],
+    'the inputs make the scores this test is about',
+  );
   const shownScores = await cells(page, 'result', 'scores');
   for (const value of [0, 1]) {
     const colours = new Set(shownScores.filter((c) => c.value === value).map((c) => c.background));
@@ -143,7 +175,14 @@ test('a score of 0 sits at the middle of the scores scale, and each legend names
   const scores = await cells(page, 'result', 'scores');
   assert.deepEqual(
     scores.map((c) => [c.value, c.background]),
-    [[1, SCORE_TOP], [1, SCORE_TOP], [0, SCORE_ZERO], [0, SCORE_ZERO], [1, SCORE_TOP], [1, SCORE_TOP]],
+    [
+      [1, SCORE_TOP],
+      [1, SCORE_TOP],
+      [0, SCORE_ZERO],
+      [0, SCORE_ZERO],
+      [1, SCORE_TOP],
+      [1, SCORE_TOP],
+    ],
   );
   assert.deepEqual(await legends(page, 'result', 'scores'), ['scores, symmetric around 0: −1 1']);
   await goToStep(page, 'softmax');
@@ -176,9 +215,14 @@ test('the SVG export colours each cell as the screen does', async (t) => {
   const shown = await cells(page, 'result', 'scores');
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('attn-lab [data-export="svg"]').click()]);
   const svg = (await readFile(await download.path())).toString();
-  const fills = [...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="rgb\(([^)]*)\)"/g)].map(([, rgb]) => `rgb(${rgb.split(',').join(', ')})`);
+  const fills = [...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="rgb\(([^)]*)\)"/g)].map(
+    ([, rgb]) => `rgb(${rgb.split(',').join(', ')})`,
+  );
   // The first file is head 1: its six cells, on the scale shared with head 2 (1 is not the top).
-  assert.deepEqual(fills, shown.filter((c) => c.head === 0).map((c) => c.background));
+  assert.deepEqual(
+    fills,
+    shown.filter((c) => c.head === 0).map((c) => c.background),
+  );
   assert.notEqual(fills[0], SCORE_TOP);
   assert.match(svg, /Colour: scores, symmetric around 0, shared by the 2 heads/);
 });
@@ -211,7 +255,7 @@ test('the hover highlight stands out on every colour of the scale, light and dar
   }
 });
 
-test('a step draws its input and result scores on one scale: the mask keeps the survivors\' colours, the scale step shows the shrink', async (t) => {
+test("a step draws its input and result scores on one scale: the mask keeps the survivors' colours, the scale step shows the shrink", async (t) => {
   const { page, problems } = await session.open(t, encodeHash({ ...presetState('two-heads'), causal: true, step: 'mask' }));
   const inputs = await cells(page, 'operands', 'scale');
   const results = await cells(page, 'result', 'mask');
@@ -242,18 +286,29 @@ test('one colour per value across steps: S̃ keeps its colours from the scale st
   await goToStep(page, 'mask');
   const atMask = await cells(page, 'operands', 'scale');
   assert.equal(atMask.length, atScale.size);
-  for (const c of atMask) assert.equal(c.background, atScale.get(key(c)), `S̃ head ${c.head + 1} (${c.row + 1}, ${c.col + 1}) = ${c.value}: one colour at both steps`);
+  for (const c of atMask)
+    assert.equal(c.background, atScale.get(key(c)), `S̃ head ${c.head + 1} (${c.row + 1}, ${c.col + 1}) = ${c.value}: one colour at both steps`);
   assert.equal((await legends(page, 'operands', 'scale'))[0], scaleLegend, 'one scale, one legend');
 
   // The weights a mask blocked (the core's logits are −∞ there) are hatched, at softmax and as A at the outputs step.
-  const blocked = new Set(trace.steps.filter((s) => s.id === 'softmax').flatMap((s) => s.operands[0].values.flatMap((row, r) => row.flatMap((v, col) => (v === -Infinity ? [`${s.head},${r},${col}`] : [])))));
+  const blocked = new Set(
+    trace.steps
+      .filter((s) => s.id === 'softmax')
+      .flatMap((s) => s.operands[0].values.flatMap((row, r) => row.flatMap((v, col) => (v === -Infinity ? [`${s.head},${r},${col}`] : [])))),
+  );
   assert.ok(blocked.size > 0, 'the causal mask blocks some weights');
-  for (const [step, role] of [['softmax', 'result'], ['aggregate', 'operands']]) {
+  for (const [step, role] of [
+    ['softmax', 'result'],
+    ['aggregate', 'operands'],
+  ]) {
     await goToStep(page, step);
     const hatched = await page.evaluate((role) => {
       const root = document.querySelector('attn-lab').shadowRoot;
       return [...root.querySelectorAll(`[data-role="${role}"] table[data-matrix="softmax"]`)].flatMap((table) =>
-        [...table.querySelectorAll('td[data-row]')].map((td) => [`${table.dataset.head || 0},${td.dataset.row},${td.dataset.col}`, getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
+        [...table.querySelectorAll('td[data-row]')].map((td) => [
+          `${table.dataset.head || 0},${td.dataset.row},${td.dataset.col}`,
+          getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient'),
+        ]),
       );
     }, role);
     for (const [cell, isHatched] of hatched) assert.equal(isHatched, blocked.has(cell), `${step}: weight ${cell} hatched iff masked`);
@@ -276,10 +331,16 @@ test('masked weights are hatched in the views too: the patterns gallery and the 
   const want = logits.flatMap((row, r) => row.map((v, c) => [`${r},${c}`, v === -Infinity]));
   assert.ok(want.some(([, masked]) => masked) && want.some(([, masked]) => !masked));
   const hatched = (page, view, selector) =>
-    page.evaluate(([view, selector]) => {
-      const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
-      return [...root.querySelectorAll(`${selector} td[data-row]`)].map((td) => [`${td.dataset.row},${td.dataset.col}`, getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]);
-    }, [view, selector]);
+    page.evaluate(
+      ([view, selector]) => {
+        const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
+        return [...root.querySelectorAll(`${selector} td[data-row]`)].map((td) => [
+          `${td.dataset.row},${td.dataset.col}`,
+          getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient'),
+        ]);
+      },
+      [view, selector],
+    );
   const patterns = await session.open(t, 'index.html#view=patterns', { view: 'patterns' });
   assert.deepEqual(await hatched(patterns.page, 'patterns', '[data-pattern="causal"] table'), want);
   assertClean(patterns.problems);
@@ -288,13 +349,15 @@ test('masked weights are hatched in the views too: the patterns gallery and the 
   assertClean(tokens.problems);
 });
 
-test('masked weights are hatched in the train view\'s heads: every cell above the diagonal, none on or below it', async (t) => {
+test("masked weights are hatched in the train view's heads: every cell above the diagonal, none on or below it", async (t) => {
   const { page, problems } = await session.open(t, 'index.html#view=train', { view: 'train' });
   const table = 'attn-lab attn-train-view [data-layer="0"] table';
   await page.locator(`${table} td[data-row]`).first().waitFor();
-  const cells = await page.locator(`${table} td[data-row]`).evaluateAll((tds) =>
-    tds.map((td) => [Number(td.dataset.row), Number(td.dataset.col), getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
-  );
+  const cells = await page
+    .locator(`${table} td[data-row]`)
+    .evaluateAll((tds) =>
+      tds.map((td) => [Number(td.dataset.row), Number(td.dataset.col), getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
+    );
   // The trainer's heads are causal: query position i sees keys 1 … i, so the key after it is masked.
   assert.ok(cells.length >= 16, `${cells.length} cells`);
   for (const [row, col, hatched] of cells) assert.equal(hatched, col > row, `row ${row + 1}, column ${col + 1}`);

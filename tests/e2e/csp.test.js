@@ -45,7 +45,10 @@ async function editAndRead(page, matrix) {
   await settle(page);
   return page.evaluate(
     (matrix) =>
-      Number(document.querySelector('attn-lab').shadowRoot.querySelector(`[data-role="result"] table[data-matrix="${matrix}"] td[data-row="0"][data-col="0"]`).dataset.value),
+      Number(
+        document.querySelector('attn-lab').shadowRoot.querySelector(`[data-role="result"] table[data-matrix="${matrix}"] td[data-row="0"][data-col="0"]`)
+          .dataset.value,
+      ),
     matrix,
   );
 }
@@ -73,7 +76,10 @@ test('the tutorial works under the policy, its styles applied', async (t) => {
 // The long-sequence view's work runs in a Worker (the page's bundled one, the tutorial's
 // pkg/attnlab-worker.js): the policy's script-src 'self' covers it, and 'wasm-unsafe-eval'
 // lets it compile the core. Without the worker the view would show its on-page note.
-for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutorial.html', 2]]) {
+for (const [where, path, labs] of [
+  ['page', '', 1],
+  ['tutorial', 'examples/tutorial.html', 2],
+]) {
   test(`the ${where}'s long-sequence view runs in its worker under the policy`, async (t) => {
     const { page, problems } = await openUnderPolicy(t, path, labs);
     await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'long-sequence', viewState: { n: 256 } }));
@@ -89,7 +95,10 @@ for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutor
 
 // The model view fetches the packaged model (the page's bundled copy, the tutorial's model/
 // beside pkg/): connect-src 'self' (default-src) must cover every file, none inlined as data:.
-for (const [where, path, labs] of [['page', '', 1], ['tutorial', 'examples/tutorial.html', 2]]) {
+for (const [where, path, labs] of [
+  ['page', '', 1],
+  ['tutorial', 'examples/tutorial.html', 2],
+]) {
   test(`the ${where}'s model view loads the packaged model under the policy`, async (t) => {
     const { page, problems } = await openUnderPolicy(t, path, labs);
     await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'model' }));

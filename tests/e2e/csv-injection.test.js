@@ -54,10 +54,21 @@ test('a CSV export neutralises formula-like labels and keeps numbers numeric', a
   assert.equal(rows.length, 1 + scores.length);
   rows.slice(1).forEach(([label, ...cells], r) => {
     assert.deepEqual(label, { value: neutralised[r], quoted: true }, `row ${r}'s label`);
-    assert.deepEqual(cells.map((cell) => cell.quoted), cells.map(() => false), `row ${r}: numbers are bare`);
-    assert.deepEqual(cells.map((cell) => Number(cell.value)), scores[r], `row ${r}: the core's numbers`);
+    assert.deepEqual(
+      cells.map((cell) => cell.quoted),
+      cells.map(() => false),
+      `row ${r}: numbers are bare`,
+    );
+    assert.deepEqual(
+      cells.map((cell) => Number(cell.value)),
+      scores[r],
+      `row ${r}: the core's numbers`,
+    );
   });
-  const negatives = rows.slice(1).flatMap(([, ...cells]) => cells.map((cell) => cell.value)).filter((v) => v.startsWith('-'));
+  const negatives = rows
+    .slice(1)
+    .flatMap(([, ...cells]) => cells.map((cell) => cell.value))
+    .filter((v) => v.startsWith('-'));
   assert.ok(negatives.length > 0, 'the case has negative scores, written as plain -0.… numbers');
   assert.ok(negatives.every((v) => Number.isFinite(Number(v))));
   assert.deepEqual(problems.pageErrors, []);

@@ -79,7 +79,9 @@ test('every page of the site loads cleanly, and no link within it is dead', asyn
   assert.deepEqual(problems, []);
 
   const unnamed = [...pages].flatMap(([url, { blocks }]) =>
-    blocks.filter(({ text, context }) => MEASURED.test(text) && !MACHINE.test(context)).map(({ text }) => `${url}: "${MEASURED.exec(text)[0]}" in "${text.slice(0, 80)}…"`),
+    blocks
+      .filter(({ text, context }) => MEASURED.test(text) && !MACHINE.test(context))
+      .map(({ text }) => `${url}: "${MEASURED.exec(text)[0]}" in "${text.slice(0, 80)}…"`),
   );
   assert.deepEqual(unnamed, [], 'every figure measured names the machine, in its paragraph or the one before');
 });
@@ -90,7 +92,9 @@ test('every view of the one list runs live on the views page, the built element 
     await page.waitForFunction(
       (id) => {
         const lab = document.querySelector(`.live-view[data-view="${id}"] attn-lab`);
-        return lab?.dataset.view === id && lab.shadowRoot.querySelector(id === 'stepper' ? '[data-role="result"] table' : `[data-role="view"][data-view="${id}"]`);
+        return (
+          lab?.dataset.view === id && lab.shadowRoot.querySelector(id === 'stepper' ? '[data-role="result"] table' : `[data-role="view"][data-view="${id}"]`)
+        );
       },
       id,
       { timeout: 30_000 },

@@ -85,7 +85,7 @@ test('inputs="shown|collapsed|hidden" and controls="full|minimal|none" show what
   await set('controls', 'full');
   assert.equal(await count('[data-control="preset"]'), 1);
   await set('controls', 'none');
-  assert.equal(await count('[data-control="preset"]') + (await count('[data-action="next"]')), 0);
+  assert.equal((await count('[data-control="preset"]')) + (await count('[data-action="next"]')), 0);
   assert.equal(await count('[data-role="result"] table[data-matrix="softmax"]'), 1, 'the result stays');
 
   await set('controls', 'sideways');
@@ -95,11 +95,12 @@ test('inputs="shown|collapsed|hidden" and controls="full|minimal|none" show what
 
 test('by default an embed shows its controls and inputs (below a given step); no-predict hides the predict switch', async (t) => {
   const led = await embed(t, { preset: 'tiny', step: 'softmax' });
-  const before = (selector) => led.page.evaluate((s) => {
-    const root = document.querySelector('attn-lab').shadowRoot;
-    const [a, b] = [root.querySelector('[data-role="step"]'), root.querySelector(s)];
-    return Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
-  }, selector);
+  const before = (selector) =>
+    led.page.evaluate((s) => {
+      const root = document.querySelector('attn-lab').shadowRoot;
+      const [a, b] = [root.querySelector('[data-role="step"]'), root.querySelector(s)];
+      return Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }, selector);
   assert.equal(await before('[data-control="preset"]'), true, 'the options follow the step');
   assert.equal(await before('[data-role="inputs"] table[data-matrix="Q"]'), true, 'the inputs follow the step');
 
@@ -120,14 +121,19 @@ test('no-quiz hides the self-check at the end of a teaching view', async (t) => 
       const quiz = view?.shadowRoot?.querySelector('attn-topic-quiz');
       return quiz ? quiz.getBoundingClientRect().height > 0 : null;
     });
-  await page.waitForFunction(() => document.querySelector('attn-lab').shadowRoot.querySelector('attn-softmax-view')?.shadowRoot?.querySelector('attn-topic-quiz'));
+  await page.waitForFunction(() =>
+    document.querySelector('attn-lab').shadowRoot.querySelector('attn-softmax-view')?.shadowRoot?.querySelector('attn-topic-quiz'),
+  );
   assert.equal(await quizShown(), true);
   await page.evaluate(() => document.querySelector('attn-lab').setAttribute('no-quiz', ''));
   assert.equal(await quizShown(), false);
 });
 
 test('a bad inputs or controls value is named on screen from the first render', async (t) => {
-  for (const [name, value] of [['inputs', 'weird'], ['controls', 'tiny']]) {
+  for (const [name, value] of [
+    ['inputs', 'weird'],
+    ['controls', 'tiny'],
+  ]) {
     const { page, errors } = await embed(t, { preset: 'tiny', [name]: value });
     await page.waitForFunction(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="result"] table'));
     const message = await page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="message"]').textContent);
@@ -147,7 +153,11 @@ test('controls="minimal" and "none" leave no empty band or rule above the step',
         const first = root.querySelector(root.querySelector('nav[part="nav"]') && !lab.step ? 'nav[part="nav"]' : '[data-role="step"]');
         const style = getComputedStyle(root.querySelector('[data-role="step"]'));
         return {
-          above: first.getBoundingClientRect().top - lab.getBoundingClientRect().top - parseFloat(getComputedStyle(lab).paddingTop) - parseFloat(getComputedStyle(lab).borderTopWidth),
+          above:
+            first.getBoundingClientRect().top -
+            lab.getBoundingClientRect().top -
+            parseFloat(getComputedStyle(lab).paddingTop) -
+            parseFloat(getComputedStyle(lab).borderTopWidth),
           rule: !lab.step && controls === 'minimal' ? '0px' : style.borderTopWidth,
         };
       }, controls);

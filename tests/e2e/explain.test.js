@@ -9,8 +9,7 @@ import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
 
-const explanation = (page) =>
-  page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="explanation"]').textContent.trim());
+const explanation = (page) => page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="explanation"]').textContent.trim());
 const highlighted = (page, role, matrix) =>
   page.evaluate(
     ([role, matrix]) => {
@@ -34,7 +33,18 @@ test('hovering a score shows q·k written out and lights up its query row and it
 
 test('focusing a softmax weight shows it as its exp over the row sum', async (t) => {
   // The tiny example's first keys, k₁ = (1, 0), k₂ = (1, 1), k₃ = (0, 1): a tie in row 1.
-  const { page, problems } = await session.open(t, encodeHash({ ...presetState('tiny'), K: [[1, 0], [1, 1], [0, 1]], step: 'softmax' }));
+  const { page, problems } = await session.open(
+    t,
+    encodeHash({
+      ...presetState('tiny'),
+      K: [
+        [1, 0],
+        [1, 1],
+        [0, 1],
+      ],
+      step: 'softmax',
+    }),
+  );
   await page.locator('attn-lab [data-role="result"] table[data-matrix="softmax"] td[data-row="0"][data-col="2"]').focus();
   await settle(page);
   // Row 1 of that example: logits (1/√2, 1/√2, 0) and max 1/√2, so the shifted

@@ -63,18 +63,24 @@ for (const [size, viewport] of SIZES) {
 // The views that lead with a result of their own: the variants view's step (each head's result
 // before its inputs on a phone, the switches one scrolling row) and the model view's tokens.
 const viewBox = (page, view, selector) =>
-  page.evaluate(([view, selector]) => {
-    const found = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot.querySelector(selector);
-    if (!found) return null;
-    const { top, bottom, left, right, height } = found.getBoundingClientRect();
-    return { top, bottom, left, right, height };
-  }, [view, selector]);
+  page.evaluate(
+    ([view, selector]) => {
+      const found = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot.querySelector(selector);
+      if (!found) return null;
+      const { top, bottom, left, right, height } = found.getBoundingClientRect();
+      return { top, bottom, left, right, height };
+    },
+    [view, selector],
+  );
 
 for (const [size, viewport] of SIZES) {
   test(`${size}: the variants view's step result and the model view's tokens start in the first screen`, async (t) => {
     const variants = await session.open(t, '#view=variants', { view: 'variants', viewport });
     const result = await viewBox(variants.page, 'variants', '[data-role="step"] table[data-matrix="softmax"]');
-    assert.ok(result && result.top >= 0 && result.top < viewport.height - 80, `head 1's weights start at ${result?.top} px, within the first ${viewport.height} px`);
+    assert.ok(
+      result && result.top >= 0 && result.top < viewport.height - 80,
+      `head 1's weights start at ${result?.top} px, within the first ${viewport.height} px`,
+    );
     const switches = await viewBox(variants.page, 'variants', '[data-role="switches"]');
     assert.ok(switches.right <= viewport.width, `the switches (right edge ${switches.right}) stay within the page`);
     await variants.page.screenshot({ path: `${SCREENSHOT_DIR}/first-screen-variants-${viewport.width}.png` });

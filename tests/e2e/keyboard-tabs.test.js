@@ -9,15 +9,22 @@ import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
 
-const focused = (page) => page.evaluate(() => {
-  const active = document.querySelector('attn-lab').shadowRoot.activeElement;
-  return active?.getAttribute('role') === 'tab' ? active.dataset.view : (active?.dataset.goto ?? active?.tagName ?? null);
-});
+const focused = (page) =>
+  page.evaluate(() => {
+    const active = document.querySelector('attn-lab').shadowRoot.activeElement;
+    return active?.getAttribute('role') === 'tab' ? active.dataset.view : (active?.dataset.goto ?? active?.tagName ?? null);
+  });
 
 test('the tabs are one Tab stop; arrow keys, Home and End move between them and leave the step alone', async (t) => {
   const { page, problems } = await session.open(t);
-  const tabs = await page.locator('attn-lab [role="tab"]').evaluateAll((all) => all.map((tab) => [tab.dataset.view, tab.tabIndex, tab.getAttribute('aria-selected')]));
-  assert.deepEqual(tabs.filter(([, index]) => index === 0), [['stepper', 0, 'true']], 'only the selected tab is in the Tab order');
+  const tabs = await page
+    .locator('attn-lab [role="tab"]')
+    .evaluateAll((all) => all.map((tab) => [tab.dataset.view, tab.tabIndex, tab.getAttribute('aria-selected')]));
+  assert.deepEqual(
+    tabs.filter(([, index]) => index === 0),
+    [['stepper', 0, 'true']],
+    'only the selected tab is in the Tab order',
+  );
   const views = tabs.map(([view]) => view);
 
   // Tab from the tab list leaves it at once: the next stop is not another tab.

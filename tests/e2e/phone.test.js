@@ -44,10 +44,13 @@ for (const id of PRESET_IDS) {
   });
 }
 
-test('390 px: the causal preset\'s 6 × 6 matrices scroll inside their boxes, with a fade where more lies', async (t) => {
+test("390 px: the causal preset's 6 × 6 matrices scroll inside their boxes, with a fade where more lies", async (t) => {
   const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('causal'), step: 'softmax' })}`, PHONE);
   const boxes = await scrollingBoxes(page);
-  assert.ok(boxes.some((box) => box.matrix === 'softmax'), `the softmax weights scroll in their own box: ${JSON.stringify(boxes)}`);
+  assert.ok(
+    boxes.some((box) => box.matrix === 'softmax'),
+    `the softmax weights scroll in their own box: ${JSON.stringify(boxes)}`,
+  );
   assert.ok((await pageWidth(page)) <= 390);
   // The fade: the box's edges are transparent in its mask where it can scroll further.
   const fades = async (position) =>
@@ -83,15 +86,18 @@ test('1280 px: a matrix that fits has no fade', async (t) => {
   assertClean(problems);
 });
 
-test('390 px: the positions view\'s heatmap scrolls in its box at its largest size, the page does not', async (t) => {
-  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('positions'), viewState: { tokens: 64, width: 64 } })}`, { ...PHONE, view: 'positions' });
+test("390 px: the positions view's heatmap scrolls in its box at its largest size, the page does not", async (t) => {
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('positions'), viewState: { tokens: 64, width: 64 } })}`, {
+    ...PHONE,
+    view: 'positions',
+  });
   await waitForView(page, 'positions');
   assert.ok((await scrollingBoxes(page)).some((box) => box.matrix === 'encoding'));
   assert.ok((await pageWidth(page)) <= 390);
   assertClean(problems);
 });
 
-test('390 px: the cost view\'s table of measurements scrolls in its box, the page does not', async (t) => {
+test("390 px: the cost view's table of measurements scrolls in its box, the page does not", async (t) => {
   const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 256 } })}`, { ...PHONE, view: 'cost' });
   await page.locator('attn-lab attn-cost-view [data-action="measure"]').click();
   await page.locator('attn-lab attn-cost-view [data-role="cost-runs"] tr[data-n="256"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });

@@ -16,7 +16,19 @@ const PROGRESS_KEY = 'attnlab:progress:v1';
 
 // The tiny example's first keys (k₁ = (1, 0), k₂ = (1, 1), k₃ = (0, 1)) with q₁ = (2, 0.5): its
 // scores [2, 2.5, 0.5] have one clear largest key.
-const EDITED_TINY = { ...presetState('tiny'), Q: [[2, 0.5], [0, 1]], K: [[1, 0], [1, 1], [0, 1]], step: 'scores' };
+const EDITED_TINY = {
+  ...presetState('tiny'),
+  Q: [
+    [2, 0.5],
+    [0, 1],
+  ],
+  K: [
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ],
+  step: 'scores',
+};
 
 const fieldset = (kind) => `attn-lab [data-role="predict"] fieldset[data-question="${kind}"]`;
 
@@ -80,7 +92,11 @@ test('predict on: the result stays hidden until answered; right and wrong answer
   assert.deepEqual(want.top, [1], 'row 1 of the scores has one largest key: k₂');
   const shapes = await optionValues(page, 'shape');
   assert.ok(shapes.includes(want.shape) && shapes.length >= 3, `shape options ${shapes}`);
-  await choose(page, 'shape', shapes.find((v) => v !== want.shape));
+  await choose(
+    page,
+    'shape',
+    shapes.find((v) => v !== want.shape),
+  );
   await choose(page, 'largest', String(want.top[0]));
   await checkPrediction(page);
 

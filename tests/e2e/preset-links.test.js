@@ -24,7 +24,7 @@ for (const [name, hash, preset] of [
   });
 }
 
-test('a link with edited inputs reopens as the learner\'s own', async (t) => {
+test("a link with edited inputs reopens as the learner's own", async (t) => {
   const state = presetState('causal');
   state.Wq[0][0] = 2;
   const { page, problems } = await session.open(t, `index.html${encodeHash(state)}`, { wait: false });

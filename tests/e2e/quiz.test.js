@@ -52,7 +52,10 @@ async function feedback(page, topic, id) {
 const MOST_QUESTIONS = { variants: 8 };
 
 test('every topic has 3 or 4 questions (variants up to 8), each with a valid answer and an explanation', () => {
-  assert.deepEqual(TOPICS.map((t) => t.id), ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'train', 'model']);
+  assert.deepEqual(
+    TOPICS.map((t) => t.id),
+    ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'train', 'model'],
+  );
   for (const { id } of TOPICS) {
     const questions = QUESTIONS[id];
     assert.ok(questions.length >= 3 && questions.length <= (MOST_QUESTIONS[id] ?? 4), `${id}: ${questions.length} questions`);

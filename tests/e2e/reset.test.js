@@ -17,7 +17,8 @@ const shownInput = (page, matrix) =>
   page.evaluate((matrix) => {
     const table = document.querySelector('attn-lab').shadowRoot.querySelector(`[data-role="inputs"] table[data-matrix="${matrix}"]`);
     const rows = [];
-    for (const td of table.querySelectorAll('td[data-row][data-col]')) (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.querySelector('input').value);
+    for (const td of table.querySelectorAll('td[data-row][data-col]'))
+      (rows[Number(td.dataset.row)] ??= [])[Number(td.dataset.col)] = Number(td.querySelector('input').value);
     return rows;
   }, matrix);
 
@@ -36,7 +37,7 @@ const editCell = async (page, matrix, row, col, text) => {
   await settle(page);
 };
 
-test('on the page, Reset after an edit brings back the chosen preset\'s numbers, and the URL follows', async (t) => {
+test("on the page, Reset after an edit brings back the chosen preset's numbers, and the URL follows", async (t) => {
   const { page, problems } = await session.open(t, PAGE);
   const causal = presetState('causal');
   await choosePreset(page, 'causal');
@@ -58,20 +59,35 @@ test('on the page, Reset after an edit brings back the chosen preset\'s numbers,
   assertClean(problems);
 });
 
-test('on the page opened from a link, Reset returns to the link\'s state', async (t) => {
-  const linked = { ...presetState('tiny'), Q: [[2, 0], [0, 3]], step: 'softmax' };
+test("on the page opened from a link, Reset returns to the link's state", async (t) => {
+  const linked = {
+    ...presetState('tiny'),
+    Q: [
+      [2, 0],
+      [0, 3],
+    ],
+    step: 'softmax',
+  };
   const { page, problems } = await session.open(t, `${PAGE}${encodeHash(linked)}`);
   await editCell(page, 'Q', 1, 1, '-5');
-  assert.deepEqual((await labState(page)).Q, [[2, 0], [0, -5]]);
+  assert.deepEqual((await labState(page)).Q, [
+    [2, 0],
+    [0, -5],
+  ]);
   await page.locator('attn-lab [data-action="reset"]').click();
   await settle(page);
-  assert.deepEqual(await shownInput(page, 'Q'), [[2, 0], [0, 3]]);
+  assert.deepEqual(await shownInput(page, 'Q'), [
+    [2, 0],
+    [0, 3],
+  ]);
   assert.equal((await labState(page)).step, 'softmax');
   assertClean(problems);
 });
 
 test('two heads: the explanation of a hovered cell is on screen beside it, for either head', async (t) => {
-  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('two-heads'), step: 'softmax' })}`, { viewport: { width: 1280, height: 800 } });
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('two-heads'), step: 'softmax' })}`, {
+    viewport: { width: 1280, height: 800 },
+  });
   for (const head of [0, 1]) {
     const cell = page.locator(`attn-lab [data-role="result"] table[data-matrix="softmax"][data-head="${head}"] td[data-row="0"][data-col="1"]`);
     // The cell at the top of the screen: the explanation must still be in view.

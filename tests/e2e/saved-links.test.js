@@ -107,16 +107,35 @@ test('the fixture holds links of every kind it promises', () => {
   const views = new Set(links.map((link) => link.view));
   for (const view of ['stepper', ...Object.keys(VIEW_CHECKS)]) assert.ok(views.has(view), `a link to ${view}`);
   const states = links.map((link) => link.state);
-  assert.ok(states.some((s) => s.predict), 'predict');
+  assert.ok(
+    states.some((s) => s.predict),
+    'predict',
+  );
   assert.ok(states.some((s) => s.mode === 'qkv') && states.some((s) => s.mode === 'x'), 'both modes');
-  assert.ok(states.some((s) => s.heads === 2 && s.Wo), 'two heads with W_O');
-  assert.ok(states.some((s) => s.causal && s.keyPadding.includes(true)), 'causal with key padding');
-  assert.ok(states.some((s) => s.mask), 'an explicit mask');
+  assert.ok(
+    states.some((s) => s.heads === 2 && s.Wo),
+    'two heads with W_O',
+  );
+  assert.ok(
+    states.some((s) => s.causal && s.keyPadding.includes(true)),
+    'causal with key padding',
+  );
+  assert.ok(
+    states.some((s) => s.mask),
+    'an explicit mask',
+  );
   assert.ok(states.some((s) => s.scale === false) && states.some((s) => typeof s.scale === 'number'), 'scale off and numeric');
-  assert.ok(states.some((s) => s.positional === 'sinusoidal'), 'positions');
+  assert.ok(
+    states.some((s) => s.positional === 'sinusoidal'),
+    'positions',
+  );
   // Links saved before the renames: each older name is read, so these must still open.
   for (const [view, renamed] of Object.entries(RENAMED).filter(([view]) => view !== 'long-sequence')) {
-    for (const older of Object.keys(renamed)) assert.ok(states.some((s) => s.view === view && older in s.viewState), `a ${view} link with its older field ${older}`);
+    for (const older of Object.keys(renamed))
+      assert.ok(
+        states.some((s) => s.view === view && older in s.viewState),
+        `a ${view} link with its older field ${older}`,
+      );
   }
   for (const link of links) {
     assert.deepEqual(stateOfLink(link.hash), link.state, `${link.name}: the link decodes to its state`);
@@ -132,10 +151,7 @@ for (const link of links) {
     if (teaching) await waitForView(page, link.view);
     else await waitForStepper(page);
 
-    assert.deepEqual(
-      await page.evaluate(() => ({ ...document.querySelector('attn-lab').dataset })),
-      { view: link.view, step: link.step },
-    );
+    assert.deepEqual(await page.evaluate(() => ({ ...document.querySelector('attn-lab').dataset })), { view: link.view, step: link.step });
     const state = current(link.state);
     assert.deepEqual(await labState(page), state);
     assert.equal(await messageText(page), '', 'no message');

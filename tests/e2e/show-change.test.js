@@ -13,10 +13,12 @@ const session = browserSession('web/dist');
 const wasCells = (page, matrix) =>
   page.evaluate((matrix) => {
     const table = document.querySelector('attn-lab').shadowRoot.querySelector(`[data-role="result"] table[data-matrix="${matrix}"]`);
-    return Object.fromEntries([...table.querySelectorAll('td[data-row]')].flatMap((td) => {
-      const was = td.querySelector('.was');
-      return was ? [[`${td.dataset.row},${td.dataset.col}`, Number(was.dataset.was)]] : [];
-    }));
+    return Object.fromEntries(
+      [...table.querySelectorAll('td[data-row]')].flatMap((td) => {
+        const was = td.querySelector('.was');
+        return was ? [[`${td.dataset.row},${td.dataset.col}`, Number(was.dataset.was)]] : [];
+      }),
+    );
   }, matrix);
 
 test('after a temperature change each moved weight shows its previous value; unmoved steps show none', async (t) => {
@@ -30,9 +32,11 @@ test('after a temperature change each moved weight shows its previous value; unm
   const after = expectedTrace({ ...state, temperature: 3 }).steps.find((s) => s.id === 'softmax').values;
   const shown = (v) => Number(v.toFixed(4));
   const want = {};
-  before.forEach((row, r) => row.forEach((v, c) => {
-    if (shown(v) !== shown(after[r][c])) want[`${r},${c}`] = v;
-  }));
+  before.forEach((row, r) =>
+    row.forEach((v, c) => {
+      if (shown(v) !== shown(after[r][c])) want[`${r},${c}`] = v;
+    }),
+  );
   assert.ok(Object.keys(want).length > 0, 'the case moves some weights');
   const got = await wasCells(page, 'softmax');
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), 'exactly the moved cells say what they were');

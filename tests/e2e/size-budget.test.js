@@ -23,7 +23,7 @@ after(async () => {
   await server?.close();
 });
 
-test('the page\'s first load is at most 300 KB gzipped', async () => {
+test("the page's first load is at most 300 KB gzipped", async () => {
   const files = await firstLoadFiles(browser, server.url, SITE);
   const total = files.reduce((sum, file) => sum + file.gzip, 0);
   console.log(`first load: ${files.map((f) => `${f.path} ${f.gzip} B`).join(', ')}; total ${total} B gzipped`);

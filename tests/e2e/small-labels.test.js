@@ -13,23 +13,35 @@ const session = browserSession('web/dist');
 
 // How far the subscript of the label around `control` starts after the "d" before it, in px.
 const subscriptGap = (page, view, control) =>
-  page.evaluate(([view, control]) => {
-    const lab = document.querySelector('attn-lab').shadowRoot;
-    const root = view ? lab.querySelector(`attn-${view}-view`).shadowRoot : lab;
-    const sub = root.querySelector(`[data-control="${control}"]`).closest('label').querySelector('sub');
-    const text = [...sub.parentNode.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE && /d\s*$/.test(node.textContent)).find((node) => node.nextSibling === sub);
-    const range = document.createRange();
-    range.setStart(text, text.textContent.trimEnd().length - 1);
-    range.setEnd(text, text.textContent.trimEnd().length);
-    return sub.getBoundingClientRect().left - range.getBoundingClientRect().right;
-  }, [view, control]);
+  page.evaluate(
+    ([view, control]) => {
+      const lab = document.querySelector('attn-lab').shadowRoot;
+      const root = view ? lab.querySelector(`attn-${view}-view`).shadowRoot : lab;
+      const sub = root.querySelector(`[data-control="${control}"]`).closest('label').querySelector('sub');
+      const text = [...sub.parentNode.childNodes]
+        .filter((node) => node.nodeType === Node.TEXT_NODE && /d\s*$/.test(node.textContent))
+        .find((node) => node.nextSibling === sub);
+      const range = document.createRange();
+      range.setStart(text, text.textContent.trimEnd().length - 1);
+      range.setEnd(text, text.textContent.trimEnd().length);
+      return sub.getBoundingClientRect().left - range.getBoundingClientRect().right;
+    },
+    [view, control],
+  );
 
 test('"Scale by 1/√dₖ" and the views\' dₖ labels: the k sits right after the d', async (t) => {
   const { page, problems } = await session.open(t);
-  for (const [view, control] of [[null, 'scaling'], ['scaling', 'headWidth'], ['geometry', 'scaled']]) {
+  for (const [view, control] of [
+    [null, 'scaling'],
+    ['scaling', 'headWidth'],
+    ['geometry', 'scaled'],
+  ]) {
     if (view) {
       await page.evaluate((view) => document.querySelector('attn-lab').showView(view), view);
-      await page.waitForFunction((view) => document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`)?.shadowRoot?.querySelector('label sub'), view);
+      await page.waitForFunction(
+        (view) => document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`)?.shadowRoot?.querySelector('label sub'),
+        view,
+      );
       await settle(page);
     }
     const gap = await subscriptGap(page, view, control);
@@ -42,7 +54,10 @@ test('the backward steps: chips without a raw underscore; grad-scores names its 
   const { page, problems } = await session.open(t, `index.html${encodeHash({ ...presetState('two-heads'), backward: true })}`, { wait: false });
   await page.waitForSelector('attn-lab [data-goto="grad-wo"]');
   const chips = await page.locator('attn-lab [data-goto]').allTextContents();
-  assert.deepEqual(chips.filter((chip) => chip.includes('_')), []);
+  assert.deepEqual(
+    chips.filter((chip) => chip.includes('_')),
+    [],
+  );
   assert.equal(await page.locator('attn-lab [data-goto="grad-wo"] sub').textContent(), 'O');
   await goToStep(page, 'grad-scores');
   const live = await page.locator('attn-lab [data-role="why-live"]').textContent();
@@ -58,11 +73,14 @@ test('quiz options write powers of e as superscripts, never "e^"', async (t) => 
     return roots.flatMap((root) => [...root.querySelectorAll('label, legend, p')].map((node) => node.textContent));
   });
   assert.ok(texts.length > 10, 'the quizzes are there');
-  assert.deepEqual(texts.filter((text) => /e\^/.test(text)), []);
+  assert.deepEqual(
+    texts.filter((text) => /e\^/.test(text)),
+    [],
+  );
   assertClean(problems);
 });
 
-test('geometry: the axes\' numbers sit off the points, their labels and the values\' triangle', async (t) => {
+test("geometry: the axes' numbers sit off the points, their labels and the values' triangle", async (t) => {
   const { page, problems } = await session.open(t, 'index.html#view=geometry', { view: 'geometry' });
   const overlaps = await page.evaluate(() => {
     const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-geometry-view').shadowRoot;
@@ -80,7 +98,11 @@ test('geometry: the axes\' numbers sit off the points, their labels and the valu
 test('scaling: the 16-key example table fits in the view at 1280 px', async (t) => {
   const { page, problems } = await session.open(t, 'index.html#view=scaling', { view: 'scaling', viewport: { width: 1280, height: 800 } });
   const box = await page.evaluate(() => {
-    const figure = document.querySelector('attn-lab').shadowRoot.querySelector('attn-scaling-view').shadowRoot.querySelector('table[data-matrix="example"]').closest('figure');
+    const figure = document
+      .querySelector('attn-lab')
+      .shadowRoot.querySelector('attn-scaling-view')
+      .shadowRoot.querySelector('table[data-matrix="example"]')
+      .closest('figure');
     return { scroll: figure.scrollWidth, client: figure.clientWidth, keys: figure.querySelectorAll('tbody th').length };
   });
   assert.equal(box.keys, 16);

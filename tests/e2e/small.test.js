@@ -91,7 +91,10 @@ for (const id of PRESET_IDS) {
     const state = presetState(id);
     const { page, problems } = await session.open(t, `${PAGE}${encodeHash(state)}`, state.view === 'stepper' ? {} : { view: state.view });
     const seen = new Set();
-    const steps = state.view === 'stepper' ? await page.evaluate(() => [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-goto]')].map((b) => b.dataset.goto)) : [null];
+    const steps =
+      state.view === 'stepper'
+        ? await page.evaluate(() => [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-goto]')].map((b) => b.dataset.goto))
+        : [null];
     for (const step of steps) {
       if (step) {
         await page.evaluate((step) => document.querySelector('attn-lab').goToStep(step), step);
@@ -114,7 +117,10 @@ test('the stepper writes W_Q and d_k with <sub>, and the scaling tab with a subs
       tab: root.querySelector('[role="tab"][data-view="scaling"]').textContent.trim(),
     };
   });
-  assert.ok(found.captions.some((c) => /^WQ \(6×6\)/.test(c)), `a caption W<sub>Q</sub> (6×6): ${JSON.stringify(found.captions)}`);
+  assert.ok(
+    found.captions.some((c) => /^WQ \(6×6\)/.test(c)),
+    `a caption W<sub>Q</sub> (6×6): ${JSON.stringify(found.captions)}`,
+  );
   assert.ok(found.scaleLabel);
   assert.equal(found.tab, 'Why 1/√dₖ');
   assertClean(problems);
@@ -126,7 +132,14 @@ test('an error message from the core writes W_Q and d_k with <sub> too', async (
     const lab = document.querySelector('attn-lab');
     const state = lab.getState();
     // X has 6 columns; a W_Q with 3 rows cannot multiply it, so the core's message names W_Q.
-    lab.setState({ ...state, Wq: [[1, 0], [0, 1], [1, 1]] });
+    lab.setState({
+      ...state,
+      Wq: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    });
     await lab.updateComplete;
     const message = lab.shadowRoot.querySelector('[data-role="message"]');
     return { text: message.textContent, subs: [...message.querySelectorAll('sub')].map((s) => s.textContent) };
@@ -139,7 +152,7 @@ test('an error message from the core writes W_Q and d_k with <sub> too', async (
 
 // ---- (c) the positions heatmap ----
 
-test('positions: the heatmap\'s cells and labels are at a legible size', async (t) => {
+test("positions: the heatmap's cells and labels are at a legible size", async (t) => {
   const { page, problems } = await session.open(t, `${PAGE}${encodeHash(presetState('positions'))}`, { view: 'positions' });
   const sizes = await page.evaluate(() => {
     const table = document.querySelector('attn-lab').shadowRoot.querySelector('attn-positions-view').shadowRoot.querySelector('table[data-matrix="encoding"]');
@@ -164,7 +177,9 @@ test('positions: the heatmap\'s cells and labels are at a legible size', async (
 const costRoot = 'document.querySelector("attn-lab").shadowRoot.querySelector("attn-cost-view").shadowRoot';
 
 test('cost: the conclusion quotes the measured figures and growth, and the memory axis is labelled at its top', async (t) => {
-  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 512, headWidth: 32 } })}`, { view: 'cost' });
+  const { page, problems } = await session.open(t, `${PAGE}${encodeHash({ ...presetState('cost'), viewState: { maxN: 512, headWidth: 32 } })}`, {
+    view: 'cost',
+  });
   await waitForView(page, 'cost');
   await page.locator('attn-lab attn-cost-view [data-action="measure"]').click();
   await page.waitForFunction(`${costRoot}.querySelectorAll('[data-role="cost-runs"] td[data-bytes]').length === 8`, null, { timeout: 60_000 });
@@ -188,7 +203,8 @@ test('cost: the conclusion quotes the measured figures and growth, and the memor
   const { last, previous, text } = read;
   // The figures of the largest n, as the table shows them.
   assert.match(text, /At n = 512,/);
-  for (const figure of [last.naiveMsText, last.naiveBytesText, last.flashMsText, last.flashBytesText]) assert.ok(text.includes(figure), `"${figure}" in: ${text}`);
+  for (const figure of [last.naiveMsText, last.naiveBytesText, last.flashMsText, last.flashBytesText])
+    assert.ok(text.includes(figure), `"${figure}" in: ${text}`);
   // The growth over the last doubling, from the table's own numbers (1 decimal).
   const ratio = (a, b) => (a / b).toFixed(1);
   assert.ok(text.includes(`memory grew ×${ratio(last.naiveBytes, previous.naiveBytes)}`), text);

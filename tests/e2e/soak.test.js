@@ -50,7 +50,8 @@ function installHelpers() {
         await element.shadowRoot.querySelector(`attn-${id}-view`)?.updateComplete;
         if (id === 'train') await train(element);
         // In the warm-up, the model view loads its model (once per page) before the next view.
-        if (id === 'model' && dwellMs) await until(() => element.shadowRoot.querySelector('attn-model-view')?.shadowRoot.querySelector('[data-control="text"]'));
+        if (id === 'model' && dwellMs)
+          await until(() => element.shadowRoot.querySelector('attn-model-view')?.shadowRoot.querySelector('[data-control="text"]'));
         await new Promise((done) => setTimeout(done, dwellMs));
         most = Math.max(most, live());
       }
@@ -74,46 +75,54 @@ for (const [name, headers, rounds] of [
   ['with Workers', undefined, { switches: 200, removals: 200 }],
   ["with worker-src 'none'", { 'content-security-policy': `${README_POLICY}; worker-src 'none'` }, { switches: 200, removals: 200 }],
 ]) {
-  test(`soak ${name}: ${rounds.switches} view switches while training, ${rounds.removals} removals while training: one Worker at most, flat heaps, idle CPU`, { timeout: 1_200_000 }, async (t) => {
-    const { page, problems, cpuSeconds } = await openWatched(t, { root: '.', path: 'tests/e2e/fixtures/blank.html', headers });
-    await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
-    await page.evaluate(installHelpers);
-    await page.evaluate(() => document.body.append(Object.assign(document.createElement('attn-lab'), { tabs: true, state: JSON.stringify({ view: 'train' }) })));
-    await waitForView(page, 'train');
-    // The switches go through the tabs: every view of the list, the model view among them.
-    const tabs = await page.evaluate(() => [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[role="tab"]')].map((tab) => tab.dataset.view));
-    assert.deepEqual(tabs, VIEW_IDS);
-    const measure = await heapMeter(page);
-    // A warm-up: every view once, a removal, so that what loads once has loaded and the heap
-    // has grown to what the views need at most (the scaling view's study grows it once).
-    await page.evaluate(([n, dwell]) => window.__soak.switchViews(n, dwell), [VIEW_IDS.length, 200]);
-    await page.evaluate((n) => window.__soak.removeTraining(n), 2);
-    const before = await measure();
-    const start = Date.now();
-    const mostSwitching = await page.evaluate((n) => window.__soak.switchViews(n), rounds.switches);
-    const switching = (Date.now() - start) / 1000;
-    const mostRemoving = await page.evaluate((n) => window.__soak.removeTraining(n), rounds.removals);
-    const seconds = (Date.now() - start) / 1000;
-    await page.evaluate(() => document.querySelector('attn-lab').remove());
-    const after = await measure();
-    const idle = await cpuAfterStop(cpuSeconds);
-    console.log(
-      `soak ${name}: ${rounds.switches} switches in ${switching.toFixed(1)} s, ${rounds.removals} removals in ${(seconds - switching).toFixed(1)} s; ` +
-        `most live workers ${mostSwitching} / ${mostRemoving}; JS heap ${before.js} → ${after.js} B; wasm heap ${before.wasm.heapBytes} → ${after.wasm.heapBytes} B, ` +
-        `${before.wasm.allocatedBytes} → ${after.wasm.allocatedBytes} B in use, learning module ${before.wasm.learningAllocatedBytes} → ${after.wasm.learningAllocatedBytes} B; ` +
-        `CPU ${idle.toFixed(3)} s over the last second`,
-    );
-    const workersAllowed = headers ? 0 : 1;
-    assert.ok(mostSwitching <= workersAllowed && mostRemoving <= workersAllowed, `live workers: ${mostSwitching} switching, ${mostRemoving} removing`);
-    assert.equal(await liveWorkers(page), 0, 'a worker outlived its element');
-    assert.equal(after.wasm.allocatedBytes, before.wasm.allocatedBytes, "the core's bytes in use");
-    assert.equal(after.wasm.heapBytes, before.wasm.heapBytes, 'wasm heap size');
-    // Without Workers every trainer was made in the page's learning module: each must be freed.
-    assert.equal(after.wasm.learningAllocatedBytes, before.wasm.learningAllocatedBytes, "the learning module's bytes in use");
-    // The JS heap moves a little with the collector and caches; a leaked view or trainer per
-    // round (each holds kilobytes) would add far more.
-    assert.ok(after.js - before.js < 2_000_000, `JS heap grew by ${after.js - before.js} B`);
-    assert.ok(idle < 0.1, `CPU work goes on: ${idle} s`);
-    assert.deepEqual(problems.pageErrors, []);
-  });
+  test(
+    `soak ${name}: ${rounds.switches} view switches while training, ${rounds.removals} removals while training: one Worker at most, flat heaps, idle CPU`,
+    { timeout: 1_200_000 },
+    async (t) => {
+      const { page, problems, cpuSeconds } = await openWatched(t, { root: '.', path: 'tests/e2e/fixtures/blank.html', headers });
+      await page.addScriptTag({ type: 'module', url: '/dist/element.js' });
+      await page.evaluate(installHelpers);
+      await page.evaluate(() =>
+        document.body.append(Object.assign(document.createElement('attn-lab'), { tabs: true, state: JSON.stringify({ view: 'train' }) })),
+      );
+      await waitForView(page, 'train');
+      // The switches go through the tabs: every view of the list, the model view among them.
+      const tabs = await page.evaluate(() =>
+        [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[role="tab"]')].map((tab) => tab.dataset.view),
+      );
+      assert.deepEqual(tabs, VIEW_IDS);
+      const measure = await heapMeter(page);
+      // A warm-up: every view once, a removal, so that what loads once has loaded and the heap
+      // has grown to what the views need at most (the scaling view's study grows it once).
+      await page.evaluate(([n, dwell]) => window.__soak.switchViews(n, dwell), [VIEW_IDS.length, 200]);
+      await page.evaluate((n) => window.__soak.removeTraining(n), 2);
+      const before = await measure();
+      const start = Date.now();
+      const mostSwitching = await page.evaluate((n) => window.__soak.switchViews(n), rounds.switches);
+      const switching = (Date.now() - start) / 1000;
+      const mostRemoving = await page.evaluate((n) => window.__soak.removeTraining(n), rounds.removals);
+      const seconds = (Date.now() - start) / 1000;
+      await page.evaluate(() => document.querySelector('attn-lab').remove());
+      const after = await measure();
+      const idle = await cpuAfterStop(cpuSeconds);
+      console.log(
+        `soak ${name}: ${rounds.switches} switches in ${switching.toFixed(1)} s, ${rounds.removals} removals in ${(seconds - switching).toFixed(1)} s; ` +
+          `most live workers ${mostSwitching} / ${mostRemoving}; JS heap ${before.js} → ${after.js} B; wasm heap ${before.wasm.heapBytes} → ${after.wasm.heapBytes} B, ` +
+          `${before.wasm.allocatedBytes} → ${after.wasm.allocatedBytes} B in use, learning module ${before.wasm.learningAllocatedBytes} → ${after.wasm.learningAllocatedBytes} B; ` +
+          `CPU ${idle.toFixed(3)} s over the last second`,
+      );
+      const workersAllowed = headers ? 0 : 1;
+      assert.ok(mostSwitching <= workersAllowed && mostRemoving <= workersAllowed, `live workers: ${mostSwitching} switching, ${mostRemoving} removing`);
+      assert.equal(await liveWorkers(page), 0, 'a worker outlived its element');
+      assert.equal(after.wasm.allocatedBytes, before.wasm.allocatedBytes, "the core's bytes in use");
+      assert.equal(after.wasm.heapBytes, before.wasm.heapBytes, 'wasm heap size');
+      // Without Workers every trainer was made in the page's learning module: each must be freed.
+      assert.equal(after.wasm.learningAllocatedBytes, before.wasm.learningAllocatedBytes, "the learning module's bytes in use");
+      // The JS heap moves a little with the collector and caches; a leaked view or trainer per
+      // round (each holds kilobytes) would add far more.
+      assert.ok(after.js - before.js < 2_000_000, `JS heap grew by ${after.js - before.js} B`);
+      assert.ok(idle < 0.1, `CPU work goes on: ${idle} s`);
+      assert.deepEqual(problems.pageErrors, []);
+    },
+  );
 }

@@ -13,7 +13,10 @@ import { browserSession } from './support/session.js';
 const session = browserSession('web/dist');
 const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 const link = (json) => `#s=${Buffer.from(json, 'utf8').toString('base64url')}`;
-const EDITED_Q = [[2, 0], [0, 1]];
+const EDITED_Q = [
+  [2, 0],
+  [0, 1],
+];
 
 // After a refusal: a valid edit applies, clears the message and shows the core's numbers.
 async function assertNextEditWorks(page) {
@@ -41,7 +44,14 @@ test('setState: hostile keys and values throw StateError (a view state: a messag
       'a function as the state': () => ({ heads: 2 }),
       'a Proxy as the state': new Proxy({ heads: 2 }, {}),
       'a Proxy in viewState': { view: 'geometry', viewState: new Proxy({}, {}) },
-      'a Proxy whose trap throws': new Proxy({}, { ownKeys: () => { throw new Error('trap'); } }),
+      'a Proxy whose trap throws': new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
       'a symbol key': { [Symbol('heads')]: 2 },
       'a symbol value': { step: Symbol('softmax') },
       'a cycle in viewState': { view: 'geometry', viewState: cycle },

@@ -39,7 +39,13 @@ function randomState(random) {
   const heads = pick([1, 2]);
   const [n, dk, dv] = [int(2, 5), int(1, 3), int(1, 3)];
   const label = (i) => pick([`t${i}`, '-Infinity', 'NaN', '-0', 'Infinity', 'é', '日本', '<b>', '"q"']);
-  const state = { tokens: Array.from({ length: n }, (_, i) => label(i)), heads, causal: random() < 0.5, temperature: pick([1, 0.5, 2]), scale: pick([true, false, 0.75]) };
+  const state = {
+    tokens: Array.from({ length: n }, (_, i) => label(i)),
+    heads,
+    causal: random() < 0.5,
+    temperature: pick([1, 0.5, 2]),
+    scale: pick([true, false, 0.75]),
+  };
   if (random() < 0.5) {
     const width = int(1, 4);
     Object.assign(state, { mode: 'x', X: matrix(n, width), Wq: matrix(width, heads * dk), Wk: matrix(width, heads * dk), Wv: matrix(width, heads * dv) });
@@ -74,7 +80,15 @@ test('the codec: zlib reads what deflate.js writes, inflate.js reads what zlib w
 });
 
 test('the link spells −∞, +∞, NaN and −0 in the fields of numbers, and a label "-Infinity" stays a label', () => {
-  const state = { ...presetState('tiny'), tokens: ['-Infinity', 'NaN', '-0'], bias: [[0, -Infinity, -0], [-Infinity, 1, 2], [NaN, Infinity, 0]] };
+  const state = {
+    ...presetState('tiny'),
+    tokens: ['-Infinity', 'NaN', '-0'],
+    bias: [
+      [0, -Infinity, -0],
+      [-Infinity, 1, 2],
+      [NaN, Infinity, 0],
+    ],
+  };
   const link = elementLink(state);
   assert.match(link, /^#z=[A-Za-z0-9_-]+$/);
   assert.deepEqual(stateOfLink(link), state); // read by the tests' own reader (zlib), −0 and NaN included
@@ -84,11 +98,16 @@ test('the link spells −∞, +∞, NaN and −0 in the fields of numbers, and a
 
 test('the largest state a link holds is measured; one past it is refused by name', () => {
   // X of n × 512 random float32 values (within the trace's limits), the issue's 160 × 512 first.
-  const stateOf = (n, random = seeded(n)) => ({ ...presetState('tiny'), X: Array.from({ length: n }, () => Array.from({ length: 512 }, () => Math.fround(random() * 2 - 1))) }); // the same state for the same n
+  const stateOf = (n, random = seeded(n)) => ({
+    ...presetState('tiny'),
+    X: Array.from({ length: n }, () => Array.from({ length: 512 }, () => Math.fround(random() * 2 - 1))),
+  }); // the same state for the same n
   const issue = stateOf(160);
   const plain = stateLink(issue).length;
   const link = elementLink(issue).length;
-  console.log(`X of 160 × 512 random float32 values: ${plain.toLocaleString('en')} characters uncompressed (#s=), ${link.toLocaleString('en')} compressed (#z=)`);
+  console.log(
+    `X of 160 × 512 random float32 values: ${plain.toLocaleString('en')} characters uncompressed (#s=), ${link.toLocaleString('en')} compressed (#z=)`,
+  );
   assert.ok(link < plain / 2, 'compression halves a link of numbers at least');
   assert.equal(linkProblem(issue) === null, link <= LINK_LIMIT);
   // The largest n whose link fits, by bisection.
@@ -98,7 +117,9 @@ test('the largest state a link holds is measured; one past it is refused by name
     [lo, hi] = linkProblem(stateOf(mid)) ? [lo, mid] : [mid, hi];
   }
   const largest = elementLink(stateOf(lo)).length;
-  console.log(`the largest X of random n × 512 values a link holds: n = ${lo}, link ${largest.toLocaleString('en')} characters (limit ${LINK_LIMIT.toLocaleString('en')})`);
+  console.log(
+    `the largest X of random n × 512 values a link holds: n = ${lo}, link ${largest.toLocaleString('en')} characters (limit ${LINK_LIMIT.toLocaleString('en')})`,
+  );
   assert.ok(largest <= LINK_LIMIT);
   assert.match(linkProblem(stateOf(lo + 8)), /^its link would be longer than the 1,000,000 characters a link may hold \(its JSON is [\d,]+ bytes/);
 });
@@ -179,7 +200,7 @@ test('random states, −∞ and −0 included, reopen identically from their lin
   assertClean(problems);
 });
 
-test('−0 where a link writes 0 (a count, a view\'s state) is 0 from the start, so that state reopens as it was too', async (t) => {
+test("−0 where a link writes 0 (a count, a view's state) is 0 from the start, so that state reopens as it was too", async (t) => {
   const { page, problems } = await session.open(t);
   const { state, hash, refused } = await applied(page, { kvHeads: -0, view: 'softmax', viewState: { scores: [-0, 1, 2], temperature: 1 } });
   assert.equal(refused, undefined);
@@ -190,7 +211,7 @@ test('−0 where a link writes 0 (a count, a view\'s state) is 0 from the start,
   assertClean(problems);
 });
 
-test('a link made by the browser\'s CompressionStream opens, and so does the older uncompressed #s= form', async (t) => {
+test("a link made by the browser's CompressionStream opens, and so does the older uncompressed #s= form", async (t) => {
   const { page, problems } = await session.open(t);
   const causal = presetState('causal');
   const n = causal.X.length; // keys and queries are the tokens
@@ -199,7 +220,10 @@ test('a link made by the browser\'s CompressionStream opens, and so does the old
   const hash = await page.evaluate(async (json) => {
     const stream = new Blob([json]).stream().pipeThrough(new CompressionStream('deflate-raw'));
     const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-    return `#z=${btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')}`;
+    return `#z=${btoa(String.fromCharCode(...bytes))
+      .replaceAll('+', '-')
+      .replaceAll('/', '_')
+      .replace(/=+$/, '')}`;
   }, json);
   for (const link of [hash, compressedStateLink(state), stateLink(state)]) {
     const back = await opened(page, link);
@@ -221,7 +245,17 @@ test('a state whose link cannot fit is refused by setState, naming the limit; th
     const tokens = Array.from({ length: 600_000 }, () => Array.from({ length: 8 }, letter).join(''));
     const started = performance.now();
     try {
-      document.querySelector('attn-lab').setState({ mode: 'qkv', Q: [[1, 0]], K: [[1, 0], [0, 1], [1, 1]], V: [[1], [2], [3]], tokens });
+      document.querySelector('attn-lab').setState({
+        mode: 'qkv',
+        Q: [[1, 0]],
+        K: [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+        V: [[1], [2], [3]],
+        tokens,
+      });
       return { ms: performance.now() - started };
     } catch (error) {
       return { refused: `${error.name}: ${error.message}`, ms: performance.now() - started };

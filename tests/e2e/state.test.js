@@ -3,17 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import {
-  DEFAULT_PRESET,
-  TOLERANCE,
-  assertStepMatches,
-  diffStep,
-  encodeHash,
-  expectedTrace,
-  maxAbsDiff,
-  presetState,
-  stepIds,
-} from './support/expected.js';
+import { DEFAULT_PRESET, TOLERANCE, assertStepMatches, diffStep, encodeHash, expectedTrace, maxAbsDiff, presetState, stepIds } from './support/expected.js';
 import { assertClean, cellInput, dataStep, goToStep, labState, messageText, renderedResults, settle, waitForLabs } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 import { waitForLinkState } from '../support/state-link.js';
@@ -43,7 +33,15 @@ test('editing a cell recomputes every step (Enter and Tab commit)', async (t) =>
   const after = await labState(page);
   const K = structuredClone(before.K);
   K[1][0] = -1;
-  assert.deepEqual(after, { ...before, Q: [[2.5, 0], [0, 1]], K, step: after.step });
+  assert.deepEqual(after, {
+    ...before,
+    Q: [
+      [2.5, 0],
+      [0, 1],
+    ],
+    K,
+    step: after.step,
+  });
   const trace = expectedTrace(after);
   for (const id of stepIds(trace)) {
     await goToStep(page, id);
@@ -108,8 +106,7 @@ async function assertLabelIsText(page) {
   await page.waitForTimeout(300); // time for an injected onerror to fire
   const images = await page.evaluate(() => {
     const count = (root) =>
-      root.querySelectorAll('img').length +
-      [...root.querySelectorAll('*')].reduce((sum, el) => sum + (el.shadowRoot ? count(el.shadowRoot) : 0), 0);
+      root.querySelectorAll('img').length + [...root.querySelectorAll('*')].reduce((sum, el) => sum + (el.shadowRoot ? count(el.shadowRoot) : 0), 0);
     return count(document);
   });
   assert.equal(images, 0, 'no <img> created');
@@ -144,7 +141,12 @@ test('state-change and step-change events carry the new state and step', async (
     lab.addEventListener('state-change', (e) => seen.push(['state', e.detail.state.Q[0][0]]));
     lab.addEventListener('step-change', (e) => seen.push(['step', e.detail.step]));
     document.addEventListener('state-change', () => seen.push(['bubbled']), { once: true });
-    lab.setState({ Q: [[5, 0], [0, 1]] });
+    lab.setState({
+      Q: [
+        [5, 0],
+        [0, 1],
+      ],
+    });
     lab.goToStep('softmax');
     await lab.updateComplete;
     return seen;

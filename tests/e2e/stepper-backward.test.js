@@ -112,18 +112,28 @@ test('masked weights are hatched in the backward steps too, transposed with Aᵀ
   const causalState = { ...state, causal: true };
   const causalTrace = lab.trace({ ...stateToTraceRequest(causalState), dOutput });
   const { page, problems } = await openBackward(t, encodeHash(causalState));
-  for (const [id, transpose] of [['grad-v', true], ['grad-softmax', false]]) {
+  for (const [id, transpose] of [
+    ['grad-v', true],
+    ['grad-softmax', false],
+  ]) {
     await goToStep(page, id);
     const tables = await page.evaluate(() =>
       [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-role="operands"] table[data-matrix="softmax"]')].map((table) => ({
         head: Number(table.dataset.head || 0),
-        cells: [...table.querySelectorAll('td[data-row]')].map((td) => [Number(td.dataset.row), Number(td.dataset.col), getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient')]),
+        cells: [...table.querySelectorAll('td[data-row]')].map((td) => [
+          Number(td.dataset.row),
+          Number(td.dataset.col),
+          getComputedStyle(td).backgroundImage.includes('repeating-linear-gradient'),
+        ]),
       })),
     );
     assert.equal(tables.length, base.heads, `${id}: one table of weights per head`);
     for (const { head, cells } of tables) {
       const logits = causalTrace.steps.find((s) => s.id === 'softmax' && s.head === head).operands[0].values;
-      assert.ok(cells.some(([, , hatched]) => hatched), `${id} head ${head + 1}: some weights are masked`);
+      assert.ok(
+        cells.some(([, , hatched]) => hatched),
+        `${id} head ${head + 1}: some weights are masked`,
+      );
       for (const [row, col, hatched] of cells) {
         const [query, key] = transpose ? [col, row] : [row, col];
         assert.equal(hatched, logits[query][key] === -Infinity, `${id} head ${head + 1}: the weight of query ${query + 1} on key ${key + 1}`);

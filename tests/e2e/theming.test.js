@@ -65,7 +65,8 @@ test('custom properties restyle the element: background, font, and both heat sca
     const lab = document.querySelector('attn-lab');
     const root = lab.shadowRoot;
     const cells = (matrix) => [...root.querySelectorAll(`[data-role="result"] table[data-matrix="${matrix}"] td[data-row]`)];
-    const look = (td) => td && { value: Number(td.dataset.value), background: bytes(getComputedStyle(td).backgroundColor), text: bytes(getComputedStyle(td).color) };
+    const look = (td) =>
+      td && { value: Number(td.dataset.value), background: bytes(getComputedStyle(td).backgroundColor), text: bytes(getComputedStyle(td).color) };
     const result = {
       background: bytes(getComputedStyle(lab).backgroundColor),
       font: getComputedStyle(root.querySelector('[data-role="step"] h2')).fontFamily,
@@ -74,7 +75,13 @@ test('custom properties restyle the element: background, font, and both heat sca
       ramp: getComputedStyle(root.querySelector('[data-role="result"] .legend .ramp')).backgroundImage,
     };
     lab.applyPreset('tiny');
-    lab.setState({ K: [[1, 0], [1, 1], [0, 1]] }); // its first keys: scores 0 and 1 only
+    lab.setState({
+      K: [
+        [1, 0],
+        [1, 1],
+        [0, 1],
+      ],
+    }); // its first keys: scores 0 and 1 only
     lab.goToStep('scores');
     await lab.updateComplete;
     result.scores = cells('scores').map(look);
@@ -113,13 +120,16 @@ test('::part() names reach the regions the README lists', async (t) => {
   assert.deepEqual(seen.step, [240, 248, 255]);
   // Every part the stepper shows is one the manifest documents, and the other way round.
   const manifest = JSON.parse(await readFile('custom-elements.json', 'utf8'));
-  const documented = manifest.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'attn-lab').cssParts.map((p) => p.name);
+  const documented = manifest.modules
+    .flatMap((m) => m.declarations ?? [])
+    .find((d) => d.tagName === 'attn-lab')
+    .cssParts.map((p) => p.name);
   const stepperParts = documented.filter((name) => !['tabs', 'view'].includes(name)).sort();
   assert.deepEqual(seen.parts, stepperParts);
   assertClean(problems);
 });
 
-test('a teaching view inside the element inherits the host page\'s properties, and its part is styled', async (t) => {
+test("a teaching view inside the element inherits the host page's properties, and its part is styled", async (t) => {
   const { page, problems } = await themedPage(t, '<attn-lab view="softmax"></attn-lab>', 'softmax');
   const seen = await page.evaluate(() => {
     const bytes = window.colourBytes;

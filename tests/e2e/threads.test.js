@@ -49,12 +49,12 @@ async function runInPage(t, headers) {
   return result;
 }
 
-test('a cross-origin-isolated page gets the threaded core, with the single-threaded core\'s results', async (t) => {
+test("a cross-origin-isolated page gets the threaded core, with the single-threaded core's results", async (t) => {
   const result = await runInPage(t, ISOLATED);
   console.log(`threads in Chromium, n = 2,048, d = 64: ${JSON.stringify(result.ms)} ms, ${result.threads} threads`);
   assert.equal(result.isolated, true);
   assert.equal(result.threads, Math.min(4, result.hardware));
-  assert.ok(result.same, 'every output value equals the single-threaded core\'s');
+  assert.ok(result.same, "every output value equals the single-threaded core's");
 });
 
 test('a page without those headers falls back to the single-threaded core', async (t) => {

@@ -19,20 +19,23 @@ const largest = (row) => {
   const top = Math.max(...row.filter(Number.isFinite)).toFixed(4);
   return row.flatMap((v, j) => (Number.isFinite(v) && v.toFixed(4) === top ? [j] : []));
 };
-const why = (page) => page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="why"]').textContent.replace(/\s+/g, ' ').trim());
+const why = (page) =>
+  page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="why"]').textContent.replace(/\s+/g, ' ').trim());
 
-test('the examples a learner meets first have one best key in every row (the core\'s scores and weights)', () => {
+test("the examples a learner meets first have one best key in every row (the core's scores and weights)", () => {
   const checked = PRESET_IDS.filter((id) => !TIED_ON_PURPOSE.has(id));
   assert.ok(checked.includes(DEFAULT_PRESET) && checked.includes('two-heads') && checked.includes('tokens'));
   for (const id of checked) {
     const trace = expectedTrace(presetState(id));
     for (const step of trace.steps.filter((s) => s.id === 'scores' || s.id === 'softmax')) {
-      step.values.forEach((row, i) => assert.equal(largest(row).length, 1, `${id}, ${step.id}${step.head === undefined ? '' : ` head ${step.head + 1}`}, row ${i + 1}: ${row}`));
+      step.values.forEach((row, i) =>
+        assert.equal(largest(row).length, 1, `${id}, ${step.id}${step.head === undefined ? '' : ` head ${step.head + 1}`}, row ${i + 1}: ${row}`),
+      );
     }
   }
 });
 
-test('the default example\'s why names its one best key; a tie the learner makes names both keys', async (t) => {
+test("the default example's why names its one best key; a tie the learner makes names both keys", async (t) => {
   const state = presetState(DEFAULT_PRESET);
   const scores = expectedTrace(state).steps.find((s) => s.id === 'scores').values[0];
   const [best] = largest(scores);
@@ -40,7 +43,15 @@ test('the default example\'s why names its one best key; a tie the learner makes
   assert.match(await why(page), new RegExp(`it matches “${state.tokens[best]}” \\(${scores[best]}\\) best\\.`));
 
   // k₁ = (1, 0), k₂ = (1, 1), k₃ = (0, 1): q₁ = (1, 0) scores 1, 1, 0.
-  await page.evaluate(() => document.querySelector('attn-lab').setState({ K: [[1, 0], [1, 1], [0, 1]] }));
+  await page.evaluate(() =>
+    document.querySelector('attn-lab').setState({
+      K: [
+        [1, 0],
+        [1, 1],
+        [0, 1],
+      ],
+    }),
+  );
   await settle(page);
   assert.match(await why(page), /it matches “k₁” and “k₂” \(1 each\) best equally\./);
   await goToStep(page, 'scale');
@@ -60,6 +71,6 @@ test('predict on the default example asks every kind of question; the title and 
   assert.doesNotMatch(text, /sums? to 1|add(ing)? up to 1/, `the row sum is not given away: ${text}`);
   await page.locator('attn-lab [data-action="predict-reveal"]').click();
   await settle(page);
-  assert.match(await page.locator('attn-lab [data-role="step"] h2').textContent(), /sum to 1/, 'revealed, the core\'s title');
+  assert.match(await page.locator('attn-lab [data-role="step"] h2').textContent(), /sum to 1/, "revealed, the core's title");
   assertClean(problems);
 });

@@ -37,7 +37,8 @@ async function openElements(t, { count = 1, attributes = { state: JSON.stringify
 
 // The train view of element `index`, by Playwright locator.
 const trainOf = (page, index = 0) => page.locator(`attn-lab >> nth=${index}`).locator(TRAIN);
-const statusField = async (page, name, index = 0) => Number(await trainOf(page, index).locator(`[data-role="train-status"] [data-field="${name}"]`).getAttribute('data-value'));
+const statusField = async (page, name, index = 0) =>
+  Number(await trainOf(page, index).locator(`[data-role="train-status"] [data-field="${name}"]`).getAttribute('data-value'));
 const headsShown = (page, index = 0) => trainOf(page, index).locator('[data-layer="0"] table').first().waitFor();
 // Clicks Step and waits for step `expected`.
 async function stepTo(page, expected, index = 0) {
@@ -70,7 +71,10 @@ test('a learning module that cannot load (404) is named on screen, tried a few t
   assert.ok(idle < 0.15, `${idle.toFixed(2)} CPU seconds over 1.5 s after the failure`);
   await showView(page, 'stepper');
   await page.evaluate(() => document.querySelector('attn-lab').remove());
-  assert.ok((await workers(page)).every((w) => w.terminated), 'every worker ended');
+  assert.ok(
+    (await workers(page)).every((w) => w.terminated),
+    'every worker ended',
+  );
   assert.ok((await cpuOver(cpuSeconds, 1000)) < 0.1);
   // Only the browser's reports of the missing file, and nothing uncaught.
   assertClean({ ...problems, consoleErrors: problems.consoleErrors.filter((text) => !/404|attnlab-learn|wasm|could not load/i.test(text)) });

@@ -33,7 +33,10 @@ async function assertInstance(page, index, { preset, step, editable }) {
 
   const tables = await renderedResults(page, index);
   assert.ok(tables.length > 0, `${name}: result tables`);
-  assert.ok(tables.every((table) => table.values.flat().every((v) => typeof v === 'number' && !Number.isNaN(v))), `${name}: numeric data-value`);
+  assert.ok(
+    tables.every((table) => table.values.flat().every((v) => typeof v === 'number' && !Number.isNaN(v))),
+    `${name}: numeric data-value`,
+  );
   const diff = diffStep(tables, expectedTrace(state), step);
   assert.ok(diff <= TOLERANCE, `${name}: max abs diff ${diff} from lab.trace()`);
 

@@ -30,7 +30,8 @@ function shown(page) {
     const tables = {};
     for (const table of root.querySelectorAll('table[data-matrix]')) {
       const values = [];
-      for (const cell of table.querySelectorAll('td[data-row]')) (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+      for (const cell of table.querySelectorAll('td[data-row]'))
+        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
       tables[table.dataset.matrix] = values;
     }
     return {
@@ -63,7 +64,7 @@ function assertEvent(view, event) {
   }
 }
 
-test('every event of the walk shows the core\'s numbers, stepping with Next', async (t) => {
+test("every event of the walk shows the core's numbers, stepping with Next", async (t) => {
   const { walk } = walkOf({});
   const { page, problems } = await open(t);
   for (let i = 0; i < walk.events.length; i++) {
@@ -76,14 +77,14 @@ test('every event of the walk shows the core\'s numbers, stepping with Next', as
   assertClean(problems);
 });
 
-test('the last event shows the whole output, equal to the stepper\'s O within 1e-6; memory figures are the core\'s', async (t) => {
+test("the last event shows the whole output, equal to the stepper's O within 1e-6; memory figures are the core's", async (t) => {
   const settings = { n: 12, queryRows: 3, keyRows: 4, causal: true, seed: 5 };
   const { walk, stepper } = walkOf(settings);
   const { page, problems } = await open(t, { ...settings, event: walk.events.length - 1 });
   const view = await shown(page);
-  sameMatrix(view.tables['walk-output'], walk.output, 'the walk\'s O');
-  sameMatrix(view.tables['attention-output'], stepper, 'attention()\'s O');
-  sameMatrix(view.tables['walk-output'], stepper, 'the walk\'s O against the stepper\'s');
+  sameMatrix(view.tables['walk-output'], walk.output, "the walk's O");
+  sameMatrix(view.tables['attention-output'], stepper, "attention()'s O");
+  sameMatrix(view.tables['walk-output'], stepper, "the walk's O against the stepper's");
   assert.deepEqual(view.memory, [walk.tileFloats, walk.matrixFloats]);
   // Causal: the blocks skip the tiles wholly after their last query.
   const visits = walk.events.filter((e) => e.kind === 'tile').length;
@@ -128,7 +129,7 @@ const SAYS = {
   masked: /every key of this tile comes later \(the causal mask\)/,
 };
 
-test('the walk\'s text follows its numbers at every event: −∞ at a block\'s first tile, no factor where nothing is held', async (t) => {
+test("the walk's text follows its numbers at every event: −∞ at a block's first tile, no factor where nothing is held", async (t) => {
   // Causal, one query per block and one key per tile: every kind of row shows up.
   const viewState = { n: 6, queryRows: 2, keyRows: 1, causal: true, seed: 2 };
   const { walk } = walkOf(viewState);
@@ -157,7 +158,7 @@ test('the walk\'s text follows its numbers at every event: −∞ at a block\'s 
       if (m === -Infinity) assert.equal(factors[r], 'nothing held yet', `event ${index + 1}, row ${r + 1}`);
       else assert.notEqual(factors[r], 'nothing held yet');
     });
-    if (event.keyBlock === 0) assert.ok(kinds.has('fresh') && !/nothing is rescaled/.test(why), 'a block\'s first tile starts from −∞');
+    if (event.keyBlock === 0) assert.ok(kinds.has('fresh') && !/nothing is rescaled/.test(why), "a block's first tile starts from −∞");
   }
   assert.deepEqual([...seen].sort(), ['finish', 'fresh', 'kept', 'masked', 'raised'], 'the walk holds every kind of event');
   assertClean(problems);

@@ -31,7 +31,12 @@ function shown(page) {
       }
       return values;
     };
-    const translate = (el) => el.getAttribute('transform').match(/translate\(([-\d.e]+) ([-\d.e]+)\)/).slice(1).map(Number);
+    const translate = (el) =>
+      el
+        .getAttribute('transform')
+        .match(/translate\(([-\d.e]+) ([-\d.e]+)\)/)
+        .slice(1)
+        .map(Number);
     const output = root.querySelector('[data-role="output-point"]');
     const point = root.querySelector('[data-role="simplex-point"]');
     return {
@@ -80,7 +85,7 @@ const center = async (locator) => {
   return [box.x + box.width / 2, box.y + box.height / 2];
 };
 
-test('the scores, weights and output shown are the core\'s, with and without scaling and temperature', async (t) => {
+test("the scores, weights and output shown are the core's, with and without scaling and temperature", async (t) => {
   const { page, problems } = await openGeometry(t);
   await assertMatchesCore(page);
   await page.locator(`${VIEW} [data-control="scaled"]`).uncheck();
@@ -148,13 +153,39 @@ test('the arrow keys move the focused query (Shift for bigger steps) and a value
   assertClean(problems);
 });
 
-test('the output point lies inside the values\' triangle, and the simplex point is w₁·c₁ + w₂·c₂ + w₃·c₃', async (t) => {
+test("the output point lies inside the values' triangle, and the simplex point is w₁·c₁ + w₂·c₂ + w₃·c₃", async (t) => {
   const { page, problems } = await openGeometry(t);
   const states = [
     {},
     { query: [-2.5, 2.9], temperature: 0.25 },
-    { query: [3, -3], keys: [[0, 3], [3, 0], [-3, -3]], values: [[-3, -3], [3, -2], [0.2, 2.7]], scaled: false },
-    { query: [0.4, 0.1], keys: [[1, 1], [1, 1.1], [0.9, 1]], values: [[1, 0], [0, 1], [-1, -1]], temperature: 4 },
+    {
+      query: [3, -3],
+      keys: [
+        [0, 3],
+        [3, 0],
+        [-3, -3],
+      ],
+      values: [
+        [-3, -3],
+        [3, -2],
+        [0.2, 2.7],
+      ],
+      scaled: false,
+    },
+    {
+      query: [0.4, 0.1],
+      keys: [
+        [1, 1],
+        [1, 1.1],
+        [0.9, 1],
+      ],
+      values: [
+        [1, 0],
+        [0, 1],
+        [-1, -1],
+      ],
+      temperature: 4,
+    },
   ];
   for (const viewState of states) {
     await page.evaluate((viewState) => document.querySelector('attn-lab').setState({ viewState }), viewState);

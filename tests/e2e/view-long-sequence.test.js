@@ -191,7 +191,13 @@ test('the hover text stays current: after a rerun with another seed it reads the
   // table would hover whichever cell lands under it.
   await page.mouse.move(1, 1);
   await page.locator(`${table} td[data-row="4"][data-col="3"]`).focus();
-  const read = async () => parseExplanation(await page.locator(`${VIEW} [data-role="explanation"]`).textContent().then((s) => s.trim()));
+  const read = async () =>
+    parseExplanation(
+      await page
+        .locator(`${VIEW} [data-role="explanation"]`)
+        .textContent()
+        .then((s) => s.trim()),
+    );
   const weightOf = (seed, i, j) => {
     const [Q, K] = viewInputs(256, 64, seed);
     return lab.sampledWeights({ Q, K, causal: false, rows: [i - 1], cols: [j - 1] })[0][0];
@@ -220,7 +226,7 @@ test('the hover text stays current: after a rerun with another seed it reads the
   assert.deepEqual(errors, []);
 });
 
-test('the sample\'s colours show structure around the even share 1/n, with a note saying what 1/n means', async (t) => {
+test("the sample's colours show structure around the even share 1/n, with a note saying what 1/n means", async (t) => {
   const { page, errors } = await openView(t, 'page', ['--disable-webgpu']);
   await page.locator(`${VIEW} [data-control="causal"]`).uncheck();
   const shown = await run(page, 'run', '1024');
@@ -251,7 +257,7 @@ test('without WebGPU the view offers only what the processor runs, and says the 
   const option = (n) => page.locator(`${VIEW} [data-control="n"] option[value="${n}"]`);
   assert.match(await option(16384).textContent(), /16384 \(graphics card only\)/);
   await run(page, 'compare');
-  assert.deepEqual(await message(), { text: 'Without a graphics card there is only the processor\'s run to show.', error: false, role: 'status' });
+  assert.deepEqual(await message(), { text: "Without a graphics card there is only the processor's run to show.", error: false, role: 'status' });
   // The probe found no graphics card: sizes beyond the processor's are no longer offered.
   assert.equal(await option(16384).isDisabled(), true);
   assert.equal(await option(4096).isDisabled(), false);

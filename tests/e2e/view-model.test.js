@@ -29,10 +29,13 @@ async function openModel(t, viewState = {}, options = {}) {
   return opened;
 }
 
-const shownNext = (page) => page.locator(`${view} [data-role="next-tokens"] tbody tr`).evaluateAll((rows) => rows.map((r) => [Number(r.dataset.token), Number(r.dataset.value)]));
+const shownNext = (page) =>
+  page.locator(`${view} [data-role="next-tokens"] tbody tr`).evaluateAll((rows) => rows.map((r) => [Number(r.dataset.token), Number(r.dataset.value)]));
 const shownTokens = (page) => page.locator(`${view} [data-role="tokens"] li`).evaluateAll((items) => items.map((li) => Number(li.dataset.token)));
 const shownHeads = (page) =>
-  page.locator(`${view} canvas[data-head]`).evaluateAll((canvases) => canvases.map((c) => ({ layer: Number(c.dataset.layer), head: Number(c.dataset.head), weights: c.weights })));
+  page
+    .locator(`${view} canvas[data-head]`)
+    .evaluateAll((canvases) => canvases.map((c) => ({ layer: Number(c.dataset.layer), head: Number(c.dataset.head), weights: c.weights })));
 const shownRoles = (page) => page.locator(`${view} li[data-role-name]`).evaluateAll((items) => items.map((li) => li.dataset.roleName));
 const viewState = async (page) => (await labState(page)).viewState;
 // The stepper renders in the element itself: its view is on once its result tables are.
@@ -41,7 +44,7 @@ async function waitForStepper(page) {
   await waitForLabs(page);
 }
 
-test('the next token\'s probabilities, every head\'s weights and roles are the core\'s from Node', async (t) => {
+test("the next token's probabilities, every head's weights and roles are the core's from Node", async (t) => {
   const { page, problems } = await openModel(t);
   const { text, temperature, topK } = await viewState(page);
   const { tokenIds: tokens } = model.tokenize(text);
@@ -62,7 +65,13 @@ test('the next token\'s probabilities, every head\'s weights and roles are the c
     const diff = maxAbsDiff(weights, forward.blocks[layer].attention[head]);
     assert.ok(diff <= TOLERANCE, `layer ${layer} head ${head}: ${diff}`);
   }
-  assert.deepEqual(await shownRoles(page), model.headScores(tokens).flat().map((s) => s.role));
+  assert.deepEqual(
+    await shownRoles(page),
+    model
+      .headScores(tokens)
+      .flat()
+      .map((s) => s.role),
+  );
   assertClean(problems);
 });
 
@@ -91,10 +100,11 @@ test('a head opens in the stepper on its real inputs: its LayerNorm output, its 
   await waitForView(again.page, 'tokens');
   const thumbnail = await again.page.locator('attn-lab attn-tokens-view table[data-matrix="softmax"]').evaluate((table) => {
     const values = [];
-    for (const cell of table.querySelectorAll('td[data-row][data-col]')) (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+    for (const cell of table.querySelectorAll('td[data-row][data-col]'))
+      (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
     return values;
   });
-  assert.ok(maxAbsDiff(thumbnail, forward.blocks[layer].attention[head]) <= TOLERANCE, 'the tokens view shows the head\'s weights');
+  assert.ok(maxAbsDiff(thumbnail, forward.blocks[layer].attention[head]) <= TOLERANCE, "the tokens view shows the head's weights");
   assertClean(problems);
   assertClean(again.problems);
 });
@@ -162,13 +172,15 @@ test('at 390 px the view fits: nothing wider than the element', async (t) => {
     const lab = document.querySelector('attn-lab');
     const root = lab.shadowRoot.querySelector('attn-model-view').shadowRoot;
     const right = lab.getBoundingClientRect().right;
-    return [...root.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > right + 1).map((e) => e.tagName + (e.className ? `.${e.className}` : ''));
+    return [...root.querySelectorAll('*')]
+      .filter((e) => e.getBoundingClientRect().right > right + 1)
+      .map((e) => e.tagName + (e.className ? `.${e.className}` : ''));
   });
   assert.deepEqual(overflow, []);
   assertClean(problems);
 });
 
-test('bring your own attention: a pasted or loaded import fills the grid; a bad one gets the core\'s message, the last good import stays', async (t) => {
+test("bring your own attention: a pasted or loaded import fills the grid; a bad one gets the core's message, the last good import stays", async (t) => {
   const { page, problems } = await openModel(t);
   const { tokenIds: tokens, pieces } = model.tokenize('Tonight I have the honor of reporting to you.');
   const { blocks } = model.forward(tokens);
@@ -186,15 +198,21 @@ test('bring your own attention: a pasted or loaded import fills the grid; a bad 
     await settle(page);
   };
   const imported = () =>
-    page.locator(`${importer} [data-role="imported"] canvas[data-head]`).evaluateAll((cs) => cs.map((c) => ({ layer: Number(c.dataset.layer), head: Number(c.dataset.head), weights: c.weights })));
+    page
+      .locator(`${importer} [data-role="imported"] canvas[data-head]`)
+      .evaluateAll((cs) => cs.map((c) => ({ layer: Number(c.dataset.layer), head: Number(c.dataset.head), weights: c.weights })));
   const message = () => page.locator(`${importer} [data-role="import-message"]`).textContent();
 
   await paste(JSON.stringify(json));
   await page.locator(`${importer} [data-role="imported"] canvas`).first().waitFor();
   const shown = await imported();
   assert.equal(shown.length, model.config.layers * model.config.heads);
-  for (const { layer, head, weights } of shown) assert.ok(maxAbsDiff(weights, blocks[layer].attention[head]) <= TOLERANCE, `imported layer ${layer} head ${head}`);
-  assert.deepEqual(await page.locator(`${importer} li[data-role-name]`).evaluateAll((items) => items.map((li) => li.dataset.roleName)), expected.scores.flat().map((s) => s.role));
+  for (const { layer, head, weights } of shown)
+    assert.ok(maxAbsDiff(weights, blocks[layer].attention[head]) <= TOLERANCE, `imported layer ${layer} head ${head}`);
+  assert.deepEqual(
+    await page.locator(`${importer} li[data-role-name]`).evaluateAll((items) => items.map((li) => li.dataset.roleName)),
+    expected.scores.flat().map((s) => s.role),
+  );
   assert.equal(await message(), '');
 
   // Not JSON; then a row that does not sum to 1: each named, the grid unchanged.

@@ -36,12 +36,11 @@ const SIGNATURES = {
   self: (w) => w.every((row, i) => row[i] > 0.8),
   uniform: (w) => w.flat().every((v) => Math.abs(v - 1 / w.length) < 0.02),
   sharp: (w) => w[0].some((_, j) => w.every((row) => row[j] > 0.8)),
-  local: (w) =>
-    w.every((row, i) => row.reduce((sum, v, j) => sum + (Math.abs(i - j) <= 1 ? v : 0), 0) > 0.9 && Math.max(...row) < 0.7),
+  local: (w) => w.every((row, i) => row.reduce((sum, v, j) => sum + (Math.abs(i - j) <= 1 ? v : 0), 0) > 0.9 && Math.max(...row) < 0.7),
   causal: (w) => w.every((row, i) => row.every((v, j) => j <= i || v === 0)) && w[0][0] === 1,
 };
 
-test('the exercise generator makes all five patterns, each recognisable in the core\'s weights', () => {
+test("the exercise generator makes all five patterns, each recognisable in the core's weights", () => {
   const seen = new Set();
   for (let seed = 1; seed <= 300; seed++) {
     const { pattern, request } = exerciseInputs(seed);
@@ -56,7 +55,7 @@ test('the exercise generator makes all five patterns, each recognisable in the c
   assert.deepEqual([...seen].sort(), [...PATTERN_IDS].sort());
 });
 
-test('every gallery heatmap is the core\'s softmax for its preset', async (t) => {
+test("every gallery heatmap is the core's softmax for its preset", async (t) => {
   const { page, problems } = await openPatterns(t);
   assert.equal(await page.locator(`${VIEW} [data-role="gallery"] [data-pattern]`).count(), PATTERN_IDS.length);
   for (const id of PATTERN_IDS) {
@@ -93,7 +92,7 @@ const EXERCISE_SEEDS = PATTERN_IDS.map((id) => {
   return seed;
 });
 
-test('the exercise shows the core\'s weights and marks right and wrong answers, for several seeds', async (t) => {
+test("the exercise shows the core's weights and marks right and wrong answers, for several seeds", async (t) => {
   const { page, problems } = await openPatterns(t);
   for (const [i, seed] of EXERCISE_SEEDS.entries()) {
     await page.evaluate((seed) => document.querySelector('attn-lab').setState({ viewState: { seed } }), seed);

@@ -55,7 +55,10 @@ async function assertDemoMatchesCore(page) {
   assert.equal(await verdict(page), want.reorderedOnly ? 'reordered' : 'changed');
   assert.deepEqual(await shownOrder(page), viewState.order);
   assert.deepEqual(await shownRowLabels(page, 'original'), SENTENCE);
-  assert.deepEqual(await shownRowLabels(page, 'permuted'), viewState.order.map((i) => SENTENCE[i]));
+  assert.deepEqual(
+    await shownRowLabels(page, 'permuted'),
+    viewState.order.map((i) => SENTENCE[i]),
+  );
   return want;
 }
 
@@ -168,9 +171,7 @@ test('a bad or empty seed is refused with a message, and the last good seed and 
 
 test('an order that is not a permutation is refused with its reason, and the view stays', async (t) => {
   const { page, problems } = await openView(t, { order: [4, 3, 2, 1, 0] });
-  await page.evaluate(() =>
-    document.querySelector('attn-lab').setState({ view: 'positions', viewState: { order: [0, 0, 1, 2, 3] } }),
-  );
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'positions', viewState: { order: [0, 0, 1, 2, 3] } }));
   await settle(page);
   assert.match(await messageText(page), /positions view's "order" must be a permutation/);
   assert.deepEqual((await labState(page)).viewState.order, [4, 3, 2, 1, 0]);

@@ -18,8 +18,7 @@ const STUDY = { keys: 16, samples: 256 }; // what the view asks for
 // The page and this test run the same wasm: only the decimal round trip through data-* may differ.
 const TOLERANCE = 1e-12;
 
-const open = (t, viewState = {}) =>
-  session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'scaling', viewState })}`, { view: 'scaling' });
+const open = (t, viewState = {}) => session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'scaling', viewState })}`, { view: 'scaling' });
 
 // The numbers the view shows: chart points per series, bars, the example table, the summary.
 function shown(page) {
@@ -27,7 +26,8 @@ function shown(page) {
     const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-scaling-view').shadowRoot;
     const points = (chart, series) =>
       [...root.querySelectorAll(`[data-role="${chart}"] [data-series="${series}"] circle`)].map((c) => [Number(c.dataset.x), Number(c.dataset.y)]);
-    const bars = (series) => [...root.querySelectorAll(`[data-role="example-chart"] [data-series="${series}"] rect[data-value]`)].map((r) => Number(r.dataset.value));
+    const bars = (series) =>
+      [...root.querySelectorAll(`[data-role="example-chart"] [data-series="${series}"] rect[data-value]`)].map((r) => Number(r.dataset.value));
     const table = [];
     for (const cell of root.querySelectorAll('table[data-matrix="example"] td[data-row]')) {
       (table[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
@@ -64,8 +64,16 @@ async function assertShowsCore(page, dk, seed) {
   const got = await shown(page);
   assert.equal(got.chartCount, 4, 'three line charts and the bars, each an SVG with role="img" and a label');
   for (const [key, points] of Object.entries(got.charts)) {
-    assertList(points.map(([x]) => x), POWERS, `${key} x`);
-    assertList(points.map(([, y]) => y), study.points.map((p) => p[key]), `${key} y`);
+    assertList(
+      points.map(([x]) => x),
+      POWERS,
+      `${key} x`,
+    );
+    assertList(
+      points.map(([, y]) => y),
+      study.points.map((p) => p[key]),
+      `${key} y`,
+    );
   }
   assertList(got.bars.scaled, point.exampleWeightsScaled, 'scaled bars');
   assertList(got.bars.unscaled, point.exampleWeightsUnscaled, 'unscaled bars');

@@ -21,8 +21,7 @@ const SINGLES = ['max', 'sum', 'withoutMax.sum'];
 // A stage's values in lab.softmaxBreakdown's result: 'weights' or 'withoutMax.weights'.
 const at = (result, path) => path.split('.').reduce((value, key) => value[key], result);
 
-const open = (t, viewState = {}) =>
-  session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'softmax', viewState })}`, { view: 'softmax' });
+const open = (t, viewState = {}) => session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'softmax', viewState })}`, { view: 'softmax' });
 
 // Everything the view shows, as the strings in its data-value attributes.
 function shown(page) {
@@ -40,8 +39,15 @@ function shown(page) {
         underflowed: naive.dataset.underflowed,
         naiveText: naive.textContent,
         // Text outside the deliberately labelled naive panel.
-        otherText: [...root.children].filter((el) => el !== naive && !el.contains(naive)).map((el) => el.textContent).join(' ')
-          + [...root.querySelector('.figures').children].filter((el) => el !== naive).map((el) => el.textContent).join(' '),
+        otherText:
+          [...root.children]
+            .filter((el) => el !== naive && !el.contains(naive))
+            .map((el) => el.textContent)
+            .join(' ') +
+          [...root.querySelector('.figures').children]
+            .filter((el) => el !== naive)
+            .map((el) => el.textContent)
+            .join(' '),
         cellError: root.querySelector('.cell-error')?.textContent ?? null,
         message: root.querySelector('[data-role="message"]').textContent.trim(),
       };
@@ -145,7 +151,10 @@ test('softmax view: large scores overflow to Infinity and NaN without the max, l
   assert.equal(got.singles['withoutMax.sum'], 'Infinity');
   assert.match(got.naiveText, /What goes wrong without subtracting the max/);
   assert.match(got.naiveText, /Overflow/);
-  assert.ok(got.stages.weights.every((v) => Number.isFinite(Number(v))), 'the stable weights stay finite');
+  assert.ok(
+    got.stages.weights.every((v) => Number.isFinite(Number(v))),
+    'the stable weights stay finite',
+  );
 
   // Sharpen past the overflow: at T = 0.1 even [10, 9] overflows (100, 90 after dividing).
   await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { scores: [10, 9], temperature: 0.1 } }));

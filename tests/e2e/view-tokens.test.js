@@ -20,7 +20,8 @@ function shown(page) {
     const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-tokens-view').shadowRoot;
     const table = (selector) => {
       const values = [];
-      for (const cell of root.querySelectorAll(`${selector} td[data-row]`)) (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+      for (const cell of root.querySelectorAll(`${selector} td[data-row]`))
+        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
       return values;
     };
     return {
@@ -39,7 +40,10 @@ function shown(page) {
   });
 }
 
-const weightsOf = (state) => expectedTrace(state).steps.filter((s) => s.id === 'softmax').map((s) => s.values);
+const weightsOf = (state) =>
+  expectedTrace(state)
+    .steps.filter((s) => s.id === 'softmax')
+    .map((s) => s.values);
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= TOLERANCE, `${what}: ${a} vs ${b}`);
 
 function assertShows(view, weights, token) {
@@ -47,13 +51,16 @@ function assertShows(view, weights, token) {
   weights[token].forEach((w, j) => near(view.row[j], w, `key ${j}`));
   // One line per key with a weight above 0, carrying that weight; thicker for a larger one.
   const expectedKeys = weights[token].flatMap((w, j) => (w > 0 ? [j] : []));
-  assert.deepEqual(view.lines.map((l) => l.key), expectedKeys);
+  assert.deepEqual(
+    view.lines.map((l) => l.key),
+    expectedKeys,
+  );
   for (const line of view.lines) near(line.value, weights[token][line.key], `line to key ${line.key}`);
   const byWeight = [...view.lines].sort((a, b) => a.value - b.value);
   for (let i = 1; i < byWeight.length; i++) assert.ok(byWeight[i].width >= byWeight[i - 1].width, 'a larger weight draws a line at least as thick');
 }
 
-test('tokens preset: the head view and the thumbnails show the core\'s weights for every head', async (t) => {
+test("tokens preset: the head view and the thumbnails show the core's weights for every head", async (t) => {
   const state = presetState('tokens');
   const { page, problems } = await open(t, state);
   const weights = weightsOf(state);
@@ -74,7 +81,7 @@ test('tokens preset: the head view and the thumbnails show the core\'s weights f
   view = await shown(page);
   assertShows(view, weights[1], 2);
   assert.match(view.explanation, /^In head 2, “sat” gives the most attention to /);
-  assert.deepEqual((await page.evaluate(() => document.querySelector('attn-lab').getState().viewState)), { head: 1, token: 2 });
+  assert.deepEqual(await page.evaluate(() => document.querySelector('attn-lab').getState().viewState), { head: 1, token: 2 });
   assertClean(problems);
 });
 
@@ -89,14 +96,28 @@ test('hovering a token draws its lines; a causal example draws none to later tok
   await settle(page);
   const view = await shown(page);
   assertShows(view, weightsOf(state)[0], 3);
-  assert.ok(view.lines.every((line) => line.key <= 3), `only keys 1…4: ${JSON.stringify(view.lines)}`);
+  assert.ok(
+    view.lines.every((line) => line.key <= 3),
+    `only keys 1…4: ${JSON.stringify(view.lines)}`,
+  );
   assertClean(problems);
 });
 
-test('the learner\'s own tokens and matrices from the stepper are what the view draws', async (t) => {
+test("the learner's own tokens and matrices from the stepper are what the view draws", async (t) => {
   const { page, problems } = await open(t, presetState('tokens'));
   // The two-head example's 4×4 weights under the learner's own four tokens.
-  const own = { ...presetState('two-heads'), view: 'tokens', viewState: {}, tokens: ['we', 'drink', 'hot', 'tea'], X: [[1, 0, 0, 2], [0, 1, 0, 0], [0, 0, 1, 0], [2, 0, 0, 1]] };
+  const own = {
+    ...presetState('two-heads'),
+    view: 'tokens',
+    viewState: {},
+    tokens: ['we', 'drink', 'hot', 'tea'],
+    X: [
+      [1, 0, 0, 2],
+      [0, 1, 0, 0],
+      [0, 0, 1, 0],
+      [2, 0, 0, 1],
+    ],
+  };
   await page.evaluate((own) => document.querySelector('attn-lab').setState(own), own);
   await settle(page);
   const view = await shown(page);
@@ -105,7 +126,7 @@ test('the learner\'s own tokens and matrices from the stepper are what the view 
   assertClean(problems);
 });
 
-test('a thumbnail opens its head\'s softmax step in the stepper', async (t) => {
+test("a thumbnail opens its head's softmax step in the stepper", async (t) => {
   const { page, problems } = await open(t, presetState('tokens'));
   await page.locator('attn-lab attn-tokens-view [data-control="open-head"][data-head="1"]').click();
   await settle(page);
@@ -122,7 +143,7 @@ test('at 390 px the tokens view fits the page width', async (t) => {
   assertClean(problems);
 });
 
-test('the tokens example\'s two heads clearly differ: head 1 looks at the previous token, head 2 at the first (the core\'s weights)', async (t) => {
+test("the tokens example's two heads clearly differ: head 1 looks at the previous token, head 2 at the first (the core's weights)", async (t) => {
   const state = presetState('tokens');
   const [previous, first] = weightsOf(state);
   const argmax = (row) => row.indexOf(Math.max(...row));
@@ -138,7 +159,7 @@ test('the tokens example\'s two heads clearly differ: head 1 looks at the previo
   assertClean(problems);
 });
 
-test('with one head the overview still shows every query\'s weights', async (t) => {
+test("with one head the overview still shows every query's weights", async (t) => {
   const { page, problems } = await open(t, { ...presetState('causal'), view: 'tokens', viewState: {} });
   const view = await shown(page);
   assert.deepEqual(view.thumbnails, [0]);

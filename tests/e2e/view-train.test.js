@@ -20,9 +20,13 @@ const field = (page, name) => page.locator(`${view} [data-role="train-status"] [
 
 // Every head of layer `layer`: its weights as shown, cell by cell, from data-value.
 const shownHeads = (page, layer) =>
-  page.locator(`${view} [data-layer="${layer}"] table`).evaluateAll((tables) =>
-    tables.map((table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value)))),
-  );
+  page
+    .locator(`${view} [data-layer="${layer}"] table`)
+    .evaluateAll((tables) =>
+      tables.map((table) =>
+        [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))),
+      ),
+    );
 
 // The sample sequence's tokens of a trainer of `config`, from Node, and how a position is labelled.
 async function sampleTokens(config) {
@@ -37,7 +41,9 @@ const onPrevious = (weights) => weights.slice(1).reduce((sum, row, i) => sum + r
 
 test('previous-token reaches 95% within 10 s of training; a layer-1 head then looks one token back', async (t) => {
   const seed = 3;
-  const { page, problems } = await session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'train', viewState: { seed } })}`, { view: 'train' });
+  const { page, problems } = await session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'train', viewState: { seed } })}`, {
+    view: 'train',
+  });
   await page.locator(`${view} [data-layer="0"] table`).first().waitFor();
   const untrained = Math.max(...(await shownHeads(page, 0)).map(onPrevious));
 
@@ -142,13 +148,18 @@ test('a train view to watch: slow by default, a speed control, stops when learne
 
   // Positions as labels, t₁ … t₈ with the token beside it, the tokens the core's sample.
   const rows = await page.locator(`${view} [data-layer="0"] table >> nth=0`).locator('tbody th').allTextContents();
-  assert.deepEqual(rows.map((r) => r.trim()), (await sampleTokens({})).map(positionLabel));
+  assert.deepEqual(
+    rows.map((r) => r.trim()),
+    (await sampleTokens({})).map(positionLabel),
+  );
 
   // Faster on demand; once learned, Train goes on.
   await page.locator(`${view} [data-control="speed"]`).selectOption('fast');
   await page.locator(`${view} [data-action="train"]`).click();
   await page.waitForFunction(
-    (learned) => Number(document.querySelector('attn-lab').shadowRoot.querySelector('attn-train-view').shadowRoot.querySelector('[data-field="step"]').dataset.value) > learned + 100,
+    (learned) =>
+      Number(document.querySelector('attn-lab').shadowRoot.querySelector('attn-train-view').shadowRoot.querySelector('[data-field="step"]').dataset.value) >
+      learned + 100,
     learned,
     { timeout: 10_000 },
   );

@@ -18,7 +18,28 @@ import { browserSession } from './support/session.js';
 const session = browserSession('web/dist');
 const lab = await createAttnLab();
 const VIEW = 'attn-lab attn-variants-view';
-const DEFAULTS = { cross: false, causal: false, rope: false, alibi: false, window: 0, global: false, asymmetric: false, left: 2, right: 0, softcap: 0, bias: '', alignments: false, kvHeads: 4, dropout: 0, seed: 1, kvCache: false, past: 0, position: 5, head: 0, step: '' };
+const DEFAULTS = {
+  cross: false,
+  causal: false,
+  rope: false,
+  alibi: false,
+  window: 0,
+  global: false,
+  asymmetric: false,
+  left: 2,
+  right: 0,
+  softcap: 0,
+  bias: '',
+  alignments: false,
+  kvHeads: 4,
+  dropout: 0,
+  seed: 1,
+  kvCache: false,
+  past: 0,
+  position: 5,
+  head: 0,
+  step: '',
+};
 
 const open = (t, viewState = {}, options) =>
   session.open(t, `index.html${encodeHash({ ...presetState('variants'), viewState })}`, { view: 'variants', ...options });
@@ -30,7 +51,8 @@ function shown(page) {
     const tables = {};
     for (const table of root.querySelectorAll('table[data-matrix]')) {
       const values = [];
-      for (const cell of table.querySelectorAll('td[data-row]')) (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+      for (const cell of table.querySelectorAll('td[data-row]'))
+        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
       tables[`${table.dataset.matrix}${table.dataset.head ? `/${table.dataset.head}` : ''}`] = values;
     }
     const step = root.querySelector('[data-role="step"]');
@@ -39,7 +61,12 @@ function shown(page) {
       formula: step.querySelector('[data-role="formula"]').textContent,
       tables,
       explanation: root.querySelector('[data-role="explanation"]').textContent.trim(),
-      bytes: Object.fromEntries([...root.querySelectorAll('[data-role="kv-bytes"] tr[data-model]')].map((tr) => [tr.dataset.model, [...tr.querySelectorAll('[data-value]')].map((td) => Number(td.dataset.value))])),
+      bytes: Object.fromEntries(
+        [...root.querySelectorAll('[data-role="kv-bytes"] tr[data-model]')].map((tr) => [
+          tr.dataset.model,
+          [...tr.querySelectorAll('[data-value]')].map((td) => Number(td.dataset.value)),
+        ]),
+      ),
     };
   });
 }
@@ -48,7 +75,9 @@ const sameMatrix = (got, expected, what) => {
   assert.ok(got, `${what}: shown`);
   assert.equal(got.length, expected.length, `${what}: rows`);
   expected.forEach((row, i) =>
-    row.forEach((v, j) => (v === -Infinity ? assert.equal(got[i][j], -Infinity, what) : assert.ok(Math.abs(got[i][j] - v) <= 1e-6, `${what} (${i}, ${j}): ${got[i][j]} vs ${v}`))),
+    row.forEach((v, j) =>
+      v === -Infinity ? assert.equal(got[i][j], -Infinity, what) : assert.ok(Math.abs(got[i][j] - v) <= 1e-6, `${what} (${i}, ${j}): ${got[i][j]} vs ${v}`),
+    ),
   );
 };
 
@@ -92,7 +121,7 @@ test('a window with a global first token: the mask keeps |i − j| < w and every
   assertClean(problems);
 });
 
-test('the KV cache: each generated token\'s row equals full causal attention\'s, and the cache grows by one row a token', async (t) => {
+test("the KV cache: each generated token's row equals full causal attention's, and the cache grows by one row a token", async (t) => {
   const { page, problems } = await open(t, { kvCache: true, kvHeads: 2, rope: true, position: 0 });
   const request = variantRequest({ ...DEFAULTS, kvCache: true, kvHeads: 2, rope: true });
   const full = lab.trace(request).output;
@@ -110,7 +139,10 @@ test('the KV cache: each generated token\'s row equals full causal attention\'s,
   }
   // Bytes per token: the core's, for the toy and for a real configuration.
   const { bytes } = await shown(page);
-  assert.deepEqual(bytes['Llama 2 70B'], [lab.kvCacheBytes({ layers: 80, kvHeads: 8, headDim: 128, bytesPerValue: 2 }), lab.kvCacheBytes({ layers: 80, kvHeads: 64, headDim: 128, bytesPerValue: 2 })]);
+  assert.deepEqual(bytes['Llama 2 70B'], [
+    lab.kvCacheBytes({ layers: 80, kvHeads: 8, headDim: 128, bytesPerValue: 2 }),
+    lab.kvCacheBytes({ layers: 80, kvHeads: 64, headDim: 128, bytesPerValue: 2 }),
+  ]);
   assert.equal(bytes['Llama 2 70B'][0], 2 * 80 * 8 * 128 * 2);
   assertClean(problems);
 });
@@ -131,7 +163,7 @@ function sameStep(view, trace, id) {
   for (const step of group.steps) sameMatrix(view.tables[`${id}/${step.head}`], step.values, `${id}, head ${step.head}`);
 }
 
-test('softcap: its switch opens the softcap step with its formula, and the row before and after capping is the core\'s', async (t) => {
+test("softcap: its switch opens the softcap step with its formula, and the row before and after capping is the core's", async (t) => {
   const { page, problems } = await open(t);
   await page.locator(`${VIEW} [data-control="softcap"]`).selectOption('1');
   await settle(page);
@@ -158,13 +190,17 @@ test('the two causal alignments side by side: which keys each of the last 2 quer
   const view = await shown(page);
   const trace = lab.trace(variantRequest(DEFAULTS));
   const [nq, nk] = [2, 6];
-  for (const [alignment, offset] of [['top-left', 0], ['bottom-right', nk - nq]]) {
+  for (const [alignment, offset] of [
+    ['top-left', 0],
+    ['bottom-right', nk - nq],
+  ]) {
     const got = lab.trace(alignmentRequest(DEFAULTS, trace, alignment));
     const mask = stepOf(got, 'mask', 0);
     sameMatrix(view.tables[`sees-${alignment}`], mask.blockedBy, `${alignment}: blockedBy`);
     sameMatrix(view.tables[`weights-${alignment}`], stepOf(got, 'softmax', 0).values, `${alignment}: weights`);
     // The rule: query i sits at key i + offset and sees keys j ≤ i + offset; blocked ones by the causal flag (1).
-    for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) assert.equal(view.tables[`sees-${alignment}`][i][j], j <= i + offset ? 0 : 1, `${alignment} (${i}, ${j})`);
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < nk; j++) assert.equal(view.tables[`sees-${alignment}`][i][j], j <= i + offset ? 0 : 1, `${alignment} (${i}, ${j})`);
   }
   assertClean(problems);
 });
@@ -198,7 +234,7 @@ test('an additive bias: the bias step shows B and its sums, and a cell turned to
   assertClean(problems);
 });
 
-test('an asymmetric window { left: 1, right: 2 }: the mask step is the core\'s and keeps keys i − 1 … i + 2', async (t) => {
+test("an asymmetric window { left: 1, right: 2 }: the mask step is the core's and keeps keys i − 1 … i + 2", async (t) => {
   const { page, problems } = await open(t, { window: 2 });
   await page.locator(`${VIEW} [data-control="asymmetric"]`).check();
   await settle(page);
@@ -224,11 +260,14 @@ test('decoding that continues from a cache of the first 3 tokens (softcap and a 
   const v = { ...DEFAULTS, ...state, past: 3 };
   const trace = lab.trace(variantRequest(v));
   const decode = lab.decode(decodeRequest(v, trace));
-  assert.deepEqual(decode.steps.map((s) => s.position), [3, 4, 5]);
+  assert.deepEqual(
+    decode.steps.map((s) => s.position),
+    [3, 4, 5],
+  );
   const view = await shown(page);
   sameMatrix(view.tables['continued-output'], decode.output, 'decoded from the cache');
   sameMatrix(view.tables['continued-full'], trace.output.slice(3), 'full causal attention');
-  sameMatrix(view.tables['continued-output'], trace.output.slice(3), 'the cache\'s rows vs the full rows');
+  sameMatrix(view.tables['continued-output'], trace.output.slice(3), "the cache's rows vs the full rows");
   sameMatrix(view.tables['decode-row'], decode.steps[2].output, 'the last token, from the cache');
   assert.equal(view.tables['decode-keys'].length, 6, 'the cache of 3 plus 3 new keys');
   // The walk starts at the first new token.
@@ -244,7 +283,10 @@ test('decoding that continues from a cache of the first 3 tokens (softcap and a 
 test('the variants quiz asks about softcap, the alignments, a −∞ bias and decoding from a cache', async (t) => {
   const { page, problems } = await open(t);
   const ids = await page.locator(`${VIEW} attn-topic-quiz [data-question]`).evaluateAll((sets) => sets.map((s) => s.dataset.question));
-  assert.deepEqual(ids, QUESTIONS.variants.map((q) => q.id));
+  assert.deepEqual(
+    ids,
+    QUESTIONS.variants.map((q) => q.id),
+  );
   for (const id of ['softcap-limit', 'alignment-generation', 'bias-minus-infinity', 'decode-from-cache']) assert.ok(ids.includes(id), id);
   assertClean(problems);
 });
@@ -274,13 +316,14 @@ for (const [field, value, message] of [
 test('at 390 px the new parts fit the page width', async (t) => {
   const everything = { softcap: 1, bias: DEFAULT_BIAS, window: 3, asymmetric: true, alignments: true, kvCache: true, past: 2, kvHeads: 2 };
   const { page, problems } = await open(t, everything, { viewport: { width: 390, height: 844 } });
-  for (const role of ['softcap-row', 'alignments', 'bias-editor', 'continued-check']) assert.equal(await page.locator(`${VIEW} [data-role="${role}"]`).count(), 1, role);
+  for (const role of ['softcap-row', 'alignments', 'bias-editor', 'continued-check'])
+    assert.equal(await page.locator(`${VIEW} [data-role="${role}"]`).count(), 1, role);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
   assertClean(problems);
 });
 
-test('cross-attention turns the alignments and the bias off: they are drawn for the six tokens\' self-attention', async (t) => {
+test("cross-attention turns the alignments and the bias off: they are drawn for the six tokens' self-attention", async (t) => {
   const { page, problems } = await open(t, { alignments: true, bias: DEFAULT_BIAS });
   await page.locator(`${VIEW} [data-control="cross"]`).check();
   await settle(page);

@@ -66,7 +66,12 @@ test(`${IN_FLIGHT} calls in flight each match wasm; after device.destroy() every
     await device.lost;
     const later = gpu.attention({ Q: one(0), K: one(1), V: one(2) });
     const settled = await Promise.allSettled([...pending, later]);
-    return { results, settled: settled.map((s) => (s.status === 'fulfilled' ? { status: 'resolved' } : { name: s.reason.name, code: s.reason.code, message: s.reason.message })) };
+    return {
+      results,
+      settled: settled.map((s) =>
+        s.status === 'fulfilled' ? { status: 'resolved' } : { name: s.reason.name, code: s.reason.code, message: s.reason.message },
+      ),
+    };
   }, IN_FLIGHT);
   assert.equal(results.length, IN_FLIGHT);
   for (const { name, diff } of results) assert.ok(diff <= GPU_TOLERANCE, `${name}: max abs diff ${diff}`);
@@ -77,7 +82,10 @@ test(`${IN_FLIGHT} calls in flight each match wasm; after device.destroy() every
   }
   assert.match(settled.at(-1).message, /^attention\(\) call \d+: the GPU device was lost \(destroyed/);
   assert.deepEqual(errors, []);
-  assert.deepEqual(warnings.filter((w) => /WebGPU|GPU/.test(w)), []);
+  assert.deepEqual(
+    warnings.filter((w) => /WebGPU|GPU/.test(w)),
+    [],
+  );
 });
 
 test('where WebGPU is missing, createGpuAttention rejects with a clear error', async (t) => {

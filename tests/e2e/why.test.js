@@ -16,7 +16,10 @@ const shown = (v) => String(Number(v.toFixed(4)) || 0).replaceAll('-', '−');
 const whyText = (page) =>
   page.evaluate(() => {
     const why = document.querySelector('attn-lab').shadowRoot.querySelector('[data-role="why"]');
-    return { all: why?.textContent.replace(/\s+/g, ' ').trim() ?? '', live: why?.querySelector('[data-role="why-live"]')?.textContent.replace(/\s+/g, ' ').trim() ?? '' };
+    return {
+      all: why?.textContent.replace(/\s+/g, ' ').trim() ?? '',
+      live: why?.querySelector('[data-role="why-live"]')?.textContent.replace(/\s+/g, ' ').trim() ?? '',
+    };
   });
 
 // Positions, two heads, a causal mask with a padded key and W_O: every step there is.

@@ -40,7 +40,7 @@ async function assertCoreWeights(page, n, { d = 64, causal = true } = {}) {
   assert.ok(maxAbsDiff(weights, lab.sampledWeights({ Q, K, causal, rows, cols })) <= 1e-6, `n = ${n}: the weights differ from the core's`);
 }
 
-test('a long-sequence run at n = 4,096 and a cost measurement up to n = 2,048 leave no main-thread task over 100 ms, and show the core\'s numbers', async (t) => {
+test("a long-sequence run at n = 4,096 and a cost measurement up to n = 2,048 leave no main-thread task over 100 ms, and show the core's numbers", async (t) => {
   const { page, problems } = await openView(t, 'long-sequence', { n: 4096 });
   await shown(page, 'long-sequence');
   await page.evaluate(() => (window.__longTasks = [])); // loading the page is not the run
@@ -49,17 +49,29 @@ test('a long-sequence run at n = 4,096 and a cost measurement up to n = 2,048 le
   const ms = Number(await page.locator(`${LONG} tr[data-backend="wasm"] td[data-ms]`).getAttribute('data-ms'));
   // A long task is one over 50 ms (the Long Tasks API): the run is one, had it run on the page.
   assert.ok(ms > 50, `the run took ${ms} ms: a long task, had it run on the page`);
-  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), [], 'main-thread tasks over 100 ms during the long-sequence run');
+  assert.deepEqual(
+    (await longTasks(page)).filter((d) => d > 100),
+    [],
+    'main-thread tasks over 100 ms during the long-sequence run',
+  );
   assert.match((await workers(page))[0]?.url ?? '', /\/assets\/attnlab-worker-[\w-]+\.js$/, 'the run started the bundled worker');
   await assertCoreWeights(page, 4096);
 
   await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'cost', viewState: { maxN: 2048 } }));
   await shown(page, 'cost');
-  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true], 'the view that left ended its idle worker');
+  assert.deepEqual(
+    (await workers(page)).map((w) => w.terminated),
+    [true],
+    'the view that left ended its idle worker',
+  );
   await page.evaluate(() => (window.__longTasks = []));
   await page.locator(`${COST} [data-action="measure"]`).click();
   await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="flash"][data-bytes]`).waitFor({ timeout: 120_000 });
-  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), [], 'main-thread tasks over 100 ms during the measurement');
+  assert.deepEqual(
+    (await longTasks(page)).filter((d) => d > 100),
+    [],
+    'main-thread tasks over 100 ms during the measurement',
+  );
   const naiveMs = Number(await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="naive"][data-ms]`).getAttribute('data-ms'));
   assert.ok(naiveMs > 50, `the naive kernel at n = 2048 took ${naiveMs} ms, over a long task's worth (50 ms)`);
   const naiveBytes = Number(await page.locator(`${COST} tr[data-n="2048"] td[data-kernel="naive"][data-bytes]`).getAttribute('data-bytes'));
@@ -76,8 +88,14 @@ test('embedded from dist/element.js, the view starts dist/attnlab-worker.js, whi
   await page.evaluate(() => (window.__longTasks = []));
   await page.locator(`${LONG} [data-action="run"]`).click();
   await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 120_000 });
-  assert.deepEqual((await workers(page)).map((w) => new URL(w.url).pathname), ['/dist/attnlab-worker.js']);
-  assert.deepEqual((await longTasks(page)).filter((d) => d > 100), []);
+  assert.deepEqual(
+    (await workers(page)).map((w) => new URL(w.url).pathname),
+    ['/dist/attnlab-worker.js'],
+  );
+  assert.deepEqual(
+    (await longTasks(page)).filter((d) => d > 100),
+    [],
+  );
   assert.equal(await page.locator(`${LONG} [data-role="worker-note"]`).count(), 0);
   await assertCoreWeights(page, 4096);
   assertClean(problems);
@@ -93,7 +111,10 @@ test('Stop, Cancel, a new run and new settings each end the work under way: its 
   const status = (await measuring.page.locator(`${COST} [data-role="cost-status"]`).textContent()).trim();
   const [, done, total] = /Stopped after (\d+) of (\d+) runs/.exec(status) ?? [];
   assert.ok(Number(done) < Number(total), `stopped while under way: ${status}`);
-  assert.deepEqual((await workers(measuring.page)).map((w) => w.terminated), [true]);
+  assert.deepEqual(
+    (await workers(measuring.page)).map((w) => w.terminated),
+    [true],
+  );
   assert.ok((await cpuAfterStop(measuring.cpuSeconds)) < 0.1, 'CPU work goes on after Stop');
 
   // Within the core's limits one long-sequence call is short (about 80 ms causal at n = 4,096,
@@ -107,7 +128,10 @@ test('Stop, Cancel, a new run and new settings each end the work under way: its 
   await run.click();
   await page.waitForFunction(() => window.__workers.length === 1);
   await cancel.click();
-  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
+  assert.deepEqual(
+    (await workers(page)).map((w) => w.terminated),
+    [true],
+  );
   assert.equal((await page.locator(`${LONG} [data-role="message"]`).textContent()).trim(), 'Cancelled.');
   assert.equal(await cancel.isDisabled(), true);
   assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, 'CPU work goes on after Cancel');
@@ -118,10 +142,16 @@ test('Stop, Cancel, a new run and new settings each end the work under way: its 
   await page.waitForFunction(() => window.__workers.length === 2);
   await run.click();
   await page.waitForFunction(() => window.__workers.length === 3);
-  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true, false]);
+  assert.deepEqual(
+    (await workers(page)).map((w) => w.terminated),
+    [true, true, false],
+  );
   // New settings: the run for the old ones ends, and nothing it computed is shown.
   await page.locator(`${LONG} [data-control="n"]`).selectOption('256');
-  assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true, true]);
+  assert.deepEqual(
+    (await workers(page)).map((w) => w.terminated),
+    [true, true, true],
+  );
   assert.equal((await labState(page)).viewState.n, 256);
   assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, 'CPU work goes on after the settings changed');
   assert.equal(await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).count(), 0);
@@ -143,27 +173,35 @@ for (const [leave, how] of [
     await page.waitForFunction(() => window.__workers.length === 1);
     await pause(100);
     await how(page);
-    assert.deepEqual((await workers(page)).map((w) => w.terminated), [true]);
+    assert.deepEqual(
+      (await workers(page)).map((w) => w.terminated),
+      [true],
+    );
     assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);
 
     // The cost view, measuring up to n = 4096 with d = 128 (the naive kernel alone takes seconds there).
     await page.evaluate(() => {
       document.querySelector('attn-lab')?.remove();
-      document.body.append(Object.assign(document.createElement('attn-lab'), { state: JSON.stringify({ view: 'cost', viewState: { maxN: 4096, headWidth: 128 } }) }));
+      document.body.append(
+        Object.assign(document.createElement('attn-lab'), { state: JSON.stringify({ view: 'cost', viewState: { maxN: 4096, headWidth: 128 } }) }),
+      );
     });
     await shown(page, 'cost');
     await page.locator(`${COST} [data-action="measure"]`).click();
     await page.waitForFunction(() => window.__workers.length === 2);
     await how(page);
-    assert.deepEqual((await workers(page)).map((w) => w.terminated), [true, true]);
+    assert.deepEqual(
+      (await workers(page)).map((w) => w.terminated),
+      [true, true],
+    );
     assert.ok((await cpuAfterStop(cpuSeconds)) < 0.1, `CPU work goes on after ${leave}`);
     assertClean(problems);
   });
 }
 
-test('where no worker can start (a policy forbids workers, or the worker\'s file is missing), the work runs on the page, with a note', async (t) => {
+test("where no worker can start (a policy forbids workers, or the worker's file is missing), the work runs on the page, with a note", async (t) => {
   const ways = {
-    'worker-src \'none\'': { headers: { 'content-security-policy': `${README_POLICY}; worker-src 'none'` } },
+    "worker-src 'none'": { headers: { 'content-security-policy': `${README_POLICY}; worker-src 'none'` } },
     'a missing worker file': { setup: (page) => page.route(/attnlab-worker-[\w-]+\.js$/, (route) => route.fulfill({ status: 404 })) },
   };
   for (const [way, options] of Object.entries(ways)) {
@@ -173,7 +211,11 @@ test('where no worker can start (a policy forbids workers, or the worker\'s file
     await page.evaluate(() => (window.__longTasks = []));
     await page.locator(`${LONG} [data-action="run"]`).click();
     await page.locator(`${LONG} table[data-matrix="sampled-weights"]`).waitFor({ timeout: 120_000 });
-    assert.match(await page.locator(`${LONG} [data-role="worker-note"]`).textContent(), /could not start a background worker, so the work runs on the page itself/, way);
+    assert.match(
+      await page.locator(`${LONG} [data-role="worker-note"]`).textContent(),
+      /could not start a background worker, so the work runs on the page itself/,
+      way,
+    );
     await assertCoreWeights(page, 4096);
     // On the page the kernel is one long task: what the test above checks can fail.
     assert.ok(Math.max(0, ...(await longTasks(page))) > 100, `${way}: the kernel ran on the page's thread`);

@@ -74,7 +74,7 @@ test('a change of React state reaches the element: a new preset, recomputed', as
 // dist/element.js starts its Worker with new Worker(new URL('./attnlab-worker.js', import.meta.url)):
 // the app's bundler (Vite) recognises the line and bundles the worker, which then loads its
 // core. Had it not, the view would run on the page and show its note.
-test('the app\'s bundle carries the element\'s worker, and the long-sequence view runs in it', async (t) => {
+test("the app's bundle carries the element's worker, and the long-sequence view runs in it", async (t) => {
   const { page, problems } = await session.open(t);
   await page.evaluate(() => document.querySelector('attn-lab').setState({ view: 'long-sequence', viewState: { n: 256 } }));
   const view = 'attn-lab attn-long-sequence-view';
@@ -82,6 +82,9 @@ test('the app\'s bundle carries the element\'s worker, and the long-sequence vie
   await page.locator(`${view} table[data-matrix="sampled-weights"] td[data-value]`).first().waitFor({ timeout: 60_000 });
   assert.equal(await page.locator(`${view} [data-role="worker-note"]`).count(), 0, 'the work fell back to the page');
   const scripts = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
-  assert.ok(scripts.some((path) => /^\/assets\/attnlab-worker-[\w-]+\.js$/.test(path)), scripts.join(', '));
+  assert.ok(
+    scripts.some((path) => /^\/assets\/attnlab-worker-[\w-]+\.js$/.test(path)),
+    scripts.join(', '),
+  );
   assertClean(problems);
 });

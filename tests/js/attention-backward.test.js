@@ -22,8 +22,7 @@ function forward(Q, K, V, { causal = false, keyPadding, mask, scale, temperature
   });
 }
 
-const loss = (inputs, dO, options) =>
-  forward(inputs.Q, inputs.K, inputs.V, options).reduce((s, row, i) => row.reduce((t, o, c) => t + dO[i][c] * o, s), 0);
+const loss = (inputs, dO, options) => forward(inputs.Q, inputs.K, inputs.V, options).reduce((s, row, i) => row.reduce((t, o, c) => t + dO[i][c] * o, s), 0);
 
 // ∂L/∂inputs[name] by central differences, in float64.
 function numericGradient(inputs, name, dO, options, h = 1e-6) {
@@ -71,7 +70,11 @@ const CASES = {
 for (const [name, options] of Object.entries(CASES)) {
   test(`${name}: dQ, dK, dV match finite differences of Σ dO ⊙ O (relative ≤ 1e-3)`, () => {
     const g = lab.attentionBackward({ ...inputs, dO, ...options });
-    for (const [key, input] of [['dQ', 'Q'], ['dK', 'K'], ['dV', 'V']]) {
+    for (const [key, input] of [
+      ['dQ', 'Q'],
+      ['dK', 'K'],
+      ['dV', 'V'],
+    ]) {
       assert.equal(g[key].length, inputs[input].length, key);
       assert.equal(g[key][0].length, inputs[input][0].length, key);
       const error = relativeError(g[key], numericGradient(inputs, input, dO, options));

@@ -16,12 +16,15 @@ const { blocks } = model.forward(tokens);
 const hf = { tokens: pieces, attentions: blocks.map((b) => [b.attention]) };
 
 async function rejection(json) {
-  const error = await lab.importAttention(json).then(() => null, (e) => e);
+  const error = await lab.importAttention(json).then(
+    () => null,
+    (e) => e,
+  );
   assert.ok(error instanceof attnlab.AttnLabError, `expected an AttnLabError, got ${error}`);
   return error;
 }
 
-test('the model\'s own attention in the Hugging Face layout: its weights and scores come back', async () => {
+test("the model's own attention in the Hugging Face layout: its weights and scores come back", async () => {
   const imported = await lab.importAttention(JSON.parse(JSON.stringify(hf)));
   assert.deepEqual(imported.tokens, pieces);
   assert.equal(imported.attention.length, model.config.layers);
@@ -48,16 +51,58 @@ test('a malformed import names what is wrong', async () => {
   offRow[4][0] += 0.1;
   const cases = [
     [{ tokens: pieces.slice(1), attention: blocks[0].attention }, 'shape-mismatch', `layer 1, head 1 is ${n}×${n}, but there are ${n - 1} tokens`],
-    [{ ...hf, attentions: hf.attentions.map((l, i) => (i === 1 ? [[...l[0].slice(0, 2), offRow, l[0][3]]] : l)) }, 'invalid-argument', 'layer 2, head 3, row 5 sums to'],
+    [
+      { ...hf, attentions: hf.attentions.map((l, i) => (i === 1 ? [[...l[0].slice(0, 2), offRow, l[0][3]]] : l)) },
+      'invalid-argument',
+      'layer 2, head 3, row 5 sums to',
+    ],
     [{ ...hf, attentions: [[blocks[0].attention, blocks[0].attention]] }, 'shape-mismatch', 'attentions[0] holds a batch of 2 sequences'],
     [{ tokens: pieces, attention: [[[1, 0], [0.5]]] }, 'shape-mismatch', 'attention[0] is ragged'],
     [{ tokens: pieces.map((p, i) => (i === 2 ? 7 : p)), attention: blocks[0].attention }, 'invalid-argument', 'tokens[2] is number, not a string'],
     [{ tokens: pieces, attention: blocks[0].attention, attentions: hf.attentions }, 'invalid-argument', 'either attentions'],
     [{ tokens: pieces, attentions: [[7]] }, 'invalid-argument', 'attentions[0][0] must be an array of heads'],
     [[1, 2], 'invalid-argument', 'must be a JSON object'],
-    [{ tokens: ['a', 'b'], attentions: Array.from({ length: DOCUMENTED_LIMITS.importLayers + 1 }, () => [[[[1, 0], [0.5, 0.5]]]]) }, 'too-large', `layers must be a whole number from 1 to ${DOCUMENTED_LIMITS.importLayers}`],
-    [{ tokens: ['a', 'b'], attention: [[[1, 0], [-0.5, 1.5]]] }, 'invalid-argument', 'layer 1, head 1, row 2, column 1 is -0.5'],
-    [{ tokens: ['a', 'b'], attention: [[[1, 0], [NaN, 1]]] }, 'non-finite', 'layer 1, head 1, row 2, column 1'],
+    [
+      {
+        tokens: ['a', 'b'],
+        attentions: Array.from({ length: DOCUMENTED_LIMITS.importLayers + 1 }, () => [
+          [
+            [
+              [1, 0],
+              [0.5, 0.5],
+            ],
+          ],
+        ]),
+      },
+      'too-large',
+      `layers must be a whole number from 1 to ${DOCUMENTED_LIMITS.importLayers}`,
+    ],
+    [
+      {
+        tokens: ['a', 'b'],
+        attention: [
+          [
+            [1, 0],
+            [-0.5, 1.5],
+          ],
+        ],
+      },
+      'invalid-argument',
+      'layer 1, head 1, row 2, column 1 is -0.5',
+    ],
+    [
+      {
+        tokens: ['a', 'b'],
+        attention: [
+          [
+            [1, 0],
+            [NaN, 1],
+          ],
+        ],
+      },
+      'non-finite',
+      'layer 1, head 1, row 2, column 1',
+    ],
   ];
   for (const [json, code, words] of cases) {
     const error = await rejection(json);

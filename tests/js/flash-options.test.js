@@ -27,9 +27,18 @@ function problem(nQ) {
   for (let i = 0; i < nQ; i++) bias.data[i * nK + ((i * 7919) % nK)] = -Infinity;
   bias.data.fill(-Infinity, 5 * nK, 6 * nK);
   return {
-    Q: matrix(nQ, 64, 1, 2), K: matrix(nK, 32, 2), V: matrix(nK, 16, 3), bias,
-    heads: 4, kvHeads: 2, causal: true, causalAlignment: 'bottom-right', window: { left: 300, right: 2 },
-    keyPadding: Array.from({ length: nK }, (_, j) => j % 9 === 4), softcap: 4, alibi: true,
+    Q: matrix(nQ, 64, 1, 2),
+    K: matrix(nK, 32, 2),
+    V: matrix(nK, 16, 3),
+    bias,
+    heads: 4,
+    kvHeads: 2,
+    causal: true,
+    causalAlignment: 'bottom-right',
+    window: { left: 300, right: 2 },
+    keyPadding: Array.from({ length: nK }, (_, j) => j % 9 === 4),
+    softcap: 4,
+    alibi: true,
   };
 }
 
@@ -87,14 +96,21 @@ test('flash, naive and attention() agree on every option', () => {
   const bias = nested(r.bias);
   for (let h = 0; h < 4; h++) {
     const one = lab.attention({
-      Q: columns(r.Q, h * 16, 16), K: columns(r.K, (h >> 1) * 16, 16), V: columns(r.V, (h >> 1) * 8, 8),
-      causal: true, causalAlignment: 'bottom-right', window: r.window, keyPadding: r.keyPadding, softcap: r.softcap, bias,
+      Q: columns(r.Q, h * 16, 16),
+      K: columns(r.K, (h >> 1) * 16, 16),
+      V: columns(r.V, (h >> 1) * 8, 8),
+      causal: true,
+      causalAlignment: 'bottom-right',
+      window: r.window,
+      keyPadding: r.keyPadding,
+      softcap: r.softcap,
+      bias,
     });
     assert.ok(maxAbsDiff(columns(plain.output, h * 8, 8), one.output) <= 1e-5, `head ${h + 1}`);
   }
 });
 
-test('flashAttention: the options\' errors name them', () => {
+test("flashAttention: the options' errors name them", () => {
   const [Q, K, V] = [matrix(6, 8, 1), matrix(9, 8, 2), matrix(9, 8, 3)];
   const bias = errorOf(() => lab.flashAttention({ Q, K, V, heads: 1, bias: matrix(6, 8, 4) }));
   assert.equal(bias.code, 'shape-mismatch');

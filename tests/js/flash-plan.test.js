@@ -27,8 +27,11 @@ function allowedByPosition({ nQ, nK, causal, alignment, window }, i, j) {
 function randomConfig(r) {
   const heads = r.pick([1, 2, 4]);
   const config = {
-    nQ: r.int(1, 40), nK: r.int(1, 40), heads,
-    causal: r.chance(0.5), alignment: r.pick(['top-left', 'bottom-right']),
+    nQ: r.int(1, 40),
+    nK: r.int(1, 40),
+    heads,
+    causal: r.chance(0.5),
+    alignment: r.pick(['top-left', 'bottom-right']),
     window: r.pick([0, r.int(1, 12), {}, { left: r.int(0, 12) }, { right: r.int(0, 12) }, { left: r.int(0, 12), right: r.int(0, 12) }]),
     padding: r.chance(0.5) ? null : [],
     bias: null,
@@ -47,9 +50,16 @@ test('the key bands, fully masked rows, slopes and positions of random configura
     const c = randomConfig(r);
     const what = `seed ${SEED}, run ${run}: ${JSON.stringify({ ...c, bias: c.bias && `${c.bias.rows}×${c.bias.cols}` })}`;
     const request = {
-      Q: flat(c.nQ, 2 * c.heads, 0.5), K: flat(c.nK, 2 * c.heads, 0.5), V: flat(c.nK, 2 * c.heads, 1),
-      heads: c.heads, causal: c.causal, causalAlignment: c.alignment, window: c.window, alibi: run % 2 === 0,
-      ...(c.padding ? { keyPadding: c.padding } : {}), ...(c.bias ? { bias: c.bias } : {}),
+      Q: flat(c.nQ, 2 * c.heads, 0.5),
+      K: flat(c.nK, 2 * c.heads, 0.5),
+      V: flat(c.nK, 2 * c.heads, 1),
+      heads: c.heads,
+      causal: c.causal,
+      causalAlignment: c.alignment,
+      window: c.window,
+      alibi: run % 2 === 0,
+      ...(c.padding ? { keyPadding: c.padding } : {}),
+      ...(c.bias ? { bias: c.bias } : {}),
     };
     const plan = lab.flashPlan(request);
     assert.ok(plan.keyBands instanceof Uint32Array, what);
@@ -79,8 +89,21 @@ test('the key bands, fully masked rows, slopes and positions of random configura
 });
 
 test("kvGroup is the query heads per K/V head (grouped-query attention), for the shader's K/V head of each query head", () => {
-  for (const [heads, kvHeads] of [[4, 0], [4, 4], [4, 2], [4, 1], [6, 3], [8, 2]]) {
-    const request = { Q: flat(3, 2 * heads, 0.5), K: flat(5, 2 * (kvHeads || heads), 0.5), V: flat(5, 2 * (kvHeads || heads), 1), heads, ...(kvHeads ? { kvHeads } : {}) };
+  for (const [heads, kvHeads] of [
+    [4, 0],
+    [4, 4],
+    [4, 2],
+    [4, 1],
+    [6, 3],
+    [8, 2],
+  ]) {
+    const request = {
+      Q: flat(3, 2 * heads, 0.5),
+      K: flat(5, 2 * (kvHeads || heads), 0.5),
+      V: flat(5, 2 * (kvHeads || heads), 1),
+      heads,
+      ...(kvHeads ? { kvHeads } : {}),
+    };
     assert.equal(lab.flashPlan(request).kvGroup, kvHeads ? heads / kvHeads : 1, `heads ${heads}, kvHeads ${kvHeads}`);
   }
 });

@@ -23,27 +23,40 @@ function reference(Q, K, V, causal) {
 const matrix = (rows, cols, seed) => lab.normalMatrix({ rows, cols, seed });
 const nested = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
 
-for (const [n, queryRows, keyRows, causal] of [[8, 2, 2, false], [12, 3, 4, true], [16, 4, 4, false], [13, 4, 3, true]]) {
+for (const [n, queryRows, keyRows, causal] of [
+  [8, 2, 2, false],
+  [12, 3, 4, true],
+  [16, 4, 4, false],
+  [13, 4, 3, true],
+]) {
   test(`n = ${n}, Br = ${queryRows}, Bc = ${keyRows}${causal ? ', causal' : ''}: the walk's output is the stepper's O`, () => {
     const [Q, K, V] = [matrix(n, 3, n), matrix(n, 3, n + 1), matrix(n, 2, n + 2)].map(nested);
     const walk = lab.flashWalk({ Q, K, V, causal, queryRows, keyRows });
     const stepper = lab.attention({ Q, K, V, causal }).output;
     const expected = reference(Q, K, V, causal);
-    walk.output.forEach((row, i) => row.forEach((v, c) => {
-      assert.ok(Math.abs(v - stepper[i][c]) <= 1e-6, `O[${i}][${c}]: ${v} vs the stepper's ${stepper[i][c]}`);
-      assert.ok(Math.abs(v - expected[i].output[c]) <= 1e-5, `O[${i}][${c}] vs float64`);
-    }));
+    walk.output.forEach((row, i) =>
+      row.forEach((v, c) => {
+        assert.ok(Math.abs(v - stepper[i][c]) <= 1e-6, `O[${i}][${c}]: ${v} vs the stepper's ${stepper[i][c]}`);
+        assert.ok(Math.abs(v - expected[i].output[c]) <= 1e-5, `O[${i}][${c}] vs float64`);
+      }),
+    );
     for (const event of walk.events.filter((e) => e.kind === 'finish')) {
-      event.sum.forEach((l, r) => assert.ok(Math.abs(l - expected[event.firstQuery + r].sum) <= 1e-5 * expected[event.firstQuery + r].sum, `l of row ${event.firstQuery + r}`));
+      event.sum.forEach((l, r) =>
+        assert.ok(Math.abs(l - expected[event.firstQuery + r].sum) <= 1e-5 * expected[event.firstQuery + r].sum, `l of row ${event.firstQuery + r}`),
+      );
     }
     const lastTiles = walk.events.filter((e, i) => e.kind === 'tile' && walk.events[i + 1]?.kind === 'finish');
-    for (const tile of lastTiles) tile.newMax.forEach((m, r) => assert.ok(Math.abs(m - expected[tile.firstQuery + r].max) <= 1e-5, `m of row ${tile.firstQuery + r}`));
+    for (const tile of lastTiles)
+      tile.newMax.forEach((m, r) => assert.ok(Math.abs(m - expected[tile.firstQuery + r].max) <= 1e-5, `m of row ${tile.firstQuery + r}`));
     assert.equal(walk.matrixFloats, n * n);
   });
 }
 
 test('tile sizes outside 1 … limits().walkTile are refused, naming the range', () => {
-  const Q = [[1, 0], [0, 1]];
+  const Q = [
+    [1, 0],
+    [0, 1],
+  ];
   const { walkTile } = lab.limits();
   assert.throws(() => lab.flashWalk({ Q, K: Q, V: Q, queryRows: walkTile + 1 }), { code: 'invalid-argument', message: new RegExp(`from 1 to ${walkTile}`) });
   assert.throws(() => lab.flashWalk({ Q, K: Q, V: Q, keyRows: 0 }), { code: 'invalid-argument' });

@@ -96,8 +96,16 @@ test('sampledCells: which sampled cells the causal rule and the window hide, and
   for (const [options, sees] of cases) {
     const { weights, hidden, visibleKeys } = lab.sampledCells({ Q, K, rows, cols, ...options });
     const what = JSON.stringify(options);
-    assert.deepEqual(hidden, rows.map((i) => cols.map((j) => !sees(i, j))), what);
-    assert.deepEqual(visibleKeys, rows.map((i) => Array.from({ length: nk }, (_, j) => sees(i, j)).filter(Boolean).length), what);
+    assert.deepEqual(
+      hidden,
+      rows.map((i) => cols.map((j) => !sees(i, j))),
+      what,
+    );
+    assert.deepEqual(
+      visibleKeys,
+      rows.map((i) => Array.from({ length: nk }, (_, j) => sees(i, j)).filter(Boolean).length),
+      what,
+    );
     weights.forEach((row, r) => row.forEach((w, c) => assert.equal(w === 0, hidden[r][c], `${what} (${r}, ${c})`)));
     assert.deepEqual(lab.sampledWeights({ Q, K, rows, cols, ...options }), weights);
   }
@@ -108,7 +116,14 @@ test("flashPlan: the kernel's head width, scale (default 1/√d) and its overflo
   const [Q, K, V] = [1, 2, 3].map((seed) => matrix(6, 12, seed));
   const plan = lab.flashPlan({ Q, K, V, heads: 3 });
   // Without a rule, every query sees every key (flash-plan.test.js checks the rules).
-  const rules = { keyBands: new Uint32Array(12).map((_, i) => (i % 2 ? 6 : 0)), positionOffset: 0, slopes: new Float32Array(0), biasPerHead: false, fullyMaskedRows: [], kvGroup: 1 };
+  const rules = {
+    keyBands: new Uint32Array(12).map((_, i) => (i % 2 ? 6 : 0)),
+    positionOffset: 0,
+    slopes: new Float32Array(0),
+    biasPerHead: false,
+    fullyMaskedRows: [],
+    kvGroup: 1,
+  };
   assert.deepEqual({ ...plan, scale: undefined }, { headWidth: 4, valueWidth: 4, scale: undefined, mayOverflow: false, ...rules });
   assert.equal(plan.scale, Math.fround(1 / Math.sqrt(4)));
   assert.equal(lab.flashPlan({ Q, K, V, heads: 2, scale: 0.25 }).scale, 0.25);

@@ -103,7 +103,9 @@ function traceCase(r, baseline) {
   // A saturated softmax leaves some gradients at 1e-12 while others are near 1: float32 cannot
   // carry those to 1% (nor can the float64 differences measure them), so an entry far below the
   // trace's largest gradient is held to an absolute bound instead, 1e-5 of that gradient.
-  const largest = Math.max(...first.result.groups.filter((g) => g.id.startsWith('grad-')).flatMap((g) => g.steps.flatMap((s) => s.values.flat().map(Math.abs))));
+  const largest = Math.max(
+    ...first.result.groups.filter((g) => g.id.startsWith('grad-')).flatMap((g) => g.steps.flatMap((s) => s.values.flat().map(Math.abs))),
+  );
   const close = c.relativeError <= 1e-2 || Math.abs(c.analytic - c.numeric) <= 1e-5 * largest;
   if (moderate) assert.ok(close, `checkGradient ${JSON.stringify(at)}: ${JSON.stringify(c)}, largest gradient ${largest}`);
 }

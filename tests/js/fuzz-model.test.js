@@ -27,7 +27,14 @@ const { AttnLabError, ERROR_CODES } = attnlab;
 const { SEED, SECONDS } = fuzzRun('fuzz-model', 10);
 
 const ODD = [-1, 1.5, NaN, Infinity, -Infinity, '3', null, undefined, {}, [], 2 ** 31, 2 ** 53, -0, 1e300];
-const allFinite = (value) => (typeof value === 'number' ? Number.isFinite(value) : Array.isArray(value) || ArrayBuffer.isView(value) ? Array.prototype.every.call(value, allFinite) : value && typeof value === 'object' ? Object.values(value).every(allFinite) : true);
+const allFinite = (value) =>
+  typeof value === 'number'
+    ? Number.isFinite(value)
+    : Array.isArray(value) || ArrayBuffer.isView(value)
+      ? Array.prototype.every.call(value, allFinite)
+      : value && typeof value === 'object'
+        ? Object.values(value).every(allFinite)
+        : true;
 
 /** The call's result, or its AttnLabError (anything else fails the test). */
 async function outcome(what, call) {
@@ -92,7 +99,12 @@ async function modelCase(r) {
     const { result } = await outcome('forward', () => model.forward(list));
     if (result) assert.equal(result.logits.length * result.logits[0].length, list.length * vocab);
   } else if (entry === 'generate') {
-    const options = { count: hostile && r.chance(0.3) ? r.pick([0, context + 1, ...ODD]) : r.int(1, 4), temperature: temperature(r, hostile && r.chance(0.5)), topK: topK(r, hostile && r.chance(0.3)), seed: r.int(0, 1000) };
+    const options = {
+      count: hostile && r.chance(0.3) ? r.pick([0, context + 1, ...ODD]) : r.int(1, 4),
+      temperature: temperature(r, hostile && r.chance(0.5)),
+      topK: topK(r, hostile && r.chance(0.3)),
+      seed: r.int(0, 1000),
+    };
     const stray = hostile && r.chance(0.2) ? r.pick(['prompt', 'tokenIds', 'topk']) : undefined; // a field the options do not take (issue 39)
     if (stray) options[stray] = [1];
     const { result } = await outcome('generate', () => model.generate(tokens(r, hostile && r.chance(0.5)), options));
@@ -100,7 +112,9 @@ async function modelCase(r) {
     if (result) assert.ok(result.length === options.count && result.every((id) => Number.isInteger(id) && id >= 0 && id < vocab), JSON.stringify(result));
   } else if (entry === 'distribution') {
     const moderate = !hostile || r.chance(0.5);
-    const logits = Array.from({ length: vocab }, () => (moderate ? 20 * r.float() - 10 : r.chance(0.9) ? 1e4 * r.float() : r.pick([3e38, -3e38, 1e-45, NaN, Infinity, -Infinity])));
+    const logits = Array.from({ length: vocab }, () =>
+      moderate ? 20 * r.float() - 10 : r.chance(0.9) ? 1e4 * r.float() : r.pick([3e38, -3e38, 1e-45, NaN, Infinity, -Infinity]),
+    );
     const [T, k] = [temperature(r, !moderate && r.chance(0.5)), topK(r, hostile && r.chance(0.3))];
     const input = hostile && r.chance(0.1) ? logits.slice(1) : logits;
     const { result } = await outcome('nextTokenDistribution', () => model.nextTokenDistribution(input, { temperature: T, topK: k }));
@@ -108,7 +122,10 @@ async function modelCase(r) {
     const { tokenIds: ids, probabilities: p } = result;
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0 && id < vocab));
-    assert.ok(p.every((x, i) => x >= 0 && x <= 1 && (i === 0 || x <= p[i - 1])), 'probabilities in 0…1, likeliest first');
+    assert.ok(
+      p.every((x, i) => x >= 0 && x <= 1 && (i === 0 || x <= p[i - 1])),
+      'probabilities in 0…1, likeliest first',
+    );
     assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) - 1) <= 1e-5, `the probabilities sum to ${p.reduce((a, b) => a + b, 0)}`);
     if (moderate && typeof T === 'number' && T >= 0.3) {
       const want = expectedDistribution(logits, T, k);
@@ -132,7 +149,9 @@ async function modelCase(r) {
 // A Hugging Face export: [layer][batch of 1][head][query][key] rows that sum to 1, then one
 // thing broken now and then.
 function importJson(r) {
-  const n = r.int(2, 6), L = r.int(1, 3), H = r.int(1, 3); // head scores need two tokens
+  const n = r.int(2, 6),
+    L = r.int(1, 3),
+    H = r.int(1, 3); // head scores need two tokens
   const row = () => {
     const e = Array.from({ length: n }, () => r.float() + 0.01);
     const sum = e.reduce((a, b) => a + b, 0);
@@ -155,10 +174,33 @@ function importJson(r) {
     () => (json.attentions = Array.from({ length: 129 }, () => [[[[1]]]])),
     // Issue 39: past importValues with every dimension within its limit (rows shared, so cheap
     // to build), a getter or a Proxy that throws, inherited fields.
-    () => (json.attentions = new Array(r.int(4, 128)).fill([new Array(64).fill(new Array(512).fill(new Array(512).fill(1 / 512)))])) && (json.tokens = Array.from({ length: 512 }, (_, k) => `t${k}`)),
-    () => Object.defineProperty(json, 'attentions', { get: () => { throw new Error('a getter'); } }),
-    () => (json.attentions = new Proxy(attentions, { get: (target, key) => (key === String(l) ? r.pick([() => { throw new Error('a trap'); }, () => null])() : target[key]) })),
-    () => (attentions[l][0] = new Proxy(attentions[l][0], { get: () => { throw new Error('a trap'); } })),
+    () =>
+      (json.attentions = new Array(r.int(4, 128)).fill([new Array(64).fill(new Array(512).fill(new Array(512).fill(1 / 512)))])) &&
+      (json.tokens = Array.from({ length: 512 }, (_, k) => `t${k}`)),
+    () =>
+      Object.defineProperty(json, 'attentions', {
+        get: () => {
+          throw new Error('a getter');
+        },
+      }),
+    () =>
+      (json.attentions = new Proxy(attentions, {
+        get: (target, key) =>
+          key === String(l)
+            ? r.pick([
+                () => {
+                  throw new Error('a trap');
+                },
+                () => null,
+              ])()
+            : target[key],
+      })),
+    () =>
+      (attentions[l][0] = new Proxy(attentions[l][0], {
+        get: () => {
+          throw new Error('a trap');
+        },
+      })),
   ]);
   if (r.chance(0.05)) return { json: Object.create(json), valid: false }; // only own fields are read
   broken();
@@ -176,7 +218,9 @@ async function importCase(r) {
   if (valid) assert.ok(result, `a valid import was refused: ${error?.message}`);
   if (!result || !valid) return;
   json.attentions.forEach((layer, l) =>
-    layer[0].forEach((head, h) => head.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(result.attention[l][h][i][j] - w) <= 1e-7, `weight ${l},${h},${i},${j}`)))),
+    layer[0].forEach((head, h) =>
+      head.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(result.attention[l][h][i][j] - w) <= 1e-7, `weight ${l},${h},${i},${j}`))),
+    ),
   );
 }
 
@@ -200,7 +244,12 @@ async function loadCase(r) {
     () => (copy.model.format = 'attnlab-model-2'),
     // Issue 39: weights past what the config needs, a throwing getter, a detached buffer.
     () => ((copy.weights = new Uint8Array(2 * 4_000_000)), (copy.model.weights.count = 4_000_000)),
-    () => Object.defineProperty(copy.model.config, field, { get: () => { throw new Error('a getter'); } }),
+    () =>
+      Object.defineProperty(copy.model.config, field, {
+        get: () => {
+          throw new Error('a getter');
+        },
+      }),
     () => structuredClone(copy.weights.buffer, { transfer: [copy.weights.buffer] }),
     () => (copy.model.config.context = 2 ** 40),
   ])();

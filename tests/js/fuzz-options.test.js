@@ -33,23 +33,75 @@ const matrix = (r, rows, cols, moderate) => Array.from({ length: rows }, () => A
 const odd = (r) => r.pick([-1, 1.5, NaN, Infinity, '2', null, {}, [], 2 ** 53]);
 
 // What the option fuzz draws for one field: mostly valid, now and then hostile.
-const windowOf = (r, moderate) => (!moderate && r.chance(0.1) ? r.pick([-1, 1.5, { left: -2 }, { right: NaN }, { left: '1' }, { middle: 1 }, null]) : r.chance(0.5) ? r.int(0, 5) : r.chance(0.5) ? { left: r.int(0, 4), right: r.int(0, 4) } : r.chance(0.5) ? { left: r.int(0, 4) } : { right: r.int(0, 4) });
+const windowOf = (r, moderate) =>
+  !moderate && r.chance(0.1)
+    ? r.pick([-1, 1.5, { left: -2 }, { right: NaN }, { left: '1' }, { middle: 1 }, null])
+    : r.chance(0.5)
+      ? r.int(0, 5)
+      : r.chance(0.5)
+        ? { left: r.int(0, 4), right: r.int(0, 4) }
+        : r.chance(0.5)
+          ? { left: r.int(0, 4) }
+          : { right: r.int(0, 4) };
 const biasOf = (r, rows, cols, moderate) => {
   const m = matrix(r, rows, cols, true).map((row) => row.map((x) => (r.chance(0.15) ? -Infinity : 2 * x)));
-  if (!moderate && r.chance(0.3)) return r.chance(0.5) ? matrix(r, rows, cols + 1, true) : m.map((row) => row.map((x) => (r.chance(0.2) ? r.pick([Infinity, NaN, 1e39]) : x)));
+  if (!moderate && r.chance(0.3))
+    return r.chance(0.5) ? matrix(r, rows, cols + 1, true) : m.map((row) => row.map((x) => (r.chance(0.2) ? r.pick([Infinity, NaN, 1e39]) : x)));
   return m;
 };
 const pick = (r, p, moderate, valid, hostile) => (r.chance(p) ? (!moderate && r.chance(0.1) ? hostile() : valid()) : undefined);
 
 function optionsFor(r, nq, nk, moderate) {
   return {
-    causal: pick(r, 0.4, moderate, () => true, () => r.pick(['yes', 1])),
-    causalAlignment: pick(r, 0.4, moderate, () => r.pick(['top-left', 'bottom-right', r.int(-nq, nk)]), () => r.pick(['middle', 1.5, '', nk + 1, -nq - 1])),
-    window: pick(r, 0.4, moderate, () => windowOf(r, moderate), () => odd(r)),
-    softcap: pick(r, 0.3, moderate, () => r.pick([0.5, 1, 5, 50]), () => r.pick([0, -1, NaN, Infinity, 1e39, 1e-42])),
-    bias: pick(r, 0.3, moderate, () => biasOf(r, nq, nk, moderate), () => matrix(r, nk, nq + 1, true)),
-    keyPadding: pick(r, 0.2, moderate, () => Array.from({ length: nk }, () => r.chance(0.2)), () => Array(nk + 1).fill(false)),
-    scale: pick(r, 0.2, moderate, () => r.pick([0.1, 0.5, 2]), () => r.pick([0, -1, NaN, 1e39])),
+    causal: pick(
+      r,
+      0.4,
+      moderate,
+      () => true,
+      () => r.pick(['yes', 1]),
+    ),
+    causalAlignment: pick(
+      r,
+      0.4,
+      moderate,
+      () => r.pick(['top-left', 'bottom-right', r.int(-nq, nk)]),
+      () => r.pick(['middle', 1.5, '', nk + 1, -nq - 1]),
+    ),
+    window: pick(
+      r,
+      0.4,
+      moderate,
+      () => windowOf(r, moderate),
+      () => odd(r),
+    ),
+    softcap: pick(
+      r,
+      0.3,
+      moderate,
+      () => r.pick([0.5, 1, 5, 50]),
+      () => r.pick([0, -1, NaN, Infinity, 1e39, 1e-42]),
+    ),
+    bias: pick(
+      r,
+      0.3,
+      moderate,
+      () => biasOf(r, nq, nk, moderate),
+      () => matrix(r, nk, nq + 1, true),
+    ),
+    keyPadding: pick(
+      r,
+      0.2,
+      moderate,
+      () => Array.from({ length: nk }, () => r.chance(0.2)),
+      () => Array(nk + 1).fill(false),
+    ),
+    scale: pick(
+      r,
+      0.2,
+      moderate,
+      () => r.pick([0.1, 0.5, 2]),
+      () => r.pick([0, -1, NaN, 1e39]),
+    ),
   };
 }
 
@@ -101,9 +153,17 @@ const alignmentOf = (alignment, nq, nk) => (alignment === 'bottom-right' ? nk - 
 // attention(), attentionBackward(), trace() and decode() on one request of one head.
 function attentionCase(r, baseline, counts) {
   const moderate = r.chance(0.6);
-  const d = r.int(1, 4), dv = r.int(1, 4), nq = r.int(1, 5), nk = r.int(1, 5);
+  const d = r.int(1, 4),
+    dv = r.int(1, 4),
+    nq = r.int(1, 5),
+    nk = r.int(1, 5);
   const past = r.chance(0.35) ? r.int(1, 3) : 0;
-  const request = { Q: matrix(r, nq, d, moderate), K: matrix(r, nk, d, moderate), V: matrix(r, nk, dv, moderate), ...defined(optionsFor(r, nq, nk + past, moderate)) };
+  const request = {
+    Q: matrix(r, nq, d, moderate),
+    K: matrix(r, nk, d, moderate),
+    V: matrix(r, nk, dv, moderate),
+    ...defined(optionsFor(r, nq, nk + past, moderate)),
+  };
   if (past) {
     request.pastKey = matrix(r, past, d, moderate);
     request.pastValue = !moderate && r.chance(0.15) ? matrix(r, past + 1, dv, true) : matrix(r, past, dv, moderate);
@@ -147,24 +207,31 @@ function attentionCase(r, baseline, counts) {
   closeTo('attentionBackward dV', backward.result.dV, transposeTimes(ref.weights, dOutput), tolerance(dOutput) * Math.max(1, nq));
 }
 
-
 function longCase(r, baseline, counts) {
   const moderate = r.chance(0.6);
-  const heads = r.pick([1, 2, 4]), kvHeads = r.pick([0, 0, 1, 2, heads]);
+  const heads = r.pick([1, 2, 4]),
+    kvHeads = r.pick([0, 0, 1, 2, heads]);
   const kv = kvHeads || heads;
   const batch = r.pick([1, 1, 2]);
-  const d = r.int(1, 3), dv = r.int(1, 3), nq = r.int(1, 6), nk = r.int(1, 6);
-  const Q = matrix(r, batch * nq, heads * d, moderate), K = matrix(r, batch * nk, kv * d, moderate), V = matrix(r, batch * nk, kv * dv, moderate);
+  const d = r.int(1, 3),
+    dv = r.int(1, 3),
+    nq = r.int(1, 6),
+    nk = r.int(1, 6);
+  const Q = matrix(r, batch * nq, heads * d, moderate),
+    K = matrix(r, batch * nk, kv * d, moderate),
+    V = matrix(r, batch * nk, kv * dv, moderate);
   const options = defined({ ...optionsFor(r, nq, nk, moderate), alibi: r.chance(0.2) || undefined });
   const request = { Q: flat(Q), K: flat(K), V: flat(V), heads, kvHeads, batch, ...options };
-  if (!moderate && r.chance(0.2)) Object.assign(request, r.pick([{ heads: odd(r) }, { kvHeads: 3 }, { batch: 3 }, { threads: -1 }, { K: flat(matrix(r, nk, kv * d + 1, true)) }]));
+  if (!moderate && r.chance(0.2))
+    Object.assign(request, r.pick([{ heads: odd(r) }, { kvHeads: 3 }, { batch: 3 }, { threads: -1 }, { K: flat(matrix(r, nk, kv * d + 1, true)) }]));
   const checked = outcome('checkFlashAttention', () => lab.checkFlashAttention(request), baseline);
   const plan = outcome('flashPlan', () => lab.flashPlan(request), baseline);
   assert.equal(plan.error?.code, checked.error?.code, `flashPlan refuses what checkFlashAttention refuses: ${plan.error?.message} / ${checked.error?.message}`);
   const results = ['flashAttention', 'naiveAttention'].map((entry) => [entry, outcome(entry, () => lab[entry](request), baseline)]);
   // sampledCells takes one sequence and every score rule the kernels take (the band, padding,
   // softcap, bias, ALiBi): its cells are checked against the same reference as their output.
-  const rows = [r.int(0, nq - 1), r.int(0, nq)], cols = [r.int(0, nk - 1), r.int(0, nk)];
+  const rows = [r.int(0, nq - 1), r.int(0, nq)],
+    cols = [r.int(0, nk - 1), r.int(0, nk)];
   const head = r.int(0, heads);
   const cellsRequest = { Q: flat(Q.slice(0, nq)), K: flat(K.slice(0, nk)), heads: request.heads, kvHeads: request.kvHeads, ...options, rows, cols, head };
   const cells = outcome('sampledCells', () => lab.sampledCells(cellsRequest), baseline);
@@ -183,7 +250,14 @@ function longCase(r, baseline, counts) {
       const g = Math.floor(h / group);
       const part = (m, n, from, count) => slice(m.slice(b * n, (b + 1) * n), from, count);
       const slope = options.alibi ? 2 ** ((-8 * (h + 1)) / heads) : 0;
-      const ref = headReference({ ...options, Q: part(Q, nq, h * d, d), K: part(K, nk, g * d, d), V: part(V, nk, g * dv, dv), slope, alignment: options.causalAlignment });
+      const ref = headReference({
+        ...options,
+        Q: part(Q, nq, h * d, d),
+        K: part(K, nk, g * d, d),
+        V: part(V, nk, g * dv, dv),
+        slope,
+        alignment: options.causalAlignment,
+      });
       for (const [entry, o] of results) {
         assert.ok(o.result, `${entry} refused a request the check took: ${o.error?.message}`);
         closeTo(`${entry} head ${h} of sequence ${b}`, part(nestedOf(o.result.output), nq, h * dv, dv), ref.output, tolerance(V));

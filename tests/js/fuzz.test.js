@@ -35,8 +35,16 @@ console.log(`fuzz: seed ${SEED} (replay with ATTNLAB_FUZZ_SEED=${SEED})`);
 
 // How often each family is drawn: the attention math more than the teaching helpers.
 const DRAWS = Object.entries({
-  attention: 4, trace: 4, permutationCheck: 1, long: 4, sampledWeights: 2, softmaxBreakdown: 2,
-  sinusoidalEncoding: 1, scalingStudy: 1, normalMatrix: 1, tilePlan: 1,
+  attention: 4,
+  trace: 4,
+  permutationCheck: 1,
+  long: 4,
+  sampledWeights: 2,
+  softmaxBreakdown: 2,
+  sinusoidalEncoding: 1,
+  scalingStudy: 1,
+  normalMatrix: 1,
+  tilePlan: 1,
 }).flatMap(([family, weight]) => Array(weight).fill(family));
 
 // Where a result may hold NaN or ±Infinity (attnlab.d.ts): -Infinity in masked logits (the
@@ -102,7 +110,8 @@ function checkValid(entry, { result, error }, model) {
 }
 
 // What the test prints of a failing request: typed arrays as arrays, BigInts and -0 visible.
-const show = (args) => JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}n` : ArrayBuffer.isView(v) ? Array.from(v) : Object.is(v, -0) ? '-0' : v)) ?? String(args);
+const show = (args) =>
+  JSON.stringify(args, (_, v) => (typeof v === 'bigint' ? `${v}n` : ArrayBuffer.isView(v) ? Array.from(v) : Object.is(v, -0) ? '-0' : v)) ?? String(args);
 
 function runCase(index, baseline, counts) {
   const r = random((SEED + Math.imul(index + 1, 0x9e3779b9)) >>> 0);
@@ -133,7 +142,7 @@ function runCase(index, baseline, counts) {
       const [flash, naive, checked] = outcomes.map((o) => o.error && `${o.error.code}: ${o.error.message.replace(/\w+Attention\(\)/g, 'entry()')}`);
       if (checked) assert.deepEqual([flash, naive], [checked, checked], 'checkFlashAttention refuses what the kernels refuse');
     }
-    assert.equal(tracked(), baseline, 'the checks leave the core\'s memory as it was');
+    assert.equal(tracked(), baseline, "the checks leave the core's memory as it was");
   } catch (error) {
     const where = `case ${index} (ATTNLAB_FUZZ_SEED=${SEED} ATTNLAB_FUZZ_CASE=${index}), ${name}, ${invalid ? `invalid: ${invalid.what}` : 'valid'}`;
     throw new Error(`${where}:\n${error.message}\nrequest: ${show(args).slice(0, 3000)}`, { cause: error });
@@ -153,12 +162,37 @@ test(`fuzz: random valid and invalid requests at every entry for ${SECONDS} s (s
   for (; ONLY === undefined && cases < MAX_CASES && performance.now() - start < SECONDS * 1000; cases++) runCase(cases, baseline, counts);
   const seconds = ((performance.now() - start) / 1000).toFixed(1);
   console.log(`fuzz: ${cases} cases in ${seconds} s, seed ${SEED}; calls per entry (returned, refused although valid, invalid and refused):`);
-  for (const [entry, c] of Object.entries(counts).sort()) console.log(`  ${entry.padEnd(20)} ${String(c.returned + c.refused + c.invalid).padStart(6)}  (${c.returned}, ${c.refused}, ${c.invalid})`);
+  for (const [entry, c] of Object.entries(counts).sort())
+    console.log(`  ${entry.padEnd(20)} ${String(c.returned + c.refused + c.invalid).padStart(6)}  (${c.returned}, ${c.refused}, ${c.invalid})`);
 
   // Every entry was reached, and the module still gives the README's tiny example after it all.
-  if (ONLY === undefined) assert.deepEqual(Object.keys(counts).sort(), Object.values(FAMILIES).flatMap((f) => f.entries).sort());
-  const { weights } = lab.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [1, 1], [0, 1]], V: [[1, 0], [0, 2], [1, 1]] });
-  const expected = [[0.4011, 0.4011, 0.1978], [0.1978, 0.4011, 0.4011]];
+  if (ONLY === undefined)
+    assert.deepEqual(
+      Object.keys(counts).sort(),
+      Object.values(FAMILIES)
+        .flatMap((f) => f.entries)
+        .sort(),
+    );
+  const { weights } = lab.attention({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [1, 1],
+      [0, 1],
+    ],
+    V: [
+      [1, 0],
+      [0, 2],
+      [1, 1],
+    ],
+  });
+  const expected = [
+    [0.4011, 0.4011, 0.1978],
+    [0.1978, 0.4011, 0.4011],
+  ];
   weights.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(w - expected[i][j]) < 1e-4, `weights[${i}][${j}] = ${w}`)));
   assert.equal(tracked(), baseline);
 });

@@ -21,16 +21,21 @@ function allowed({ causal = false, causalAlignment = 'top-left', window }, nQ, n
   const p = causalAlignment === 'bottom-right' ? i + nK - nQ : i;
   if (causal && j > p) return false;
   if (window === undefined) return true;
-  const [left, right] = typeof window === 'number' ? (window > 0 ? [window - 1, window - 1] : [Infinity, Infinity]) : [window.left ?? Infinity, window.right ?? Infinity];
+  const [left, right] =
+    typeof window === 'number' ? (window > 0 ? [window - 1, window - 1] : [Infinity, Infinity]) : [window.left ?? Infinity, window.right ?? Infinity];
   return j >= p - left && j <= p + right;
 }
 
 // One head in float64: query head h reads K/V columns of head ⌊h / group⌋. Returns
 // { output: rows of d_v numbers, weights, masked: fully masked rows }.
 function reference(Q, K, V, options, { heads = 1, kvHeads = heads, h = 0 } = {}) {
-  const d = Q.cols / heads, dV = V.cols / kvHeads, g = Math.floor(h / (heads / kvHeads));
+  const d = Q.cols / heads,
+    dV = V.cols / kvHeads,
+    g = Math.floor(h / (heads / kvHeads));
   const scale = 1 / Math.sqrt(d);
-  const output = [], weights = [], masked = [];
+  const output = [],
+    weights = [],
+    masked = [];
   for (let i = 0; i < Q.rows; i++) {
     const logits = [];
     for (let j = 0; j < K.rows; j++) {
@@ -73,7 +78,12 @@ for (const options of CASES) {
   });
 
   test(`flashAttention, naiveAttention and sampledWeights take ${label} with kvHeads`, () => {
-    const heads = 4, kvHeads = 2, d = 8, dV = 6, nQ = 90, nK = 150;
+    const heads = 4,
+      kvHeads = 2,
+      d = 8,
+      dV = 6,
+      nQ = 90,
+      nK = 150;
     const [Q, K, V] = [matrix(nQ, heads * d, 4), matrix(nK, kvHeads * d, 5), matrix(nK, kvHeads * dV, 6)];
     const request = { Q, K, V, heads, kvHeads, ...options };
     const flash = lab.flashAttention(request);
@@ -81,13 +91,17 @@ for (const options of CASES) {
     assert.deepEqual([flash.output.rows, flash.output.cols], [nQ, heads * dV]);
     for (let h = 0; h < heads; h++) {
       const ref = reference(Q, K, V, options, { heads, kvHeads, h });
-      for (const [name, result] of [['flash', flash], ['naive', naive]]) {
+      for (const [name, result] of [
+        ['flash', flash],
+        ['naive', naive],
+      ]) {
         let worst = 0;
         for (let i = 0; i < nQ; i++) for (let c = 0; c < dV; c++) worst = Math.max(worst, Math.abs(at(result.output, i, h * dV + c) - ref.output[i][c]));
         assert.ok(worst <= 1e-5, `${name}, head ${h}: max abs diff ${worst}`);
         if (h === 0) assert.deepEqual(result.fullyMaskedRows, ref.masked, `${name}'s fully masked rows`);
       }
-      const rows = [0, 45, 89], cols = [0, 70, 149];
+      const rows = [0, 45, 89],
+        cols = [0, 70, 149];
       const sampled = lab.sampledWeights({ Q, K, heads, kvHeads, ...options, head: h, rows, cols });
       rows.forEach((i, r) => cols.forEach((j, c) => assert.ok(Math.abs(sampled[r][c] - ref.weights[i][j]) <= 1e-6, `sampled (${i}, ${j})`)));
     }

@@ -24,7 +24,11 @@ function byHand(scores, temperature) {
 }
 
 test('softmaxBreakdown: every stage matches float64 (1e-6), and the path without the max agrees on small scores', () => {
-  for (const [scores, temperature] of [[[1, 2, 3], 1], [[0.5, -1.25, 2, 2, 0], 0.5], [[4], 3]]) {
+  for (const [scores, temperature] of [
+    [[1, 2, 3], 1],
+    [[0.5, -1.25, 2, 2, 0], 0.5],
+    [[4], 3],
+  ]) {
     const r = lab.softmaxBreakdown(scores, temperature);
     const want = byHand(scores, temperature);
     assert.equal(r.temperature, temperature);
@@ -70,7 +74,10 @@ test('scalingStudy: defaults, shapes, determinism, and the same numbers as the n
   assert.equal(s.keys, 16);
   assert.equal(s.samples, 256);
   assert.ok(Math.abs(s.maxEntropy - Math.log(16)) < 1e-6);
-  assert.deepEqual(s.points.map((p) => p.dk), [1, 8, 512]);
+  assert.deepEqual(
+    s.points.map((p) => p.dk),
+    [1, 8, 512],
+  );
   for (const p of s.points) {
     assert.ok(Math.abs(p.sqrtDk - Math.sqrt(p.dk)) < 1e-6);
     for (const key of ['exampleScores', 'exampleWeightsScaled', 'exampleWeightsUnscaled']) assert.equal(p[key].length, 16, key);

@@ -43,7 +43,9 @@ test(`forward, generate, headScores, nextTokenDistribution, headWeights and indu
   const tokens = Array.from({ length: context }, (_, i) => (i * 37) % vocab);
   const { logits } = await timedAsync(`forward ${context} tokens`, () => model.forward(tokens));
   assert.deepEqual([logits.length, logits[0].length], [context, vocab]);
-  const generated = await timedAsync(`generate ${context - 1} tokens after 1`, () => model.generate([tokens[0]], { count: context - 1, temperature: 1, topK: 0, seed: 3 }));
+  const generated = await timedAsync(`generate ${context - 1} tokens after 1`, () =>
+    model.generate([tokens[0]], { count: context - 1, temperature: 1, topK: 0, seed: 3 }),
+  );
   assert.equal(generated.length, context - 1);
   const probe = await timedAsync(`inductionProbe ${context / 2}`, () => model.inductionProbe(context / 2));
   const scores = await timedAsync(`headScores ${context} tokens, period ${context / 2}`, () => model.headScores(probe, context / 2));
@@ -55,11 +57,12 @@ test(`forward, generate, headScores, nextTokenDistribution, headWeights and indu
 });
 
 // Rows of n weights that sum to 1, different per row.
-const rows = (n, seed) => Array.from({ length: n }, (_, i) => {
-  const e = Array.from({ length: n }, (_, j) => 1 + ((i * 7 + j * 13 + seed) % 17));
-  const sum = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / sum);
-});
+const rows = (n, seed) =>
+  Array.from({ length: n }, (_, i) => {
+    const e = Array.from({ length: n }, (_, j) => 1 + ((i * 7 + j * 13 + seed) % 17));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
+  });
 
 test(`importAttention() at importValues (${L.importValues}) and at importLayers (${L.importLayers})`, async () => {
   const n = L.traceTokens;
@@ -68,7 +71,10 @@ test(`importAttention() at importValues (${L.importValues}) and at importLayers 
   assert.equal(imported.attention.length, big.attentions.length);
   assert.ok(Math.abs(imported.attention.at(-1)[0][n - 1][3] - big.attentions.at(-1)[0][0][n - 1][3]) <= 1e-7);
   const m = Math.floor(Math.sqrt(L.importValues / (L.importLayers * L.maxHeads)));
-  const many = { tokens: Array.from({ length: m }, (_, i) => `t${i}`), attentions: Array.from({ length: L.importLayers }, (_, l) => [Array.from({ length: L.maxHeads }, (_, h) => rows(m, l + h))]) };
+  const many = {
+    tokens: Array.from({ length: m }, (_, i) => `t${i}`),
+    attentions: Array.from({ length: L.importLayers }, (_, l) => [Array.from({ length: L.maxHeads }, (_, h) => rows(m, l + h))]),
+  };
   const scored = await timedAsync(`importAttention ${L.importLayers} layers of ${L.maxHeads} ${m} x ${m} heads`, () => lab.importAttention(many));
   assert.deepEqual([scored.scores.length, scored.scores[0].length], [L.importLayers, L.maxHeads]);
 });

@@ -109,7 +109,17 @@ test(`trace() at ${L.traceTokens} tokens and ${L.traceFeatures} features (traceS
   const X = filled(n, d, 4);
   const [Wq, Wk, Wv, Wo] = [5, 6, 7, 8].map((seed) => scaled(filled(d, d, seed), Math.sqrt(3 / d)));
   const padding = Array.from({ length: n }, (_, j) => j % 7 === 3);
-  const request = { X: nested(X), Wq: nested(Wq), Wk: nested(Wk), Wv: nested(Wv), Wo: nested(Wo), heads, causal: true, positional: 'sinusoidal', keyPadding: padding };
+  const request = {
+    X: nested(X),
+    Wq: nested(Wq),
+    Wk: nested(Wk),
+    Wv: nested(Wv),
+    Wo: nested(Wo),
+    heads,
+    causal: true,
+    positional: 'sinusoidal',
+    keyPadding: padding,
+  };
   const t = timed(`trace ${n}x${d}, ${heads} heads`, () => lab.trace(request));
   const XP = positioned(X);
   const i = n - 1;
@@ -154,7 +164,13 @@ function longCorners(scores, multiplyAdds) {
   const keysOnly = L.flashValues / 16; // K and V of 16 columns at flashValues
   return [
     { what: `${n} tokens, d ${width}`, n_q: n, n_k: n, d: width, heads: 1 },
-    { what: `${L.maxHeads} heads`, n_q: Math.floor(Math.sqrt(scores / L.maxHeads)), n_k: Math.floor(Math.sqrt(scores / L.maxHeads)), d: 2 * L.maxHeads, heads: L.maxHeads },
+    {
+      what: `${L.maxHeads} heads`,
+      n_q: Math.floor(Math.sqrt(scores / L.maxHeads)),
+      n_k: Math.floor(Math.sqrt(scores / L.maxHeads)),
+      d: 2 * L.maxHeads,
+      heads: L.maxHeads,
+    },
     { what: `${keysOnly} keys`, n_q: Math.floor(scores / keysOnly), n_k: keysOnly, d: 16, heads: 1 },
   ];
 }
@@ -209,7 +225,9 @@ test('sampledCells() and flashPlan() at their limits: sampledRows x sampledCols,
   const Q = filled(n, 16, 18);
   const spread = (count) => Array.from({ length: count }, (_, i) => Math.floor((i * (n - 1)) / (count - 1)));
   const [rows, cols] = [spread(L.sampledRows), spread(L.sampledCols)];
-  const cells = timed(`sampledCells ${rows.length}x${cols.length} of ${n} keys, causal, window`, () => lab.sampledCells({ Q, K: Q, rows, cols, causal: true, window: { left: n / 2 } }));
+  const cells = timed(`sampledCells ${rows.length}x${cols.length} of ${n} keys, causal, window`, () =>
+    lab.sampledCells({ Q, K: Q, rows, cols, causal: true, window: { left: n / 2 } }),
+  );
   // The last row sees keys n − 1 − n/2 … n − 1: the first sampled key is hidden, the last not.
   assert.deepEqual([cells.hidden.at(-1)[0], cells.hidden.at(-1).at(-1)], [true, false]);
   assert.equal(cells.visibleKeys.at(-1), n / 2 + 1);
@@ -221,7 +239,11 @@ test('sampledCells() and flashPlan() at their limits: sampledRows x sampledCols,
 test('sinusoidalEncoding(), softmaxBreakdown(), tilePlan() and normalMatrix() at their limits', () => {
   const side = L.sinusoidalMax;
   const pe = timed(`sinusoidalEncoding ${side}x${side}`, () => lab.sinusoidalEncoding({ positions: side, width: side }));
-  for (const [p, c] of [[side - 1, 0], [side - 1, side - 1], [1234, 777]]) {
+  for (const [p, c] of [
+    [side - 1, 0],
+    [side - 1, side - 1],
+    [1234, 777],
+  ]) {
     const angle = p / 10000 ** ((c - (c % 2)) / side);
     assert.ok(Math.abs(pe[p][c] - (c % 2 === 0 ? Math.sin(angle) : Math.cos(angle))) <= 1e-6, `PE[${p}][${c}]`);
   }
@@ -245,7 +267,9 @@ test('scalingStudy() at scalingDraws: the most samples and keys, and the widest 
     { dims: new Array(L.scalingDims).fill(perDim), keys: L.scalingMaxKeys, samples: L.scalingMaxSamples },
     { dims: [L.scalingMaxDk], keys: L.scalingMaxKeys, samples: widest },
   ]) {
-    const { points } = timed(`scalingStudy ${request.dims.length} dims of ${request.dims[0]}, ${request.keys} keys, ${request.samples} samples`, () => lab.scalingStudy(request));
+    const { points } = timed(`scalingStudy ${request.dims.length} dims of ${request.dims[0]}, ${request.keys} keys, ${request.samples} samples`, () =>
+      lab.scalingStudy(request),
+    );
     // q·k of N(0, 1) entries has standard deviation √d_k (the study's point).
     for (const p of points) assert.ok(Math.abs(p.scoreStd / Math.sqrt(p.dk) - 1) < 0.05, `d_k ${p.dk}: spread ${p.scoreStd}`);
   }
@@ -254,43 +278,75 @@ test('scalingStudy() at scalingDraws: the most samples and keys, and the widest 
 // One step beyond each product limit: too-large, naming the product, with no more memory taken
 // than the copies of the inputs.
 const BEYOND = [
-  ['traceScores', () => {
-    const n = Math.floor(Math.sqrt(L.traceScores / L.maxHeads)) + 1;
-    const Q = filled(n, L.traceFeatures, 1);
-    return () => lab.trace({ Q, K: Q, V: Q, heads: L.maxHeads });
-  }, /scores/],
-  ['flashScores', () => {
-    const Q = filled(Math.floor(L.flashScores / L.flashTokens) + 1, 4, 2);
-    const K = filled(L.flashTokens, 4, 3);
-    return () => lab.flashAttention({ Q, K, V: K });
-  }, /scores/],
-  ['flashMultiplyAdds', () => {
-    const n = 4096;
-    const Q = filled(n, L.flashMultiplyAdds / (n * n) / 2 + 1, 4);
-    return () => lab.flashAttention({ Q, K: Q, V: Q });
-  }, /multiply-adds/],
-  ['naiveScores', () => {
-    const Q = filled(4097, 1, 5);
-    const K = filled(4096, 1, 6);
-    return () => lab.naiveAttention({ Q, K, V: K });
-  }, /scores/],
-  ['naiveMultiplyAdds', () => {
-    const n = 2048;
-    const Q = filled(n, L.naiveMultiplyAdds / (n * n) / 2 + 1, 7);
-    return () => lab.naiveAttention({ Q, K: Q, V: Q });
-  }, /multiply-adds/],
-  ['flashValues', () => {
-    const Q = filled(L.flashValues / 4096 + 1, 4096, 8);
-    return () => lab.checkFlashAttention({ Q, K: Q, V: Q, heads: 8 });
-  }, /values/],
-  ['sampledRows', () => {
-    const Q = filled(64, 4, 9);
-    return () => lab.sampledWeights({ Q, K: Q, rows: new Array(L.sampledRows + 1).fill(0), cols: [0] });
-  }, /rows/],
-  ['sampledCols', () => {
-    const Q = filled(64, 4, 10);
-    return () => lab.sampledWeights({ Q, K: Q, rows: [0], cols: new Array(L.sampledCols + 1).fill(0) });
-  }, /cols/],
+  [
+    'traceScores',
+    () => {
+      const n = Math.floor(Math.sqrt(L.traceScores / L.maxHeads)) + 1;
+      const Q = filled(n, L.traceFeatures, 1);
+      return () => lab.trace({ Q, K: Q, V: Q, heads: L.maxHeads });
+    },
+    /scores/,
+  ],
+  [
+    'flashScores',
+    () => {
+      const Q = filled(Math.floor(L.flashScores / L.flashTokens) + 1, 4, 2);
+      const K = filled(L.flashTokens, 4, 3);
+      return () => lab.flashAttention({ Q, K, V: K });
+    },
+    /scores/,
+  ],
+  [
+    'flashMultiplyAdds',
+    () => {
+      const n = 4096;
+      const Q = filled(n, L.flashMultiplyAdds / (n * n) / 2 + 1, 4);
+      return () => lab.flashAttention({ Q, K: Q, V: Q });
+    },
+    /multiply-adds/,
+  ],
+  [
+    'naiveScores',
+    () => {
+      const Q = filled(4097, 1, 5);
+      const K = filled(4096, 1, 6);
+      return () => lab.naiveAttention({ Q, K, V: K });
+    },
+    /scores/,
+  ],
+  [
+    'naiveMultiplyAdds',
+    () => {
+      const n = 2048;
+      const Q = filled(n, L.naiveMultiplyAdds / (n * n) / 2 + 1, 7);
+      return () => lab.naiveAttention({ Q, K: Q, V: Q });
+    },
+    /multiply-adds/,
+  ],
+  [
+    'flashValues',
+    () => {
+      const Q = filled(L.flashValues / 4096 + 1, 4096, 8);
+      return () => lab.checkFlashAttention({ Q, K: Q, V: Q, heads: 8 });
+    },
+    /values/,
+  ],
+  [
+    'sampledRows',
+    () => {
+      const Q = filled(64, 4, 9);
+      return () => lab.sampledWeights({ Q, K: Q, rows: new Array(L.sampledRows + 1).fill(0), cols: [0] });
+    },
+    /rows/,
+  ],
+  [
+    'sampledCols',
+    () => {
+      const Q = filled(64, 4, 10);
+      return () => lab.sampledWeights({ Q, K: Q, rows: [0], cols: new Array(L.sampledCols + 1).fill(0) });
+    },
+    /cols/,
+  ],
   ['scalingDraws', () => () => lab.scalingStudy({ dims: [L.scalingMaxDk], keys: L.scalingMaxKeys, samples: L.scalingMaxSamples }), /draw/],
 ];
 
@@ -349,7 +405,10 @@ for (const parameter of ['X', 'Wq', 'Wv', 'Wo']) {
 }
 
 test('one step beyond backwardTokens or backwardFeatures is too-large, with dOutput only', () => {
-  for (const [n, d] of [[L.backwardTokens + 1, 8], [8, L.backwardFeatures + 8]]) {
+  for (const [n, d] of [
+    [L.backwardTokens + 1, 8],
+    [8, L.backwardFeatures + 8],
+  ]) {
     const request = learningRequest(n, d);
     for (const call of [() => lab.trace(request), () => lab.checkGradient(request, { parameter: 'X', row: 0, col: 0 })]) {
       const { code, message } = errorOf(call);
@@ -368,7 +427,9 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   assert.deepEqual([g.dQ.length, g.dK[0].length, g.dV.length], [n, d, n]);
   // With a past cache: its rows and K's make attentionTokens keys; dK and dV span them all.
   const half = (m) => m.slice(0, n / 2);
-  const c = timed(`attentionBackward ${n}x${d} after ${n / 2} cached keys`, () => lab.attentionBackward({ Q, K: half(K), V: half(V), pastKey: half(Q), pastValue: half(dO), dO, causal: true }));
+  const c = timed(`attentionBackward ${n}x${d} after ${n / 2} cached keys`, () =>
+    lab.attentionBackward({ Q, K: half(K), V: half(V), pastKey: half(Q), pastValue: half(dO), dO, causal: true }),
+  );
   assert.deepEqual([c.dK.length, c.dV.length], [n, n]);
   const m = nested(filled(L.decodeTokens, L.traceFeatures, 23));
   const out = timed(`decode ${L.decodeTokens}x${L.traceFeatures}`, () => lab.decode({ Q: m, K: m, V: m }));
@@ -381,13 +442,23 @@ test('attentionBackward(), decode(), flashWalk() and a trainer at their limits',
   assert.equal(beyond.code, 'too-large', beyond.message);
   const w = nested(filled(L.walkTokens, L.walkFeatures, 24));
   timed(`flashWalk ${L.walkTokens}x${L.walkFeatures}`, () => lab.flashWalk({ Q: w, K: w, V: w, causal: true }));
-  const config = { layers: L.trainLayers, heads: L.trainHeads, dModel: L.trainDModel, contextLength: L.trainContext, vocab: L.trainVocab, batch: L.trainBatch, task: 'induction' };
+  const config = {
+    layers: L.trainLayers,
+    heads: L.trainHeads,
+    dModel: L.trainDModel,
+    contextLength: L.trainContext,
+    vocab: L.trainVocab,
+    batch: L.trainBatch,
+    task: 'induction',
+  };
   const trainer = await lab.trainer(config);
   try {
     const [start, cpu] = [performance.now(), process.cpuUsage()];
     const progress = trainer.step(L.trainSteps);
     const { user, system } = process.cpuUsage(cpu);
-    console.log(`trainer step(${L.trainSteps}) at every training limit: ${(performance.now() - start).toFixed(0)} ms (${((user + system) / 1000).toFixed(0)} ms CPU)`);
+    console.log(
+      `trainer step(${L.trainSteps}) at every training limit: ${(performance.now() - start).toFixed(0)} ms (${((user + system) / 1000).toFixed(0)} ms CPU)`,
+    );
     assert.equal(progress.step, L.trainSteps);
     assert.ok(Number.isFinite(progress.loss));
   } finally {

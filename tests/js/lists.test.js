@@ -17,8 +17,15 @@ test('ERROR_CODES equals the C++ error codes, order included', () => {
 });
 
 test('every step id a trace emits is in STEP_IDS, in trace order', async () => {
-  const X = [[1, 0], [0, 1], [1, 1]];
-  const W = [[1, 0, 0, 1], [0, 1, 1, 0]];
+  const X = [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ];
+  const W = [
+    [1, 0, 0, 1],
+    [0, 1, 1, 0],
+  ];
   const request = { X, Wq: W, Wk: W, Wv: W, Wo: W.concat(W), heads: 2, causal: true, positional: 'sinusoidal' };
   await lab.loadLearning(); // the backward steps
   const traces = [
@@ -29,7 +36,10 @@ test('every step id a trace emits is in STEP_IDS, in trace order', async () => {
   for (const t of traces) {
     const positions = t.groups.map((g) => attnlab.STEP_IDS.indexOf(g.id));
     assert.ok(positions.every((p) => p >= 0));
-    assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+    );
     t.groups.forEach((g) => seen.add(g.id));
   }
   assert.equal(seen.size, attnlab.STEP_IDS.length); // together they have every step

@@ -21,7 +21,10 @@ const { AttnLabElement } = await importFromConsumer('attnlab/element');
 // The manifest's declaration of the class that its custom-element-definition names 'attn-lab'.
 function attnLabDeclaration() {
   const definitions = cem.modules.flatMap((module) => module.exports ?? []).filter((e) => e.kind === 'custom-element-definition');
-  assert.deepEqual(definitions.map((d) => d.name), ['attn-lab']);
+  assert.deepEqual(
+    definitions.map((d) => d.name),
+    ['attn-lab'],
+  );
   const { name, module } = definitions[0].declaration;
   assert.equal(module, 'dist/element.js', 'the module that ships the element');
   return cem.modules.find((m) => m.path === module).declarations.find((d) => d.name === name);
@@ -53,12 +56,23 @@ test("the manifest's attributes are the ones the element observes, each with its
   assert.deepEqual(Object.fromEntries(lab.attributes.map((a) => [a.fieldName, a.name])), attributes);
   const fields = lab.members.filter((m) => m.kind === 'field' && m.attribute);
   assert.deepEqual(Object.fromEntries(fields.map((f) => [f.name, f.attribute])), attributes);
-  assert.deepEqual(fields.filter((f) => f.reflects).map((f) => f.name).sort(), reflected.sort());
-  assert.ok(lab.attributes.every((a) => a.description && a.type?.text), 'every attribute has a type and a description');
+  assert.deepEqual(
+    fields
+      .filter((f) => f.reflects)
+      .map((f) => f.name)
+      .sort(),
+    reflected.sort(),
+  );
+  assert.ok(
+    lab.attributes.every((a) => a.description && a.type?.text),
+    'every attribute has a type and a description',
+  );
 });
 
 test("the manifest's CSS custom properties are those the element's :host rule declares", () => {
-  const css = AttnLabElement.finalizeStyles(AttnLabElement.styles).map((style) => style.cssText).join('\n');
+  const css = AttnLabElement.finalizeStyles(AttnLabElement.styles)
+    .map((style) => style.cssText)
+    .join('\n');
   const hostRules = [...css.matchAll(/:host\s*\{([^}]*)\}/g)].map((match) => match[1]).join('\n');
   const declared = [...hostRules.matchAll(/(--[\w-]+)\s*:/g)].map((match) => match[1]);
   assert.ok(declared.length > 0, 'the :host rule declares custom properties');
@@ -98,5 +112,8 @@ test("the typings' ViewId and the manifest's view, step and preset types are the
   const typeOf = (name) => union(lab.attributes.find((a) => a.name === name).type.text);
   assert.deepEqual(typeOf('view'), VIEW_IDS);
   assert.deepEqual([...typeOf('step')].sort(), [...new Set(stepIds)].sort());
-  assert.deepEqual(typeOf('preset').filter((id) => TEACHING_VIEW_IDS.includes(id)), TEACHING_VIEW_IDS);
+  assert.deepEqual(
+    typeOf('preset').filter((id) => TEACHING_VIEW_IDS.includes(id)),
+    TEACHING_VIEW_IDS,
+  );
 });

@@ -24,12 +24,14 @@ test('10,000 trace calls leave the wasm heap the size it was after the first 10'
   run(10_000);
   const after = lab.memoryStats();
   test.diagnostic?.(`heap ${before.heapBytes} -> ${after.heapBytes} bytes`);
-  console.log(`wasm heap after 10 traces: ${before.heapBytes} bytes, after 10,010: ${after.heapBytes} bytes; in use ${before.allocatedBytes} -> ${after.allocatedBytes}`);
+  console.log(
+    `wasm heap after 10 traces: ${before.heapBytes} bytes, after 10,010: ${after.heapBytes} bytes; in use ${before.allocatedBytes} -> ${after.allocatedBytes}`,
+  );
   assert.equal(after.heapBytes, before.heapBytes);
   assert.equal(after.allocatedBytes, before.allocatedBytes);
 });
 
-test('the peak count sees the naive kernel\'s n×n matrices and the flash kernel\'s O(n·d) memory', async () => {
+test("the peak count sees the naive kernel's n×n matrices and the flash kernel's O(n·d) memory", async () => {
   const lab = await attnlab.createAttnLab();
   const peakOf = (method, n, d = 32) => {
     const m = { rows: n, cols: d, data: new Float32Array(n * d).fill(0.25) };

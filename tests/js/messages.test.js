@@ -58,9 +58,32 @@ const flat = (rows, cols) => ({ rows, cols, data: new Float32Array(rows * cols).
 const MORE = [
   ['dropout 0.99999999', () => lab.trace({ Q, ...KV, dropout: 0.99999999 }), 'dropout must be a probability from 0 up to (not including) 1, got 0.99999999'],
   ['scale 5e-324', () => lab.attention({ Q, ...KV, scale: 5e-324 }), 'scale is 5e-324, which float32'],
-  ['temperature 1e39', () => lab.attention({ Q, ...KV, temperature: 1e39 }), 'temperature is 1e+39, which float32 (the core\'s number type) rounds to Infinity'],
-  ['a RoPE rotation past float32', () => lab.trace({ Q: [[0, 0], [3e38, 3e38]], K: [[0, 0], [0, 0]], V: [[1, 1], [1, 1]], rope: true }), 'the rotated q (RoPE) (2×2) has Infinity at row 2, column 2'],
-  ['sampledWeights with heads 3', () => lab.sampledWeights({ Q: flat(12, 4), K: flat(12, 4), heads: 3, rows: [0], cols: [0] }), 'heads (3) must be at least 1 and divide the width of Q (12×4)'],
+  ['temperature 1e39', () => lab.attention({ Q, ...KV, temperature: 1e39 }), "temperature is 1e+39, which float32 (the core's number type) rounds to Infinity"],
+  [
+    'a RoPE rotation past float32',
+    () =>
+      lab.trace({
+        Q: [
+          [0, 0],
+          [3e38, 3e38],
+        ],
+        K: [
+          [0, 0],
+          [0, 0],
+        ],
+        V: [
+          [1, 1],
+          [1, 1],
+        ],
+        rope: true,
+      }),
+    'the rotated q (RoPE) (2×2) has Infinity at row 2, column 2',
+  ],
+  [
+    'sampledWeights with heads 3',
+    () => lab.sampledWeights({ Q: flat(12, 4), K: flat(12, 4), heads: 3, rows: [0], cols: [0] }),
+    'heads (3) must be at least 1 and divide the width of Q (12×4)',
+  ],
   ['1e40 in Q', () => lab.attention({ Q: [[1, 1e40, 0, 0]], ...KV }), 'Q (1×4) has Infinity at row 1, column 2'],
   ['a ragged Q', () => lab.attention({ Q: [[1, 0, 0, 1], [1]], ...KV }), 'Q is ragged: row 2 has 1 entries but row 1 has 4'],
 ];
@@ -83,15 +106,28 @@ test('a trainer names learningRate 5e-324 as written', async () => {
 
 // Issue 29, item 10: counts of heads and layers beyond their range were invalid-argument where
 // the docs said too-large; the docs' Limits section now says what the core does.
-test('heads, kvHeads and a trainer\'s layers and heads beyond their range are invalid-argument, as the docs say', async () => {
+test("heads, kvHeads and a trainer's layers and heads beyond their range are invalid-argument, as the docs say", async () => {
   const { readFileSync } = await import('node:fs');
   const limits = readFileSync('docs/javascript.md', 'utf8').split('## Limits')[1].split('\n|')[0].replace(/\s+/g, ' ');
-  assert.match(limits, /outside their range they are `invalid-argument`, above `maxHeads` too, as is `kvHeads` above `heads`; so are a trainer's `layers` and `heads`/);
+  assert.match(
+    limits,
+    /outside their range they are `invalid-argument`, above `maxHeads` too, as is `kvHeads` above `heads`; so are a trainer's `layers` and `heads`/,
+  );
   const { maxHeads, trainLayers, trainHeads } = lab.limits();
   const Q = Array.from({ length: 2 }, () => new Array(4 * (maxHeads + 1)).fill(0.5));
-  const codeOf = async (call) => { try { await call(); return 'no error'; } catch (error) { return error.code; } };
+  const codeOf = async (call) => {
+    try {
+      await call();
+      return 'no error';
+    } catch (error) {
+      return error.code;
+    }
+  };
   assert.equal(await codeOf(() => lab.trace({ Q, K: Q, V: Q, heads: maxHeads + 1 })), 'invalid-argument');
-  const small = [[1, 0, 0, 1], [0, 1, 1, 0]];
+  const small = [
+    [1, 0, 0, 1],
+    [0, 1, 1, 0],
+  ];
   assert.equal(await codeOf(() => lab.trace({ Q: small, K: small, V: small, heads: 4, kvHeads: 5 })), 'invalid-argument');
   assert.equal(await codeOf(() => lab.trainer({ layers: trainLayers + 1 })), 'invalid-argument');
   assert.equal(await codeOf(() => lab.trainer({ heads: trainHeads + 1 })), 'invalid-argument');

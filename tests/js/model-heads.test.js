@@ -39,7 +39,9 @@ test('the shipped model has a previous-token head (mean score ≥ 0.5 over windo
         mean[l][h] += previous / windows.length;
       }
   }
-  console.log(`previous-token score, mean of ${windows.length} held-out windows, layer by layer: ${mean.map((row) => row.map((s) => s.toFixed(3)).join(' ')).join(' | ')}`);
+  console.log(
+    `previous-token score, mean of ${windows.length} held-out windows, layer by layer: ${mean.map((row) => row.map((s) => s.toFixed(3)).join(' ')).join(' | ')}`,
+  );
   const best = Math.max(...mean.flat());
   assert.ok(best >= 0.5, `the best head's previous-token score is ${best.toFixed(3)}`);
   model.delete();

@@ -63,7 +63,19 @@ test('an import within every dimension but past importValues is refused in milli
   assert.equal(one.error.code, 'too-large');
   assert.ok(one.ms < 100 && one.grown === 0, `${one.ms} ms, ${one.grown} growths`);
   // A million tiny layers (4 s before): refused by the length of the list.
-  const tiny = await refusal(() => lab.importAttention({ tokens: ['a', 'b'], attentions: new Array(1e6).fill([[[[1, 0], [0.5, 0.5]]]]) }));
+  const tiny = await refusal(() =>
+    lab.importAttention({
+      tokens: ['a', 'b'],
+      attentions: new Array(1e6).fill([
+        [
+          [
+            [1, 0],
+            [0.5, 0.5],
+          ],
+        ],
+      ]),
+    }),
+  );
   assert.equal(tiny.error.code, 'too-large');
   assert.match(tiny.error.message, new RegExp(`^layers must be a whole number from 1 to ${importLayers}, got 1000000`));
   assert.ok(tiny.ms < 100 && tiny.grown === 0, `${tiny.ms} ms, ${tiny.grown} growths`);
@@ -119,12 +131,25 @@ test('lone surrogates are read as TextEncoder reads them: U+FFFD, the next chara
 
 test('a throwing getter, a Proxy or a detached buffer is an AttnLabError naming the field', async () => {
   const tokens = ['a', 'b'];
-  const attention = [[[1, 0], [0.5, 0.5]]];
+  const attention = [
+    [
+      [1, 0],
+      [0.5, 0.5],
+    ],
+  ];
   const boom = () => {
     throw new Error('boom');
   };
   const imports = [
-    [{ tokens, get attention() { return boom(); } }, /^attention could not be read \(boom\)/],
+    [
+      {
+        tokens,
+        get attention() {
+          return boom();
+        },
+      },
+      /^attention could not be read \(boom\)/,
+    ],
     [new Proxy({ tokens, attention }, { get: boom }), /could not be read \(boom\)/],
     [new Proxy({ tokens, attention }, { getOwnPropertyDescriptor: boom }), /could not be read \(boom\)/],
     [{ tokens, attention: new Proxy(attention, { get: (t, k) => (k === 'length' ? boom() : t[k]) }) }, /^attention\.length could not be read \(boom\)/],
@@ -138,9 +163,31 @@ test('a throwing getter, a Proxy or a detached buffer is an AttnLabError naming 
   }
   const config = files.model.config;
   const loads = [
-    [{ ...files, get model() { return boom(); } }, /^model could not be read \(boom\)/],
+    [
+      {
+        ...files,
+        get model() {
+          return boom();
+        },
+      },
+      /^model could not be read \(boom\)/,
+    ],
     [new Proxy(files, { get: boom }), /could not be read \(boom\)/],
-    [{ ...files, model: { ...files.model, config: { ...config, get context() { return boom(); } } } }, /^model\.config\.context could not be read \(boom\)/],
+    [
+      {
+        ...files,
+        model: {
+          ...files.model,
+          config: {
+            ...config,
+            get context() {
+              return boom();
+            },
+          },
+        },
+      },
+      /^model\.config\.context could not be read \(boom\)/,
+    ],
     [{ ...files, tokenizer: new Proxy(files.tokenizer, { get: boom }) }, /^tokenizer\.merges could not be read \(boom\)/],
   ];
   for (const [given, words] of loads) {
@@ -160,7 +207,15 @@ test('a throwing getter, a Proxy or a detached buffer is an AttnLabError naming 
 });
 
 test('only own fields are read, and a field a method does not take is refused', async () => {
-  const own = { tokens: ['a', 'b'], attention: [[[1, 0], [0.5, 0.5]]] };
+  const own = {
+    tokens: ['a', 'b'],
+    attention: [
+      [
+        [1, 0],
+        [0.5, 0.5],
+      ],
+    ],
+  };
   assert.equal((await lab.importAttention(own)).scores.length, 1);
   const inherited = await refusal(() => lab.importAttention(Object.create(own)));
   assert.equal(inherited.error.code, 'invalid-argument');
@@ -174,7 +229,13 @@ test('only own fields are read, and a field a method does not take is refused', 
   assert.match(twice.error.message, /^generate\(\)'s options have no field "prompt"/);
   const unknown = await refusal(() => model.generate(prompt, { count: 2, temprature: 0.5 }));
   assert.match(unknown.error.message, /no field "temprature"/);
-  const getter = await refusal(() => model.generate(prompt, { get count() { throw new Error('boom'); } }));
+  const getter = await refusal(() =>
+    model.generate(prompt, {
+      get count() {
+        throw new Error('boom');
+      },
+    }),
+  );
   assert.match(getter.error.message, /^count could not be read \(boom\)/);
   const empty = await refusal(() => model.generate([], { count: 1 }));
   assert.equal(empty.error.code, 'invalid-argument');
@@ -186,7 +247,10 @@ test('a text or a list of token ids past its limit is refused from its length, b
   const { tokenizeBytes } = lab.limits();
   const context = model.config.contextLength;
   const cases = [
-    [() => model.tokenize('a'.repeat(20_000_000)), `the text has 20000000 characters, so at least as many bytes of UTF-8: tokenize() takes at most ${tokenizeBytes}`],
+    [
+      () => model.tokenize('a'.repeat(20_000_000)),
+      `the text has 20000000 characters, so at least as many bytes of UTF-8: tokenize() takes at most ${tokenizeBytes}`,
+    ],
     [() => model.forward(new Array(5_000_000).fill(1)), `5000000 tokens are more than the model's context length of ${context}`],
     [() => model.headScores(new Array(5_000_000).fill(1)), `5000000 tokens are more than the model's context length of ${context}`],
     [() => model.generate(new Array(5_000_000).fill(1), { count: 1 }), `5000000 tokens are more than the model's context length of ${context}`],

@@ -23,7 +23,9 @@ const text = 'Fellow-Citizens of the Senate and House of Representatives: the Un
 // ---- The reference, in float64 -------------------------------------------------------------
 
 function half(h) {
-  const e = (h >> 10) & 31, m = h & 1023, sign = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 31,
+    m = h & 1023,
+    sign = h & 0x8000 ? -1 : 1;
   return sign * (e === 0 ? m * 2 ** -24 : (1 + m / 1024) * 2 ** (e - 15));
 }
 const w = Array.from({ length: files.model.weights.count }, (_, i) => half(files.weights.readUInt16LE(2 * i)));
@@ -42,7 +44,8 @@ function norm(x, prefix) {
 const gelu = (u) => 0.5 * u * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (u + 0.044715 * u ** 3)));
 
 function reference(tokens) {
-  const n = tokens.length, dh = d / heads;
+  const n = tokens.length,
+    dh = d / heads;
   let x = tokens.map((t, i) => Array.from({ length: d }, (_, j) => tensor.embedding(t, j) + tensor.positions(i, j)));
   const attention = [];
   for (let l = 0; l < layers; l++) {
@@ -65,7 +68,10 @@ function reference(tokens) {
     }
     x = add(x, matmul(concat, `${p}w_o`, d));
     const hidden = matmul(norm(x, `${p}ln2`), `${p}w_fc`, 4 * d).map((row) => row.map((u, j) => gelu(u + tensor[`${p}b_fc`](0, j))));
-    x = add(x, matmul(hidden, `${p}w_proj`, d).map((row) => row.map((u, j) => u + tensor[`${p}b_proj`](0, j))));
+    x = add(
+      x,
+      matmul(hidden, `${p}w_proj`, d).map((row) => row.map((u, j) => u + tensor[`${p}b_proj`](0, j))),
+    );
   }
   return { logits: matmul(norm(x, 'final'), 'unembedding', vocab), attention };
 }
@@ -76,7 +82,7 @@ function encode(s) {
   const letter = (b) => (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b >= 128;
   const digit = (b) => b >= 48 && b <= 57;
   const out = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     let end = i + 1;
     if (bytes[i] === 32 && end < bytes.length && letter(bytes[end])) end++;
     if (letter(bytes[end - 1])) while (end < bytes.length && letter(bytes[end])) end++;
@@ -85,7 +91,7 @@ function encode(s) {
     files.tokenizer.merges.forEach(([a, b], m) => {
       const next = [];
       for (let j = 0; j < word.length; j++) {
-        if (word[j] === a && word[j + 1] === b) next.push(256 + m), j++;
+        if (word[j] === a && word[j + 1] === b) (next.push(256 + m), j++);
         else next.push(word[j]);
       }
       word = next;
@@ -108,7 +114,7 @@ test('tokenize is the byte-pair encoding, and its pieces spell the text', () => 
   assert.equal(pieces.length, tokens.length);
 });
 
-test('forward: logits and every head\'s weights match a float64 forward', () => {
+test("forward: logits and every head's weights match a float64 forward", () => {
   const tokens = model.tokenize(text).tokenIds.slice(0, 24);
   const got = model.forward(tokens);
   const want = reference(tokens);
@@ -126,10 +132,12 @@ test('forward: logits and every head\'s weights match a float64 forward', () => 
   model.forward(full);
   const start = performance.now();
   for (let i = 0; i < 5; i++) assert.equal(model.forward(full).logits.length, full.length);
-  console.log(`forward over ${full.length} tokens in wasm: ${((performance.now() - start) / 5).toFixed(1)} ms (mean of 5); ${files.weights.length} B of float16 weights`);
+  console.log(
+    `forward over ${full.length} tokens in wasm: ${((performance.now() - start) / 5).toFixed(1)} ms (mean of 5); ${files.weights.length} B of float16 weights`,
+  );
 });
 
-test('a block\'s heads are the stepper\'s: trace() on its LayerNorm output and weights', () => {
+test("a block's heads are the stepper's: trace() on its LayerNorm output and weights", () => {
   const tokens = model.tokenize(text).tokenIds.slice(0, 16);
   const block = model.forward(tokens).blocks[1];
   const matrix = (name) => Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, c) => Math.fround(tensor[`layers.1.${name}`](r, c))));
@@ -186,11 +194,26 @@ test('bad files and bad calls are AttnLabErrors naming what is wrong', async () 
   const cases = [
     [{ ...files, model: { ...files.model, format: 'gpt2' } }, 'invalid-argument', 'format "attnlab-model-1"'],
     [{ ...files, weights: files.weights.subarray(2) }, 'shape-mismatch', 'float16 values'],
-    [{ ...files, tokenizer: { merges: [[1, 2], [300, 1]] } }, 'invalid-argument', 'merge 1 joins tokens 300 and 1'],
+    [
+      {
+        ...files,
+        tokenizer: {
+          merges: [
+            [1, 2],
+            [300, 1],
+          ],
+        },
+      },
+      'invalid-argument',
+      'merge 1 joins tokens 300 and 1',
+    ],
     [{ ...files, weights: 'weights.bin' }, 'invalid-argument', 'weights must be the bytes of weights.bin'],
   ];
   for (const [bad, code, words] of cases) {
-    const error = await lab.loadModel(bad).then(() => null, (e) => e);
+    const error = await lab.loadModel(bad).then(
+      () => null,
+      (e) => e,
+    );
     assert.equal(error?.code, code, String(error));
     assert.ok(error.message.includes(words), error.message);
   }
@@ -233,13 +256,21 @@ test('loadModel() without files reads the packaged model/: the same model as its
   }
 });
 
-test('headWeights: a head\'s columns of W_Q, W_K, W_V; with norm1 as X the stepper gives the block\'s weights', () => {
+test("headWeights: a head's columns of W_Q, W_K, W_V; with norm1 as X the stepper gives the block's weights", () => {
   const tokens = model.tokenize(text).tokenIds.slice(0, 14);
   const { blocks } = model.forward(tokens);
   const dh = d / heads;
-  for (const [l, h] of [[0, 0], [1, 3], [2, 1]]) {
+  for (const [l, h] of [
+    [0, 0],
+    [1, 3],
+    [2, 1],
+  ]) {
     const w = model.headWeights(l, h);
-    for (const [key, name] of [['Wq', 'w_q'], ['Wk', 'w_k'], ['Wv', 'w_v']]) {
+    for (const [key, name] of [
+      ['Wq', 'w_q'],
+      ['Wk', 'w_k'],
+      ['Wv', 'w_v'],
+    ]) {
       assert.equal(w[key].length, d);
       assert.equal(w[key][0].length, dh);
       for (let r = 0; r < d; r++) for (let c = 0; c < dh; c++) assert.equal(w[key][r][c], Math.fround(tensor[`layers.${l}.${name}`](r, h * dh + c)));
@@ -252,36 +283,56 @@ test('headWeights: a head\'s columns of W_Q, W_K, W_V; with norm1 as X the stepp
   assert.equal(errorOf(() => model.headWeights(0, 1.5)).code, 'invalid-argument');
 });
 
-test('each head\'s role: the score furthest above uniform attention\'s, named when at least twice it', () => {
+test("each head's role: the score furthest above uniform attention's, named when at least twice it", () => {
   const probe = model.inductionProbe(20, 3);
   assert.equal(probe.length, 40);
   assert.deepEqual(probe.slice(20), probe.slice(0, 20));
   // Uniform causal attention gives each key 1/(i + 1) at query i: averaged over the queries scored.
   const uniform = (from, to) => Array.from({ length: to - from }, (_, i) => 1 / (from + i + 1)).reduce((s, v) => s + v, 0) / (to - from);
-  for (const [tokens, period] of [[model.tokenize(text).tokenIds, 0], [probe, 20]]) {
+  for (const [tokens, period] of [
+    [model.tokenize(text).tokenIds, 0],
+    [probe, 20],
+  ]) {
     const roles = new Set();
-    model.headScores(tokens, period).flat().forEach((s) => {
-      const all = uniform(1, tokens.length), repeat = period ? uniform(period, 2 * period) : 0;
-      const candidates = [['previous-token', s.previousToken, all], ['first-token', s.firstToken, all]];
-      if (period) candidates.push(['duplicate-token', s.duplicateToken, repeat], ['induction', s.induction, repeat]);
-      const [name, score, base] = candidates.reduce((best, c) => (c[1] / c[2] > best[1] / best[2] ? c : best));
-      assert.equal(s.roleScore, score);
-      assert.equal(s.role, score >= 2 * base ? name : 'spread');
-      roles.add(s.role);
-    });
+    model
+      .headScores(tokens, period)
+      .flat()
+      .forEach((s) => {
+        const all = uniform(1, tokens.length),
+          repeat = period ? uniform(period, 2 * period) : 0;
+        const candidates = [
+          ['previous-token', s.previousToken, all],
+          ['first-token', s.firstToken, all],
+        ];
+        if (period) candidates.push(['duplicate-token', s.duplicateToken, repeat], ['induction', s.induction, repeat]);
+        const [name, score, base] = candidates.reduce((best, c) => (c[1] / c[2] > best[1] / best[2] ? c : best));
+        assert.equal(s.roleScore, score);
+        assert.equal(s.role, score >= 2 * base ? name : 'spread');
+        roles.add(s.role);
+      });
     console.log(`roles on ${period ? 'the induction probe' : 'the text'}: ${[...roles].join(', ')}`);
   }
 });
 
 test('nextTokenDistribution refuses logits that are not finite, as non-finite naming the entry (once NaN probabilities)', () => {
   const row = Array.from({ length: vocab }, (_, i) => Math.sin(i));
-  for (const [bad, shown] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [1e39, '1e+39'], [-Infinity, '-Infinity']]) {
+  for (const [bad, shown] of [
+    [NaN, 'NaN'],
+    [Infinity, 'Infinity'],
+    [1e39, '1e+39'],
+    [-Infinity, '-Infinity'],
+  ]) {
     const logits = row.map((x, i) => (i === 4 ? bad : x));
     const { code, message } = errorOf(() => model.nextTokenDistribution(logits));
     assert.equal(code, 'non-finite', message);
     assert.match(message, /^logit 5 is /, `${shown}: ${message}`);
   }
-  const { code } = errorOf(() => model.nextTokenDistribution(row.map(() => -Infinity), { temperature: 0 }));
+  const { code } = errorOf(() =>
+    model.nextTokenDistribution(
+      row.map(() => -Infinity),
+      { temperature: 0 },
+    ),
+  );
   assert.equal(code, 'non-finite');
 });
 
@@ -303,18 +354,26 @@ test('tokenize() takes at most tokenizeBytes bytes of UTF-8 and pieces() as many
 
 test("the model's requests are the core's (lab.schema(), model_requests.hpp): a field it lacks is refused with the closest name, never ignored", () => {
   const { requests, groups } = lab.schema();
-  for (const entry of ['loadModel', 'forward', 'generate', 'nextTokenDistribution', 'headScores', 'headWeights', 'inductionProbe']) assert.ok(requests[entry], entry);
+  for (const entry of ['loadModel', 'forward', 'generate', 'nextTokenDistribution', 'headScores', 'headWeights', 'inductionProbe'])
+    assert.ok(requests[entry], entry);
   const names = (entry) => requests[entry].flatMap((g) => groups[g].map((f) => f.name));
   assert.deepEqual(names('generate'), ['prompt', 'count', 'temperature', 'topK', 'seed']);
   assert.deepEqual(names('loadModel'), ['vocab', 'contextLength', 'dModel', 'layers', 'heads']);
   const prompt = model.tokenize('The Union').tokenIds;
   // Before the table, an unknown option was dropped silently and the default used.
   assert.throws(() => model.generate(prompt, { count: 2, topk: 3 }), { code: 'invalid-argument', message: /topk: .*did you mean topK\?/ });
-  assert.throws(() => model.nextTokenDistribution(model.forward(prompt).logits.at(-1), { temprature: 0 }), { code: 'invalid-argument', message: /did you mean temperature\?/ });
+  assert.throws(() => model.nextTokenDistribution(model.forward(prompt).logits.at(-1), { temprature: 0 }), {
+    code: 'invalid-argument',
+    message: /did you mean temperature\?/,
+  });
   assert.throws(() => model.generate(prompt, { count: 2, seed: 'x' }), { code: 'invalid-argument', message: /^seed must be a whole number/ });
   // The schema's defaults are the ones the core draws with.
   const sample = Object.fromEntries(groups.SampleOptions.map((f) => [f.name, f.default]));
   assert.deepEqual(sample, { temperature: 1, topK: 0, seed: 1 });
   assert.deepEqual(model.generate(prompt, { count: 4 }), model.generate(prompt, { count: 4, ...sample }));
-  assert.notDeepEqual(model.generate(prompt, { count: 4, seed: 2 }), model.generate(prompt, { count: 4, ...sample }), 'the seed changes the draw, so the comparison can fail');
+  assert.notDeepEqual(
+    model.generate(prompt, { count: 4, seed: 2 }),
+    model.generate(prompt, { count: 4, ...sample }),
+    'the seed changes the draw, so the comparison can fail',
+  );
 });

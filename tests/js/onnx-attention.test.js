@@ -120,8 +120,22 @@ function compareOutputs(check, p, got) {
       for (let g = 0; g < p.kvHeads; g++) {
         for (let j = 0; j < p.nk; j++) {
           // A copy of the inputs: exact.
-          for (let col = 0; col < p.d; col++) check.compare('present_key', got.present.key(b, g, j, col), p.at(c.outputs.present_key, b, g, j, col), 0, `(b ${b}, K/V head ${g}, key ${j}, column ${col})`);
-          for (let col = 0; col < p.dv; col++) check.compare('present_value', got.present.value(b, g, j, col), p.at(c.outputs.present_value, b, g, j, col), 0, `(b ${b}, K/V head ${g}, key ${j}, column ${col})`);
+          for (let col = 0; col < p.d; col++)
+            check.compare(
+              'present_key',
+              got.present.key(b, g, j, col),
+              p.at(c.outputs.present_key, b, g, j, col),
+              0,
+              `(b ${b}, K/V head ${g}, key ${j}, column ${col})`,
+            );
+          for (let col = 0; col < p.dv; col++)
+            check.compare(
+              'present_value',
+              got.present.value(b, g, j, col),
+              p.at(c.outputs.present_value, b, g, j, col),
+              0,
+              `(b ${b}, K/V head ${g}, key ${j}, column ${col})`,
+            );
         }
       }
     }
@@ -233,8 +247,8 @@ test(`the dump holds the ${CASE_COUNT} Attention cases of onnx ${ONNX_VERSION}`,
   // Each option the framework table maps is exercised by some case.
   const seen = (f) => cases.some((c) => f(c, c.problem));
   for (const [option, f] of Object.entries({
-    'past_key': (c) => c.inputs.past_key,
-    'nonpad_kv_seqlen': (c) => c.inputs.nonpad_kv_seqlen,
+    past_key: (c) => c.inputs.past_key,
+    nonpad_kv_seqlen: (c) => c.inputs.nonpad_kv_seqlen,
     'a negative offset': (c, p) => [...Array(p.batch).keys()].some((b) => p.offset(b) < 0),
     'boolean mask per head': (c, p) => p.maskShape?.[1] > 1 && c.inputs.attn_mask.dtype === 'bool',
     'float mask per head': (c, p) => p.maskShape?.[1] > 1 && c.inputs.attn_mask.dtype !== 'bool',
@@ -242,8 +256,9 @@ test(`the dump holds the ${CASE_COUNT} Attention cases of onnx ${ONNX_VERSION}`,
     'grouped-query heads': (c, p) => p.kvHeads < p.heads,
     'a value width unlike the key width': (c, p) => p.dv !== p.d,
     'left and right window': (c) => c.attributes.left_window_size >= 0 && c.attributes.right_window_size >= 0,
-    'softcap': (c) => c.attributes.softcap > 0,
-    'qk_matmul_output modes 0 to 3': () => [0, 1, 2, 3].every((m) => cases.some((c) => c.outputs.qk_matmul_output && (c.attributes.qk_matmul_output_mode ?? 0) === m)),
+    softcap: (c) => c.attributes.softcap > 0,
+    'qk_matmul_output modes 0 to 3': () =>
+      [0, 1, 2, 3].every((m) => cases.some((c) => c.outputs.qk_matmul_output && (c.attributes.qk_matmul_output_mode ?? 0) === m)),
   })) {
     assert.ok(seen(f), `no case has ${option}`);
   }

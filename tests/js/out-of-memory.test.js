@@ -57,13 +57,18 @@ test('100 out-of-memory calls leave the heap as it was, and the module computes 
   const before = lab.memoryStats();
   const codes = withoutGrowth(() => Array.from({ length: 100 }, () => call().code));
   const after = lab.memoryStats();
-  console.log(`wasm heap before 100 out-of-memory calls: ${before.heapBytes} B (${before.allocatedBytes} B in use); after: ${after.heapBytes} B (${after.allocatedBytes} B in use)`);
+  console.log(
+    `wasm heap before 100 out-of-memory calls: ${before.heapBytes} B (${before.allocatedBytes} B in use); after: ${after.heapBytes} B (${after.allocatedBytes} B in use)`,
+  );
   assert.deepEqual(new Set(codes), new Set(['out-of-memory']));
   assert.deepEqual(after, before);
   assert.deepEqual(lab.attention({ Q: [[1]], K: [[1]], V: [[2]] }).output, [[2]]);
   // With room to grow, the same call succeeds: row 0 sees its scores against every key.
   const { output } = lab.naiveAttention({ Q, K, V });
-  const scores = Array.from({ length: 2048 }, (_, j) => Array.from({ length: 8 }, (_, c) => Q.data[c] * K.data[j * 8 + c]).reduce((a, b) => a + b) / Math.sqrt(8));
+  const scores = Array.from(
+    { length: 2048 },
+    (_, j) => Array.from({ length: 8 }, (_, c) => Q.data[c] * K.data[j * 8 + c]).reduce((a, b) => a + b) / Math.sqrt(8),
+  );
   const max = Math.max(...scores);
   const weights = scores.map((s) => Math.exp(s - max));
   const sum = weights.reduce((a, b) => a + b);
@@ -115,9 +120,40 @@ function withoutPlainCopies(call) {
 }
 
 test('a result the JS engine cannot copy is out-of-memory, and the core gives back its copy (issue 29, item 11)', () => {
-  const request = { Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] };
+  const request = {
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  };
   const expected = lab.attention(request);
-  const traceRequest = { X: [[1, 0], [0, 1]], Wq: [[1, 0], [0, 1]], Wk: [[1, 0], [0, 1]], Wv: [[1, 0], [0, 1]], heads: 2 };
+  const traceRequest = {
+    X: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wq: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wk: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wv: [
+      [1, 0],
+      [0, 1],
+    ],
+    heads: 2,
+  };
   lab.trace(traceRequest);
   const calls = [() => lab.attention(request), () => lab.trace(traceRequest)];
   // The core's copies (every entry), then the plain copies (the entries with nested results).
@@ -130,7 +166,12 @@ test('a result the JS engine cannot copy is out-of-memory, and the core gives ba
       for (const call of entries) {
         const error = refuse(() => errorOf(call));
         assert.equal(error.code, 'out-of-memory', error.message);
-        assert.match(error.message, refuse === withoutPlainCopies ? /^out of memory: Array buffer allocation failed$/ : /JavaScript engine could not allocate the result; everything the call took has been given back/);
+        assert.match(
+          error.message,
+          refuse === withoutPlainCopies
+            ? /^out of memory: Array buffer allocation failed$/
+            : /JavaScript engine could not allocate the result; everything the call took has been given back/,
+        );
       }
     }
   };
@@ -141,7 +182,7 @@ test('a result the JS engine cannot copy is out-of-memory, and the core gives ba
   assert.deepEqual(lab.attention(request), expected, 'the module computes as before');
 });
 
-test('naiveAttention at 16,384 tokens (issue 14\'s example) is too-large, before the core allocates', () => {
+test("naiveAttention at 16,384 tokens (issue 14's example) is too-large, before the core allocates", () => {
   const m = ramp(16384, 1);
   lab.resetPeakMemory();
   const before = lab.memoryStats();
@@ -150,5 +191,5 @@ test('naiveAttention at 16,384 tokens (issue 14\'s example) is too-large, before
   assert.equal(code, 'too-large', message);
   assert.match(message, /268435456 scores/);
   assert.equal(after.trackedBytes, before.trackedBytes);
-  assert.ok(after.peakTrackedBytes - before.trackedBytes <= 3 * 16384 * 4 + MiB, 'no more than the inputs\' copies');
+  assert.ok(after.peakTrackedBytes - before.trackedBytes <= 3 * 16384 * 4 + MiB, "no more than the inputs' copies");
 });

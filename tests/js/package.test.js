@@ -47,7 +47,9 @@ test('download size: the entry and its wasm, gzipped, at most 100 KB', async () 
   const sizes = { wasm: await gz('attnlab-core.wasm'), entry: await gz('attnlab.js') };
   const total = sizes.wasm + sizes.entry;
   const learning = (await gz('attnlab-learn.wasm')) + (await gz('attnlab-learn.js'));
-  console.log(`gzipped sizes: wasm ${sizes.wasm} B, entry (wrapper + loader) ${sizes.entry} B, total ${total} B; the learning module, loaded on demand: ${learning} B`);
+  console.log(
+    `gzipped sizes: wasm ${sizes.wasm} B, entry (wrapper + loader) ${sizes.entry} B, total ${total} B; the learning module, loaded on demand: ${learning} B`,
+  );
   assert.ok(total <= 100 * 1024, `total ${total} B`);
 });
 

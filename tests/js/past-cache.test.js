@@ -9,7 +9,8 @@ import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 
-const matrix = (rows, cols, seed, scale = 1) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => scale * (Math.sin(seed * 1000 + (r * cols + c) * 12.9898) % 1)));
+const matrix = (rows, cols, seed, scale = 1) =>
+  Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => scale * (Math.sin(seed * 1000 + (r * cols + c) * 12.9898) % 1)));
 const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
 
 // One head, float64: queries at positions offset + i over every key, causal.
@@ -67,14 +68,19 @@ test('decode() from a past cache of 100 tokens equals the last rows of the full 
   assert.equal(full.steps.find((s) => s.id === 'scores').operands[1].pastRows, undefined);
 });
 
-test('the cache\'s errors name it and its shape', () => {
+test("the cache's errors name it and its shape", () => {
   const [Q, K, V] = [matrix(3, 4, 7), matrix(3, 4, 8), matrix(3, 2, 9)];
   assert.match(errorOf(() => lab.attention({ Q, K, V, pastKey: matrix(2, 4, 1) })).message, /pastKey and pastValue go together/);
   const shape = errorOf(() => lab.attention({ Q, K, V, pastKey: matrix(2, 4, 1), pastValue: matrix(2, 3, 2) }));
   assert.equal(shape.code, 'shape-mismatch');
   assert.match(shape.message, /pastValue \(2×3\)/);
   assert.match(errorOf(() => lab.attention({ Q, K, V, pastKey: 'rows' })).message, /pastKey/);
-  const long = errorOf(() => lab.decode({ Q, K, V, heads: 1, pastKey: matrix(lab.limits().decodeKeys, 4, 1), pastValue: matrix(lab.limits().decodeKeys, 2, 2) }));
+  const long = errorOf(() =>
+    lab.decode({ Q, K, V, heads: 1, pastKey: matrix(lab.limits().decodeKeys, 4, 1), pastValue: matrix(lab.limits().decodeKeys, 2, 2) }),
+  );
   assert.equal(long.code, 'too-large');
-  assert.match(errorOf(() => lab.decode({ Q, K, V, heads: 1, pastKey: matrix(2, 4, 1), pastValue: matrix(2, 2, 2), causalAlignment: 'top-left' })).message, /bottom-right/);
+  assert.match(
+    errorOf(() => lab.decode({ Q, K, V, heads: 1, pastKey: matrix(2, 4, 1), pastValue: matrix(2, 2, 2), causalAlignment: 'top-left' })).message,
+    /bottom-right/,
+  );
 });

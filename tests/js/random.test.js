@@ -28,7 +28,7 @@ test('the same seed gives the same numbers, another seed others', () => {
   assert.deepEqual(lab.normalMatrix({ rows: 2, cols: 2 }).data, lab.normalMatrix({ rows: 2, cols: 2, seed: 1 }).data);
 });
 
-test('the numbers are the native build\'s (pinned there too, in random_test.cpp)', () => {
+test("the numbers are the native build's (pinned there too, in random_test.cpp)", () => {
   const pinned = [-0.0282497462, -1.06561768, -0.227919519, 0.0830941722];
   const { data } = lab.normalMatrix({ rows: 1, cols: 4, seed: 1 });
   pinned.forEach((v, i) => assert.ok(Math.abs(data[i] - v) <= 1e-7 * Math.abs(v), `${data[i]} vs ${v}`));

@@ -17,13 +17,18 @@ test('sinusoidalEncoding({ positions, width }) equals the older (positions, widt
   assert.deepEqual(pe, lab.sinusoidalEncoding(5, 6));
   assert.deepEqual(pe, lab.sinusoidalEncoding({ tokens: 5, width: 6 }), 'tokens, the older name of positions');
   assert.notDeepEqual(pe, lab.sinusoidalEncoding({ tokens: 4, width: 6 }));
-  assert.deepEqual(codeOf(() => lab.sinusoidalEncoding({ tokens: 5, positions: 5, width: 6 })), ['invalid-argument', 'tokens is the older name of positions: give one of them']);
+  assert.deepEqual(
+    codeOf(() => lab.sinusoidalEncoding({ tokens: 5, positions: 5, width: 6 })),
+    ['invalid-argument', 'tokens is the older name of positions: give one of them'],
+  );
   assert.equal(pe.length, 5);
   // pe(p, 2i) = sin(p / 10000^(2i/d)), pe(p, 2i+1) = cos(same), computed here.
-  pe.forEach((row, p) => row.forEach((v, c) => {
-    const angle = p / 10000 ** ((c - (c % 2)) / 6);
-    assert.ok(Math.abs(v - (c % 2 ? Math.cos(angle) : Math.sin(angle))) < 1e-6, `${p},${c}`);
-  }));
+  pe.forEach((row, p) =>
+    row.forEach((v, c) => {
+      const angle = p / 10000 ** ((c - (c % 2)) / 6);
+      assert.ok(Math.abs(v - (c % 2 ? Math.cos(angle) : Math.sin(angle))) < 1e-6, `${p},${c}`);
+    }),
+  );
 });
 
 test('sinusoidalEncoding: the core checks the range 1 … 2048 and names the argument', () => {
@@ -55,7 +60,25 @@ test('softmaxBreakdown({ scores, temperature }) equals the older (scores, temper
 });
 
 test('permutationCheck({ ...request, order }) equals the older (request, order)', () => {
-  const request = { X: [[1, 0], [0, 1], [1, 1]], Wq: [[1, 0], [0, 1]], Wk: [[1, 0], [0, 1]], Wv: [[1, 2], [3, 4]] };
+  const request = {
+    X: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    Wq: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wk: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wv: [
+      [1, 2],
+      [3, 4],
+    ],
+  };
   const order = [2, 0, 1];
   const check = lab.permutationCheck({ ...request, order });
   assert.deepEqual(check, lab.permutationCheck(request, order));
@@ -74,13 +97,30 @@ test('tilePlan({ headWidth }) equals the older tilePlan(headWidth); null beyond 
 });
 
 test('attention(): scale excludes the temperature, factor is what multiplies the scores', () => {
-  const r = lab.attention({ Q: [[1, 1]], K: [[2, 0], [0, 4]], V: [[1], [2]], temperature: 2 });
+  const r = lab.attention({
+    Q: [[1, 1]],
+    K: [
+      [2, 0],
+      [0, 4],
+    ],
+    V: [[1], [2]],
+    temperature: 2,
+  });
   assert.ok(Math.abs(r.scale - Math.SQRT1_2) < 1e-7);
   assert.equal(r.temperature, 2);
   assert.ok(Math.abs(r.factor - Math.SQRT1_2 / 2) < 1e-7);
-  assert.ok(Math.abs(r.scaled[0][0] - 2 * Math.SQRT1_2 / 2) < 1e-6);
-  assert.ok(Math.abs(r.scaled[0][1] - 4 * Math.SQRT1_2 / 2) < 1e-6);
-  const explicit = lab.attention({ Q: [[1, 1]], K: [[2, 0], [0, 4]], V: [[1], [2]], scale: 0.5, temperature: 4 });
+  assert.ok(Math.abs(r.scaled[0][0] - (2 * Math.SQRT1_2) / 2) < 1e-6);
+  assert.ok(Math.abs(r.scaled[0][1] - (4 * Math.SQRT1_2) / 2) < 1e-6);
+  const explicit = lab.attention({
+    Q: [[1, 1]],
+    K: [
+      [2, 0],
+      [0, 4],
+    ],
+    V: [[1], [2]],
+    scale: 0.5,
+    temperature: 4,
+  });
   assert.deepEqual([explicit.scale, explicit.temperature, explicit.factor], [0.5, 4, 0.125]);
 });
 
@@ -90,7 +130,10 @@ test('results are plain values: no handles, typed arrays only where documented a
     if (ArrayBuffer.isView(value)) return false;
     return Object.values(value).every(isPlain);
   };
-  const Q = [[1, 0], [0, 1]];
+  const Q = [
+    [1, 0],
+    [0, 1],
+  ];
   assert.ok(isPlain(lab.attention({ Q, K: Q, V: Q, causal: true })));
   assert.ok(isPlain(lab.trace({ Q, K: Q, V: Q, causal: true })));
   assert.ok(isPlain(lab.softmaxBreakdown({ scores: [1, 2] })));

@@ -11,8 +11,7 @@ const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
 const flat = (m) => ({ rows: m.length, cols: m[0].length, data: Float32Array.from(m.flat()) });
 
-const refusedAsNonFinite = (call, what) =>
-  assert.throws(call, (e) => e instanceof AttnLabError && e.code === 'non-finite' && /overflow/.test(e.message), what);
+const refusedAsNonFinite = (call, what) => assert.throws(call, (e) => e instanceof AttnLabError && e.code === 'non-finite' && /overflow/.test(e.message), what);
 
 test('a bias past float32 is refused by the sampled weights as by flash', () => {
   const request = { Q: flat([[1e19]]), K: flat([[1e19], [1]]), scale: 1, bias: [[3e38, 0]], rows: [0], cols: [0, 1] };

@@ -8,7 +8,18 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { BEGIN, END, RESULTS_BEGIN, RESULTS_END, declaredTwice, generate, generateResults, learningSchema, listsModule, typingsResults } from '../../scripts/typings.mjs';
+import {
+  BEGIN,
+  END,
+  RESULTS_BEGIN,
+  RESULTS_END,
+  declaredTwice,
+  generate,
+  generateResults,
+  learningSchema,
+  listsModule,
+  typingsResults,
+} from '../../scripts/typings.mjs';
 import { attnlab, errorOf, packageDir } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -24,7 +35,11 @@ test('the request interfaces and step ids of attnlab.d.ts and core-lists.js are 
     const text = await readFile(file, 'utf8');
     assert.equal(generatedPart(text), expected, `${file} is stale: run node scripts/typings.mjs`);
   }
-  assert.equal(await readFile('web/lib/core-lists.js', 'utf8'), listsModule(lab.stepIds(), schema, lab.limits()), 'web/lib/core-lists.js is stale: run node scripts/typings.mjs');
+  assert.equal(
+    await readFile('web/lib/core-lists.js', 'utf8'),
+    listsModule(lab.stepIds(), schema, lab.limits()),
+    'web/lib/core-lists.js is stale: run node scripts/typings.mjs',
+  );
 });
 
 // The result interfaces come from the typings module the build leaves beside the others
@@ -33,7 +48,11 @@ test('the result interfaces of attnlab.d.ts are generated from the fields the co
   const expected = generateResults(await typingsResults('build/wasm/cpp/bindings'));
   for (const file of ['web/lib/attnlab.d.ts', join(packageDir, 'dist', 'attnlab.d.ts')]) {
     const text = await readFile(file, 'utf8');
-    assert.equal(text.slice(text.indexOf(RESULTS_BEGIN), text.indexOf(RESULTS_END) + RESULTS_END.length), expected, `${file} is stale: run node scripts/typings.mjs`);
+    assert.equal(
+      text.slice(text.indexOf(RESULTS_BEGIN), text.indexOf(RESULTS_END) + RESULTS_END.length),
+      expected,
+      `${file} is stale: run node scripts/typings.mjs`,
+    );
     assert.deepEqual(declaredTwice(text), [], `${file} declares these twice`);
   }
 });
@@ -46,7 +65,13 @@ test("the core's schema and the model module's together are the learning module'
   const fresh = await attnlab.createAttnLab();
   (await fresh.loadModel()).delete();
   assert.deepEqual(fresh.schema(), strip(withDocs), 'lab.schema() once the model module has loaded');
-  assert.ok(Object.values(withDocs.groups).flat().filter((f) => !f.aliasOf).every((f) => f.doc), 'every field has a doc');
+  assert.ok(
+    Object.values(withDocs.groups)
+      .flat()
+      .filter((f) => !f.aliasOf)
+      .every((f) => f.doc),
+    'every field has a doc',
+  );
 });
 
 test("the model's requests join the schema of the lab that loaded its module only; a lab made later keeps the model's checks", async () => {
@@ -54,12 +79,20 @@ test("the model's requests join the schema of the lab that loaded its module onl
   const model = await first.loadModel();
   assert.ok('headScores' in first.schema().requests && 'importAttention' in first.schema().requests);
   const later = await attnlab.createAttnLab();
-  assert.deepEqual(later.schema(), schema, 'a lab that has not loaded the model lists the core\'s requests alone');
+  assert.deepEqual(later.schema(), schema, "a lab that has not loaded the model lists the core's requests alone");
   assert.ok('headScores' in first.schema().requests, 'the first lab still lists them');
   // The first lab's model still has its requests checked after another lab was made.
   assert.equal(model.forward(model.tokenize('The Union').tokenIds).logits.length, model.tokenize('The Union').tokenIds.length);
   assert.match(errorOf(() => model.headScores([1, 'a'])).message, /^tokenIds\[1\] must be a whole number/);
-  await later.importAttention({ tokens: ['a', 'b'], attention: [[[1, 0], [0.5, 0.5]]] });
+  await later.importAttention({
+    tokens: ['a', 'b'],
+    attention: [
+      [
+        [1, 0],
+        [0.5, 0.5],
+      ],
+    ],
+  });
   assert.ok('importAttention' in later.schema().requests, 'importAttention loads the model module for its lab too');
   model.delete();
 });
@@ -80,7 +113,10 @@ test("the mask's blockedBy bits are the core's: a causal cell is blocked by mask
   assert.deepEqual(Object.keys(maskRules), ['causal', 'keyPadding', 'mask', 'window', 'bias']);
   assert.deepEqual({ ...attnlab.MASK_RULES }, maskRules);
   assert.ok(Object.isFrozen(attnlab.MASK_RULES));
-  const I = [[1, 0], [0, 1]];
+  const I = [
+    [1, 0],
+    [0, 1],
+  ];
   const trace = lab.trace({ Q: I, K: I, V: I, causal: true, keyPadding: [false, true] });
   const { blockedBy } = trace.steps.find((s) => s.id === 'mask');
   assert.equal(blockedBy[0][1], maskRules.causal | maskRules.keyPadding);
@@ -92,7 +128,11 @@ test('the defaults the schema reports are the ones the core computes with', () =
   const fields = Object.fromEntries(schema.groups.TraceOptions.map((f) => [f.name, f]));
   assert.equal(fields.heads.default, 1);
   assert.equal(fields.ropeBase.default, 10000);
-  const Q = [[1, 0, 0.5, 1], [0, 1, 1, 0], [1, 1, 0, 0]];
+  const Q = [
+    [1, 0, 0.5, 1],
+    [0, 1, 1, 0],
+    [1, 1, 0, 0],
+  ];
   const request = { Q, K: Q, V: Q, rope: true };
   const omitted = lab.trace(request).output;
   const given = lab.trace({ ...request, heads: fields.heads.default, ropeBase: fields.ropeBase.default }).output;
@@ -105,12 +145,34 @@ test('the defaults the schema reports are the ones the core computes with', () =
 });
 
 test('attentionBackward takes dOutput, the name trace() uses, and still its older name dO', () => {
-  const Q = [[1, 0], [0, 1]];
-  const request = { Q, K: Q, V: [[1, 2], [3, 4]] };
-  const dOutput = [[1, 0], [0.5, -1]];
+  const Q = [
+    [1, 0],
+    [0, 1],
+  ];
+  const request = {
+    Q,
+    K: Q,
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  };
+  const dOutput = [
+    [1, 0],
+    [0.5, -1],
+  ];
   const now = lab.attentionBackward({ ...request, dOutput });
   assert.deepEqual(lab.attentionBackward({ ...request, dO: dOutput }), now);
-  assert.notDeepEqual(lab.attentionBackward({ ...request, dOutput: [[0, 1], [1, 0]] }), now);
+  assert.notDeepEqual(
+    lab.attentionBackward({
+      ...request,
+      dOutput: [
+        [0, 1],
+        [1, 0],
+      ],
+    }),
+    now,
+  );
   assert.match(errorOf(() => lab.attentionBackward({ ...request, dO: dOutput, dOutput })).message, /^dO is the older name of dOutput: give one of them/);
 });
 

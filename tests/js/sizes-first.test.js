@@ -28,14 +28,38 @@ function refused(call) {
   return { error, ms: (user + system) / 1000 };
 }
 
-test('a matrix past its entry\'s limits is refused before it is converted, the heap as it was', () => {
+test("a matrix past its entry's limits is refused before it is converted, the heap as it was", () => {
   const cases = [
-    ['attention', () => lab.attention({ Q: rows(200_000), K: [row], V: [row] }), `Q (200000×64) is too large: attention allows at most ${limits.attentionTokens} rows and ${limits.attentionFeatures} columns`],
-    ['attentionBackward', () => lab.attentionBackward({ Q: [row], K: rows(100_000), V: [row], dOutput: [row] }), `K (100000×64) is too large: attention allows at most ${limits.attentionTokens} rows and ${limits.attentionFeatures} columns`],
-    ['trace', () => lab.trace({ X: rows(100_000), Wq: [[1]], Wk: [[1]], Wv: [[1]] }), `X (100000×64) is too large: the trace allows at most ${limits.traceTokens} rows and ${limits.traceFeatures} columns`],
-    ['flashAttention', () => lab.flashAttention({ Q: rows(4_000_000), K: flat(1), V: flat(1) }), `Q (4000000×64) is too large: the flash kernel allows at most ${limits.flashTokens} rows and ${limits.flashFeatures} columns`],
-    ['naiveAttention', () => lab.naiveAttention({ Q: flat(1), K: { rows: 1_000_000, cols: 64, data: new Array(64_000_000) }, V: flat(1) }), `K (1000000×64) is too large: the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`],
-    ['flashWalk', () => lab.flashWalk({ Q: rows(50_000), K: [row], V: [row] }), `Q (50000×64) is too large: the tile walk allows at most ${limits.walkTokens} rows and ${limits.walkFeatures} columns`],
+    [
+      'attention',
+      () => lab.attention({ Q: rows(200_000), K: [row], V: [row] }),
+      `Q (200000×64) is too large: attention allows at most ${limits.attentionTokens} rows and ${limits.attentionFeatures} columns`,
+    ],
+    [
+      'attentionBackward',
+      () => lab.attentionBackward({ Q: [row], K: rows(100_000), V: [row], dOutput: [row] }),
+      `K (100000×64) is too large: attention allows at most ${limits.attentionTokens} rows and ${limits.attentionFeatures} columns`,
+    ],
+    [
+      'trace',
+      () => lab.trace({ X: rows(100_000), Wq: [[1]], Wk: [[1]], Wv: [[1]] }),
+      `X (100000×64) is too large: the trace allows at most ${limits.traceTokens} rows and ${limits.traceFeatures} columns`,
+    ],
+    [
+      'flashAttention',
+      () => lab.flashAttention({ Q: rows(4_000_000), K: flat(1), V: flat(1) }),
+      `Q (4000000×64) is too large: the flash kernel allows at most ${limits.flashTokens} rows and ${limits.flashFeatures} columns`,
+    ],
+    [
+      'naiveAttention',
+      () => lab.naiveAttention({ Q: flat(1), K: { rows: 1_000_000, cols: 64, data: new Array(64_000_000) }, V: flat(1) }),
+      `K (1000000×64) is too large: the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`,
+    ],
+    [
+      'flashWalk',
+      () => lab.flashWalk({ Q: rows(50_000), K: [row], V: [row] }),
+      `Q (50000×64) is too large: the tile walk allows at most ${limits.walkTokens} rows and ${limits.walkFeatures} columns`,
+    ],
   ];
   for (const [entry, call, message] of cases) {
     const { error, ms } = refused(call);

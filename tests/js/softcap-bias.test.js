@@ -9,7 +9,8 @@ import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
 
-const matrix = (rows, cols, seed, scale = 1) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => scale * (Math.sin(seed * 1000 + (r * cols + c) * 12.9898) % 1)));
+const matrix = (rows, cols, seed, scale = 1) =>
+  Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => scale * (Math.sin(seed * 1000 + (r * cols + c) * 12.9898) % 1)));
 
 // softmax(cap(Q·Kᵀ/√d) + bias)·V, one head, float64: { output, weights }.
 function reference(Q, K, V, { softcap, bias }) {
@@ -30,7 +31,8 @@ function reference(Q, K, V, { softcap, bias }) {
   return { output, weights };
 }
 
-const close = (got, want, tolerance, what) => got.forEach((row, i) => row.forEach((x, c) => assert.ok(Math.abs(x - want[i][c]) <= tolerance, `${what} (${i + 1}, ${c + 1}): ${x} vs ${want[i][c]}`)));
+const close = (got, want, tolerance, what) =>
+  got.forEach((row, i) => row.forEach((x, c) => assert.ok(Math.abs(x - want[i][c]) <= tolerance, `${what} (${i + 1}, ${c + 1}): ${x} vs ${want[i][c]}`)));
 
 test('attention(): softcap and a bias with a −Infinity entry, as float64 computes them', () => {
   const [Q, K, V] = [matrix(4, 6, 1, 3), matrix(5, 6, 2, 3), matrix(5, 3, 3)];
@@ -71,7 +73,11 @@ test('attentionBackward(): through softcap and bias, against finite differences'
   const g = lab.attentionBackward({ Q, K, V, dO, ...options });
   const loss = (q, k, v) => reference(q, k, v, options).output.reduce((acc, row, i) => acc + row.reduce((a, x, c) => a + x * dO[i][c], 0), 0);
   const h = 1e-6;
-  for (const [name, index] of [['dQ', 0], ['dK', 1], ['dV', 2]]) {
+  for (const [name, index] of [
+    ['dQ', 0],
+    ['dK', 1],
+    ['dV', 2],
+  ]) {
     const inputs = [Q, K, V];
     inputs[index].forEach((row, r) =>
       row.forEach((_, c) => {

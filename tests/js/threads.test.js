@@ -55,7 +55,10 @@ test('threads must be a whole number, createAttnLab takes { threads: boolean }',
     assert.match(error.message, /threads/);
   }
   for (const options of [{ threads: 'yes' }, { thread: true }, 5]) {
-    await assert.rejects(attnlab.createAttnLab(options), (error) => error instanceof attnlab.AttnLabError && error.code === 'invalid-argument' && /thread|createAttnLab/.test(error.message));
+    await assert.rejects(
+      attnlab.createAttnLab(options),
+      (error) => error instanceof attnlab.AttnLabError && error.code === 'invalid-argument' && /thread|createAttnLab/.test(error.message),
+    );
   }
 });
 

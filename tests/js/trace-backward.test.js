@@ -10,16 +10,46 @@ import { attnlab } from './support/package.js';
 const lab = await attnlab.createAttnLab();
 
 const request = {
-  X: [[1, 0.5, -0.3, 0.2], [0.1, -1, 0.4, 0.7], [-0.6, 0.2, 0.9, -0.4], [0.3, 0.8, -0.2, 0.5]],
-  Wq: [[0.5, -0.2, 0.1, 0.4], [0.3, 0.6, -0.5, 0.2], [-0.4, 0.1, 0.7, -0.3], [0.2, -0.6, 0.3, 0.5]],
-  Wk: [[0.1, 0.4, -0.3, 0.6], [-0.5, 0.2, 0.4, 0.1], [0.3, -0.1, 0.2, -0.7], [0.6, 0.3, -0.4, 0.2]],
-  Wv: [[0.2, -0.3, 0.5, 0.1], [0.4, 0.1, -0.2, 0.6], [-0.1, 0.5, 0.3, -0.4], [0.3, -0.6, 0.1, 0.2]],
-  Wo: [[0.5, -0.1], [0.2, 0.4], [-0.3, 0.6], [0.1, -0.5]],
+  X: [
+    [1, 0.5, -0.3, 0.2],
+    [0.1, -1, 0.4, 0.7],
+    [-0.6, 0.2, 0.9, -0.4],
+    [0.3, 0.8, -0.2, 0.5],
+  ],
+  Wq: [
+    [0.5, -0.2, 0.1, 0.4],
+    [0.3, 0.6, -0.5, 0.2],
+    [-0.4, 0.1, 0.7, -0.3],
+    [0.2, -0.6, 0.3, 0.5],
+  ],
+  Wk: [
+    [0.1, 0.4, -0.3, 0.6],
+    [-0.5, 0.2, 0.4, 0.1],
+    [0.3, -0.1, 0.2, -0.7],
+    [0.6, 0.3, -0.4, 0.2],
+  ],
+  Wv: [
+    [0.2, -0.3, 0.5, 0.1],
+    [0.4, 0.1, -0.2, 0.6],
+    [-0.1, 0.5, 0.3, -0.4],
+    [0.3, -0.6, 0.1, 0.2],
+  ],
+  Wo: [
+    [0.5, -0.1],
+    [0.2, 0.4],
+    [-0.3, 0.6],
+    [0.1, -0.5],
+  ],
   heads: 2,
   causal: true,
   temperature: 1.5,
   positional: 'sinusoidal',
-  dOutput: [[1, -0.5], [0.3, 0.8], [-0.7, 0.2], [0.4, 0.6]],
+  dOutput: [
+    [1, -0.5],
+    [0.3, 0.8],
+    [-0.7, 0.2],
+    [0.4, 0.6],
+  ],
 };
 
 const maxDiff = (a, b) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i][j]))));
@@ -28,8 +58,14 @@ const stepOf = (t, id, head) => t.steps.find((s) => s.id === id && s.head === he
 
 test('before loadLearning(), a request with dOutput (and checkGradient) is refused, saying how to load it', async () => {
   const refusal = /load it once with await lab\.loadLearning\(\)/;
-  assert.throws(() => lab.trace(request), (e) => e.name === 'AttnLabError' && e.code === 'invalid-argument' && /^dOutput: /.test(e.message) && refusal.test(e.message));
-  assert.throws(() => lab.checkGradient(request, { parameter: 'X', row: 0, col: 0 }), (e) => refusal.test(e.message));
+  assert.throws(
+    () => lab.trace(request),
+    (e) => e.name === 'AttnLabError' && e.code === 'invalid-argument' && /^dOutput: /.test(e.message) && refusal.test(e.message),
+  );
+  assert.throws(
+    () => lab.checkGradient(request, { parameter: 'X', row: 0, col: 0 }),
+    (e) => refusal.test(e.message),
+  );
   const { dOutput, ...forward } = request;
   assert.ok(lab.trace(forward).steps.length > 0, 'the forward steps need no learning module');
   await lab.loadLearning();
@@ -38,18 +74,27 @@ test('before loadLearning(), a request with dOutput (and checkGradient) is refus
 });
 
 test('the backward steps refuse a variant they do not follow, naming it', () => {
-  assert.throws(() => lab.trace({ ...request, rope: true }), (e) => e.code === 'invalid-argument' && /RoPE/.test(e.message));
+  assert.throws(
+    () => lab.trace({ ...request, rope: true }),
+    (e) => e.code === 'invalid-argument' && /RoPE/.test(e.message),
+  );
 });
 
 test('the backward steps follow the forward ones, in STEP_IDS order', () => {
   const t = lab.trace(request);
   const forward = lab.trace({ ...request, dOutput: undefined });
-  assert.deepEqual(t.steps.slice(0, forward.steps.length).map((s) => s.values), forward.steps.map((s) => s.values));
+  assert.deepEqual(
+    t.steps.slice(0, forward.steps.length).map((s) => s.values),
+    forward.steps.map((s) => s.values),
+  );
   assert.deepEqual(
     t.groups.map((g) => g.id).filter((id) => id.startsWith('grad-')),
     attnlab.STEP_IDS.filter((id) => id.startsWith('grad-')),
   );
-  assert.deepEqual(stepOf(t, 'grad-output').values, request.dOutput.map((row) => row.map(Math.fround)));
+  assert.deepEqual(
+    stepOf(t, 'grad-output').values,
+    request.dOutput.map((row) => row.map(Math.fround)),
+  );
 });
 
 test('grad-q, grad-k and grad-v are lab.attentionBackward per head', () => {
@@ -78,7 +123,13 @@ test("grad-softmax carries diag(a) − aaᵀ of a chosen row's weights", () => {
 
 test('checkGradient agrees with central differences and with the trace', () => {
   const t = lab.trace(request);
-  const cases = [['X', 'grad-x'], ['Wq', 'grad-wq'], ['Wk', 'grad-wk'], ['Wv', 'grad-wv'], ['Wo', 'grad-wo']];
+  const cases = [
+    ['X', 'grad-x'],
+    ['Wq', 'grad-wq'],
+    ['Wk', 'grad-wk'],
+    ['Wv', 'grad-wv'],
+    ['Wo', 'grad-wo'],
+  ];
   for (const [parameter, id] of cases) {
     const c = lab.checkGradient(request, { parameter, row: 1, col: 1 });
     assert.ok(c.relativeError <= 1e-4, `${parameter}: ${JSON.stringify(c)}`);
@@ -98,8 +149,16 @@ test('backward errors are AttnLabErrors naming the field', () => {
   refused(() => lab.trace({ ...request, dOutput: request.dOutput.map((r) => r.map(() => NaN)) }), 'non-finite', /dOutput/);
   refused(() => lab.trace({ ...request, jacobianRow: 4 }), 'invalid-argument', /^jacobianRow must be a whole number from 0 to 3/);
   refused(() => lab.trace({ ...request, dOuptut: request.dOutput }), 'invalid-argument', /did you mean dOutput\?/);
-  refused(() => lab.checkGradient(request, { parameter: 'W', row: 0, col: 0 }), 'invalid-argument', /^parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got "W"/);
-  refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 9, col: 0 }), 'invalid-argument', /^row must be a whole number from 0 to 3 \(Wq is 4×4\), got 9/);
+  refused(
+    () => lab.checkGradient(request, { parameter: 'W', row: 0, col: 0 }),
+    'invalid-argument',
+    /^parameter must be one of X, Q, K, V, Wq, Wk, Wv, Wo, got "W"/,
+  );
+  refused(
+    () => lab.checkGradient(request, { parameter: 'Wq', row: 9, col: 0 }),
+    'invalid-argument',
+    /^row must be a whole number from 0 to 3 \(Wq is 4×4\), got 9/,
+  );
   refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 0, col: -1 }), 'invalid-argument', /^col must be a whole number/);
   refused(() => lab.checkGradient(request, { parameter: 'Wq', row: 0 }), 'invalid-argument', /^col is missing/);
   refused(() => lab.checkGradient({ ...request, dOutput: undefined }, { parameter: 'Wq', row: 0, col: 0 }), 'invalid-argument', /^dOutput is missing/);

@@ -57,7 +57,22 @@ test('every formula of every golden trace is valid TeX (KaTeX renders it strictl
 });
 
 test('trace accepts flat Float32Array matrices and passes token labels through', () => {
-  const nested = lab.trace({ Q: [[1, 0], [0, 1]], K: [[1, 0], [1, 1], [0, 1]], V: [[1, 0], [0, 2], [1, 1]] });
+  const nested = lab.trace({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [1, 1],
+      [0, 1],
+    ],
+    V: [
+      [1, 0],
+      [0, 2],
+      [1, 1],
+    ],
+  });
   const flat = lab.trace({
     Q: { rows: 2, cols: 2, data: new Float32Array([1, 0, 0, 1]) },
     K: { rows: 3, cols: 2, data: new Float32Array([1, 0, 1, 1, 0, 1]) },
@@ -71,9 +86,20 @@ test('trace accepts flat Float32Array matrices and passes token labels through',
 // ---- The trace carries what the screen needs: operands, groups, scale factors, mask cells ----
 
 const tokensRequest = (heads, extra = {}) => {
-  const n = 4, dModel = 5, dk = 2, dv = 3;
+  const n = 4,
+    dModel = 5,
+    dk = 2,
+    dv = 3;
   const m = (rows, cols, seed) => lab.normalMatrix({ rows, cols, seed });
-  return { X: m(n, dModel, 1), Wq: m(dModel, heads * dk, 2), Wk: m(dModel, heads * dk, 3), Wv: m(dModel, heads * dv, 4), Wo: m(heads * dv, 3, 5), heads, ...extra };
+  return {
+    X: m(n, dModel, 1),
+    Wq: m(dModel, heads * dk, 2),
+    Wk: m(dModel, heads * dk, 3),
+    Wv: m(dModel, heads * dv, 4),
+    Wo: m(heads * dv, 3, 5),
+    heads,
+    ...extra,
+  };
 };
 
 // Columns [first, first + count) of a number[][] — computed here, not by the package.
@@ -86,7 +112,10 @@ test('titles carry no head suffix; the head is a field', () => {
   const t = lab.trace(tokensRequest(2, { causal: true }));
   for (const step of t.steps) assert.doesNotMatch(step.title, /\(head/, step.title);
   const scores = t.steps.filter((s) => s.id === 'scores');
-  assert.deepEqual(scores.map((s) => s.head), [0, 1]);
+  assert.deepEqual(
+    scores.map((s) => s.head),
+    [0, 1],
+  );
   assert.equal(scores[0].title, scores[1].title);
 });
 
@@ -94,13 +123,20 @@ test('groups: one per step id in order, holding the very step objects', () => {
   for (const heads of [1, 3]) {
     const t = lab.trace(tokensRequest(heads, { causal: true, positional: 'sinusoidal' }));
     const ids = [...new Set(t.steps.map((s) => s.id))];
-    assert.deepEqual(t.groups.map((g) => g.id), ids);
+    assert.deepEqual(
+      t.groups.map((g) => g.id),
+      ids,
+    );
     for (const group of t.groups) {
       const members = t.steps.filter((s) => s.id === group.id);
       assert.equal(group.steps.length, members.length);
       group.steps.forEach((step, i) => assert.equal(step, members[i], `${group.id} entry ${i} is the same object`));
       assert.ok(group.steps.every((s) => s.title === group.title));
-      if (heads > 1 && group.id === 'softmax') assert.deepEqual(group.steps.map((s) => s.head), [0, 1, 2]);
+      if (heads > 1 && group.id === 'softmax')
+        assert.deepEqual(
+          group.steps.map((s) => s.head),
+          [0, 1, 2],
+        );
     }
   }
 });
@@ -122,22 +158,33 @@ test('operands: names, symbols, heads and shapes per step', () => {
   assert.deepEqual(summary(first('concat')), ['aggregate O 0 4,3', 'aggregate O 1 4,3']);
   assert.deepEqual(summary(first('output-projection')), ['concat C  4,6', 'Wo W_O  6,3']);
 
-  const one = lab.trace({ Q: [[1, 0]], K: [[1, 0], [0, 1]], V: [[1], [2]], Wo: [[2]] });
+  const one = lab.trace({
+    Q: [[1, 0]],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [[1], [2]],
+    Wo: [[2]],
+  });
   const get = (id) => one.steps.find((s) => s.id === id);
   assert.deepEqual(summary(get('scores')), ['Q Q  1,2', 'K K  2,2']);
   assert.deepEqual(summary(get('softmax')), ['scale S̃  1,2']);
   assert.deepEqual(summary(get('output-projection')), ['aggregate O  1,1', 'Wo W_O  1,1']);
-  assert.ok(one.steps.every((s) => s.operands.every((o) => !('head' in o))), 'no head field with one head');
+  assert.ok(
+    one.steps.every((s) => s.operands.every((o) => !('head' in o))),
+    'no head field with one head',
+  );
 });
 
-test('an operand that is a step result is that step\'s very values array', () => {
+test("an operand that is a step result is that step's very values array", () => {
   const t = lab.trace(tokensRequest(2, { causal: true, positional: 'sinusoidal' }));
   const stepsById = (id) => t.steps.filter((s) => s.id === id);
   let references = 0;
   for (const step of t.steps) {
     for (const operand of step.operands) {
       const source = stepsById(operand.name).find((s) => s.head === operand.head);
-      if (!source || ['project-q', 'project-k', 'project-v'].includes(operand.name) && step.head !== undefined) continue;
+      if (!source || (['project-q', 'project-k', 'project-v'].includes(operand.name) && step.head !== undefined)) continue;
       assert.equal(operand.values, source.values, `${step.id}${step.head ?? ''} ← ${operand.name}`);
       assert.equal(operand.shape, source.shape);
       references++;
@@ -149,24 +196,33 @@ test('an operand that is a step result is that step\'s very values array', () =>
   assert.equal(one.steps.find((s) => s.id === 'scores').operands[0].values, one.steps.find((s) => s.id === 'project-q').values);
 });
 
-test('the scores\' operands are the column slices of Q and K, recomputed here in float64', () => {
+test("the scores' operands are the column slices of Q and K, recomputed here in float64", () => {
   const request = tokensRequest(3);
   const t = lab.trace(request);
   const X = nested(request.X);
   const Q = matmul(X, nested(request.Wq));
   const K = matmul(X, nested(request.Wk));
   const V = matmul(X, nested(request.Wv));
-  t.steps.filter((s) => s.id === 'scores').forEach((step, h) => {
-    assert.ok(maxAbsDiff(step.operands[0].values, columns(Q, 2 * h, 2)) < 1e-5, `Q head ${h}`);
-    assert.ok(maxAbsDiff(step.operands[1].values, columns(K, 2 * h, 2)) < 1e-5, `K head ${h}`);
-  });
-  t.steps.filter((s) => s.id === 'aggregate').forEach((step, h) => {
-    assert.ok(maxAbsDiff(step.operands[1].values, columns(V, 3 * h, 3)) < 1e-5, `V head ${h}`);
-  });
+  t.steps
+    .filter((s) => s.id === 'scores')
+    .forEach((step, h) => {
+      assert.ok(maxAbsDiff(step.operands[0].values, columns(Q, 2 * h, 2)) < 1e-5, `Q head ${h}`);
+      assert.ok(maxAbsDiff(step.operands[1].values, columns(K, 2 * h, 2)) < 1e-5, `K head ${h}`);
+    });
+  t.steps
+    .filter((s) => s.id === 'aggregate')
+    .forEach((step, h) => {
+      assert.ok(maxAbsDiff(step.operands[1].values, columns(V, 3 * h, 3)) < 1e-5, `V head ${h}`);
+    });
 });
 
 test('the scale step: scale excludes the temperature, factor = scale / temperature', () => {
-  const Q = [[1, 2, 3, 4]], K = [[1, 0, 0, 1], [0, 1, 1, 0]], V = [[1], [2]];
+  const Q = [[1, 2, 3, 4]],
+    K = [
+      [1, 0, 0, 1],
+      [0, 1, 1, 0],
+    ],
+    V = [[1], [2]];
   const scaleOf = (options) => lab.trace({ Q, K, V, ...options }).steps.find((s) => s.id === 'scale');
   const plain = scaleOf({});
   assert.deepEqual([plain.scale, plain.temperature, plain.factor, plain.dk, plain.defaultScale], [0.5, 1, 0.5, 4, true]);
@@ -179,8 +235,24 @@ test('the scale step: scale excludes the temperature, factor = scale / temperatu
   assert.equal(explicit.defaultScale, false);
   // The factor is what multiplied the scores: S = [5, 5], so S̃ = 2.5
   assert.deepEqual(explicit.values, [[2.5, 2.5]]);
-  const twoHeads = lab.trace({ Q: [[1, 2, 3, 4]], K, V: [[1, 1], [2, 2]], heads: 2 }).steps.filter((s) => s.id === 'scale');
-  assert.deepEqual(twoHeads.map((s) => [s.dk, s.head]), [[2, 0], [2, 1]]);
+  const twoHeads = lab
+    .trace({
+      Q: [[1, 2, 3, 4]],
+      K,
+      V: [
+        [1, 1],
+        [2, 2],
+      ],
+      heads: 2,
+    })
+    .steps.filter((s) => s.id === 'scale');
+  assert.deepEqual(
+    twoHeads.map((s) => [s.dk, s.head]),
+    [
+      [2, 0],
+      [2, 1],
+    ],
+  );
   assert.ok(Math.abs(twoHeads[0].scale - Math.SQRT1_2) < 1e-7);
   const others = lab.trace({ Q, K, V }).steps.filter((s) => s.id !== 'scale');
   assert.ok(others.every((s) => !('factor' in s) && !('dk' in s)));
@@ -199,8 +271,16 @@ test('the mask step: allowed and blockedBy follow causal, key padding and the ma
         const step = lab.trace(request).steps.find((s) => s.id === 'mask');
         const bits = (i, j) => (causal && j > i ? 1 : 0) | (padding && keyPadding[j] ? 2 : 0) | (withMask && !mask[i][j] ? 4 : 0);
         const label = JSON.stringify({ causal, padding, withMask });
-        assert.deepEqual(step.blockedBy, Q.map((_, i) => Q.map((_, j) => bits(i, j))), label);
-        assert.deepEqual(step.allowed, Q.map((_, i) => Q.map((_, j) => bits(i, j) === 0)), label);
+        assert.deepEqual(
+          step.blockedBy,
+          Q.map((_, i) => Q.map((_, j) => bits(i, j))),
+          label,
+        );
+        assert.deepEqual(
+          step.allowed,
+          Q.map((_, i) => Q.map((_, j) => bits(i, j) === 0)),
+          label,
+        );
       }
     }
   }

@@ -84,17 +84,29 @@ test('a bad config or count is an AttnLabError naming the field and its range', 
     [{ learningrate: 0.1 }, 'invalid-argument', 'learningrate: did you mean learningRate? (trainer() has no field "learningrate")'],
   ];
   for (const [config, code, message] of cases) {
-    const error = await lab.trainer(config).then(() => null, ({ code, message }) => ({ code, message }));
+    const error = await lab.trainer(config).then(
+      () => null,
+      ({ code, message }) => ({ code, message }),
+    );
     assert.deepEqual(error, { code, message }, JSON.stringify(config));
   }
   const trainer = await lab.trainer();
-  assert.deepEqual(errorOf(() => trainer.step(0)), { code: 'invalid-argument', message: `count must be a whole number from 1 to ${limits.trainSteps}, got 0` });
+  assert.deepEqual(
+    errorOf(() => trainer.step(0)),
+    { code: 'invalid-argument', message: `count must be a whole number from 1 to ${limits.trainSteps}, got 0` },
+  );
   assert.equal(errorOf(() => trainer.step(limits.trainSteps + 1)).code, 'too-large');
-  assert.deepEqual(errorOf(() => trainer.step(1, 2)), { code: 'invalid-argument', message: 'step() takes one argument, the number of steps; got 2' });
+  assert.deepEqual(
+    errorOf(() => trainer.step(1, 2)),
+    { code: 'invalid-argument', message: 'step() takes one argument, the number of steps; got 2' },
+  );
   assert.equal(trainer.step().step, 1);
   trainer.delete();
   trainer.delete();
-  assert.deepEqual(errorOf(() => trainer.attention()), { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' });
+  assert.deepEqual(
+    errorOf(() => trainer.attention()),
+    { code: 'invalid-argument', message: 'this trainer was deleted; make a new one with lab.trainer()' },
+  );
 });
 
 test('context, the older name of contextLength, is still read as it (and tokens, of tokenIds, in results)', async () => {
@@ -110,14 +122,27 @@ test('context, the older name of contextLength, is still read as it (and tokens,
   assert.deepEqual(older.step(3), newer.step(3));
   older.delete();
   newer.delete();
-  const refused = (config) => lab.trainer(config).then(() => null, ({ code, message }) => ({ code, message }));
+  const refused = (config) =>
+    lab.trainer(config).then(
+      () => null,
+      ({ code, message }) => ({ code, message }),
+    );
   // A whole number is the core's to range-check, under the field's name; anything else is refused first, under the name given.
-  assert.deepEqual(await refused({ context: 2 }), { code: 'invalid-argument', message: `contextLength must be a whole number from 4 to ${limits.trainContext}, got 2` });
-  assert.deepEqual(await refused({ context: 4.5 }), { code: 'invalid-argument', message: `context must be a whole number from 4 to ${limits.trainContext}, got 4.5` });
-  assert.deepEqual(await refused({ context: 5, contextLength: 5 }), { code: 'invalid-argument', message: 'context is the older name of contextLength: give one of them' });
+  assert.deepEqual(await refused({ context: 2 }), {
+    code: 'invalid-argument',
+    message: `contextLength must be a whole number from 4 to ${limits.trainContext}, got 2`,
+  });
+  assert.deepEqual(await refused({ context: 4.5 }), {
+    code: 'invalid-argument',
+    message: `context must be a whole number from 4 to ${limits.trainContext}, got 4.5`,
+  });
+  assert.deepEqual(await refused({ context: 5, contextLength: 5 }), {
+    code: 'invalid-argument',
+    message: 'context is the older name of contextLength: give one of them',
+  });
 });
 
-test('trainers made, stepped and deleted leave the learning module\'s heap as it was', async () => {
+test("trainers made, stepped and deleted leave the learning module's heap as it was", async () => {
   const cycle = async () => {
     const t = await lab.trainer({ layers: 2, heads: 4 });
     t.step(2);

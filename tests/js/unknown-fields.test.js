@@ -28,9 +28,25 @@ const TYPOS = [
   ['attention', 'casual', true, 'causal'],
   ['attention', 'temprature', 2, 'temperature'],
   ['attention', 'keypadding', [true, false, false], 'keyPadding'],
-  ['attentionBackward', 'do', [[1, 0], [0, 1]], 'dO'],
+  [
+    'attentionBackward',
+    'do',
+    [
+      [1, 0],
+      [0, 1],
+    ],
+    'dO',
+  ],
   ['trace', 'haeds', 2, 'heads'],
-  ['trace', 'wo', [[1, 0], [0, 1]], 'Wo'],
+  [
+    'trace',
+    'wo',
+    [
+      [1, 0],
+      [0, 1],
+    ],
+    'Wo',
+  ],
   ['trace', 'kvheads', 1, 'kvHeads'],
   ['trace', 'globalTokenz', [0], 'globalTokens'],
   ['permutationCheck', 'oder', [0, 1, 2], 'order'],
@@ -84,7 +100,16 @@ test('the flat matrix form refuses unknown fields too, with the suggestion', () 
 });
 
 test('the older positional forms are held to the same fields', () => {
-  const request = { X: [[1, 0], [0, 1]], Wq: [[1]], Wk: [[1]], Wv: [[1]], casual: true };
+  const request = {
+    X: [
+      [1, 0],
+      [0, 1],
+    ],
+    Wq: [[1]],
+    Wk: [[1]],
+    Wv: [[1]],
+    casual: true,
+  };
   assert.match(errorOf(() => lab.permutationCheck(request, [1, 0])).message, /^casual: did you mean causal\?/);
 });
 
@@ -96,17 +121,36 @@ test('a symbol key is refused, not skipped', () => {
 
 test('a trace request takes X with Wq, Wk, Wv or Q, K, V, not a mix', () => {
   const mixed = { ...VALID_REQUESTS.trace(), Q: [[1, 0]] };
-  assert.deepEqual(errorOf(() => lab.trace(mixed)), {
-    code: 'invalid-argument',
-    message: 'Q: trace() takes X, Wq, Wk, Wv or Q, K, V, not a mix (got X and Q)',
-  });
-  const X = [[1, 0], [0, 1]];
+  assert.deepEqual(
+    errorOf(() => lab.trace(mixed)),
+    {
+      code: 'invalid-argument',
+      message: 'Q: trace() takes X, Wq, Wk, Wv or Q, K, V, not a mix (got X and Q)',
+    },
+  );
+  const X = [
+    [1, 0],
+    [0, 1],
+  ];
   const direct = { Q: X, K: X, V: X, Wq: X };
   assert.match(errorOf(() => lab.trace(direct)).message, /^Wq: trace\(\) takes X, Wq, Wk, Wv or Q, K, V, not a mix \(got Q and Wq\)/);
 });
 
 test('only own fields are read: a polluted Object.prototype does not reach a request', () => {
-  const request = { Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 0], [0, 1]] };
+  const request = {
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 0],
+      [0, 1],
+    ],
+  };
   const plain = lab.attention(request).weights;
   // What a prototype-pollution bug elsewhere would do (not enumerable: Embind's own glue
   // walks its objects with for…in, and an enumerable key would break it before attnlab reads).

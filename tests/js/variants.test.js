@@ -99,10 +99,19 @@ test('dropout and dropoutSeed: the keep mask, the rescaled weights and their row
   const dropped = t.steps.filter((s) => s.id === 'dropout');
   const keep = dropped.map((s) => s.keep);
   assert.ok(maxDiff(t.output, reference(Q, K, V, { heads: 2, keep, dropout: 0.4 })) <= 1e-5);
-  assert.deepEqual(lab.trace(request).steps.filter((s) => s.id === 'dropout').map((s) => s.keep), keep); // same seed
+  assert.deepEqual(
+    lab
+      .trace(request)
+      .steps.filter((s) => s.id === 'dropout')
+      .map((s) => s.keep),
+    keep,
+  ); // same seed
   assert.ok(Math.abs(dropped[0].keepScale - 1 / 0.6) <= 1e-6);
   assert.ok(dropped[0].rowTotals.some((sum) => Math.abs(sum - 1) > 1e-3)); // rows no longer sum to 1
-  assert.equal(lab.trace({ ...request, dropout: 0 }).steps.some((s) => s.id === 'dropout'), false);
+  assert.equal(
+    lab.trace({ ...request, dropout: 0 }).steps.some((s) => s.id === 'dropout'),
+    false,
+  );
 });
 
 test('context: cross-attention, Q from X, K and V from a sequence of another length', () => {

@@ -49,7 +49,11 @@ async function check(request, what) {
   const rows = sampleRows(request.Q.rows);
   const { worst, masked } = referenceError(got, request, rows);
   assert.ok(worst <= TOLERANCE, `${what}: GPU vs float64, max abs error ${worst}`);
-  assert.deepEqual(got.fullyMaskedRows.filter((i) => rows.includes(i)), masked, `${what}: fully masked rows against float64`);
+  assert.deepEqual(
+    got.fullyMaskedRows.filter((i) => rows.includes(i)),
+    masked,
+    `${what}: fully masked rows against float64`,
+  );
   return got;
 }
 
@@ -106,8 +110,13 @@ test('every option at once at 1,984 queries over 2,048 keys (kvHeads, window, bo
   const nK = nQ + 64;
   const request = {
     ...inputs(nQ, nK, 31),
-    causal: true, causalAlignment: 'bottom-right', window: { left: 300, right: 2 },
-    keyPadding: padding(nK), softcap: 3, alibi: true, bias: bias(nQ, nK, 6, [5]),
+    causal: true,
+    causalAlignment: 'bottom-right',
+    window: { left: 300, right: 2 },
+    keyPadding: padding(nK),
+    softcap: 3,
+    alibi: true,
+    bias: bias(nQ, nK, 6, [5]),
   };
   const got = await check(request, 'every option, 1,984 queries');
   assert.equal(got.fullyMaskedRows[0], 5);

@@ -91,10 +91,12 @@ test('every buffer a call creates is destroyed: 100 calls, ten at a time, some r
   const counts = countBuffers(t, device, { breakReadback: () => ++calls % 7 === 0 });
   const codes = [];
   for (let batch = 0; batch < 10; batch++) {
-    const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => {
-      const Q = small(batch * 10 + i, 5 + i, 8);
-      return gpu.attention({ Q, K: Q, V: Q, causal: i % 2 === 0 });
-    }));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => {
+        const Q = small(batch * 10 + i, 5 + i, 8);
+        return gpu.attention({ Q, K: Q, V: Q, causal: i % 2 === 0 });
+      }),
+    );
     codes.push(...settled.map((s) => (s.status === 'fulfilled' ? 'ok' : s.reason.code)));
     assert.equal(counts.live, 0, `after batch ${batch + 1}, ${counts.live} buffers are still held`);
   }
@@ -126,10 +128,13 @@ test("after the caller's device.destroy(), pending and later calls reject with d
   lost.destroy();
   assertAllLost(await Promise.allSettled(pending), /^attention\(\) call \d+ \(Q 300×32, K 300×32, 1 head\): the GPU device was lost .+/);
   assert.equal((await lost.lost).reason, 'destroyed');
-  assertAllLost(await Promise.allSettled([doomed.attention({ Q: small(0), K: small(1), V: small(2) })]), /^attention\(\) call 11: the GPU device was lost \(destroyed/);
+  assertAllLost(
+    await Promise.allSettled([doomed.attention({ Q: small(0), K: small(1), V: small(2) })]),
+    /^attention\(\) call 11: the GPU device was lost \(destroyed/,
+  );
 });
 
-test('destroy() rejects pending and later calls; it destroys a device it requested, never the caller\'s', async (t) => {
+test("destroy() rejects pending and later calls; it destroys a device it requested, never the caller's", async (t) => {
   // A module-owned device: navigator.gpu is Dawn, and the device it hands out is kept here.
   let owned;
   const saved = globalThis.navigator;
@@ -151,7 +156,7 @@ test('destroy() rejects pending and later calls; it destroys a device it request
   await assertRunsRight(gpu, small(3)); // the caller's device still works
 });
 
-test('inputs whose scores overflow float32 get the core\'s non-finite error, as lab.flashAttention gives it: never NaN, Infinity or zeros', async () => {
+test("inputs whose scores overflow float32 get the core's non-finite error, as lab.flashAttention gives it: never NaN, Infinity or zeros", async () => {
   // Scores of ±2e40 (beyond float32): positive for one key, or negative for every key (a row
   // with no weight left, which must not come back as zeros).
   const huge = (sign) => ({ rows: 2, cols: 4, data: Float32Array.from({ length: 8 }, () => sign * 1e20) });
@@ -173,21 +178,28 @@ test('a batch of sequences (the batch request field) gives what lab.flashAttenti
     const request = { Q, K, V, causal, heads: 2, batch: 3 };
     const { output } = await gpu.attention(request);
     const expected = lab.flashAttention(request).output.data;
-    assert.ok(output.data.every((x, i) => Math.abs(x - expected[i]) <= 1e-5), `causal ${causal}`);
+    assert.ok(
+      output.data.every((x, i) => Math.abs(x - expected[i]) <= 1e-5),
+      `causal ${causal}`,
+    );
     const { output: unbatched } = await gpu.attention({ ...request, batch: 1 });
     assert.notDeepEqual(unbatched.data, output.data, 'one sequence of 12 differs, so the comparison can fail');
   }
 });
 
 test('createGpuAttention refuses an option it does not take, naming the closest one', async () => {
-  await assert.rejects(createGpuAttention({ device, precison: 'f16' }), { name: 'AttnLabError', code: 'invalid-argument', message: 'precison: did you mean precision? (createGpuAttention() has no field "precison")' });
+  await assert.rejects(createGpuAttention({ device, precison: 'f16' }), {
+    name: 'AttnLabError',
+    code: 'invalid-argument',
+    message: 'precison: did you mean precision? (createGpuAttention() has no field "precison")',
+  });
   await assert.rejects(createGpuAttention({ devise: device }), { code: 'invalid-argument', message: /^devise: did you mean device\?/ });
   await assert.rejects(createGpuAttention({ device: {} }), { code: 'invalid-argument', message: 'device must be a GPUDevice, got object' });
   assert.deepEqual([...GPU_ERROR_CODES], ['device-lost', 'gpu-error']);
   assert.ok(GPU_ERROR_CODES.every((code) => !attnlab.ERROR_CODES.includes(code)));
 });
 
-test('bad input is rejected with the package\'s error codes, as lab.flashAttention rejects it', async () => {
+test("bad input is rejected with the package's error codes, as lab.flashAttention rejects it", async () => {
   const Q = { rows: 4, cols: 8, data: new Float32Array(32) };
   await assert.rejects(gpu.attention({ Q, K: Q, V: Q, casual: true }), { code: 'invalid-argument', message: /^casual: did you mean causal\?/ });
   const lying = new Float32Array(40);
@@ -212,12 +224,20 @@ test('key padding, softcap, a bias and ALiBi run on the GPU as on the CPU kernel
   const counts = countBuffers(t, device);
   const [Q, K, V] = [small(1, 6, 8), small(2, 9, 8), small(3, 9, 8)];
   const bias = { rows: 6, cols: 9, data: Float32Array.from({ length: 54 }, (_, i) => (i % 7 === 3 ? -Infinity : Math.cos(i))) };
-  for (const options of [{ keyPadding: [false, true, false, false, false, false, false, false, true] }, { softcap: 0.5 }, { bias }, { alibi: true, heads: 2 }]) {
+  for (const options of [
+    { keyPadding: [false, true, false, false, false, false, false, false, true] },
+    { softcap: 0.5 },
+    { bias },
+    { alibi: true, heads: 2 },
+  ]) {
     const request = { Q, K, V, causal: true, ...options };
     const before = counts.created;
     const { output } = await gpu.attention(request);
     const expected = lab.flashAttention(request).output.data;
-    assert.ok(output.data.every((x, i) => Math.abs(x - expected[i]) <= 1e-5), Object.keys(options).join());
+    assert.ok(
+      output.data.every((x, i) => Math.abs(x - expected[i]) <= 1e-5),
+      Object.keys(options).join(),
+    );
     assert.equal(counts.created - before, 10, `${Object.keys(options).join()}: the shader's buffers`);
   }
 });

@@ -15,7 +15,8 @@ export function queryPosition({ Q, K, causalAlignment = 'top-left' }, i) {
 export function positionAllows(request, i) {
   const { causal = false, window = 0 } = request;
   const p = queryPosition(request, i);
-  const [left, right] = typeof window === 'number' ? (window > 0 ? [window - 1, window - 1] : [Infinity, Infinity]) : [window.left ?? Infinity, window.right ?? Infinity];
+  const [left, right] =
+    typeof window === 'number' ? (window > 0 ? [window - 1, window - 1] : [Infinity, Infinity]) : [window.left ?? Infinity, window.right ?? Infinity];
   return (j) => !(causal && j > p) && j >= p - left && j <= p + right;
 }
 

@@ -19,10 +19,14 @@ export function matmul(a, b) {
   const n = b[0]?.length ?? 0;
   const value = build(a.length, n, () => 0);
   const magnitude = build(a.length, n, () => 0);
-  a.forEach((row, i) => row.forEach((x, l) => b[l].forEach((y, j) => {
-    value[i][j] += x * y;
-    magnitude[i][j] += Math.abs(x * y);
-  })));
+  a.forEach((row, i) =>
+    row.forEach((x, l) =>
+      b[l].forEach((y, j) => {
+        value[i][j] += x * y;
+        magnitude[i][j] += Math.abs(x * y);
+      }),
+    ),
+  );
   return { value, magnitude };
 }
 
@@ -76,9 +80,14 @@ export function attention({ Q, K, V, causal = false, keyPadding, mask, scale, te
 export function multiHead({ Q, K, V, heads = 1, ...options }) {
   const dk = Q[0].length / heads;
   const dv = V[0].length / heads;
-  const each = Array.from({ length: heads }, (_, h) => attention({
-    ...options, Q: columns(Q, h * dk, dk), K: columns(K, h * dk, dk), V: columns(V, h * dv, dv),
-  }));
+  const each = Array.from({ length: heads }, (_, h) =>
+    attention({
+      ...options,
+      Q: columns(Q, h * dk, dk),
+      K: columns(K, h * dk, dk),
+      V: columns(V, h * dv, dv),
+    }),
+  );
   return { heads: each, concat: Q.map((_, i) => each.flatMap((r) => r.output[i])) };
 }
 

@@ -10,9 +10,7 @@ export const GPU_TOLERANCE = 1e-4;
  * and softcap with ALiBi on top of those.
  */
 export const GPU_CASES = [
-  ...[1, 7, 64, 1000, 2048].flatMap((n) =>
-    [32, 64].flatMap((d) => [false, true].map((causal) => ({ n, d, heads: 1, causal }))),
-  ),
+  ...[1, 7, 64, 1000, 2048].flatMap((n) => [32, 64].flatMap((d) => [false, true].map((causal) => ({ n, d, heads: 1, causal })))),
   { n: 300, d: 32, heads: 2, causal: true },
   { n: 300, keys: 364, d: 32, heads: 4, kvHeads: 2, causal: true, causalAlignment: 'bottom-right', window: { left: 40, right: 3 } },
   { n: 200, keys: 130, d: 32, heads: 2, kvHeads: 1, causal: true, causalAlignment: 'bottom-right' },

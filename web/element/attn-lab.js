@@ -401,4 +401,3 @@ export class AttnLabElement extends LitElement {
 
 // Only where there is a registry: a server-side render in Node imports this module too.
 if (globalThis.customElements && !customElements.get('attn-lab')) customElements.define('attn-lab', AttnLabElement);
-

@@ -17,14 +17,17 @@ const HASH_BITS = 15;
 
 export const LENGTH_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
 export const LENGTH_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-export const DISTANCE_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+export const DISTANCE_BASE = [
+  1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
 export const DISTANCE_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 // The order in which a dynamic block lists the code lengths' own code lengths.
 export const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
 // Length 3 … 258 → its code's index (0 … 28); distance 1 … 32768 → its code (0 … 29).
 const LENGTH_CODE = new Uint8Array(MAX_MATCH + 1);
-for (let c = 0; c < LENGTH_BASE.length; c++) for (let l = LENGTH_BASE[c]; l < LENGTH_BASE[c] + (1 << LENGTH_EXTRA[c]) && l <= MAX_MATCH; l++) LENGTH_CODE[l] = c;
+for (let c = 0; c < LENGTH_BASE.length; c++)
+  for (let l = LENGTH_BASE[c]; l < LENGTH_BASE[c] + (1 << LENGTH_EXTRA[c]) && l <= MAX_MATCH; l++) LENGTH_CODE[l] = c;
 LENGTH_CODE[MAX_MATCH] = 28; // 258 has a code of its own (227 + 31 would also reach it)
 // As zlib does: distances 1 … 256 directly, larger ones by (d − 1) >> 7.
 const DISTANCE_CODE = new Uint8Array(512);
@@ -99,7 +102,7 @@ function matcher(input) {
 export function codeLengths(frequencies, limit) {
   const freq = Array.from(frequencies);
   let used = freq.reduce((k, f) => k + (f > 0), 0);
-  for (let s = 0; used < 2; s++) if (freq[s] === 0) (freq[s] = 1), used++;
+  for (let s = 0; used < 2; s++) if (freq[s] === 0) ((freq[s] = 1), used++);
   for (;;) {
     const lengths = huffmanLengths(freq);
     if (Math.max(...lengths) <= limit) return lengths;
@@ -110,7 +113,10 @@ export function codeLengths(frequencies, limit) {
 function huffmanLengths(freq) {
   // Nodes: leaves 0 … n − 1, then inner nodes; two sorted queues (leaves, merged) give the two
   // smallest each time without a heap.
-  const leaves = freq.map((f, s) => [f, s]).filter(([f]) => f > 0).sort((a, b) => a[0] - b[0]);
+  const leaves = freq
+    .map((f, s) => [f, s])
+    .filter(([f]) => f > 0)
+    .sort((a, b) => a[0] - b[0]);
   const parent = new Int32Array(freq.length + leaves.length).fill(-1);
   const merged = [];
   let [a, b] = [0, 0];
@@ -171,18 +177,18 @@ const grow = (bytes) => {
 // are, 16 (repeat the last 3 … 6 times), 17 (3 … 10 zeros), 18 (11 … 138 zeros); [symbol, extra].
 function runLengths(lengths) {
   const out = [];
-  for (let i = 0; i < lengths.length; ) {
+  for (let i = 0; i < lengths.length;) {
     const l = lengths[i];
     let run = 1;
     while (i + run < lengths.length && lengths[i + run] === l) run++;
     i += run;
     if (l === 0) {
-      while (run >= 11) out.push([18, Math.min(run, 138) - 11]), (run -= Math.min(run, 138));
-      if (run >= 3) out.push([17, run - 3]), (run = 0);
+      while (run >= 11) (out.push([18, Math.min(run, 138) - 11]), (run -= Math.min(run, 138)));
+      if (run >= 3) (out.push([17, run - 3]), (run = 0));
     } else {
       out.push([l, 0]);
       run--;
-      while (run >= 3) out.push([16, Math.min(run, 6) - 3]), (run -= Math.min(run, 6));
+      while (run >= 3) (out.push([16, Math.min(run, 6) - 3]), (run -= Math.min(run, 6)));
     }
     for (; run > 0; run--) out.push([l, 0]);
   }

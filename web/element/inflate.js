@@ -146,7 +146,4 @@ function dynamicCodes(bits, decode) {
 }
 
 // The fixed codes of block type 1.
-const FIXED = [
-  huffman(Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8))),
-  huffman(new Array(30).fill(5)),
-];
+const FIXED = [huffman(Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8))), huffman(new Array(30).fill(5))];

@@ -5,13 +5,19 @@ import { VIEW_LIST } from './views/list.js';
 const SENTENCE = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
 const n = SENTENCE.length;
 
-const matrix = (rows, cols, value) =>
-  Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => value(i, j)));
+const matrix = (rows, cols, value) => Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => value(i, j)));
 const identity = (size, c = 1) => matrix(size, size, (i, j) => (i === j ? c : 0));
 
 // The sentence as one-hot tokens (X = I), so X·W simply selects rows of W and the weight
 // matrices alone decide the attention pattern. Values: a 2-D point per token.
-const VALUES_2D = [[1, 0], [0, 1], [1, 1], [-1, 0], [0, -1], [-1, 1]];
+const VALUES_2D = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [-1, 0],
+  [0, -1],
+  [-1, 1],
+];
 
 function sentence(name, description, Wq, Wk, extra = {}) {
   return {
@@ -40,9 +46,20 @@ const TINY = {
   state: {
     mode: 'qkv',
     tokens: ['k₁', 'k₂', 'k₃'],
-    Q: [[1, 0], [0, 1]],
-    K: [[2, 0], [1, 1], [0, 2]],
-    V: [[1, 0], [0, 2], [1, 1]],
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [2, 0],
+      [1, 1],
+      [0, 2],
+    ],
+    V: [
+      [1, 0],
+      [0, 2],
+      [1, 1],
+    ],
     heads: 1,
   },
 };
@@ -100,7 +117,7 @@ export const PRESETS = Object.freeze({
   tiny: TINY,
   self: sentence(
     'Pattern: each token attends to itself',
-    'W_Q = W_K = 3I, so a token\'s query matches only its own key: the weights sit on the diagonal.',
+    "W_Q = W_K = 3I, so a token's query matches only its own key: the weights sit on the diagonal.",
     identity(n, c),
     identity(n, c),
   ),
@@ -141,14 +158,16 @@ export const PRESETS = Object.freeze({
   ...viewPresets(),
 });
 
-
 // One preset per teaching view (views/list.js), so a tutorial embeds a single idea:
 // <attn-lab preset="scaling">. The stepper's state underneath is the tiny example.
 function viewPresets() {
   // The tokens view shows the stepper's own sentence: two heads that clearly differ to begin with.
   const under = (view) => (view === 'tokens' ? HEADS_DIFFER.state : TINY.state);
   return Object.fromEntries(
-    VIEW_LIST.filter((view) => view.preset).map(({ id: view, preset: [name, description] }) => [view, { name, description, view, state: { ...under(view), view } }]),
+    VIEW_LIST.filter((view) => view.preset).map(({ id: view, preset: [name, description] }) => [
+      view,
+      { name, description, view, state: { ...under(view), view } },
+    ]),
   );
 }
 
@@ -160,14 +179,26 @@ export const DEFAULT_PRESET = 'tiny';
 // Fields every state has; a preset overrides some of them.
 const BASE_STATE = {
   mode: 'qkv',
-  X: [[1, 0], [0, 1]],
+  X: [
+    [1, 0],
+    [0, 1],
+  ],
   Wq: identity(2),
   Wk: identity(2),
   Wv: identity(2),
   Wo: null,
-  Q: [[1, 0], [0, 1]],
-  K: [[1, 0], [0, 1]],
-  V: [[1, 0], [0, 1]],
+  Q: [
+    [1, 0],
+    [0, 1],
+  ],
+  K: [
+    [1, 0],
+    [0, 1],
+  ],
+  V: [
+    [1, 0],
+    [0, 1],
+  ],
   tokens: [],
   heads: 1,
   causal: false,
@@ -206,8 +237,10 @@ const INPUT_FIELDS = Object.keys(BASE_STATE).filter((key) => !['step', 'predict'
  */
 export function presetOfState(state) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  return STEPPER_PRESET_IDS.find((id) => {
-    const preset = presetState(id);
-    return INPUT_FIELDS.every((key) => same(preset[key], state[key]));
-  }) ?? null;
+  return (
+    STEPPER_PRESET_IDS.find((id) => {
+      const preset = presetState(id);
+      return INPUT_FIELDS.every((key) => same(preset[key], state[key]));
+    }) ?? null
+  );
 }

@@ -103,8 +103,7 @@ const base64Length = (bytes) => Math.ceil((bytes * 4) / 3);
 // The two forms of a state's JSON: compressed ("#z=") and not ("#s="), the shorter of them
 // being the link. Deflate shortens JSON two to three times; a state of incompressible labels
 // could come out a little longer, and then the plain form is the link.
-const linkOf = (bytes, compressed = deflateRaw(bytes)) =>
-  compressed.length < bytes.length ? `#z=${toBase64Url(compressed)}` : `#s=${toBase64Url(bytes)}`;
+const linkOf = (bytes, compressed = deflateRaw(bytes)) => (compressed.length < bytes.length ? `#z=${toBase64Url(compressed)}` : `#s=${toBase64Url(bytes)}`);
 
 /** The link of a state: "#z=…", or "#s=…" where compression would not shorten it. */
 export function encodeHash(state) {

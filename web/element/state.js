@@ -29,8 +29,7 @@ import { StateError } from './state-error.js';
 
 export { StateError };
 
-const isMatrix = (m) =>
-  Array.isArray(m) && m.length > 0 && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'number'));
+const isMatrix = (m) => Array.isArray(m) && m.length > 0 && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'number'));
 const isBoolMatrix = (m) => Array.isArray(m) && m.every((row) => Array.isArray(row) && row.every((v) => typeof v === 'boolean'));
 const isWhole = (v, min = 0) => Number.isInteger(v) && v >= min;
 const listOf = (check) => (v) => Array.isArray(v) && v.every(check);

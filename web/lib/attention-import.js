@@ -26,7 +26,8 @@ export function importRequest(json, h) {
   const { AttnLabError, describe } = h;
   const invalid = (message) => new AttnLabError('invalid-argument', message);
   const tooLarge = (message) => new AttnLabError('too-large', message);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalid(`the attention must be a JSON object { tokens, attentions } or { tokens, attention }, got ${describe(json)}`);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw invalid(`the attention must be a JSON object { tokens, attentions } or { tokens, attention }, got ${describe(json)}`);
 
   // An own data field, read once (an export's other keys are not the import's: not read).
   const own = (object, key, where) => {
@@ -56,13 +57,15 @@ export function importRequest(json, h) {
   const tokens = own(json, 'tokens', 'tokens');
   const attentions = own(json, 'attentions', 'attentions');
   const attention = own(json, 'attention', 'attention');
-  if ((attentions === undefined) === (attention === undefined)) throw invalid('give either attentions ([layer][batch][head][query][key]) or attention ([head][query][key]), not both or neither');
+  if ((attentions === undefined) === (attention === undefined))
+    throw invalid('give either attentions ([layer][batch][head][query][key]) or attention ([head][query][key]), not both or neither');
   if (tokens === undefined) throw invalid('tokens is missing');
   const { importLayers, importValues, maxHeads, traceTokens } = h.limits;
 
   // The sizes, before anything is converted.
   const n = lengthOf(tokens, 'tokens', 'an array of strings (the tokens, in order)');
-  if (n < 2 || n > traceTokens) throw (n < 2 ? invalid : tooLarge)(`tokens must be a whole number from 2 to ${traceTokens}, got ${n} (lab.limits().traceTokens)`);
+  if (n < 2 || n > traceTokens)
+    throw (n < 2 ? invalid : tooLarge)(`tokens must be a whole number from 2 to ${traceTokens}, got ${n} (lab.limits().traceTokens)`);
   const layerCount = attentions === undefined ? 1 : lengthOf(attentions, 'attentions', ARRAY_EXPECTED.attentions);
   if (layerCount === 0) throw new AttnLabError('empty', 'the attention has no layers');
   if (layerCount > importLayers) throw tooLarge(`layers must be a whole number from 1 to ${importLayers}, got ${layerCount} (lab.limits().importLayers)`);
@@ -71,7 +74,8 @@ export function importRequest(json, h) {
     if (attentions === undefined) return { heads: attention, where: 'attention' };
     const batch = entry(attentions, l, 'attentions');
     const sequences = lengthOf(batch, `attentions[${l}]`, `an array: the batch of layer ${l + 1}`);
-    if (sequences !== 1) throw new AttnLabError('shape-mismatch', `attentions[${l}] holds a batch of ${sequences} sequences: export one sequence (batch size 1)`);
+    if (sequences !== 1)
+      throw new AttnLabError('shape-mismatch', `attentions[${l}] holds a batch of ${sequences} sequences: export one sequence (batch size 1)`);
     return { heads: entry(batch, 0, `attentions[${l}]`), where: `attentions[${l}][0]` };
   };
   const first = headsAt(0);
@@ -84,7 +88,10 @@ export function importRequest(json, h) {
 
   // Each head's shape (n × n), then its cells: at most importValues of them in all.
   const shapeError = (l, k, rows, cols) =>
-    new AttnLabError('shape-mismatch', `layer ${l + 1}, head ${k + 1} is ${rows}×${cols}, but there are ${n} tokens: each head's weights must be ${n}×${n} (a row per query, a column per key)`);
+    new AttnLabError(
+      'shape-mismatch',
+      `layer ${l + 1}, head ${k + 1} is ${rows}×${cols}, but there are ${n} tokens: each head's weights must be ${n}×${n} (a row per query, a column per key)`,
+    );
   const headOf = (matrix, where, l, k) => {
     if (Array.isArray(matrix)) {
       // Rows past the token limit are not walked; the rows' lengths first (ragged), then n × n.
@@ -115,7 +122,8 @@ export function importRequest(json, h) {
   for (let l = 0; l < layerCount; l++) {
     const { heads, where } = l === 0 ? first : headsAt(l);
     const count = lengthOf(heads, where, ARRAY_EXPECTED.attention);
-    if (count !== headCount) throw new AttnLabError('shape-mismatch', `layer ${l + 1} has ${count} heads but layer 1 has ${headCount}: every layer needs the same heads`);
+    if (count !== headCount)
+      throw new AttnLabError('shape-mismatch', `layer ${l + 1} has ${count} heads but layer 1 has ${headCount}: every layer needs the same heads`);
     const layer = [];
     for (let k = 0; k < count; k++) layer.push(headOf(entry(heads, k, where), `${where}[${k}]`, l, k));
     layers.push(layer);

@@ -1,14 +1,7 @@
 // The error type of the package. ERROR_CODES are the C++ core's codes, unchanged;
 // attnlab/webgpu throws two more of its own (its GPU_ERROR_CODES).
 
-export const ERROR_CODES = Object.freeze([
-  'shape-mismatch',
-  'non-finite',
-  'empty',
-  'too-large',
-  'invalid-argument',
-  'out-of-memory',
-]);
+export const ERROR_CODES = Object.freeze(['shape-mismatch', 'non-finite', 'empty', 'too-large', 'invalid-argument', 'out-of-memory']);
 
 export class AttnLabError extends Error {
   /**

@@ -38,16 +38,19 @@ export function modelFiles(files, h) {
     }
   };
   const whole = (name, value, lo, hi = INT_MAX) => {
-    if (!Number.isInteger(value) || value < lo || value > hi) throw invalid(`${name} must be a whole number from ${lo} to ${hi}, got ${typeof value === 'number' ? value : describe(value)}`);
+    if (!Number.isInteger(value) || value < lo || value > hi)
+      throw invalid(`${name} must be a whole number from ${lo} to ${hi}, got ${typeof value === 'number' ? value : describe(value)}`);
     return value;
   };
 
-  if (files === null || typeof files !== 'object' || Array.isArray(files)) throw invalid(`loadModel() takes { model, tokenizer, weights }, got ${describe(files)}`);
+  if (files === null || typeof files !== 'object' || Array.isArray(files))
+    throw invalid(`loadModel() takes { model, tokenizer, weights }, got ${describe(files)}`);
   const model = own(files, 'model', 'model');
   const tokenizer = own(files, 'tokenizer', 'tokenizer');
   const weights = own(files, 'weights', 'weights');
   const format = own(model, 'format', 'model.format');
-  if (format !== 'attnlab-model-1') throw invalid(`model must be model.json as npm run train-model writes it (format "attnlab-model-1"), got ${describe(format)}`);
+  if (format !== 'attnlab-model-1')
+    throw invalid(`model must be model.json as npm run train-model writes it (format "attnlab-model-1"), got ${describe(format)}`);
   const given = own(model, 'config', 'model.config') ?? {};
   const config = {};
   for (const [key, name] of CONFIG_FIELDS) config[name] = whole(`model.config.${key}`, own(given, key, `model.config.${key}`), 1);
@@ -59,7 +62,11 @@ export function modelFiles(files, h) {
 
 // The bytes of weights.bin as a Uint8Array over the caller's buffer (nothing copied yet).
 function bytesOf(weights, { AttnLabError, describe }) {
-  const detached = () => new AttnLabError('invalid-argument', 'weights could not be read: its ArrayBuffer is detached (transferred to a worker or resized away); pass the bytes of weights.bin');
+  const detached = () =>
+    new AttnLabError(
+      'invalid-argument',
+      'weights could not be read: its ArrayBuffer is detached (transferred to a worker or resized away); pass the bytes of weights.bin',
+    );
   try {
     if (weights instanceof ArrayBuffer) {
       if (weights.detached || (weights.byteLength === 0 && isDetached(weights))) throw detached();
@@ -100,9 +107,14 @@ export function modelWeights({ config, count, merges, bytes }, parameters, { Att
   // vocab has room for are refused before any is read (fewer: the core says which is wrong).
   if (256 + merges.length > config.vocab) throw mismatch(`the tokenizer has ${256 + merges.length} tokens but the model's vocab is ${config.vocab}`);
   const pairs = merges.map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw new AttnLabError('invalid-argument', `tokenizer.merges[${i}] must be a pair of token ids, got ${describe(pair)}`);
+    if (!Array.isArray(pair) || pair.length !== 2)
+      throw new AttnLabError('invalid-argument', `tokenizer.merges[${i}] must be a pair of token ids, got ${describe(pair)}`);
     return pair.map((token, j) => {
-      if (!Number.isInteger(token) || token < 0 || token > INT_MAX) throw new AttnLabError('invalid-argument', `tokenizer.merges[${i}][${j}] must be a whole number from 0 to ${INT_MAX}, got ${typeof token === 'number' ? token : describe(token)}`);
+      if (!Number.isInteger(token) || token < 0 || token > INT_MAX)
+        throw new AttnLabError(
+          'invalid-argument',
+          `tokenizer.merges[${i}][${j}] must be a whole number from 0 to ${INT_MAX}, got ${typeof token === 'number' ? token : describe(token)}`,
+        );
       return token;
     });
   });

@@ -70,15 +70,22 @@ const invalid = (message) => new AttnLabError('invalid-argument', message);
 const headsOf = (list, name) => readList(name, list, (matrix, at, h) => toCoreMatrix(`${at}[${h}]`, matrix), 'an array of heads, each [query][key]');
 const heads = (value, name) => [headsOf(value, name)];
 function layers(value, name) {
-  return readList(name, value, (batch, where, l) => {
-    const sequences = readList(`${where}[${l}]`, batch, (sequence) => sequence, `an array: the batch of layer ${l + 1}`);
-    if (sequences.length !== 1) throw new AttnLabError('shape-mismatch', `${where}[${l}] holds a batch of ${sequences.length} sequences: export one sequence (batch size 1)`);
-    return headsOf(sequences[0], `${where}[${l}][0]`);
-  }, 'an array of layers, each [batch][head][query][key]');
+  return readList(
+    name,
+    value,
+    (batch, where, l) => {
+      const sequences = readList(`${where}[${l}]`, batch, (sequence) => sequence, `an array: the batch of layer ${l + 1}`);
+      if (sequences.length !== 1)
+        throw new AttnLabError('shape-mismatch', `${where}[${l}] holds a batch of ${sequences.length} sequences: export one sequence (batch size 1)`);
+      return headsOf(sequences[0], `${where}[${l}][0]`);
+    },
+    'an array of layers, each [batch][head][query][key]',
+  );
 }
 
 function wholeNumber(name, value, lo, hi = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isInteger(value) || value < lo || value > hi) throw invalid(`${name} must be a whole number from ${lo} to ${hi}, got ${typeof value === 'number' ? value : describe(value)}`);
+  if (!Number.isInteger(value) || value < lo || value > hi)
+    throw invalid(`${name} must be a whole number from ${lo} to ${hi}, got ${typeof value === 'number' ? value : describe(value)}`);
   return value;
 }
 
@@ -87,7 +94,8 @@ function wholeNumber(name, value, lo, hi = Number.MAX_SAFE_INTEGER) {
 // given first, which the options may not give again: generate(ids, { prompt }) is refused).
 function optionsOf(method, options, names, first) {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid(`${method}()'s options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw invalid(`${method}()'s options must be an object, got ${describe(options)}`);
   let repeated;
   try {
     repeated = Object.hasOwn(options, first);
@@ -169,7 +177,11 @@ class Model {
     if (typeof text !== 'string') throw invalid(`tokenize() takes a string, got ${describe(text)}`);
     // A UTF-16 code unit is at least a byte of UTF-8: a text longer than the limit is refused
     // before it is copied into the module's heap.
-    if (text.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `the text has ${text.length} characters, so at least as many bytes of UTF-8: tokenize() takes at most ${limits.tokenizeBytes}`);
+    if (text.length > limits.tokenizeBytes)
+      throw new AttnLabError(
+        'too-large',
+        `the text has ${text.length} characters, so at least as many bytes of UTF-8: tokenize() takes at most ${limits.tokenizeBytes}`,
+      );
     const tokenIds = fromCore(unwrap(this.#core().tokenize(wellFormed(text))));
     return withOlderName({ tokenIds, pieces: this.pieces(tokenIds) }, 'tokens', 'tokenIds');
   }
@@ -177,7 +189,8 @@ class Model {
   /** Each token id's text, as tokenize() gives it (generated tokens, say). */
   pieces(tokenIds) {
     // One call into the core per token: bounded as tokenize() is (a token has at least a byte).
-    if (tokenIds?.length > limits.tokenizeBytes) throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokenIds.length}`);
+    if (tokenIds?.length > limits.tokenizeBytes)
+      throw new AttnLabError('too-large', `pieces() takes at most ${limits.tokenizeBytes} token ids (limits().tokenizeBytes), got ${tokenIds.length}`);
     return modelRequest('forward', { tokenIds }).tokenIds.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 
@@ -207,7 +220,8 @@ class Model {
     } catch {
       return; // a Proxy's trap: the request's reader names the field
     }
-    if (length > this.config.contextLength) throw new AttnLabError('too-large', `${length} tokens are more than the model's context length of ${this.config.contextLength}`);
+    if (length > this.config.contextLength)
+      throw new AttnLabError('too-large', `${length} tokens are more than the model's context length of ${this.config.contextLength}`);
   }
 
   // The sampling options' ranges on this model; modelRequest then checks the fields.
@@ -218,7 +232,8 @@ class Model {
 
   /** The distribution generate() draws the next token from, given one row of logits (vocab): { tokenIds, probabilities }, likeliest first, over the top k (temperature 0: the likeliest alone). */
   nextTokenDistribution(logits, options) {
-    if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab) throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
+    if ((!Array.isArray(logits) && !ArrayBuffer.isView(logits)) || logits.length !== this.config.vocab)
+      throw invalid(`logits must be one row of ${this.config.vocab} numbers (the model's vocab), got ${describe(logits)}`);
     const given = optionsOf('nextTokenDistribution', options, ['temperature', 'topK'], 'logits');
     this.#sampling(given);
     const request = modelRequest('nextTokenDistribution', { ...given, logits });

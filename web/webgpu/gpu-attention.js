@@ -103,9 +103,17 @@ class GpuAttention {
       throw new AttnLabError('invalid-argument', `the WebGPU kernel needs V as wide as K (V is ${V.rows}×${V.cols}, K ${K.rows}×${K.cols})`);
     }
     const limit = this.#device.limits.maxStorageBufferBindingSize;
-    for (const [name, m] of [['Q', Q], ['K', K], ['V', V], ['bias', bias]]) {
+    for (const [name, m] of [
+      ['Q', Q],
+      ['K', K],
+      ['V', V],
+      ['bias', bias],
+    ]) {
       if (m && m.data.byteLength > limit) {
-        throw new AttnLabError('too-large', `${name} (${m.rows}×${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`);
+        throw new AttnLabError(
+          'too-large',
+          `${name} (${m.rows}×${m.cols}) needs ${m.data.byteLength} bytes, above this device's storage binding limit of ${limit}`,
+        );
       }
     }
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so

@@ -21,10 +21,7 @@ export async function waitForLabs(page, count = 1) {
   await page.waitForFunction(
     (count) => {
       const labs = [...document.querySelectorAll('attn-lab')];
-      return (
-        labs.length === count &&
-        labs.every((lab) => lab.dataset.step && lab.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'))
-      );
+      return labs.length === count && labs.every((lab) => lab.dataset.step && lab.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'));
     },
     count,
     { timeout: 15_000 },
@@ -89,8 +86,7 @@ export function assertClean(problems) {
 }
 
 /** A selector for the editor of one input cell. */
-export const cellInput = (matrix, row, col) =>
-  `attn-lab [data-role="inputs"] table[data-matrix="${matrix}"] td[data-row="${row}"][data-col="${col}"] input`;
+export const cellInput = (matrix, row, col) => `attn-lab [data-role="inputs"] table[data-matrix="${matrix}"] td[data-row="${row}"][data-col="${col}"] input`;
 
 /** Shows step `id` through the element's method, and waits for the render. */
 export async function goToStep(page, id) {

@@ -43,7 +43,8 @@ export async function openWatched(t, { root = 'web/dist', path, headers, setup }
   await setup?.(page);
   await page.goto(`${server.url}/${path}`);
   const cdp = await browser.newBrowserCDPSession();
-  const cpuSeconds = async () => (await cdp.send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer').reduce((sum, p) => sum + p.cpuTime, 0);
+  const cpuSeconds = async () =>
+    (await cdp.send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer').reduce((sum, p) => sum + p.cpuTime, 0);
   return { page, problems, cpuSeconds };
 }
 

@@ -1,15 +1,42 @@
 // A small valid request for every entry of the package that takes one, so a test can add one
 // bad thing to it and know that the bad thing, not the rest, is what gets refused.
-const Q = [[1, 0], [0, 1]];
-const K = [[1, 0], [1, 1], [0, 1]];
-const V = [[1, 0], [0, 2], [1, 1]];
-const X = [[1, 0], [0, 1], [1, 1]];
-const W = [[1, 0], [0, 1]];
+const Q = [
+  [1, 0],
+  [0, 1],
+];
+const K = [
+  [1, 0],
+  [1, 1],
+  [0, 1],
+];
+const V = [
+  [1, 0],
+  [0, 2],
+  [1, 1],
+];
+const X = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+];
+const W = [
+  [1, 0],
+  [0, 1],
+];
 
 /** entry → () => a fresh valid request (nested arrays, so a test may change them). */
 export const VALID_REQUESTS = {
   attention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), keyPadding: [false, false, false] }),
-  attentionBackward: () => ({ Q, K, V, dO: [[1, -1], [0.5, 2]], causal: true }),
+  attentionBackward: () => ({
+    Q,
+    K,
+    V,
+    dO: [
+      [1, -1],
+      [0.5, 2],
+    ],
+    causal: true,
+  }),
   trace: () => ({ X: structuredClone(X), Wq: W, Wk: W, Wv: W, tokens: ['a', 'b', 'c'] }),
   permutationCheck: () => ({ X: structuredClone(X), Wq: W, Wk: W, Wv: W, order: [2, 0, 1] }),
   decode: () => ({ X: structuredClone(X), Wq: W, Wk: W, Wv: W, rope: true }),

@@ -63,12 +63,20 @@ function expectedSteps(m) {
 
 /** The steps' shapes, row totals, groups and operands: what ties the trace together. */
 function checkTraceStructure(t, m) {
-  assert.deepEqual(t.steps.map((s) => (s.head === undefined ? s.id : `${s.id}/${s.head}`)), expectedSteps(m));
+  assert.deepEqual(
+    t.steps.map((s) => (s.head === undefined ? s.id : `${s.id}/${s.head}`)),
+    expectedSteps(m),
+  );
   t.steps.forEach((s, k) => {
     assert.deepEqual(s.shape, [s.values.length, s.values[0].length], `${s.id} shape`);
     const totals = s.values.map((row) => row.reduce((x, y) => x + (Number.isFinite(y) ? y : 0), 0)); // masked left out
     const finite = s.values.map((row) => row.reduce((x, y) => x + (Number.isFinite(y) ? Math.abs(y) : 0), 0));
-    near(`${s.id} rowTotals`, s.rowTotals, totals, finite.map((x) => 1e-12 * x));
+    near(
+      `${s.id} rowTotals`,
+      s.rowTotals,
+      totals,
+      finite.map((x) => 1e-12 * x),
+    );
     for (const o of s.operands) {
       const source = t.steps.slice(0, k).findLast((p) => p.id === o.name && p.head === o.head);
       const whole = source ?? t.steps.find((p) => p.id === o.name) ?? { values: m[o.name] };
@@ -81,7 +89,10 @@ function checkTraceStructure(t, m) {
       assert.deepEqual(o.shape, [o.values.length, o.values[0].length]);
     }
   });
-  assert.deepEqual(t.groups.map((g) => g.id), [...new Set(t.steps.map((s) => s.id))]);
+  assert.deepEqual(
+    t.groups.map((g) => g.id),
+    [...new Set(t.steps.map((s) => s.id))],
+  );
   for (const g of t.groups) {
     const own = t.steps.filter((s) => s.id === g.id);
     assert.ok(g.steps.length === own.length && g.steps.every((s, i) => s === own[i]), `group ${g.id} holds its steps`);
@@ -99,11 +110,20 @@ function checkTrace(t, m) {
     if (m.positional === 'sinusoidal') {
       near('encoding', step('encoding'), ref.sinusoidal(X.length, X[0].length), 1e-6);
       const sum = X.map((row, i) => row.map((x, j) => x + step('encoding')[i][j]));
-      near('positional', step('positional'), sum, sum.map((row) => row.map((v) => 2 * U * Math.abs(v) + TINY)));
+      near(
+        'positional',
+        step('positional'),
+        sum,
+        sum.map((row) => row.map((v) => 2 * U * Math.abs(v) + TINY)),
+      );
       X = step('positional');
     }
     qkv = {};
-    for (const [name, W, id] of [['Q', m.Wq, 'project-q'], ['K', m.Wk, 'project-k'], ['V', m.Wv, 'project-v']]) {
+    for (const [name, W, id] of [
+      ['Q', m.Wq, 'project-q'],
+      ['K', m.Wk, 'project-k'],
+      ['V', m.Wv, 'project-v'],
+    ]) {
       nearProduct(id, step(id), X, W);
       qkv[name] = step(id); // the heads are checked on the core's projections
     }
@@ -113,14 +133,25 @@ function checkTrace(t, m) {
     const [Q, K, V] = headSlices(qkv, m.heads, h);
     const softmax = t.steps.find((s) => s.id === 'softmax' && s.head === (m.heads > 1 ? h : undefined));
     const scale = t.steps.find((s) => s.id === 'scale' && s.head === softmax.head);
-    const got = { ...softmax, ...scale, scores: step('scores', h), scaled: scale.values, logits: step('mask', h) ?? scale.values, weights: softmax.values, output: step('aggregate', h) };
+    const got = {
+      ...softmax,
+      ...scale,
+      scores: step('scores', h),
+      scaled: scale.values,
+      logits: step('mask', h) ?? scale.values,
+      weights: softmax.values,
+      output: step('aggregate', h),
+    };
     const a = checkHead(`head ${h}`, got, { Q, K, V, ...options(m) });
     assert.equal(scale.dk, Q[0].length);
     assert.equal(scale.defaultScale, m.scale === undefined);
     const mask = t.steps.find((s) => s.id === 'mask' && s.head === softmax.head);
     if (mask) {
       assert.deepEqual(mask.blockedBy, a.blocked);
-      assert.deepEqual(mask.allowed, a.blocked.map((row) => row.map((b) => b === 0)));
+      assert.deepEqual(
+        mask.allowed,
+        a.blocked.map((row) => row.map((b) => b === 0)),
+      );
     }
     assert.deepEqual(t.fullyMaskedRows[h], a.fullyMaskedRows, `head ${h}'s fully masked rows`);
     outputs.push(step('aggregate', h));
@@ -137,7 +168,10 @@ function checkPermutation(p, m, lab) {
   const reordered = order.map((i) => X[i]);
   assert.deepEqual(p.original, lab.trace(request).output);
   assert.deepEqual(p.permuted, lab.trace({ ...request, X: reordered }).output);
-  assert.deepEqual(p.predicted, order.map((i) => p.original[i]));
+  assert.deepEqual(
+    p.predicted,
+    order.map((i) => p.original[i]),
+  );
   const difference = Math.max(0, ...p.permuted.flatMap((row, i) => row.map((v, j) => Math.abs(v - p.predicted[i][j]))));
   assert.equal(p.maxDifference, difference);
   near('tolerance', p.tolerance, 1e-5 * Math.max(1, maxAbs(p.original)), 1e-12 * p.tolerance);
@@ -175,7 +209,12 @@ function checkSampled(w, m) {
   const [Q, K] = headSlices(m, m.heads, m.head);
   const a = ref.attention({ Q, K, V: K, causal: m.causal, scale: m.scale });
   const E = headTolerances(a, Q[0].length, K).w;
-  near('sampled weights', w, m.rows.map((i) => m.cols.map((j) => a.weights[i][j])), m.rows.map((i) => m.cols.map((j) => E[i][j])));
+  near(
+    'sampled weights',
+    w,
+    m.rows.map((i) => m.cols.map((j) => a.weights[i][j])),
+    m.rows.map((i) => m.cols.map((j) => E[i][j])),
+  );
 }
 
 // ---- the teaching entries ----
@@ -184,16 +223,44 @@ function checkSoftmax(b, { scores, temperature }) {
   const n = scores.length;
   assert.equal(b.temperature, temperature);
   const want = scores.map((s) => s / temperature);
-  near('scaled', b.scaled, want, want.map((x) => 2 * U * Math.abs(x) + TINY));
+  near(
+    'scaled',
+    b.scaled,
+    want,
+    want.map((x) => 2 * U * Math.abs(x) + TINY),
+  );
   assert.ok(b.max === Math.max(...b.scaled), `max ${b.max}`); // -0 or 0 when every score is 0
-  assert.deepEqual(b.shifted, b.scaled.map((x) => Math.fround(x - b.max)));
+  assert.deepEqual(
+    b.shifted,
+    b.scaled.map((x) => Math.fround(x - b.max)),
+  );
   const e = b.shifted.map(Math.exp);
-  near('exponentials', b.exponentials, e, e.map((x, i) => x * (8 * U + U * -b.shifted[i]) + TINY));
-  near('sum', b.sum, b.exponentials.reduce((s, x) => s + x, 0), 2 * (n + 2) * U * b.sum);
-  near('weights', b.weights, b.exponentials.map((x) => x / b.sum), b.exponentials.map((x) => (4 * U * x) / b.sum + TINY));
+  near(
+    'exponentials',
+    b.exponentials,
+    e,
+    e.map((x, i) => x * (8 * U + U * -b.shifted[i]) + TINY),
+  );
+  near(
+    'sum',
+    b.sum,
+    b.exponentials.reduce((s, x) => s + x, 0),
+    2 * (n + 2) * U * b.sum,
+  );
+  near(
+    'weights',
+    b.weights,
+    b.exponentials.map((x) => x / b.sum),
+    b.exponentials.map((x) => (4 * U * x) / b.sum + TINY),
+  );
   const end = ref.softmax(want);
   const E = Math.max(...want.map((x) => 4 * U * Math.abs(x))) + TINY;
-  near('weights end to end', b.weights, end.weights, softmaxTolerances(want, end.max, end.sum, E).map((t) => t.w));
+  near(
+    'weights end to end',
+    b.weights,
+    end.weights,
+    softmaxTolerances(want, end.max, end.sum, E).map((t) => t.w),
+  );
   // Without the max, in float32: Infinity and NaN are the point (d.ts), but follow the rules.
   const w = b.withoutMax;
   b.scaled.forEach((x, i) => {
@@ -203,7 +270,13 @@ function checkSoftmax(b, { scores, temperature }) {
     else if (exact < ref.FLOAT32_MAX * (1 - 1e-5)) near(`withoutMax.exponentials[${i}]`, got, exact, 8 * U * exact + 1e-44);
   });
   assert.deepEqual([w.overflowed, w.termOverflowed, w.underflowed], [w.sum === Infinity, w.exponentials.includes(Infinity), w.sum === 0]);
-  if (Number.isFinite(w.sum)) near('withoutMax.sum', w.sum, w.exponentials.reduce((s, x) => s + x, 0), 2 * (n + 2) * U * w.sum);
+  if (Number.isFinite(w.sum))
+    near(
+      'withoutMax.sum',
+      w.sum,
+      w.exponentials.reduce((s, x) => s + x, 0),
+      2 * (n + 2) * U * w.sum,
+    );
   w.weights.forEach((x, i) => assert.ok(Object.is(x, Math.fround(w.exponentials[i] / w.sum)), `withoutMax.weights[${i}] = ${x}`));
 }
 
@@ -214,12 +287,13 @@ function checkScaling(s, m) {
   s.points.forEach((p, k) => {
     const want = scalingPoint(m.dims[k], m);
     const scoreTol = want.magnitudes.map((row) => row.map((x) => 2 * (m.dims[k] + 2) * U * x + TINY));
-    const tolOf = (factor) => want.scores.map((row, i) => {
-      const logits = row.map((x) => x * factor);
-      const max = Math.max(...logits);
-      const sum = logits.reduce((a, x) => a + Math.exp(x - max), 0);
-      return softmaxTolerances(logits, max, sum, Math.max(...scoreTol[i]) * factor + 4 * U * maxAbs(logits)).map((t) => t.w);
-    });
+    const tolOf = (factor) =>
+      want.scores.map((row, i) => {
+        const logits = row.map((x) => x * factor);
+        const max = Math.max(...logits);
+        const sum = logits.reduce((a, x) => a + Math.exp(x - max), 0);
+        return softmaxTolerances(logits, max, sum, Math.max(...scoreTol[i]) * factor + 4 * U * maxAbs(logits)).map((t) => t.w);
+      });
     const [scaled, unscaled] = [tolOf(1 / Math.sqrt(m.dims[k])), tolOf(1)];
     const worst = (tol) => Math.max(...tol.flat());
     assert.equal(p.dk, want.dk);
@@ -241,7 +315,12 @@ function checkNormal(n, m) {
   assert.ok(n.data instanceof Float32Array);
   assert.deepEqual([n.rows, n.cols], [m.rows, m.cols]);
   const want = normalValues(m.rows * m.cols, m.seed);
-  near('normal values', Array.from(n.data), want, want.map((x) => 2 ** -22 * Math.abs(x)));
+  near(
+    'normal values',
+    Array.from(n.data),
+    want,
+    want.map((x) => 2 ** -22 * Math.abs(x)),
+  );
 }
 
 const checkSinusoidal = (pe, m) => near('encoding', pe, ref.sinusoidal(m.tokens, m.width), 1e-6);
@@ -296,10 +375,13 @@ function factorOf(m, dk) {
   return Math.fround(base / (m.temperature ?? 1));
 }
 
-const longBound = (m) => Math.max(...Array.from({ length: m.heads }, (_, h) => {
-  const [Q, K, V] = headSlices(m, m.heads, h);
-  return headBound(Q, K, V, m.scale ?? 1 / Math.sqrt(Q[0].length));
-}));
+const longBound = (m) =>
+  Math.max(
+    ...Array.from({ length: m.heads }, (_, h) => {
+      const [Q, K, V] = headSlices(m, m.heads, h);
+      return headBound(Q, K, V, m.scale ?? 1 / Math.sqrt(Q[0].length));
+    }),
+  );
 
 const factorRefusal = (m, dk) => (factorOf(m, dk) > 0 && Number.isFinite(factorOf(m, dk)) ? [] : ['invalid-argument']);
 const overflow = (bound) => (bound > OVERFLOW_LIMIT ? ['non-finite'] : []);

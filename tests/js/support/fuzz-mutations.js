@@ -15,10 +15,32 @@ const EMPTIES = [[], [[]], { rows: 0, cols: 2, data: [] }, { rows: 2, cols: 0, d
 const NOT_OBJECTS = [null, undefined, 'text', true, 7n];
 const UNKNOWN = ['colour', 'casual', 'Heads', 'constructor', '__proto__', 'toString', ''];
 
-const BOOLEAN = [['yes', IA], [1, IA], [null, IA], [0, IA]];
+const BOOLEAN = [
+  ['yes', IA],
+  [1, IA],
+  [null, IA],
+  [0, IA],
+];
 // 1e-50 and -0 are not above 0 once float32; 1e39 is Infinity in float32.
-const POSITIVE = [[0, IA], [-1, IA], [-0, IA], [NaN, IA], [Infinity, IA], [1e-50, IA], [1e39, IA], ['2', IA], [null, IA]];
-const COUNTS = [[0, IA], [-1, IA], [2.5, IA], ['2', IA], [null, IA], [2 ** 31, IA]];
+const POSITIVE = [
+  [0, IA],
+  [-1, IA],
+  [-0, IA],
+  [NaN, IA],
+  [Infinity, IA],
+  [1e-50, IA],
+  [1e39, IA],
+  ['2', IA],
+  [null, IA],
+];
+const COUNTS = [
+  [0, IA],
+  [-1, IA],
+  [2.5, IA],
+  ['2', IA],
+  [null, IA],
+  [2 ** 31, IA],
+];
 
 const isNested = Array.isArray;
 const shapeOf = (m) => (isNested(m) ? [m.length, m[0].length] : [m.rows, m.cols]);
@@ -76,8 +98,18 @@ function attentionOptions(m) {
     causal: BOOLEAN,
     scale: POSITIVE,
     temperature: POSITIVE,
-    keyPadding: [[Array(nk + 1).fill(false), SM], [Array(nk).fill(2), IA], ['yes', IA], [[null], IA]],
-    mask: [[fill(nq + 1, nk, true), SM], [fill(nq, nk, 2), IA], ['x', IA], [[[true, 'y']], IA]],
+    keyPadding: [
+      [Array(nk + 1).fill(false), SM],
+      [Array(nk).fill(2), IA],
+      ['yes', IA],
+      [[null], IA],
+    ],
+    mask: [
+      [fill(nq + 1, nk, true), SM],
+      [fill(nq, nk, 2), IA],
+      ['x', IA],
+      [[[true, 'y']], IA],
+    ],
   };
 }
 
@@ -94,8 +126,18 @@ function traceFaults(m) {
     values: {
       ...attentionOptions(m),
       heads: [...COUNTS, [65, IA], [width + 1, IA]],
-      positional: m.projected ? [['cosine', IA], [1, IA], [null, IA]] : [['sinusoidal', IA]],
-      tokens: [[Array.from({ length: rows + 1 }, String), SM], ['abc', IA], [Array(rows).fill(1), IA]],
+      positional: m.projected
+        ? [
+            ['cosine', IA],
+            [1, IA],
+            [null, IA],
+          ]
+        : [['sinusoidal', IA]],
+      tokens: [
+        [Array.from({ length: rows + 1 }, String), SM],
+        ['abc', IA],
+        [Array(rows).fill(1), IA],
+      ],
     },
   };
 }
@@ -114,16 +156,41 @@ function longFaults(m, names = ['Q', 'K', 'V']) {
   };
 }
 
-const indexFaults = (n) => [[[n], IA], ['x', IA], [[0.5], IA], [[-1], IA]];
-const COUNT_FAULTS = (max) => [[0, IA], [max + 1, TL], [2.5, IA], ['4', IA], [-1, IA], [null, IA]];
+const indexFaults = (n) => [
+  [[n], IA],
+  ['x', IA],
+  [[0.5], IA],
+  [[-1], IA],
+];
+const COUNT_FAULTS = (max) => [
+  [0, IA],
+  [max + 1, TL],
+  [2.5, IA],
+  ['4', IA],
+  [-1, IA],
+  [null, IA],
+];
 
 const FAULTS = {
-  attention: (m) => ({ numbers: ['Q', 'K', 'V'], widen: 'K', lengthen: 'V', tooLarge: { Q: zeros(4097, 1) }, required: ['Q', 'K', 'V'], values: attentionOptions(m) }),
+  attention: (m) => ({
+    numbers: ['Q', 'K', 'V'],
+    widen: 'K',
+    lengthen: 'V',
+    tooLarge: { Q: zeros(4097, 1) },
+    required: ['Q', 'K', 'V'],
+    values: attentionOptions(m),
+  }),
   trace: traceFaults,
   permutationCheck: (m) => {
     const n = m.order.length;
     const { tooLarge, ...rest } = traceFaults(m); // 513 tokens fail the order's check first
-    const order = [[[...m.order, n], IA], [[...m.order.slice(1), n], IA], [m.order.map((i) => -1 - i), IA], ['abc', IA], [[0.5], IA]];
+    const order = [
+      [[...m.order, n], IA],
+      [[...m.order.slice(1), n], IA],
+      [m.order.map((i) => -1 - i), IA],
+      ['abc', IA],
+      [[0.5], IA],
+    ];
     if (n > 1) order.push([[m.order[0], ...m.order.slice(0, -1)], IA]); // a repeat
     return { ...rest, required: [...rest.required, 'order'], values: { ...rest.values, order } };
   },
@@ -131,27 +198,93 @@ const FAULTS = {
   sampledWeights: (m) => {
     const f = longFaults(m, ['Q', 'K']);
     f.required.push('rows', 'cols');
-    Object.assign(f.values, { head: [[m.heads, IA], [-1, IA], [1.5, IA], ['0', IA]], rows: indexFaults(m.Q.length), cols: indexFaults(m.K.length) });
+    Object.assign(f.values, {
+      head: [
+        [m.heads, IA],
+        [-1, IA],
+        [1.5, IA],
+        ['0', IA],
+      ],
+      rows: indexFaults(m.Q.length),
+      cols: indexFaults(m.K.length),
+    });
     return f;
   },
   softmaxBreakdown: () => ({
     required: ['scores'],
-    values: { scores: [[[], EMPTY], [Array(4097).fill(0), TL], [[1, NaN], NF], [[1e39], NF], [['1'], IA], ['abc', IA]], temperature: [...POSITIVE, [1e-40, IA]] },
+    values: {
+      scores: [
+        [[], EMPTY],
+        [Array(4097).fill(0), TL],
+        [[1, NaN], NF],
+        [[1e39], NF],
+        [['1'], IA],
+        ['abc', IA],
+      ],
+      temperature: [...POSITIVE, [1e-40, IA]],
+    },
   }),
   sinusoidalEncoding: () => ({ required: ['tokens', 'width'], values: { tokens: COUNT_FAULTS(2048), width: COUNT_FAULTS(2048) } }),
-  tilePlan: () => ({ required: ['headWidth'], values: { headWidth: [[2.5, IA], [-1, IA], ['64', IA], [null, IA], [NaN, IA]] } }),
+  tilePlan: () => ({
+    required: ['headWidth'],
+    values: {
+      headWidth: [
+        [2.5, IA],
+        [-1, IA],
+        ['64', IA],
+        [null, IA],
+        [NaN, IA],
+      ],
+    },
+  }),
   scalingStudy: () => ({
     required: ['dims'],
     values: {
-      dims: [[[], EMPTY], [Array(17).fill(2), TL], [[0], IA], [[513], TL], [[2.5], IA], ['4', IA]],
-      keys: [[1, IA], [65, TL], [2.5, IA]],
-      samples: [[0, IA], [2001, TL]],
-      seed: [[-1, IA], ['1', IA], [2 ** 32, IA], [1.5, IA]],
+      dims: [
+        [[], EMPTY],
+        [Array(17).fill(2), TL],
+        [[0], IA],
+        [[513], TL],
+        [[2.5], IA],
+        ['4', IA],
+      ],
+      keys: [
+        [1, IA],
+        [65, TL],
+        [2.5, IA],
+      ],
+      samples: [
+        [0, IA],
+        [2001, TL],
+      ],
+      seed: [
+        [-1, IA],
+        ['1', IA],
+        [2 ** 32, IA],
+        [1.5, IA],
+      ],
     },
   }),
   normalMatrix: () => {
-    const side = [[0, IA], [1.5, IA], [-1, IA], ['2', IA], [2 ** 25, TL]];
-    return { required: ['rows', 'cols'], values: { rows: side, cols: side, seed: [[-1, IA], ['1', IA], [2 ** 32, IA]] } };
+    const side = [
+      [0, IA],
+      [1.5, IA],
+      [-1, IA],
+      ['2', IA],
+      [2 ** 25, TL],
+    ];
+    return {
+      required: ['rows', 'cols'],
+      values: {
+        rows: side,
+        cols: side,
+        seed: [
+          [-1, IA],
+          ['1', IA],
+          [2 ** 32, IA],
+        ],
+      },
+    };
   },
 };
 

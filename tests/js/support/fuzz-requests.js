@@ -177,7 +177,13 @@ function softmaxBreakdown(r) {
 
 function sinusoidalEncoding(r) {
   // Now and then at the limit (lab.limits().sinusoidalMax, 2048).
-  const [tokens, width] = r.chance(0.05) ? r.pick([[1, 2048], [2048, 1], [64, 512]]) : [r.int(1, 40), r.int(1, 40)];
+  const [tokens, width] = r.chance(0.05)
+    ? r.pick([
+        [1, 2048],
+        [2048, 1],
+        [64, 512],
+      ])
+    : [r.int(1, 40), r.int(1, 40)];
   return { request: { tokens, width }, model: { tokens, width } };
 }
 
@@ -211,7 +217,11 @@ export const FAMILIES = {
   permutationCheck: { entries: ['permutationCheck'], make: permutationCheck, older: ({ order, ...rest }) => [rest, order] },
   long: { entries: LONG_ENTRIES, make: long },
   sampledWeights: { entries: ['sampledWeights'], make: sampledWeights },
-  softmaxBreakdown: { entries: ['softmaxBreakdown'], make: softmaxBreakdown, older: ({ scores, temperature }) => (temperature === undefined ? [scores] : [scores, temperature]) },
+  softmaxBreakdown: {
+    entries: ['softmaxBreakdown'],
+    make: softmaxBreakdown,
+    older: ({ scores, temperature }) => (temperature === undefined ? [scores] : [scores, temperature]),
+  },
   sinusoidalEncoding: { entries: ['sinusoidalEncoding'], make: sinusoidalEncoding, older: ({ tokens, width }) => [tokens, width] },
   scalingStudy: { entries: ['scalingStudy'], make: scalingStudy },
   normalMatrix: { entries: ['normalMatrix'], make: normalMatrix },

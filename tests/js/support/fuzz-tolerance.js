@@ -77,11 +77,13 @@ export function softmaxTolerances(logits, max, sum, E) {
 /** Each output entry's tolerance from its weights' tolerances (wTol) and float32's sum. */
 export function outputTolerance(weights, wTol, V) {
   const n = V.length;
-  return weights.map((w, i) => V[0].map((_, c) => {
-    let t = TINY;
-    for (let j = 0; j < n; j++) t += Math.abs(V[j][c]) * (wTol[i][j] + 2 * (n + 2) * U * (w[j] + wTol[i][j]));
-    return t;
-  }));
+  return weights.map((w, i) =>
+    V[0].map((_, c) => {
+      let t = TINY;
+      for (let j = 0; j < n; j++) t += Math.abs(V[j][c]) * (wTol[i][j] + 2 * (n + 2) * U * (w[j] + wTol[i][j]));
+      return t;
+    }),
+  );
 }
 
 /** The tolerances of one head's reference attention `a` (head width d, values V). */
@@ -109,8 +111,13 @@ export function headTolerances(a, d, V) {
  */
 export function assertConvex(what, output, V, allowed) {
   const slack = 2 * (V.length + 2) * U * maxAbs(V) + TINY;
-  output.forEach((row, i) => row.forEach((o, c) => {
-    const seen = V.filter((_, j) => allowed(i, j)).map((v) => v[c]);
-    assert.ok(o >= Math.min(...seen) - slack && o <= Math.max(...seen) + slack, `${what}[${i}][${c}] = ${o} is outside its values' range [${Math.min(...seen)}, ${Math.max(...seen)}]`);
-  }));
+  output.forEach((row, i) =>
+    row.forEach((o, c) => {
+      const seen = V.filter((_, j) => allowed(i, j)).map((v) => v[c]);
+      assert.ok(
+        o >= Math.min(...seen) - slack && o <= Math.max(...seen) + slack,
+        `${what}[${i}][${c}] = ${o} is outside its values' range [${Math.min(...seen)}, ${Math.max(...seen)}]`,
+      );
+    }),
+  );
 }

@@ -11,13 +11,19 @@ export function headReference({ Q, K, V, scale, temperature = 1, softcap, bias, 
   const [nq, nk] = [Q.length, K.length];
   const offset = typeof alignment === 'number' ? alignment : alignment === 'bottom-right' ? nk - nq : 0;
   const factor = (scale ?? 1 / Math.sqrt(Q[0].length)) / temperature;
-  const sides = typeof window === 'object' && window !== null ? [window.left ?? Infinity, window.right ?? Infinity] : window > 0 ? [window - 1, window - 1] : [Infinity, Infinity];
+  const sides =
+    typeof window === 'object' && window !== null
+      ? [window.left ?? Infinity, window.right ?? Infinity]
+      : window > 0
+        ? [window - 1, window - 1]
+        : [Infinity, Infinity];
   const global = (p) => globalTokens.includes(p);
   const weights = Q.map((q, i) => {
     const p = i + offset;
     const logits = K.map((k, j) => {
       const outside = j < p - sides[0] || j > p + sides[1];
-      if ((causal && j > p) || (outside && !global(p) && !global(j)) || keyPadding?.[j] || (mask && !mask[i][j]) || bias?.[i][j] === -Infinity) return -Infinity;
+      if ((causal && j > p) || (outside && !global(p) && !global(j)) || keyPadding?.[j] || (mask && !mask[i][j]) || bias?.[i][j] === -Infinity)
+        return -Infinity;
       let s = q.reduce((sum, x, c) => sum + x * k[c], 0) * factor;
       if (softcap !== undefined) s = softcap * Math.tanh(s / softcap);
       return s + (bias?.[i][j] ?? 0) - slope * Math.abs(p - j);

@@ -19,7 +19,10 @@ export function barChart({ title, labels, series, max = 1 }) {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const group = plotWidth / Math.max(1, labels.length);
   const bar = (group * 0.8) / series.length;
-  const y = scaleLinear().domain([0, max]).range([HEIGHT - MARGIN.bottom, MARGIN.top]).clamp(true);
+  const y = scaleLinear()
+    .domain([0, max])
+    .range([HEIGHT - MARGIN.bottom, MARGIN.top])
+    .clamp(true);
   return svg`<svg class="chart bars" viewBox=${viewBox(HEIGHT, series.length)} role="img" aria-label=${title}>
     <title>${title}</title>
     <g class="axis">

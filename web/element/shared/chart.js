@@ -76,7 +76,8 @@ export function lineChart({ title, x, y, series }) {
     <g class="axis">
       ${axisLines(MARGIN, HEIGHT)}
       ${ticks(xs, x).map(
-        (t) => svg`<g transform="translate(${xs(t)},${HEIGHT - MARGIN.bottom})"><line y2="5"></line><text y="17" text-anchor="middle">${tickLabel(x, t)}</text></g>`,
+        (t) =>
+          svg`<g transform="translate(${xs(t)},${HEIGHT - MARGIN.bottom})"><line y2="5"></line><text y="17" text-anchor="middle">${tickLabel(x, t)}</text></g>`,
       )}
       ${yTicks(ys, ticks(ys, y), MARGIN.left, (t) => tickLabel(y, t))}
       <text x=${(MARGIN.left + WIDTH - MARGIN.right) / 2} y=${HEIGHT - 6} text-anchor="middle">${x.label}</text>

@@ -54,7 +54,8 @@ function paletteColor(palette, t) {
 }
 
 // A palette as a left-to-right CSS gradient, for a legend, on either scheme.
-const gradient = (palette) => `linear-gradient(to right, ${PALETTES[palette].map((_, i, stops) => onScheme(palette, i / (stops.length - 1), rgbOf)).join(', ')})`;
+const gradient = (palette) =>
+  `linear-gradient(to right, ${PALETTES[palette].map((_, i, stops) => onScheme(palette, i / (stops.length - 1), rgbOf)).join(', ')})`;
 
 // WCAG relative luminance of an sRGB colour.
 function luminance(rgb) {
@@ -139,7 +140,6 @@ export function heatColors(t, palette = 'sequential') {
   const rgb = paletteColor(palette, levelOf(t) / (HEAT_LEVELS - 1));
   return { background: `rgb(${rgb.join(',')})`, text: textOn(rgb) };
 }
-
 
 /** The [min, max] of a matrix's finite values, for normalising the heatmap. */
 export function finiteRange(values) {

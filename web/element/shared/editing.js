@@ -17,8 +17,7 @@ export function inputNames(state) {
   return Object.keys(DIMENSIONS[state.mode]).filter((name) => state[name] != null);
 }
 
-const resizeRows = (m, count) =>
-  count > m.length ? [...m, ...Array.from({ length: count - m.length }, () => Array(m[0].length).fill(0))] : m.slice(0, count);
+const resizeRows = (m, count) => (count > m.length ? [...m, ...Array.from({ length: count - m.length }, () => Array(m[0].length).fill(0))] : m.slice(0, count));
 const resizeCols = (m, count) => m.map((row) => (count > row.length ? [...row, ...Array(count - row.length).fill(0)] : row.slice(0, count)));
 
 /**

@@ -232,12 +232,7 @@ export const QUESTIONS = {
     {
       id: 'bright-column',
       prompt: 'Every row of the weights peaks in the same column j. What does that mean?',
-      options: [
-        'Token j reads from every other token',
-        'Token j is masked',
-        'The weights are uniform',
-        'Every token reads mostly from token j’s value',
-      ],
+      options: ['Token j reads from every other token', 'Token j is masked', 'The weights are uniform', 'Every token reads mostly from token j’s value'],
       answer: 3,
       explanation:
         'Columns are keys. A bright column means every query matches key j best, so every output row is pulled towards vⱼ ' +

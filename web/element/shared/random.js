@@ -12,8 +12,5 @@ export function seededRandom(seed) {
 
 /** A rows x cols matrix of values in [-1, 1], rounded to one decimal so they read easily. */
 export function randomMatrix(rows, cols, random) {
-  return Array.from({ length: rows }, () =>
-    Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * 10) / 10),
-  );
+  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * 10) / 10));
 }
-

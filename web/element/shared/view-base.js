@@ -51,9 +51,7 @@ export class ViewBase extends LitElement {
     // A field given a good value no longer holds refused text.
     const stale = Object.keys(this._drafts).filter((field) => field in partial);
     if (stale.length) this._drafts = Object.fromEntries(Object.entries(this._drafts).filter(([field]) => !stale.includes(field)));
-    this.dispatchEvent(
-      new CustomEvent('view-state-change', { detail: { viewState: { ...this.viewState, ...partial } }, bubbles: true, composed: true }),
-    );
+    this.dispatchEvent(new CustomEvent('view-state-change', { detail: { viewState: { ...this.viewState, ...partial } }, bubbles: true, composed: true }));
   }
 
   /**

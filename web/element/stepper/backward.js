@@ -53,9 +53,11 @@ export function renderJacobian(panel, focusedRow, labels) {
 export function renderCheck(check, onCheck) {
   return html`<div class="controls" data-role="gradient-check">
     <button data-action="check-gradient" @click=${onCheck}>Check this gradient</button>
-    ${check
-      ? html`<span data-role="gradient-check-result">analytic ${fmt(check.analytic)} · numeric (central differences, ε = ${check.epsilon.toExponential(0)}) ${fmt(check.numeric)} · relative error
+    ${
+      check
+        ? html`<span data-role="gradient-check-result">analytic ${fmt(check.analytic)} · numeric (central differences, ε = ${check.epsilon.toExponential(0)}) ${fmt(check.numeric)} · relative error
           <span data-role="relative-error" data-value=${String(check.relativeError)}>${check.relativeError.toExponential(1)}</span></span>`
-      : nothing}
+        : nothing
+    }
   </div>`;
 }

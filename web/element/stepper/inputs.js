@@ -117,9 +117,11 @@ export class InputEditor {
         <input data-control="heads" type="number" min="1" max=${MAX_EDIT_SIZE} .value=${String(s.heads)}
           @change=${(e) => this.changeHeads(e.target.value)} /></label>
       <label><input data-control="causal" type="checkbox" .checked=${s.causal} @change=${(e) => this.change({ causal: e.target.checked })} />Causal mask</label>
-      ${this.host.noPredict
-        ? nothing
-        : html`<label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>`}
+      ${
+        this.host.noPredict
+          ? nothing
+          : html`<label><input data-control="predict" type="checkbox" .checked=${s.predict} @change=${(e) => this.change({ predict: e.target.checked })} />Predict, then reveal</label>`
+      }
       <label><input data-control="backward" type="checkbox" .checked=${Boolean(s.backward)} @change=${(e) => this.change({ backward: e.target.checked })} />Backward pass</label>
       <label><input data-control="scaling" type="checkbox" .checked=${s.scale !== false} @change=${(e) => this.change({ scale: e.target.checked })} /><span>Scale by 1/√d<sub>k</sub></span></label>
       <label
@@ -128,17 +130,21 @@ export class InputEditor {
           @input=${(e) => this.change({ temperature: Number(e.target.value) })} />
         <output>${fmt(s.temperature)}</output></label
       >
-      ${s.mode === 'x'
-        ? html`<label><input data-control="positional" type="checkbox" .checked=${s.positional === 'sinusoidal'}
+      ${
+        s.mode === 'x'
+          ? html`<label><input data-control="positional" type="checkbox" .checked=${s.positional === 'sinusoidal'}
               @change=${(e) => this.change({ positional: e.target.checked ? 'sinusoidal' : 'none' })} />Sinusoidal positions</label>
             <label><input data-control="wo" type="checkbox" .checked=${s.Wo != null} ?disabled=${!editable}
               @change=${(e) => this.toggleOutputProjection(e.target.checked)} /><span>Output projection W<sub>O</sub></span></label>`
-        : nothing}
-      ${editable
-        ? html`<label>Seed <input data-control="seed" type="number" .value=${String(this.seed)} @change=${(e) => (this.seed = Number(e.target.value) || 0)} /></label>
+          : nothing
+      }
+      ${
+        editable
+          ? html`<label>Seed <input data-control="seed" type="number" .value=${String(this.seed)} @change=${(e) => (this.seed = Number(e.target.value) || 0)} /></label>
             <button data-action="randomize" @click=${() => this.randomize()}>Randomise</button>
             <button data-action="reset" @click=${() => this.host.reset()}>Reset</button>`
-        : nothing}
+          : nothing
+      }
     </div>`;
   }
 
@@ -160,10 +166,12 @@ export class InputEditor {
       <span>${label}:</span>
       ${keys.map(
         (name, j) => html`<span>
-          ${this.host.editable
-            ? html`<input data-token=${j} aria-label="Label of token ${j + 1}" .value=${s.tokens[j] ?? ''}
+          ${
+            this.host.editable
+              ? html`<input data-token=${j} aria-label="Label of token ${j + 1}" .value=${s.tokens[j] ?? ''}
                 @input=${(e) => this.setToken(j, e.target.value)} />`
-            : html`<span>${name}</span>`}
+              : html`<span>${name}</span>`
+          }
           <button data-action="pad-key" data-key=${j} aria-pressed=${s.keyPadding[j] ? 'true' : 'false'}
             title="Treat this key as padding: no query attends to it" @click=${() => this.togglePadding(j)}>
             pad

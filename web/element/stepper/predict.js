@@ -44,7 +44,17 @@ function shapeQuestion(panel, asks) {
   const [rows, cols] = result;
   const operands = panel.operands.map((o) => sizeOf(o.values));
   // Plausible wrong shapes: the operands' shapes, transposes, squares, a column, a row.
-  const candidates = [result, [cols, rows], ...operands, ...operands.map(([r, c]) => [c, r]), [rows, rows], [cols, cols], [rows, 1], [1, cols], [2 * rows, cols]];
+  const candidates = [
+    result,
+    [cols, rows],
+    ...operands,
+    ...operands.map(([r, c]) => [c, r]),
+    [rows, rows],
+    [cols, cols],
+    [rows, 1],
+    [1, cols],
+    [2 * rows, cols],
+  ];
   const seen = new Set();
   const options = [];
   for (const candidate of candidates) {
@@ -188,10 +198,12 @@ export class PredictController {
       }}>
       <p>${entry.revealed ? 'Your prediction, and the result below.' : 'Predict first: the result stays hidden until you answer.'}</p>
       ${questions.map((q) => this._question(q, entry))}
-      ${entry.revealed
-        ? nothing
-        : html`<button type="submit" data-action="predict-check" ?disabled=${!ready}>Check and reveal</button>
-            <button type="button" data-action="predict-reveal" @click=${() => this._update(entry, { revealed: true })}>Just show me</button>`}
+      ${
+        entry.revealed
+          ? nothing
+          : html`<button type="submit" data-action="predict-check" ?disabled=${!ready}>Check and reveal</button>
+            <button type="button" data-action="predict-reveal" @click=${() => this._update(entry, { revealed: true })}>Just show me</button>`
+      }
     </form>`;
   }
 
@@ -206,12 +218,14 @@ export class PredictController {
             @change=${() => this._update(entry, { choices: { ...entry.choices, [q.kind]: o.value } })} />${o.label}</label
         >`,
       )}
-      ${entry.revealed
-        ? html`<p data-role="predict-feedback" data-correct=${entry.checked ? String(right) : nothing} role="status">
+      ${
+        entry.revealed
+          ? html`<p data-role="predict-feedback" data-correct=${entry.checked ? String(right) : nothing} role="status">
             ${entry.checked ? html`<span class=${right ? 'correct' : 'wrong'}>${right ? 'Right.' : 'Wrong.'}</span>` : nothing}
             <span data-role="predict-explanation">${q.explanation}</span>
           </p>`
-        : nothing}
+          : nothing
+      }
     </fieldset>`;
   }
 }

@@ -91,11 +91,15 @@ export class Stepper {
     const options = controls === 'full' ? this.inputs.renderControls() : nothing;
     const hasSetup = controls === 'full' || inputs !== 'hidden';
     // The narrow layout's jump to the options and inputs below the step (hidden when wide).
-    const toSetup = !resultFirst && hasSetup ? html`<button class="to-setup" data-action="to-setup" @click=${() => this._showSetup()}>Inputs and options ↓</button>` : nothing;
+    const toSetup =
+      !resultFirst && hasSetup
+        ? html`<button class="to-setup" data-action="to-setup" @click=${() => this._showSetup()}>Inputs and options ↓</button>`
+        : nothing;
     const nav = controls === 'none' ? toSetup : this._renderNav(toSetup);
     const editors = {
       shown: () => this.inputs.renderInputs(),
-      collapsed: () => html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
+      collapsed: () =>
+        html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
       hidden: () => nothing,
     }[inputs]();
     if (resultFirst) return html`${message} ${this._renderStep(false)} ${nav} ${options} ${editors}`;

@@ -67,7 +67,10 @@ export function defineBackwardSteps() {
         const dot = panel.step.rowDot[row];
         return {
           text: `∂S̃${at(row, col)} = a${at(row, col)} × (∂a${at(row, col)} − Σₖ ∂aₖ·aₖ) = ${fmt(a)} × (${fmt(dA)} − ${fmt(dot)}) = ${fmt(value)}`,
-          highlight: [{ rows: [row], cell: [row, col] }, { rows: [row], cell: [row, col] }],
+          highlight: [
+            { rows: [row], cell: [row, col] },
+            { rows: [row], cell: [row, col] },
+          ],
         };
       },
     });
@@ -82,7 +85,10 @@ export function defineBackwardSteps() {
       perHead: true,
       explain: ({ panel, row, col, value }) => {
         const input = panel.operands[0].values[row][col];
-        return { text: `∂S${at(row, col)} = factor × ∂S̃${at(row, col)} = ${fmt(input)} → ${fmt(value)}${value === 0 ? ' (masked or weight 0: no gradient)' : ''}`, highlight: same(row, col) };
+        return {
+          text: `∂S${at(row, col)} = factor × ∂S̃${at(row, col)} = ${fmt(input)} → ${fmt(value)}${value === 0 ? ' (masked or weight 0: no gradient)' : ''}`,
+          highlight: same(row, col),
+        };
       },
     });
   }

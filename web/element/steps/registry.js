@@ -49,10 +49,19 @@ export function stepScales(id, trace, { heads = 1, withResult = true } = {}) {
   const order = trace.groups.map((group) => group.id);
   const shown = withResult ? trace.steps : trace.steps.filter((s) => order.indexOf(s.id) < order.indexOf(id));
   const valuesOf = (keep) => shown.filter((s) => keep(s.id)).map((s) => s.values);
-  const scores = scaleOf('scores', valuesOf((name) => kind(name) === 'scores'), heads);
+  const scores = scaleOf(
+    'scores',
+    valuesOf((name) => kind(name) === 'scores'),
+    heads,
+  );
   return (name) => {
     if (kind(name) === 'scores') return scores;
-    if (kind(name) === 'gradients') return scaleOf('gradients', valuesOf((other) => other === name), heads);
+    if (kind(name) === 'gradients')
+      return scaleOf(
+        'gradients',
+        valuesOf((other) => other === name),
+        heads,
+      );
     return scaleOf(kind(name), []);
   };
 }

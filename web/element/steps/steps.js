@@ -48,7 +48,6 @@ export function defineStep(entry) {
 /** @type {StepEntry[]} */
 export const STEPS = [];
 
-
 const same = (row, col) => [{ cell: [row, col] }];
 
 defineStep({
@@ -111,7 +110,8 @@ defineStep({
   predict: {
     largest: {
       noun: 'score',
-      reason: 'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
+      reason:
+        'a score is the dot product of the query with a key: largest for the key that points most nearly the way the query does, lengths taken into account.',
     },
   },
 });
@@ -168,7 +168,10 @@ defineStep({
   perHead: true,
   explain: ({ panel, row, col, value, labels }) => {
     const reason = maskReason(panel.step.blockedBy[row][col], col, labels.keys);
-    return { text: reason ? `${reason}: s̃${at(row, col)} becomes −∞, so its weight will be 0` : `kept: s̃${at(row, col)} = ${fmt(value)}`, highlight: same(row, col) };
+    return {
+      text: reason ? `${reason}: s̃${at(row, col)} becomes −∞, so its weight will be 0` : `kept: s̃${at(row, col)} = ${fmt(value)}`,
+      highlight: same(row, col),
+    };
   },
   predict: { elementwise: 'replaces some entries by −∞' },
 });

@@ -10,27 +10,31 @@ const q = (label) => `“${label}”`;
 // ---- RoPE: rotate-q, rotate-k ----
 
 // A cell of a rotated matrix: its pair turned by position · θ_i, written out.
-const rotateExplain = (letter) => ({ panel, row, col, value }) => {
-  const i = Math.floor(col / 2);
-  const [x, y] = [2 * i, 2 * i + 1].map((c) => panel.operands[0].values[row][c]);
-  const { angles, frequencies } = panel.step;
-  const a = fmt(angles[row][i]);
-  const turned = col % 2 === 0 ? `${fmt(x)}·cos ${a} − ${fmt(y)}·sin ${a}` : `${fmt(x)}·sin ${a} + ${fmt(y)}·cos ${a}`;
-  return {
-    text: `${letter}${sub(row)} (position ${row}), pair ${i + 1} turned by ${row}·θ${sub(i)} = ${row}·${fmt(frequencies[i])} = ${a} rad: ${turned} = ${fmt(value)}`,
-    highlight: [{ rows: [row], cell: [row, col] }],
+const rotateExplain =
+  (letter) =>
+  ({ panel, row, col, value }) => {
+    const i = Math.floor(col / 2);
+    const [x, y] = [2 * i, 2 * i + 1].map((c) => panel.operands[0].values[row][c]);
+    const { angles, frequencies } = panel.step;
+    const a = fmt(angles[row][i]);
+    const turned = col % 2 === 0 ? `${fmt(x)}·cos ${a} − ${fmt(y)}·sin ${a}` : `${fmt(x)}·sin ${a} + ${fmt(y)}·cos ${a}`;
+    return {
+      text: `${letter}${sub(row)} (position ${row}), pair ${i + 1} turned by ${row}·θ${sub(i)} = ${row}·${fmt(frequencies[i])} = ${a} rad: ${turned} = ${fmt(value)}`,
+      highlight: [{ rows: [row], cell: [row, col] }],
+    };
   };
-};
 
-const rotateWhy = (letter, axis) => ({ panel, labels }) => {
-  const { angles, ropeBase } = panel.step;
-  const p = Math.min(1, angles.length - 1);
-  const last = angles[p].length - 1;
-  return {
-    idea: `RoPE writes each token’s position into its ${letter === 'q' ? 'query' : 'key'} itself: every pair of features is turned by an angle that grows with the position, fast in the first pairs and slow in the last. A query turned by p·θ and a key turned by r·θ meet at an angle that depends only on p − r, so the score sees how far apart they are, not where they are.`,
-    live: `With base ${fmt(ropeBase)}, ${q(labels[axis][p])} (position ${p}) turns its first pair by ${fmt(angles[p][0])} rad and its last by ${fmt(angles[p][last])} rad.`,
+const rotateWhy =
+  (letter, axis) =>
+  ({ panel, labels }) => {
+    const { angles, ropeBase } = panel.step;
+    const p = Math.min(1, angles.length - 1);
+    const last = angles[p].length - 1;
+    return {
+      idea: `RoPE writes each token’s position into its ${letter === 'q' ? 'query' : 'key'} itself: every pair of features is turned by an angle that grows with the position, fast in the first pairs and slow in the last. A query turned by p·θ and a key turned by r·θ meet at an angle that depends only on p − r, so the score sees how far apart they are, not where they are.`,
+      live: `With base ${fmt(ropeBase)}, ${q(labels[axis][p])} (position ${p}) turns its first pair by ${fmt(angles[p][0])} rad and its last by ${fmt(angles[p][last])} rad.`,
+    };
   };
-};
 
 export const ROTATE_STEPS = [
   ['rotate-q', 'Q', 'q', 'queries'],

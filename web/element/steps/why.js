@@ -33,13 +33,15 @@ export const positionalWhy = ({ panel, labels }) => {
 };
 
 /** Q, K or V (`symbol`) from X: every token's `noun`, which is its `role`. */
-export const projectionWhy = (symbol, noun, role) => ({ panel, labels }) => {
-  const weights = html`W<sub>${symbol}</sub>`;
-  return {
-    idea: html`${symbol} = X·${weights} gives every token a ${noun}: ${role}. The same learned matrix ${weights} is applied to every token’s row of X.`,
-    live: `${q(labels.queries[0])}’s ${noun} is ${row(panel.step.values[0])}.`,
+export const projectionWhy =
+  (symbol, noun, role) =>
+  ({ panel, labels }) => {
+    const weights = html`W<sub>${symbol}</sub>`;
+    return {
+      idea: html`${symbol} = X·${weights} gives every token a ${noun}: ${role}. The same learned matrix ${weights} is applied to every token’s row of X.`,
+      live: `${q(labels.queries[0])}’s ${noun} is ${row(panel.step.values[0])}.`,
+    };
   };
-};
 
 export const scoresWhy = ({ panel, labels }) => {
   const s = panel.step.values[0];
@@ -63,7 +65,10 @@ export const scaleWhy = ({ panel, labels }) => {
     ? 'A dot product of dₖ numbers spreads out like √dₖ: unscaled, softmax would give almost all the weight to one key and learning would stall. Dividing by √dₖ keeps the spread near 1 whatever dₖ is.'
     : 'The scores are multiplied by the factor given instead of 1/√dₖ.';
   const heat = temperature !== 1 ? ` Dividing by the temperature T = ${fmt(temperature)} then ${temperature > 1 ? 'flattens' : 'sharpens'} the weights.` : '';
-  const gap = hi >= 0 && lo >= 0 && fmt(before[hi]) !== fmt(before[lo]) ? ` In row ${q(labels.queries[0])}, the gap between the largest score (${names(highs)}) and the smallest (${names(lows)}) goes from ${fmt(before[hi] - before[lo])} to ${fmt(after[hi] - after[lo])}.` : '';
+  const gap =
+    hi >= 0 && lo >= 0 && fmt(before[hi]) !== fmt(before[lo])
+      ? ` In row ${q(labels.queries[0])}, the gap between the largest score (${names(highs)}) and the smallest (${names(lows)}) goes from ${fmt(before[hi] - before[lo])} to ${fmt(after[hi] - after[lo])}.`
+      : '';
   return { idea: idea + heat, live: `Here the scores are divided by ${by}${temperature !== 1 ? ` and by T = ${fmt(temperature)}` : ''}.${gap}` };
 };
 
@@ -84,8 +89,7 @@ export const maskWhy = ({ panel }) => {
 
 // The row with the most keys it may attend to (the first of equals): under a causal mask the
 // first row has one key and its weights say little.
-const openRow = (logits) =>
-  logits.reduce((best, row, i) => (row.filter(Number.isFinite).length > logits[best].filter(Number.isFinite).length ? i : best), 0);
+const openRow = (logits) => logits.reduce((best, row, i) => (row.filter(Number.isFinite).length > logits[best].filter(Number.isFinite).length ? i : best), 0);
 
 export const softmaxWhy = ({ panel, labels }) => {
   const { values, rowMax, rowSum } = panel.step;
@@ -93,7 +97,8 @@ export const softmaxWhy = ({ panel, labels }) => {
   const r = openRow(panel.operands[0].values);
   return {
     idea: 'Softmax turns each row of scores into weights: positive and adding up to 1. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
-    before: 'Softmax turns each row of scores into positive weights. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
+    before:
+      'Softmax turns each row of scores into positive weights. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
     live:
       `Row ${q(labels.queries[r])}: m = ${fmt(rowMax[r])}, Σ = ${fmt(rowSum[r])}, weights ${list(values[r])}.` +
       (masked >= 0 ? ` Row ${q(labels.queries[masked])} has every key masked: attnlab defines its weights as zeros (a sum of 0, not 1).` : ''),

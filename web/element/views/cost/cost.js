@@ -127,7 +127,9 @@ class CostView extends WorkerViewBase {
   // A problem, else the progress of a measurement or how it ended, else what to do.
   _renderStatus() {
     const problem = this.draftProblem ?? this._message;
-    const progress = this._busy ? `Measuring… ${this._runs.length} of ${this._total()} runs done.` : this._status ?? (this._runs.length ? '' : 'Press Measure: it takes a few seconds.');
+    const progress = this._busy
+      ? `Measuring… ${this._runs.length} of ${this._total()} runs done.`
+      : (this._status ?? (this._runs.length ? '' : 'Press Measure: it takes a few seconds.'));
     return this.messageLine(problem ?? progress, { role: 'cost-status', error: Boolean(problem) });
   }
 
@@ -178,8 +180,7 @@ class CostView extends WorkerViewBase {
     if (!both.length) return nothing;
     const n = both.at(-1);
     const [naive, flash] = [run(n, 'naive'), run(n, 'flash')];
-    const figures = (r) =>
-      html`<span data-kernel=${r.kernel} data-ms=${r.ms} data-bytes=${r.peakBytes}>${fmt(r.ms)} ms and held ${bytes(r.peakBytes)}</span>`;
+    const figures = (r) => html`<span data-kernel=${r.kernel} data-ms=${r.ms} data-bytes=${r.peakBytes}>${fmt(r.ms)} ms and held ${bytes(r.peakBytes)}</span>`;
     const half = both.includes(n / 2) ? n / 2 : null;
     const growth = (kernel, field) => {
       const before = run(half, kernel)[field];
@@ -187,11 +188,13 @@ class CostView extends WorkerViewBase {
     };
     return html`<p class="explanation" data-role="cost-conclusion" data-n=${n}>
       At n = ${n}, the naive kernel took ${figures(naive)}; the flash kernel took ${figures(flash)}.
-      ${half
-        ? html`From n = ${half} to n = ${n}, the naive kernel's memory grew ${growth('naive', 'peakBytes')} and its time
+      ${
+        half
+          ? html`From n = ${half} to n = ${n}, the naive kernel's memory grew ${growth('naive', 'peakBytes')} and its time
             ${growth('naive', 'ms')}; the flash kernel's memory grew ${growth('flash', 'peakBytes')} and its time ${growth('flash', 'ms')}.
             Doubling n makes an n × n matrix four times as large.`
-        : nothing}
+          : nothing
+      }
       The naive kernel keeps the scores, their exponentials and the weights, each n × n; the flash kernel keeps the
       inputs and the output, n × d each, and small tiles whose size does not depend on n.
     </p>`;

@@ -90,7 +90,12 @@ class FlashView extends ViewBase {
   // block skips. Only positions are drawn: the walk holds one tile of numbers at a time.
   _renderGrid(event, index) {
     const { n, queryRows, keyRows } = this.viewState;
-    const visited = new Set(this._result.walk.events.slice(0, index + 1).filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
+    const visited = new Set(
+      this._result.walk.events
+        .slice(0, index + 1)
+        .filter((e) => e.kind === 'tile')
+        .map((e) => `${e.queryBlock},${e.keyBlock}`),
+    );
     const all = new Set(this._result.walk.events.filter((e) => e.kind === 'tile').map((e) => `${e.queryBlock},${e.keyBlock}`));
     const blocks = Math.ceil(n / queryRows);
     const tiles = Math.ceil(n / keyRows);
@@ -103,8 +108,11 @@ class FlashView extends ViewBase {
     return html`<figure class="grid" data-role="tile-grid">
       <table aria-label="The n×n scores as tiles">
         <tr><th></th>${Array.from({ length: tiles }, (_, t) => html`<th scope="col">K${sub(t)}</th>`)}</tr>
-        ${Array.from({ length: blocks }, (_, b) => html`<tr><th scope="row" class=${event.queryBlock === b ? 'active' : ''}>Q${sub(b)}</th>
-          ${Array.from({ length: tiles }, (_, t) => html`<td data-block=${b} data-tile=${t} data-state=${state(b, t)}></td>`)}</tr>`)}
+        ${Array.from(
+          { length: blocks },
+          (_, b) => html`<tr><th scope="row" class=${event.queryBlock === b ? 'active' : ''}>Q${sub(b)}</th>
+          ${Array.from({ length: tiles }, (_, t) => html`<td data-block=${b} data-tile=${t} data-state=${state(b, t)}></td>`)}</tr>`,
+        )}
       </table>
       <figcaption>Blocks of ${queryRows} queries (rows) against tiles of ${keyRows} keys (columns). Dark: on view; tinted: visited; striped: skipped by the causal mask.</figcaption>
     </figure>`;
@@ -117,7 +125,8 @@ class FlashView extends ViewBase {
   _renderTile(event) {
     const rows = this._rowLabels(event);
     const keys = Array.from({ length: event.keys }, (_, c) => `k${sub(event.firstKey + c)}`);
-    const perRow = (name, caption, label, values, format) => matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label], format });
+    const perRow = (name, caption, label, values, format) =>
+      matrixTable({ name, caption, values: values.map((v) => [v]), rowLabels: rows, colLabels: [label], format });
     // A row whose m was −∞ held nothing (l = 0, acc = 0): exp(−∞ − m) = 0 scales nothing, so
     // the core leaves its factor at 1 and the table says so in words.
     const fresh = (r) => event.oldMax[r] === -Infinity;
@@ -193,7 +202,8 @@ function tileWhy(event) {
         `so there is nothing to rescale; m becomes the tile's largest score and its exponentials start the sum.`,
     );
   }
-  if (kinds.raised) parts.push(`The max rose in ${rows(kinds.raised)}, so their sum and accumulator shrink by exp(m_old − m_new) before this tile's exponentials are added.`);
+  if (kinds.raised)
+    parts.push(`The max rose in ${rows(kinds.raised)}, so their sum and accumulator shrink by exp(m_old − m_new) before this tile's exponentials are added.`);
   if (kinds.kept) parts.push(`In ${rows(kinds.kept)} no score beat m, so the factor is 1: this tile's exponentials are simply added.`);
   if (kinds.masked) parts.push(`In ${rows(kinds.masked)} every key of this tile comes later (the causal mask): nothing is added and m, l and acc stay.`);
   return subscripted(parts.join(' '));

@@ -11,8 +11,12 @@ export const LIMIT = 3;
 
 const SIZE = 320;
 const PAD = 22;
-const X = scaleLinear().domain([-LIMIT, LIMIT]).range([PAD, SIZE - PAD]);
-const Y = scaleLinear().domain([-LIMIT, LIMIT]).range([SIZE - PAD, PAD]);
+const X = scaleLinear()
+  .domain([-LIMIT, LIMIT])
+  .range([PAD, SIZE - PAD]);
+const Y = scaleLinear()
+  .domain([-LIMIT, LIMIT])
+  .range([SIZE - PAD, PAD]);
 const TICKS = [-3, -2, -1, 1, 2, 3];
 
 const pair = ([x, y]) => `(${fmt(x)}, ${fmt(y)})`;
@@ -91,7 +95,15 @@ export function planeFigure({ query, keys, values }, result, on) {
       handle({ control: 'value', index: i, point: v, label: `v${sub(i)}`, description: `value v${sub(i)}`, shape: svg`<circle r="7"></circle>`, on }),
     )}
     ${keys.map((k, i) =>
-      handle({ control: 'key', index: i, point: k, label: `k${sub(i)}`, description: `key k${sub(i)}`, shape: svg`<rect x="-6" y="-6" width="12" height="12"></rect>`, on }),
+      handle({
+        control: 'key',
+        index: i,
+        point: k,
+        label: `k${sub(i)}`,
+        description: `key k${sub(i)}`,
+        shape: svg`<rect x="-6" y="-6" width="12" height="12"></rect>`,
+        on,
+      }),
     )}
     <g class="output" data-role="output-point" data-x=${String(output[0])} data-y=${String(output[1])} transform="translate(${ox} ${oy})" aria-hidden="true">
       <path d="M0,-9 L2.6,-2.6 L9,0 L2.6,2.6 L0,9 L-2.6,2.6 L-9,0 L-2.6,-2.6 Z"></path>

@@ -18,8 +18,24 @@ const PLANE_POINT = `a point [x, y] with x and y between ${-LIMIT} and ${LIMIT}`
 
 const FIELDS = {
   query: [[1, 0.5], inPlane, PLANE_POINT],
-  keys: [[[2, 0.5], [-1, 1.5], [-0.5, -2]], threePoints, `three points [x, y], each coordinate between ${-LIMIT} and ${LIMIT}`],
-  values: [[[2, 2], [-2, 1], [0.5, -2]], threePoints, `three points [x, y], each coordinate between ${-LIMIT} and ${LIMIT}`],
+  keys: [
+    [
+      [2, 0.5],
+      [-1, 1.5],
+      [-0.5, -2],
+    ],
+    threePoints,
+    `three points [x, y], each coordinate between ${-LIMIT} and ${LIMIT}`,
+  ],
+  values: [
+    [
+      [2, 2],
+      [-2, 1],
+      [0.5, -2],
+    ],
+    threePoints,
+    `three points [x, y], each coordinate between ${-LIMIT} and ${LIMIT}`,
+  ],
   scaled: [true, (v) => typeof v === 'boolean', 'true or false'],
   temperature: [1, isNumberIn(0.25, 4), 'a number from 0.25 to 4'],
 };

@@ -68,8 +68,7 @@ const GPU_NOTES = {
 const sig = (value, digits) => String(Number(value.toPrecision(digits)));
 
 // `count` indices spread evenly over 0 … size − 1.
-const spread = (size, count) =>
-  [...new Set(Array.from({ length: Math.min(count, size) }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
+const spread = (size, count) => [...new Set(Array.from({ length: Math.min(count, size) }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
 
 // Largest |a − b|: how far apart the two backends' outputs are.
 function maxDifference(a, b) {
@@ -165,7 +164,7 @@ class LongSequenceView extends WorkerViewBase {
       const tooLong = `${n.toLocaleString('en')} tokens run on a graphics card only: the processor takes up to ${WASM_MAX.toLocaleString('en')}.`;
       if (!gpu && n > WASM_MAX) this._info = `${tooLong} This browser offers no graphics card (WebGPU), so only the exact sample of weights is shown.`;
       else if (compare && n > WASM_MAX) this._info = `${tooLong} There is only the graphics card's run to show.`;
-      else if (compare && !gpu) this._info = 'Without a graphics card there is only the processor\'s run to show.';
+      else if (compare && !gpu) this._info = "Without a graphics card there is only the processor's run to show.";
     });
   }
 
@@ -208,15 +207,18 @@ class LongSequenceView extends WorkerViewBase {
         <thead><tr><th scope="col">backend</th><th scope="col">time (ms)</th><th scope="col">billion operations per second</th></tr></thead>
         <tbody>
           ${this._runs.map(
-            (r) => html`<tr data-backend=${r.backend}><th scope="row">${r.backend === 'webgpu' ? 'WebGPU' : 'WebAssembly'}</th><td data-ms=${r.ms}>${r.ms.toFixed(1)}</td><td>${r.gflops.toFixed(2)}</td></tr>`,
+            (r) =>
+              html`<tr data-backend=${r.backend}><th scope="row">${r.backend === 'webgpu' ? 'WebGPU' : 'WebAssembly'}</th><td data-ms=${r.ms}>${r.ms.toFixed(1)}</td><td>${r.gflops.toFixed(2)}</td></tr>`,
           )}
         </tbody>
       </table>
-      ${this._agreement === null
-        ? nothing
-        : html`<p data-role="agreement" data-value=${this._agreement}>
+      ${
+        this._agreement === null
+          ? nothing
+          : html`<p data-role="agreement" data-value=${this._agreement}>
             The graphics card and the processor agree: their outputs differ by at most ${this._agreement.toExponential(1)}.
-          </p>`}`;
+          </p>`
+      }`;
   }
 
   _renderSample() {
@@ -256,4 +258,10 @@ class LongSequenceView extends WorkerViewBase {
   }
 }
 
-export const longSequenceView = defineView({ id: 'long-sequence', title: 'Long sequences', element: LongSequenceView, fields: FIELDS, renamed: { d: 'headWidth' } });
+export const longSequenceView = defineView({
+  id: 'long-sequence',
+  title: 'Long sequences',
+  element: LongSequenceView,
+  fields: FIELDS,
+  renamed: { d: 'headWidth' },
+});

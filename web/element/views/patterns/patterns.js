@@ -26,19 +26,17 @@ const ABOUT = {
   self: {
     name: 'Self',
     inputs:
-      'Each token\'s query and key are the same strong one-hot vector (W_Q = W_K = 3·I). A query\'s dot product is large only with its own key, so each token keeps nearly all the weight for itself.',
+      "Each token's query and key are the same strong one-hot vector (W_Q = W_K = 3·I). A query's dot product is large only with its own key, so each token keeps nearly all the weight for itself.",
     spot: 'The bright cells run down the diagonal: row i puts almost all its weight on key i.',
   },
   uniform: {
     name: 'Uniform',
-    inputs:
-      'Every query is zero (W_Q = 0), so every score is 0. Softmax of equal scores shares the weight equally: 1/6 for each of the six tokens.',
+    inputs: 'Every query is zero (W_Q = 0), so every score is 0. Softmax of equal scores shares the weight equally: 1/6 for each of the six tokens.',
     spot: 'Every cell has about the same colour, 1/n: the scores were (nearly) all equal, so no key stood out.',
   },
   sharp: {
     name: 'Sharp (one-hot)',
-    inputs:
-      'Every query points in the same direction and only the key of "cat" points that way too, so every row gives nearly all its weight to that one key.',
+    inputs: 'Every query points in the same direction and only the key of "cat" points that way too, so every row gives nearly all its weight to that one key.',
     spot: 'One column is bright in every row: all the queries chose the same key.',
   },
   local: {
@@ -49,8 +47,7 @@ const ABOUT = {
   },
   causal: {
     name: 'Causal triangle',
-    inputs:
-      'The causal mask sets every score above the diagonal to −∞ before softmax, and e^(−∞) = 0, so token i shares its weight among tokens 1…i only.',
+    inputs: 'The causal mask sets every score above the diagonal to −∞ before softmax, and e^(−∞) = 0, so token i shares its weight among tokens 1…i only.',
     spot: 'Everything above the diagonal is exactly 0 and the first row is all on the first token: no token may look ahead.',
   },
 };

@@ -14,8 +14,7 @@ import { defineView, ViewBase } from '../../shared/view-base.js';
 import { nextSeed, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 import '../../shared/topic-quiz.js';
 
-const isPermutation = (v) =>
-  Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);
+const isPermutation = (v) => Array.isArray(v) && v.length === SENTENCE.length && [...v].sort((a, b) => a - b).every((x, i) => x === i);
 
 const FIELDS = {
   positions: wholeField(24, 1, 64),
@@ -43,7 +42,10 @@ class PositionsView extends ViewBase {
   }
 
   compute(lab, viewState) {
-    return { encoding: lab.sinusoidalEncoding({ positions: viewState.positions, width: viewState.width }), check: lab.permutationCheck(permutationRequest(viewState), viewState.order) };
+    return {
+      encoding: lab.sinusoidalEncoding({ positions: viewState.positions, width: viewState.width }),
+      check: lab.permutationCheck(permutationRequest(viewState), viewState.order),
+    };
   }
 
   willUpdate(changed) {
@@ -228,7 +230,10 @@ class PositionsView extends ViewBase {
           <button data-action="swap" @click=${() => this._swapTokens()}>Swap</button>
         </span>
       </div>
-      <p>Original: ${this._sentence(SENTENCE.map((_, i) => i), 'original')}</p>
+      <p>Original: ${this._sentence(
+        SENTENCE.map((_, i) => i),
+        'original',
+      )}</p>
       <p>Reordered: ${this._sentence(order, 'reordered')}</p>
       <div class="figures" data-role="outputs">
         ${table('original', 'Output for the original order', check.original)}
@@ -273,9 +278,11 @@ class PositionsView extends ViewBase {
       </p>`;
     }
     return html`<p class="lead">
-      ${positional
-        ? 'With positions, a word that moves gets a different position vector added to its embedding, so its query, key and value change, and so do its scores with every other word. Even the words that stayed put get new outputs, because they attend to the words that moved. The outputs are no longer the old rows in a new order: the head now sees the order.'
-        : 'The outputs changed even without positions.'}
+      ${
+        positional
+          ? 'With positions, a word that moves gets a different position vector added to its embedding, so its query, key and value change, and so do its scores with every other word. Even the words that stayed put get new outputs, because they attend to the words that moved. The outputs are no longer the old rows in a new order: the head now sees the order.'
+          : 'The outputs changed even without positions.'
+      }
     </p>`;
   }
 }

@@ -92,7 +92,15 @@ class ScalingView extends ViewBase {
             series: [
               series('entropy-scaled', 'softmax(q·k / √dₖ)', study.points, 'entropyScaled'),
               series('entropy-unscaled', 'softmax(q·k), unscaled', study.points, 'entropyUnscaled'),
-              { id: 'max-entropy', label: `ln ${study.keys}: all weights equal`, points: [[1, study.maxEntropy], [MAX_DK, study.maxEntropy]], dashed: true },
+              {
+                id: 'max-entropy',
+                label: `ln ${study.keys}: all weights equal`,
+                points: [
+                  [1, study.maxEntropy],
+                  [MAX_DK, study.maxEntropy],
+                ],
+                dashed: true,
+              },
             ],
           })}
         </figure>

@@ -38,10 +38,7 @@ const readable = (v) => (Number.isFinite(v) ? fmtWide(v) : String(v));
 
 // One row of a stage table: its values as cells carrying data-stage/data-index/data-value.
 const stageCells = (stage, values) =>
-  values.map(
-    (v, i) =>
-      html`<td data-stage=${stage} data-index=${i} data-value=${String(v)} class=${Number.isFinite(v) ? '' : 'wrong'}>${readable(v)}</td>`,
-  );
+  values.map((v, i) => html`<td data-stage=${stage} data-index=${i} data-value=${String(v)} class=${Number.isFinite(v) ? '' : 'wrong'}>${readable(v)}</td>`);
 
 // [stage id, heading, TeX of what the row holds, the row's single number (m or Σ) if any]
 const STAGES = [
@@ -87,8 +84,7 @@ class SoftmaxView extends ViewBase {
   _editScore(index, text) {
     const invalid = new Map(this._invalid);
     const value = parseCell(text);
-    const problem =
-      value === null ? `"${text}" is not a number` : Math.abs(value) > MAX_ABS_SCORE ? 'keep scores within ±1000000' : null;
+    const problem = value === null ? `"${text}" is not a number` : Math.abs(value) > MAX_ABS_SCORE ? 'keep scores within ±1000000' : null;
     if (problem) {
       invalid.set(`0,${index}`, { text, message: problem });
       this._invalid = invalid;
@@ -194,11 +190,13 @@ class SoftmaxView extends ViewBase {
               <th scope="row">
                 ${heading}
                 <div class="formula" ${formula(tex)}></div>
-                ${single
-                  ? html`<span data-role=${single} data-value=${String(at(result, single))} class=${Number.isFinite(at(result, single)) ? '' : 'wrong'}
+                ${
+                  single
+                    ? html`<span data-role=${single} data-value=${String(at(result, single))} class=${Number.isFinite(at(result, single)) ? '' : 'wrong'}
                       >${SINGLE_LABEL[single]} = ${readable(at(result, single))}</span
                     >`
-                  : nothing}
+                    : nothing
+                }
               </th>
               ${stageCells(stage, at(result, stage))}
             </tr>`,
@@ -212,11 +210,13 @@ class SoftmaxView extends ViewBase {
     const verdict = result.withoutMax.overflowed
       ? html`<p class="wrong" data-role="naive-verdict">
           Overflow.
-          ${result.withoutMax.termOverflowed
-            ? html`e<sup>z</sup> is larger than the largest float32 (about 3.4 × 10<sup>38</sup>) once z passes about 88.72,
+          ${
+            result.withoutMax.termOverflowed
+              ? html`e<sup>z</sup> is larger than the largest float32 (about 3.4 × 10<sup>38</sup>) once z passes about 88.72,
                 so it becomes Infinity, and so does the sum.`
-            : html`Each e<sup>z</sup> still fits in float32, but their sum passes the largest float32 (about 3.4 ×
-                10<sup>38</sup>) and becomes Infinity.`}
+              : html`Each e<sup>z</sup> still fits in float32, but their sum passes the largest float32 (about 3.4 ×
+                10<sup>38</sup>) and becomes Infinity.`
+          }
           Infinity ÷ Infinity is NaN and a finite number ÷ Infinity is 0: these "weights" are useless.
         </p>`
       : result.withoutMax.underflowed

@@ -95,12 +95,17 @@ class TokensView extends ViewBase {
           ${presets.map((id) => html`<option value=${id}>${PRESETS[id].name}</option>`)}
         </select>
       </label>
-      ${count > 1
-        ? html`<div role="group" aria-label="Head">
-            ${Array.from({ length: count }, (_, h) => html`<button data-control="head" data-head=${h} aria-pressed=${h === head ? 'true' : 'false'}
-              @click=${() => this.changeView({ head: h })}>Head ${h + 1}</button>`)}
+      ${
+        count > 1
+          ? html`<div role="group" aria-label="Head">
+            ${Array.from(
+              { length: count },
+              (_, h) => html`<button data-control="head" data-head=${h} aria-pressed=${h === head ? 'true' : 'false'}
+              @click=${() => this.changeView({ head: h })}>Head ${h + 1}</button>`,
+            )}
           </div>`
-        : nothing}
+          : nothing
+      }
       <span class="hint">Your own words: edit the tokens and matrices in the stepper, then come back.</span>
     </div>`;
   }
@@ -118,7 +123,7 @@ class TokensView extends ViewBase {
     const many = heads.length > 1;
     return html`<section data-role="heads">
       <h3>${many ? 'Every head and every query at once' : 'Every query at once'}</h3>
-      <p>${many ? 'Each thumbnail is one head\'s weights' : 'The weights'} (rows: queries, columns: keys): where every token looks, not only the one hovered. Open ${many ? 'one' : 'it'} to follow it step by step.</p>
+      <p>${many ? "Each thumbnail is one head's weights" : 'The weights'} (rows: queries, columns: keys): where every token looks, not only the one hovered. Open ${many ? 'one' : 'it'} to follow it step by step.</p>
       <ul class="thumbnails">
         ${heads.map(
           (weights, h) => html`<li data-head=${h} class=${h === current ? 'current' : ''}>

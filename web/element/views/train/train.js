@@ -142,12 +142,15 @@ class TrainView extends WorkerViewBase {
     kept.delete(this._host);
     if (saved?.key !== JSON.stringify(this._config) || !saved.history.length) return this._advance(0);
     [this._history, this._learnedAt, this._replaying] = [saved.history, saved.learnedAt, true];
-    return this.startRun(async (current) => {
-      const steps = saved.history.at(-1).step;
-      const r = await this.tasks.run('train', { config: this._config, steps, fresh: true });
-      if (!current()) return;
-      [this._fresh, this._attention, this._replaying] = [false, r.attention, false];
-    }, (error) => this.coreProblem(error));
+    return this.startRun(
+      async (current) => {
+        const steps = saved.history.at(-1).step;
+        const r = await this.tasks.run('train', { config: this._config, steps, fresh: true });
+        if (!current()) return;
+        [this._fresh, this._attention, this._replaying] = [false, r.attention, false];
+      },
+      (error) => this.coreProblem(error),
+    );
   }
 
   // One message to the worker: `steps` more steps (a new trainer after a reset), recorded.
@@ -161,28 +164,34 @@ class TrainView extends WorkerViewBase {
   }
 
   _advance(steps) {
-    return this.startRun(async (current) => {
-      if (current()) await this._call(steps);
-    }, (error) => this.coreProblem(error));
+    return this.startRun(
+      async (current) => {
+        if (current()) await this._call(steps);
+      },
+      (error) => this.coreProblem(error),
+    );
   }
 
   // Trains at the chosen speed until Pause, MAX_STEPS or, the first time, the task is learned.
   _train() {
     this._pause = false;
-    return this.startRun(async (current) => {
-      while (current() && !this._pause && this._step < MAX_STEPS) {
-        const started = performance.now();
-        const perSecond = SPEEDS.find(([id]) => id === this._speed)[2];
-        const steps = Number.isFinite(perSecond) ? (perSecond * TICK_MS) / 1000 : FAST_CHUNK;
-        const { progress } = await this._call(Math.min(steps, MAX_STEPS - this._step));
-        if (this._learnedAt === null && progress.accuracy >= LEARNED) {
-          this._learnedAt = progress.step;
-          break;
+    return this.startRun(
+      async (current) => {
+        while (current() && !this._pause && this._step < MAX_STEPS) {
+          const started = performance.now();
+          const perSecond = SPEEDS.find(([id]) => id === this._speed)[2];
+          const steps = Number.isFinite(perSecond) ? (perSecond * TICK_MS) / 1000 : FAST_CHUNK;
+          const { progress } = await this._call(Math.min(steps, MAX_STEPS - this._step));
+          if (this._learnedAt === null && progress.accuracy >= LEARNED) {
+            this._learnedAt = progress.step;
+            break;
+          }
+          // The curves and heatmaps are drawn between messages.
+          await (Number.isFinite(perSecond) ? pause(Math.max(0, TICK_MS - (performance.now() - started))) : nextFrame());
         }
-        // The curves and heatmaps are drawn between messages.
-        await (Number.isFinite(perSecond) ? pause(Math.max(0, TICK_MS - (performance.now() - started))) : nextFrame());
-      }
-    }, (error) => this.coreProblem(error));
+      },
+      (error) => this.coreProblem(error),
+    );
   }
 
   _reset() {
@@ -223,8 +232,23 @@ class TrainView extends WorkerViewBase {
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Training options">
         ${select('task', 'Task', TASKS, task, setting('task', String))}
-        ${select('layers', 'Layers', [[1, '1'], [2, '2']], layers, setting('layers', Number))}
-        ${select('heads', 'Heads per layer', HEAD_COUNTS.map((h) => [h, String(h)]), heads, setting('heads', Number))}
+        ${select(
+          'layers',
+          'Layers',
+          [
+            [1, '1'],
+            [2, '2'],
+          ],
+          layers,
+          setting('layers', Number),
+        )}
+        ${select(
+          'heads',
+          'Heads per layer',
+          HEAD_COUNTS.map((h) => [h, String(h)]),
+          heads,
+          setting('heads', Number),
+        )}
         ${this.seedInput({ disabled: this._busy })}
       </div>
       <div class="controls" role="group" aria-label="Training">
@@ -247,7 +271,13 @@ class TrainView extends WorkerViewBase {
     const problem = this.draftProblem ?? this._message;
     if (problem) return this.messageLine(problem, { role: 'train-status' });
     const last = this._history.at(-1);
-    const ending = this._busy ? (this._replaying ? ' (the trainer is being rebuilt: its steps replayed…)' : ' (training…)') : this._learnedAt === last?.step ? '. Learned: Train stopped here; press it again to go on.' : '';
+    const ending = this._busy
+      ? this._replaying
+        ? ' (the trainer is being rebuilt: its steps replayed…)'
+        : ' (training…)'
+      : this._learnedAt === last?.step
+        ? '. Learned: Train stopped here; press it again to go on.'
+        : '';
     const text = last
       ? html`Step <span data-field="step" data-value=${last.step}>${last.step}</span>: loss
           <span data-field="loss" data-value=${last.loss}>${lossText(last.loss)}</span>, accuracy on held-out sequences

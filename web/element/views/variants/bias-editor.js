@@ -14,10 +14,13 @@ export function renderBiasEditor(code, change) {
     <div class="scroll-x"><table class="bias-editor">
       <thead><tr><td></td>${TOKENS.map((t) => html`<th scope="col">${t}</th>`)}</tr></thead>
       <tbody>
-        ${TOKENS.map((query, r) => html`<tr><th scope="row">${query}</th>${TOKENS.map((key, c) => {
-          const i = r * n + c;
-          return html`<td><button data-bias-cell=${i} data-value=${String(BIAS_CODES[code[i]])} aria-label="bias for ${query} to ${key}: ${text(code[i])}" @click=${() => change(next(i))}>${text(code[i])}</button></td>`;
-        })}</tr>`)}
+        ${TOKENS.map(
+          (query, r) =>
+            html`<tr><th scope="row">${query}</th>${TOKENS.map((key, c) => {
+              const i = r * n + c;
+              return html`<td><button data-bias-cell=${i} data-value=${String(BIAS_CODES[code[i]])} aria-label="bias for ${query} to ${key}: ${text(code[i])}" @click=${() => change(next(i))}>${text(code[i])}</button></td>`;
+            })}</tr>`,
+        )}
       </tbody>
     </table></div>
   </section>`;

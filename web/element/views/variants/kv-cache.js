@@ -49,9 +49,11 @@ export function renderDecode({ decode, position: asked, head, kvHeads, fullOutpu
     <p data-role="why">
       A decoder makes one token at a time, and with the causal mask no earlier row ever changes. So it keeps every earlier
       token's k and v (the cache), appends the new token's, and computes only the new query's row: ${position + 1} scores
-      instead of a ${position + 1}×${position + 1} matrix.${kvHeads < step.heads.length
-        ? ` With ${kvHeads} K/V ${kvHeads === 1 ? 'head' : 'heads'} for ${step.heads.length} query heads, each cached K and V serves ${step.heads.length / kvHeads} query heads.`
-        : ''}
+      instead of a ${position + 1}×${position + 1} matrix.${
+        kvHeads < step.heads.length
+          ? ` With ${kvHeads} K/V ${kvHeads === 1 ? 'head' : 'heads'} for ${step.heads.length} query heads, each cached K and V serves ${step.heads.length / kvHeads} query heads.`
+          : ''
+      }
     </p>
     <div class="matrices">
       ${matrixTable({ name: 'decode-q', caption: `q${sub(position)}, the new query`, values: h.q, rowLabels: [TOKENS[position]], colLabels: features(HEAD_WIDTH) })}

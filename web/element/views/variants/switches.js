@@ -58,14 +58,28 @@ export const VARIANTS = [
     id: 'window',
     on: (v) => v.window > 0,
     step: () => 'mask',
-    control: (v, change) => html`${select('window', 'Sliding window', [[0, 'off'], [1, '1'], [2, '2'], [3, '3'], [4, '4']], v.window, change)}
+    control: (v, change) => html`${select(
+      'window',
+      'Sliding window',
+      [
+        [0, 'off'],
+        [1, '1'],
+        [2, '2'],
+        [3, '3'],
+        [4, '4'],
+      ],
+      v.window,
+      change,
+    )}
       ${checkbox('global', 'First token global', v.global, change, { disabled: v.window === 0 })}
       ${checkbox('asymmetric', 'Asymmetric', v.asymmetric, change, { disabled: v.window === 0 })}
       ${v.asymmetric && v.window > 0 ? html`${select('left', 'left (behind)', SIDES, v.left, change)} ${select('right', 'right (ahead)', SIDES, v.right, change)}` : nothing}`,
     why: (v) =>
-      `${v.asymmetric
-        ? `Asymmetric window { left: ${v.left}, right: ${v.right} }: token i attends to keys i − ${v.left} … i + ${v.right}, ${v.left} behind and ${v.right} ahead. With right = 0 it is causal by itself, as Mistral’s window is (left 4,095, nothing ahead); an encoder may look a little ahead as well.`
-        : `Sliding window: each token attends only to tokens fewer than ${v.window} positions away (|i − j| < ${v.window}), so the work grows like n × window rather than n².`} ${v.global ? `“${TOKENS[0]}” is global: it attends to every token and every token attends to it, so information can cross the windows.` : ''}`,
+      `${
+        v.asymmetric
+          ? `Asymmetric window { left: ${v.left}, right: ${v.right} }: token i attends to keys i − ${v.left} … i + ${v.right}, ${v.left} behind and ${v.right} ahead. With right = 0 it is causal by itself, as Mistral’s window is (left 4,095, nothing ahead); an encoder may look a little ahead as well.`
+          : `Sliding window: each token attends only to tokens fewer than ${v.window} positions away (|i − j| < ${v.window}), so the work grows like n × window rather than n².`
+      } ${v.global ? `“${TOKENS[0]}” is global: it attends to every token and every token attends to it, so information can cross the windows.` : ''}`,
   },
   {
     id: 'softcap',
@@ -79,7 +93,8 @@ export const VARIANTS = [
     id: 'bias',
     on: (v) => Boolean(v.bias) && !v.cross,
     step: () => 'bias',
-    control: (v, change) => checkbox('bias', 'Additive bias', Boolean(v.bias), (partial) => change({ bias: partial.bias ? DEFAULT_BIAS : '' }), { disabled: v.cross }),
+    control: (v, change) =>
+      checkbox('bias', 'Additive bias', Boolean(v.bias), (partial) => change({ bias: partial.bias ? DEFAULT_BIAS : '' }), { disabled: v.cross }),
     why: () =>
       'An additive bias B is added to the scaled scores: a float attention mask (PyTorch’s float attn_mask, ONNX’s attn_mask) or a relative bias a model learned (T5). +1 pulls weight towards a key, −1 pushes it away, and −∞ blocks the key as a mask does: its weight is exactly 0. Click a cell of B (below) to change it.',
   },
@@ -96,7 +111,17 @@ export const VARIANTS = [
     on: (v) => v.kvHeads < HEADS,
     step: () => 'scores',
     control: (v, change) =>
-      select('kvHeads', 'K/V heads', [[4, '4: one per head'], [2, '2: grouped-query'], [1, '1: multi-query']], v.kvHeads, change),
+      select(
+        'kvHeads',
+        'K/V heads',
+        [
+          [4, '4: one per head'],
+          [2, '2: grouped-query'],
+          [1, '1: multi-query'],
+        ],
+        v.kvHeads,
+        change,
+      ),
     why: (v) =>
       `${v.kvHeads === 1 ? 'Multi-query' : 'Grouped-query'} attention: the ${HEADS} query heads share ${v.kvHeads} ${v.kvHeads === 1 ? 'key and value head' : 'key and value heads'}, ${HEADS / v.kvHeads} heads to each. W_K and W_V project to fewer columns, and the heads of one group score their own queries against the same Kᵀ. The KV cache shrinks by the group size (below).`,
   },
@@ -104,7 +129,19 @@ export const VARIANTS = [
     id: 'dropout',
     on: (v) => v.dropout > 0,
     step: () => 'dropout',
-    control: (v, change) => select('dropout', 'Dropout p', [[0, 'off'], [0.1, '0.1'], [0.25, '0.25'], [0.5, '0.5']], v.dropout, change),
+    control: (v, change) =>
+      select(
+        'dropout',
+        'Dropout p',
+        [
+          [0, 'off'],
+          [0.1, '0.1'],
+          [0.25, '0.25'],
+          [0.5, '0.5'],
+        ],
+        v.dropout,
+        change,
+      ),
     why: (v) =>
       `Dropout, used only in training: each weight is zeroed with probability ${v.dropout}, and the survivors are divided by 1 − p = ${fmt(1 - v.dropout)} so that a row still sums to 1 on average. Any one row now sums to something else: see the Σ column. The seed fixes which weights drop.`,
   },

@@ -58,13 +58,29 @@ class VariantsView extends ViewBase {
   computeKey(viewState) {
     const request = variantRequest(viewState);
     const v = viewState;
-    return JSON.stringify([request.kvHeads, request.causal, request.rope, request.alibi, request.window, request.globalTokens, request.dropout, request.dropoutSeed, Boolean(request.context), request.softcap, v.cross ? '' : v.bias, v.kvCache, v.kvCache && pastOf(v), v.alignments && !v.cross]);
+    return JSON.stringify([
+      request.kvHeads,
+      request.causal,
+      request.rope,
+      request.alibi,
+      request.window,
+      request.globalTokens,
+      request.dropout,
+      request.dropoutSeed,
+      Boolean(request.context),
+      request.softcap,
+      v.cross ? '' : v.bias,
+      v.kvCache,
+      v.kvCache && pastOf(v),
+      v.alignments && !v.cross,
+    ]);
   }
 
   compute(lab, viewState) {
     const trace = lab.trace(variantRequest(viewState));
     // The alignments part is self-attention's: its keys are the six tokens.
-    const alignments = viewState.alignments && !viewState.cross ? Object.fromEntries(ALIGNMENTS.map((a) => [a, lab.trace(alignmentRequest(viewState, trace, a))])) : null;
+    const alignments =
+      viewState.alignments && !viewState.cross ? Object.fromEntries(ALIGNMENTS.map((a) => [a, lab.trace(alignmentRequest(viewState, trace, a))])) : null;
     const result = { trace, decode: viewState.kvCache ? lab.decode(decodeRequest(viewState, trace)) : null, alignments };
     this._focus = null; // a focused cell of the old trace means nothing in the new one
     return result;
@@ -113,7 +129,9 @@ class VariantsView extends ViewBase {
     const scaleOf = stepScales(id, this._result.trace, { heads: panels.length });
     const focus = this._focus?.id === id ? this._focus : null;
     const explained = focus && panels.find((p) => p.head === focus.head);
-    const explanation = explained ? stepEntry(id).explain({ panel: explained, row: focus.row, col: focus.col, value: explained.step.values[focus.row][focus.col], labels }) : null;
+    const explanation = explained
+      ? stepEntry(id).explain({ panel: explained, row: focus.row, col: focus.col, value: explained.step.values[focus.row][focus.col], labels })
+      : null;
     const entry = stepEntry(id);
     return html`<section class="step" data-role="step" data-step=${id}>
       <h3>${this._result.trace.groups.find((g) => g.id === id).title}</h3>
