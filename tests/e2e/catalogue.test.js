@@ -15,23 +15,11 @@ import { encodeHash, presetState } from './support/expected.js';
 import { stateToTraceRequest } from '../support/state-request.js';
 import { renderedResults, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
+import { tinyQKV } from '../support/tiny-example.js';
 
 const tiny = {
   mode: 'qkv',
-  Q: [
-    [1, 0],
-    [0, 1],
-  ],
-  K: [
-    [1, 0],
-    [1, 1],
-    [0, 1],
-  ],
-  V: [
-    [1, 0],
-    [0, 2],
-    [1, 1],
-  ],
+  ...tinyQKV(),
   heads: 1,
 };
 const x = {

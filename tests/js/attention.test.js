@@ -3,25 +3,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab, fromGolden, goldenCases, maxAbsDiff } from './support/package.js';
+import { tinyQKV } from '../support/tiny-example.js';
 
 const lab = await attnlab.createAttnLab();
 
 test('the tiny example (Q 2x2, K 3x2, V 3x2) matches the values worked by hand', () => {
   const r = lab.attention({
-    Q: [
-      [1, 0],
-      [0, 1],
-    ],
-    K: [
-      [1, 0],
-      [1, 1],
-      [0, 1],
-    ],
-    V: [
-      [1, 0],
-      [0, 2],
-      [1, 1],
-    ],
+    ...tinyQKV(),
   });
   assert.deepEqual(r.scores, [
     [1, 1, 0],

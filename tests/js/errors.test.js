@@ -5,24 +5,12 @@ import { test } from 'node:test';
 
 import { withoutGrowth } from './support/heap.js';
 import { attnlab } from './support/package.js';
+import { tinyQKV } from '../support/tiny-example.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError, ERROR_CODES } = attnlab;
 
-const Q = [
-  [1, 0],
-  [0, 1],
-];
-const K = [
-  [1, 0],
-  [1, 1],
-  [0, 1],
-];
-const V = [
-  [1, 0],
-  [0, 2],
-  [1, 1],
-];
+const { Q, K, V } = tinyQKV();
 const X = [
   [1, 0, 1],
   [0, 1, 1],

@@ -22,6 +22,7 @@ import { CHECKS, MAY_REFUSE } from './support/fuzz-checks.js';
 import { mutate } from './support/fuzz-mutations.js';
 import { FAMILIES, random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { tinyQKV } from '../support/tiny-example.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError, ERROR_CODES } = attnlab;
@@ -174,20 +175,7 @@ test(`fuzz: random valid and invalid requests at every entry for ${SECONDS} s (s
         .sort(),
     );
   const { weights } = lab.attention({
-    Q: [
-      [1, 0],
-      [0, 1],
-    ],
-    K: [
-      [1, 0],
-      [1, 1],
-      [0, 1],
-    ],
-    V: [
-      [1, 0],
-      [0, 2],
-      [1, 1],
-    ],
+    ...tinyQKV(),
   });
   const expected = [
     [0.4011, 0.4011, 0.1978],

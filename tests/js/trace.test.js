@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import katex from 'katex';
 
 import { attnlab, fromGolden, goldenCases, maxAbsDiff } from './support/package.js';
+import { tinyQKV } from '../support/tiny-example.js';
 
 const tolerance = 1e-5;
 const lab = await attnlab.createAttnLab();
@@ -58,20 +59,7 @@ test('every formula of every golden trace is valid TeX (KaTeX renders it strictl
 
 test('trace accepts flat Float32Array matrices and passes token labels through', () => {
   const nested = lab.trace({
-    Q: [
-      [1, 0],
-      [0, 1],
-    ],
-    K: [
-      [1, 0],
-      [1, 1],
-      [0, 1],
-    ],
-    V: [
-      [1, 0],
-      [0, 2],
-      [1, 1],
-    ],
+    ...tinyQKV(),
   });
   const flat = lab.trace({
     Q: { rows: 2, cols: 2, data: new Float32Array([1, 0, 0, 1]) },

@@ -1,19 +1,7 @@
 // A small valid request for every entry of the package that takes one, so a test can add one
 // bad thing to it and know that the bad thing, not the rest, is what gets refused.
-const Q = [
-  [1, 0],
-  [0, 1],
-];
-const K = [
-  [1, 0],
-  [1, 1],
-  [0, 1],
-];
-const V = [
-  [1, 0],
-  [0, 2],
-  [1, 1],
-];
+import { tinyQKV } from '../../support/tiny-example.js';
+const { Q, K, V } = tinyQKV();
 const X = [
   [1, 0],
   [0, 1],
