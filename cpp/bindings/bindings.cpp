@@ -144,6 +144,16 @@ val scaling_study(const val& request) {
       attnlab::scaling_study(read_request<ScalingStudyOptions>(request, entries::scaling)));
 }
 
+val linear_attention(const val& request) {
+  const auto r = read_request<LinearAttentionRequest>(request, entries::linear);
+  return to_js(attnlab::linear_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
+}
+
+val retention(const val& request) {
+  const auto r = read_request<RetentionRequest>(request, entries::retention);
+  return to_js(attnlab::retention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
+}
+
 val normal_matrix(const val& request) {
   const auto r = read_request<NormalMatrixRequest>(request, entries::normal);
   return to_js(attnlab::normal_matrix(r.rows, r.cols, r.seed));
@@ -482,6 +492,49 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&ScalingStudy::points>(
           "points", ATTNLAB_RESULT_DOC("One per requested d_k, in order."));
 
+  result<LinearAttentionResult>(
+      "LinearAttentionResult",
+      ATTNLAB_RESULT_DOC("linearAttention(): φ(q)ᵀφ(k) in place of exp(q·k), so the sum over keys "
+                         "regroups into a d_k × d_v state (Katharopoulos et al. 2020)."))
+      .field<&LinearAttentionResult::scale>(
+          "scale", ATTNLAB_RESULT_DOC("request.scale or its default 1: multiplies Q before φ."))
+      .field<&LinearAttentionResult::feature_q>(
+          "featureQ", ATTNLAB_RESULT_DOC("φ(scale·Q): (n_q, d_k)."))
+      .field<&LinearAttentionResult::feature_k>("featureK",
+                                                ATTNLAB_RESULT_DOC("φ(K): (n_k, d_k)."))
+      .field<&LinearAttentionResult::kv_state>(
+          "kvState", ATTNLAB_RESULT_DOC("φ(K)ᵀV = Σ_j φ(k_j)v_jᵀ over every key: (d_k, d_v), "
+                                        "the recurrent form's state after the last key."))
+      .field<&LinearAttentionResult::key_sum>(
+          "keySum", ATTNLAB_RESULT_DOC("Σ_j φ(k_j): (d_k), the normaliser's state after the "
+                                       "last key."))
+      .field<&LinearAttentionResult::normalizer>(
+          "normalizer", ATTNLAB_RESULT_DOC("φ(q_i)·Σφ(k_j) over the keys query i sees: (n_q)."))
+      .field<&LinearAttentionResult::kernel>(
+          "kernel", ATTNLAB_RESULT_DOC("φ(q_i)·φ(k_j), unnormalised, 0 where causal hides the "
+                                       "key: (n_q, n_k); absent past limits().traceScores."))
+      .field<&LinearAttentionResult::weights>(
+          "weights", ATTNLAB_RESULT_DOC("The implied weights, kernel rows over their "
+                                        "normalizer: (n_q, n_k); absent past "
+                                        "limits().traceScores."))
+      .field<&LinearAttentionResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, d_v)."))
+      .field<&LinearAttentionResult::zero_normalizer_rows>(
+          "zeroNormalizerRows", ATTNLAB_RESULT_DOC("Queries whose normalizer is 0 (relu features "
+                                                   "that meet no key's): their weights and "
+                                                   "output are zeros."));
+  result<RetentionResult>(
+      "RetentionResult",
+      ATTNLAB_RESULT_DOC("retention(): (Q·Kᵀ ⊙ D)·V, D_ij = γ^(i−j) for j ≤ i (RetNet, Sun et "
+                         "al. 2023)."))
+      .field<&RetentionResult::decay>("decay", ATTNLAB_RESULT_DOC("γ, request.decay."))
+      .field<&RetentionResult::weights>(
+          "weights", ATTNLAB_RESULT_DOC("Q·Kᵀ ⊙ D: (n, n), 0 above the diagonal; absent past "
+                                        "limits().traceScores."))
+      .field<&RetentionResult::state>(
+          "state", ATTNLAB_RESULT_DOC("S_n = Σ_j γ^(n−1−j) k_jᵀv_j, the recurrent form's state "
+                                      "after the last token: (d_k, d_v), whatever n."))
+      .field<&RetentionResult::output>("output", ATTNLAB_RESULT_DOC("(n, d_v)."));
+
   result<MemoryStats>("MemoryStats", ATTNLAB_RESULT_DOC("memoryStats(): the core's memory."))
       .field<&MemoryStats::allocated_bytes>(
           "allocatedBytes", ATTNLAB_RESULT_DOC("Bytes malloc holds now."))
@@ -513,6 +566,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("softmaxBreakdown", &guarded<&softmax_breakdown>::call);
   emscripten::function("scalingStudy", &guarded<&scaling_study>::call);
   emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
+  emscripten::function("linearAttention", &guarded<&linear_attention>::call);
+  emscripten::function("retention", &guarded<&retention>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

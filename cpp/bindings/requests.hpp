@@ -65,6 +65,9 @@ constexpr Field naming(Field f, const auto& names) {
   f.choice_count = static_cast<std::uint8_t>(names.size());
   return f;
 }
+// linearAttention()'s φ and the two ways linearAttention() and retention() compute.
+inline constexpr const char* feature_maps[] = {"elu", "relu", "favor"};
+inline constexpr const char* attention_forms[] = {"parallel", "recurrent"};
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
                                                  "induction", "induction-anywhere"};
 
@@ -307,6 +310,35 @@ inline constexpr Field normal_fields[] = {
 inline constexpr Group normal_group =
     group<NormalMatrixRequest>("NormalMatrixRequest", normal_fields);
 
+inline constexpr Field linear_fields[] = {
+    F(LinearAttentionOptions, feature_map, "featureMap",
+      "φ: 'elu' (elu(x) + 1, always positive) or 'relu' (max(x, 0)); 'favor' (Performer's "
+      "random features) is refused: not computed yet.")
+        .one_of(feature_maps),
+    F(LinearAttentionOptions, causal, "causal", "Query i sees keys 0 … i only (n_q = n_k)."),
+    F(LinearAttentionOptions, form, "form",
+      "'parallel': the n × n kernel matrix, each row over its sum; 'recurrent': the state "
+      "Σφ(k)vᵀ and the normaliser Σφ(k), one key at a time. The same output.")
+        .one_of(attention_forms),
+    F(LinearAttentionOptions, scale, "scale",
+      "Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it "
+      "is."),
+};
+inline constexpr Group linear_group =
+    group<LinearAttentionOptions>("LinearAttentionOptions", linear_fields);
+
+inline constexpr Field retention_fields[] = {
+    F(RetentionOptions, decay, "decay",
+      "γ in (0, 1]: how much of the state each token keeps (key j counts γ^(i−j) at query i).")
+        .need(),
+    F(RetentionOptions, form, "form",
+      "'parallel': (Q·Kᵀ ⊙ D)·V; 'recurrent': S_t = γ·S_{t−1} + k_tᵀv_t, o_t = q_t·S_t. The same "
+      "output.")
+        .one_of(attention_forms),
+};
+inline constexpr Group retention_group =
+    group<RetentionOptions>("RetentionOptions", retention_fields);
+
 inline constexpr Field context_length_field =
     F(TrainingConfig, context_length, "contextLength", "Tokens per sequence.")
         .range("4", "trainContext");
@@ -369,6 +401,14 @@ struct WalkRequest {
   DirectQKV qkv;
   WalkOptions options;
 };
+struct LinearAttentionRequest {
+  DirectQKV qkv;
+  LinearAttentionOptions options;
+};
+struct RetentionRequest {
+  DirectQKV qkv;
+  RetentionOptions options;
+};
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Winvalid-offsetof"
@@ -398,6 +438,10 @@ inline constexpr Part sampled[] = {
     ATTNLAB_PART(LongRequest, options, score_rules), ATTNLAB_PART(LongRequest, cells, sampled)};
 inline constexpr Part walk[] = {ATTNLAB_PART(WalkRequest, qkv, qkv),
                                 ATTNLAB_PART(WalkRequest, options, walk)};
+inline constexpr Part linear[] = {ATTNLAB_PART(LinearAttentionRequest, qkv, qkv),
+                                  ATTNLAB_PART(LinearAttentionRequest, options, linear)};
+inline constexpr Part retention[] = {ATTNLAB_PART(RetentionRequest, qkv, qkv),
+                                     ATTNLAB_PART(RetentionRequest, options, retention)};
 inline constexpr Part cache[] = {Part{&cache_group, 0}};
 inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
 inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
@@ -436,6 +480,8 @@ inline constexpr Entry normal = entry("normalMatrix", parts::normal);
 inline constexpr Entry trainer = entry("trainer", parts::trainer);
 inline constexpr Entry step = entry("step", parts::step);
 inline constexpr Entry gradient_at = entry("gradientAt", parts::gradient_at);
+inline constexpr Entry linear = entry("linearAttention", parts::linear);
+inline constexpr Entry retention = entry("retention", parts::retention);
 inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &trace,       &check_gradient,
                                        &permutation, &decode,
@@ -446,7 +492,8 @@ inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &softmax,     &tile,
                                        &scaling,     &normal,
                                        &trainer,     &step,
-                                       &gradient_at};
+                                       &gradient_at, &linear,
+                                       &retention};
 }  // namespace entries
 
 // The trace's input from its read request: X, Wq, Wk, Wv (projected) or Q, K, V (direct).

@@ -162,6 +162,11 @@ lab.checkFlashAttention({ Q, K, V }).Q.data satisfies Float32Array;
 const plan = lab.flashPlan({ Q, K, V, causal: true });
 [plan.headWidth, plan.scale, plan.mayOverflow, plan.keyBands, plan.positionOffset, plan.slopes, plan.biasPerHead, plan.fullyMaskedRows];
 lab.memoryStats().peakTrackedBytes satisfies number;
+// Cheaper attention.
+const linear = lab.linearAttention({ Q, K, V, featureMap: 'elu', causal: true, form: 'recurrent', scale: 1 });
+[linear.output satisfies Matrix, linear.weights, linear.kernel, linear.kvState satisfies Matrix, linear.featureQ, linear.featureK, linear.keySum, linear.normalizer, linear.zeroNormalizerRows satisfies number[], linear.scale];
+const retained = lab.retention({ Q, K, V, decay: 0.9, form: 'parallel' });
+[retained.output satisfies Matrix, retained.weights, retained.state satisfies Matrix, retained.decay];
 lab.sinusoidalEncoding(8, 16);
 declare const row: number[];
 lab.softmaxBreakdown(row, 2);

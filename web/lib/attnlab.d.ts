@@ -404,6 +404,24 @@ export interface GradientAt {
   col: number;
 }
 
+export interface LinearAttentionOptions {
+  /** φ: 'elu' (elu(x) + 1, always positive) or 'relu' (max(x, 0)); 'favor' (Performer's random features) is refused: not computed yet. Default 'elu'. */
+  featureMap?: 'elu' | 'relu' | 'favor';
+  /** Query i sees keys 0 … i only (n_q = n_k). Default false. */
+  causal?: boolean;
+  /** 'parallel': the n × n kernel matrix, each row over its sum; 'recurrent': the state Σφ(k)vᵀ and the normaliser Σφ(k), one key at a time. The same output. Default 'parallel'. */
+  form?: 'parallel' | 'recurrent';
+  /** Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it is. */
+  scale?: number;
+}
+
+export interface RetentionOptions {
+  /** γ in (0, 1]: how much of the state each token keeps (key j counts γ^(i−j) at query i). */
+  decay: number;
+  /** 'parallel': (Q·Kᵀ ⊙ D)·V; 'recurrent': S_t = γ·S_{t−1} + k_tᵀv_t, o_t = q_t·S_t. The same output. Default 'parallel'. */
+  form?: 'parallel' | 'recurrent';
+}
+
 export interface ModelConfig {
   /** Token ids 0 … vocab − 1. Default 512. */
   vocab: number;
@@ -557,6 +575,12 @@ interface DirectTraceFields extends TraceCommon, QKVInput {
 export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
 
 export type PermutationCheckRequest = ProjectionTraceRequest & PermutationOrder;
+
+/** linearAttention(): one head's Q, K and V and how φ(q)ᵀφ(k) is taken. */
+export type LinearAttentionRequest = QKVInput & LinearAttentionOptions;
+
+/** retention(): one sequence's Q, K and V (Q and K of the same rows), the decay and the form. */
+export type RetentionRequest = QKVInput & RetentionOptions;
 
 export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions, ScoreRules {}
 
@@ -815,6 +839,42 @@ export interface ScalingStudy {
   maxEntropy: number;
   /** One per requested d_k, in order. */
   points: ScalingPoint[];
+}
+
+/** linearAttention(): φ(q)ᵀφ(k) in place of exp(q·k), so the sum over keys regroups into a d_k × d_v state (Katharopoulos et al. 2020). */
+export interface LinearAttentionResult {
+  /** request.scale or its default 1: multiplies Q before φ. */
+  scale: number;
+  /** φ(scale·Q): (n_q, d_k). */
+  featureQ: Matrix;
+  /** φ(K): (n_k, d_k). */
+  featureK: Matrix;
+  /** φ(K)ᵀV = Σ_j φ(k_j)v_jᵀ over every key: (d_k, d_v), the recurrent form's state after the last key. */
+  kvState: Matrix;
+  /** Σ_j φ(k_j): (d_k), the normaliser's state after the last key. */
+  keySum: number[];
+  /** φ(q_i)·Σφ(k_j) over the keys query i sees: (n_q). */
+  normalizer: number[];
+  /** φ(q_i)·φ(k_j), unnormalised, 0 where causal hides the key: (n_q, n_k); absent past limits().traceScores. */
+  kernel?: Matrix;
+  /** The implied weights, kernel rows over their normalizer: (n_q, n_k); absent past limits().traceScores. */
+  weights?: Matrix;
+  /** (n_q, d_v). */
+  output: Matrix;
+  /** Queries whose normalizer is 0 (relu features that meet no key's): their weights and output are zeros. */
+  zeroNormalizerRows: number[];
+}
+
+/** retention(): (Q·Kᵀ ⊙ D)·V, D_ij = γ^(i−j) for j ≤ i (RetNet, Sun et al. 2023). */
+export interface RetentionResult {
+  /** γ, request.decay. */
+  decay: number;
+  /** Q·Kᵀ ⊙ D: (n, n), 0 above the diagonal; absent past limits().traceScores. */
+  weights?: Matrix;
+  /** S_n = Σ_j γ^(n−1−j) k_jᵀv_j, the recurrent form's state after the last token: (d_k, d_v), whatever n. */
+  state: Matrix;
+  /** (n, d_v). */
+  output: Matrix;
 }
 
 /** memoryStats(): the core's memory. */
@@ -1301,6 +1361,10 @@ export interface AttnLab {
   scalingStudy(request: ScalingStudyRequest): ScalingStudy;
   /** rows × cols values drawn from N(0, 1) by the core's seeded generator, flat (row-major). */
   normalMatrix(request: NormalMatrixRequest): FlatMatrix;
+  /** Linear attention (Katharopoulos et al. 2020), parallel or recurrent: the output, φ(Q), φ(K), the state φ(K)ᵀV, and the implied weights within limits().traceScores. */
+  linearAttention(request: LinearAttentionRequest): LinearAttentionResult;
+  /** Retention (RetNet, Sun et al. 2023), parallel or recurrent: the output, the state and Q·Kᵀ ⊙ D within limits().traceScores. */
+  retention(request: RetentionRequest): RetentionResult;
   memoryStats(): MemoryStats & LearningMemory;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;

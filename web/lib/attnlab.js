@@ -27,6 +27,8 @@ import {
   schemaCopy,
   useSchema,
   normalMatrixRequest,
+  linearAttentionRequest,
+  retentionRequest,
   permutationRequest,
   sampledWeightsRequest,
   scalingStudyRequest,
@@ -254,6 +256,16 @@ class AttnLab {
   /** Why 1/√d_k: the spread of q·k and the softmax's sharpness for each d_k in dims. */
   scalingStudy(request) {
     return fromCore(unwrap(this.#core.scalingStudy(scalingStudyRequest(request))));
+  }
+
+  /** Linear attention: φ(q)ᵀφ(k) in place of exp(q·k), parallel or recurrent, with its implied weights. */
+  linearAttention(request) {
+    return fromCore(unwrap(this.#core.linearAttention(linearAttentionRequest(request))));
+  }
+
+  /** Retention (RetNet): (Q·Kᵀ ⊙ D)·V with D_ij = decay^(i−j), parallel or recurrent. */
+  retention(request) {
+    return fromCore(unwrap(this.#core.retention(retentionRequest(request))));
   }
 
   /** A rows × cols matrix of N(0, 1) values from the core's seeded generator. */

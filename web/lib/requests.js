@@ -206,6 +206,7 @@ const WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
 const TRACE = { X: INPUT, context: INPUT, Q: INPUT, K: INPUT, V: INPUT, Wq: WEIGHTS, Wk: WEIGHTS, Wv: WEIGHTS, Wo: WEIGHTS };
 const BOUNDS = { attention: ATTENTION, attentionBackward: ATTENTION, trace: TRACE, checkGradient: TRACE, permutationCheck: TRACE, flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'] };
 for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
+for (const entry of ['linearAttention', 'retention']) BOUNDS[entry] = ['attentionTokens', 'attentionFeatures', entry === 'retention' ? 'retention' : 'linear attention'];
 
 // An own data property, or undefined: a getter is not called (the reader reads each field once).
 const dataOf = (object, key) => Object.getOwnPropertyDescriptor(object, key)?.value;
@@ -356,6 +357,12 @@ export const tilePlanRequest = guarded('tilePlan', (request) => requireFields('t
 
 /** scalingStudy(): { dims, keys?, samples?, seed? } checked for type. */
 export const scalingStudyRequest = plain('scalingStudy');
+
+/** linearAttention(): { Q, K, V, featureMap?, causal?, form?, scale? } checked for type. */
+export const linearAttentionRequest = plain('linearAttention');
+
+/** retention(): { Q, K, V, decay, form? } checked for type. */
+export const retentionRequest = plain('retention');
 
 /** normalMatrix(): { rows, cols, seed? } checked for type. */
 export const normalMatrixRequest = plain('normalMatrix');
