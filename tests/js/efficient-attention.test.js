@@ -62,7 +62,12 @@ test('linearAttention: both maps, both forms, causal or not, within 1e-5 of floa
   let seed = 1;
   for (const featureMap of ['elu', 'relu'])
     for (const causal of [false, true])
-      for (const [nQ, nK, dK, dV] of [[1, 1, 1, 1], [6, 6, 3, 2], [24, 24, 8, 5], [5, 9, 4, 3]]) {
+      for (const [nQ, nK, dK, dV] of [
+        [1, 1, 1, 1],
+        [6, 6, 3, 2],
+        [24, 24, 8, 5],
+        [5, 9, 4, 3],
+      ]) {
         if (causal && nQ !== nK) continue;
         const draw = seeded(seed++);
         const [Q, K, V] = [matrix(nQ, dK, draw), matrix(nK, dK, draw), matrix(nK, dV, draw)];
@@ -91,9 +96,21 @@ test('linearAttention: both maps, both forms, causal or not, within 1e-5 of floa
 });
 
 test('linearAttention: a zero normaliser (relu features that meet no key) gives zeros, listed, never NaN', () => {
-  const Q = [[1, 1], [-1, -2], [0, 3]];
-  const K = [[2, 0], [1, 1], [1, 0]];
-  const V = [[1, 2], [3, 4], [5, 6]];
+  const Q = [
+    [1, 1],
+    [-1, -2],
+    [0, 3],
+  ];
+  const K = [
+    [2, 0],
+    [1, 1],
+    [1, 0],
+  ];
+  const V = [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ];
   for (const form of ['parallel', 'recurrent']) {
     const r = lab.linearAttention({ Q, K, V, featureMap: 'relu', form });
     assert.deepEqual(r.zeroNormalizerRows, [1]);
@@ -109,7 +126,11 @@ test('retention: both forms within 1e-5 of float64 and equal to each other; the 
   let worstForms = 0;
   let seed = 50;
   for (const decay of [1, 0.96875, 0.5, 0.01])
-    for (const [n, dK, dV] of [[1, 1, 1], [5, 3, 2], [32, 8, 4]]) {
+    for (const [n, dK, dV] of [
+      [1, 1, 1],
+      [5, 3, 2],
+      [32, 8, 4],
+    ]) {
       const draw = seeded(seed++);
       const [Q, K, V] = [matrix(n, dK, draw), matrix(n, dK, draw), matrix(n, dV, draw)];
       const want = retentionReference(Q, K, V, decay);
@@ -131,8 +152,14 @@ test('retention: both forms within 1e-5 of float64 and equal to each other; the 
   console.log(`retention vs float64: ${worst.toExponential(2)}; parallel vs recurrent: ${worstForms.toExponential(2)}`);
 });
 
-const Q = [[1, 0], [0, 1]];
-const V = [[1, 2], [3, 4]];
+const Q = [
+  [1, 0],
+  [0, 1],
+];
+const V = [
+  [1, 2],
+  [3, 4],
+];
 const refusals = [
   ['no request', () => lab.linearAttention(), 'invalid-argument', 'linearAttention'],
   ['Q missing', () => lab.linearAttention({ K: Q, V }), 'invalid-argument', 'Q'],
@@ -142,7 +169,20 @@ const refusals = [
   ['scale 0', () => lab.linearAttention({ Q, K: Q, V, scale: 0 }), 'invalid-argument', 'scale'],
   ['K too narrow', () => lab.linearAttention({ Q, K: [[1], [2]], V }), 'shape-mismatch', 'K'],
   ['causal with n_q ≠ n_k', () => lab.linearAttention({ Q: [[1, 0]], K: Q, V, causal: true }), 'shape-mismatch', 'Q'],
-  ['NaN in V', () => lab.linearAttention({ Q, K: Q, V: [[1, NaN], [3, 4]] }), 'non-finite', 'V'],
+  [
+    'NaN in V',
+    () =>
+      lab.linearAttention({
+        Q,
+        K: Q,
+        V: [
+          [1, NaN],
+          [3, 4],
+        ],
+      }),
+    'non-finite',
+    'V',
+  ],
   ['Q past the limits', () => lab.linearAttention({ Q: matrix(513, 2, () => 1), K: Q, V }), 'too-large', 'Q'],
   ['an overflowing kernel', () => lab.linearAttention({ Q: [[1e20, 1e20]], K: [[1e20, 1e20]], V: [[1]] }), 'non-finite', 'float32'],
   ['retention without decay', () => lab.retention({ Q, K: Q, V }), 'invalid-argument', 'decay'],
@@ -151,9 +191,40 @@ const refusals = [
   ['decay NaN', () => lab.retention({ Q, K: Q, V, decay: NaN }), 'invalid-argument', 'decay'],
   ['retention over two sequences', () => lab.retention({ Q: [[1, 0]], K: Q, V, decay: 0.5 }), 'shape-mismatch', 'Q'],
   ['retention with an unknown form', () => lab.retention({ Q, K: Q, V, decay: 0.5, form: 'chunkwise' }), 'invalid-argument', 'form'],
-  ['retention with Infinity in K', () => lab.retention({ Q, K: [[1, Infinity], [0, 1]], V, decay: 0.5 }), 'non-finite', 'K'],
+  [
+    'retention with Infinity in K',
+    () =>
+      lab.retention({
+        Q,
+        K: [
+          [1, Infinity],
+          [0, 1],
+        ],
+        V,
+        decay: 0.5,
+      }),
+    'non-finite',
+    'K',
+  ],
   ['retention past the limits', () => lab.retention({ Q: matrix(2, 513, () => 1), K: Q, V, decay: 0.5 }), 'too-large', 'Q'],
-  ['an overflowing retention', () => lab.retention({ Q: [[1, 1], [1, 1]], K: [[1, 1], [1, 1]], V: [[3e38], [3e38]], decay: 1 }), 'non-finite', 'float32'],
+  [
+    'an overflowing retention',
+    () =>
+      lab.retention({
+        Q: [
+          [1, 1],
+          [1, 1],
+        ],
+        K: [
+          [1, 1],
+          [1, 1],
+        ],
+        V: [[3e38], [3e38]],
+        decay: 1,
+      }),
+    'non-finite',
+    'float32',
+  ],
 ];
 for (const [name, call, code, named] of refusals) {
   test(`refused: ${name} (${code})`, () => {

@@ -57,6 +57,22 @@ const HOLES = [
     }),
     'X[1] is a hole',
   ],
+  ['a hole in a value row', 'linearAttention', valid('linearAttention', { V: [[1, 0], hole([0, 2], 1), [1, 1]] }), 'V[1][1] is a hole'],
+  [
+    'a missing key row',
+    'retention',
+    valid('retention', {
+      K: hole(
+        [
+          [1, 0],
+          [1, 1],
+          [0, 1],
+        ],
+        2,
+      ),
+    }),
+    'K[2] is a hole',
+  ],
   ['a hole in the key padding', 'attention', valid('attention', { keyPadding: hole([true, false, false], 1) }), 'keyPadding[1] is a hole'],
   ['a hole in the mask', 'attention', valid('attention', { mask: [[true, true, true], hole([true, true, true], 2)] }), 'mask[1][2] is a hole'],
   ['a hole in the token labels', 'trace', valid('trace', { tokens: hole(['a', 'b', 'c'], 0) }), 'tokens[0] is a hole'],

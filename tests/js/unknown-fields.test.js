@@ -61,6 +61,8 @@ const TYPOS = [
   ['tilePlan', 'headwidth', 32, 'headWidth'],
   ['scalingStudy', 'sampels', 8, 'samples'],
   ['normalMatrix', 'sed', 2, 'seed'],
+  ['linearAttention', 'featuremap', 'elu', 'featureMap'],
+  ['retention', 'decya', 0.5, 'decay'],
 ];
 
 test(`a near miss names the field that was meant (${TYPOS.length} typos, every entry)`, () => {

@@ -206,7 +206,8 @@ const WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
 const TRACE = { X: INPUT, context: INPUT, Q: INPUT, K: INPUT, V: INPUT, Wq: WEIGHTS, Wk: WEIGHTS, Wv: WEIGHTS, Wo: WEIGHTS };
 const BOUNDS = { attention: ATTENTION, attentionBackward: ATTENTION, trace: TRACE, checkGradient: TRACE, permutationCheck: TRACE, flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'] };
 for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
-for (const entry of ['linearAttention', 'retention']) BOUNDS[entry] = ['attentionTokens', 'attentionFeatures', entry === 'retention' ? 'retention' : 'linear attention'];
+BOUNDS.linearAttention = ['attentionTokens', 'attentionFeatures', 'linear attention'];
+BOUNDS.retention = ['attentionTokens', 'attentionFeatures', 'retention'];
 
 // An own data property, or undefined: a getter is not called (the reader reads each field once).
 const dataOf = (object, key) => Object.getOwnPropertyDescriptor(object, key)?.value;

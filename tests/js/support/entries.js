@@ -38,4 +38,6 @@ export const VALID_REQUESTS = {
   tilePlan: () => ({ headWidth: 64 }),
   scalingStudy: () => ({ dims: [2, 4], samples: 4 }),
   normalMatrix: () => ({ rows: 2, cols: 3 }),
+  linearAttention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), featureMap: 'relu' }),
+  retention: () => ({ Q: structuredClone(K), K: structuredClone(K), V: structuredClone(V), decay: 0.9 }),
 };
