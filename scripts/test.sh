@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 
 section() { printf '\n== %s ==\n' "$*"; }
 
+section "JavaScript: Prettier and ESLint (web/, scripts/, tests/)"
+node_modules/.bin/prettier --check --log-level warn .
+node_modules/.bin/eslint .
+
 section "C++ core, native (Catch2)"
 scripts/build.sh native
 ctest --preset native

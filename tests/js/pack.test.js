@@ -30,7 +30,7 @@ test('the tarball holds the entries, their types, the wasm, the manifest and the
 
 test('nothing from the sources, tests, builds or tooling is packed', () => {
   const allowed =
-    /^(package\.json|README\.md|LICENSE|custom-elements\.json|dist\/[^/]+\.(js|cjs|d\.ts|wasm)|model\/(model\.json|tokenizer\.json|weights\.bin)|docs\/(screenshot|train)\.png|docs\/views\/(geometry|model)\.jpg|docs\/[a-z-]+\.md|web\/element\/README\.md|web\/examples\/tutorial\.(html|css)|web\/examples\/react\/(index\.html|package\.json|tsconfig\.json|src\/[A-Za-z]+\.tsx)|web\/examples\/vitepress\/(index\.md|package\.json|\.vitepress\/config\.mjs))$/;
+    /^(package\.json|README\.md|LICENSE|custom-elements\.json|dist\/[^/]+\.(js|cjs|d\.ts|wasm)|model\/(model\.json|tokenizer\.json|weights\.bin)|docs\/(screenshot|train|notebooks-light|notebooks-dark)\.png|docs\/views\/(geometry|model)\.jpg|docs\/[a-z-]+\.md|web\/element\/README\.md|web\/examples\/tutorial\.(html|css)|web\/examples\/react\/(index\.html|package\.json|tsconfig\.json|src\/[A-Za-z]+\.tsx)|web\/examples\/vitepress\/(index\.md|package\.json|\.vitepress\/config\.mjs))$/;
   const stray = [...files].filter((path) => !allowed.test(path));
   assert.deepEqual(stray, []);
   assert.ok(![...files].some((path) => path.endsWith('.map')), 'no source maps');

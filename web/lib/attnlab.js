@@ -54,7 +54,9 @@ export { MASK_RULES, STEP_IDS } from './core-lists.js';
 // One promise per core: the single-threaded one, and the one with pthreads (a file of its own
 // that only createAttnLab({ threads: true }) downloads).
 const modules = {
-  core: onDemand("attnlab's core (attnlab-core.wasm)", () => instantiate(createAttnLabModule, new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url))),
+  core: onDemand("attnlab's core (attnlab-core.wasm)", () =>
+    instantiate(createAttnLabModule, new URL(/* @vite-ignore */ './attnlab-core.wasm', import.meta.url)),
+  ),
   threads: onDemand("attnlab's threaded core (attnlab-core-threads.js and .wasm)", () => loadThreaded()),
 };
 async function loadModule(threaded) {
@@ -301,7 +303,22 @@ class AttnLab {
   // modelLoaded: this lab has loaded the model module, so its schema() lists the model's requests.
   #modelHelpers() {
     const modelLoaded = () => (this.#withModel = true);
-    return { AttnLabError, unwrap, describe, fromCore, instantiate, isNode, onDemand, ownFields, readList, toCoreMatrix, modelRequest, useSchema, modelLoaded, limits: this.#core.limits() };
+    return {
+      AttnLabError,
+      unwrap,
+      describe,
+      fromCore,
+      instantiate,
+      isNode,
+      onDemand,
+      ownFields,
+      readList,
+      toCoreMatrix,
+      modelRequest,
+      useSchema,
+      modelLoaded,
+      limits: this.#core.limits(),
+    };
   }
 
   /** Bytes malloc holds, the wasm heap's size, the bytes the core holds, and the learning module's (for leak checks). */

@@ -63,7 +63,7 @@ export const TRACE_GROUPS = /* @__PURE__ */ Object.freeze({
   ],
   AttentionOptions: [
     { name: 'causal', kind: 'boolean' },
-    { name: 'causalAlignment', kind: 'choice', choices: ['top-left', 'bottom-right'] },
+    { name: 'causalAlignment', kind: 'alignment', choices: ['top-left', 'bottom-right'] },
     { name: 'keyPadding', kind: 'flags' },
     { name: 'mask', kind: 'mask' },
     { name: 'scale', kind: 'number' },

@@ -57,7 +57,8 @@ const matrix = (value, name) => (value === null ? undefined : toCoreMatrix(name,
 const mask = (value, name) => (value === null ? undefined : toCoreMask(name, value));
 const flags = (value, name) => (value === null ? undefined : toCoreFlags(name, value));
 const row = (value, name) => toCoreRow(name, value);
-const wholes = (range, max) => (value, name) => readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell, { range, max }), 'an array of whole numbers');
+const wholes = (range, max) => (value, name) =>
+  readList(name, value, (cell, where, i) => wholeNumber(`${where}[${i}]`, cell, { range, max }), 'an array of whole numbers');
 const indices = wholes();
 
 function boolean(value, name) {
@@ -204,7 +205,14 @@ const FLASH = ['flashTokens', 'flashFeatures', 'the flash kernel'];
 const INPUT = ['traceTokens', 'traceFeatures', 'the trace'];
 const WEIGHTS = ['traceFeatures', 'traceFeatures', 'the trace'];
 const TRACE = { X: INPUT, context: INPUT, Q: INPUT, K: INPUT, V: INPUT, Wq: WEIGHTS, Wk: WEIGHTS, Wv: WEIGHTS, Wo: WEIGHTS };
-const BOUNDS = { attention: ATTENTION, attentionBackward: ATTENTION, trace: TRACE, checkGradient: TRACE, permutationCheck: TRACE, flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'] };
+const BOUNDS = {
+  attention: ATTENTION,
+  attentionBackward: ATTENTION,
+  trace: TRACE,
+  checkGradient: TRACE,
+  permutationCheck: TRACE,
+  flashWalk: ['walkTokens', 'walkFeatures', 'the tile walk'],
+};
 for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
 BOUNDS.linearAttention = ['attentionTokens', 'attentionFeatures', 'linear attention'];
 BOUNDS.retention = ['attentionTokens', 'attentionFeatures', 'retention'];
@@ -230,7 +238,8 @@ function checkSize(entry, name, value) {
   const [most, widest] = [limits[bound[0]], limits[bound[1]]];
   const size = `${name} (${rows}×${cols}) is too large: `;
   if (rows > most || cols > widest) throw new AttnLabError('too-large', `${size}${bound[2]} allows at most ${most} rows and ${widest} columns`);
-  if (bound === FLASH && rows * cols > limits.flashValues) throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
+  if (bound === FLASH && rows * cols > limits.flashValues)
+    throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
 }
 
 // The fields the core's schema marks required, beyond `skip` (checked first by the caller):
@@ -354,7 +363,9 @@ export const softmaxRequest = guarded('softmaxBreakdown', (request, temperature)
 });
 
 /** { headWidth }, or the older (headWidth). */
-export const tilePlanRequest = guarded('tilePlan', (request) => requireFields('tilePlan', read('tilePlan', typeof request === 'number' ? { headWidth: request } : request)));
+export const tilePlanRequest = guarded('tilePlan', (request) =>
+  requireFields('tilePlan', read('tilePlan', typeof request === 'number' ? { headWidth: request } : request)),
+);
 
 /** scalingStudy(): { dims, keys?, samples?, seed? } checked for type. */
 export const scalingStudyRequest = plain('scalingStudy');
@@ -381,4 +392,6 @@ export const stepRequest = guarded('step', (count = 1, ...extra) => {
 export const modelRequest = (entry, request) => guarded(entry, () => requireFields(entry, read(entry, request)))();
 
 /** createAttnLab's options: { threads } (the package's own: which core to load). */
-export const labOptions = guarded('createAttnLab', (options = {}) => ({ threads: read('createAttnLab', options, { threads: { read: boolean } }).threads ?? false }));
+export const labOptions = guarded('createAttnLab', (options = {}) => ({
+  threads: read('createAttnLab', options, { threads: { read: boolean } }).threads ?? false,
+}));
