@@ -6,8 +6,8 @@
 #include <string>
 
 #include "attnlab/limits.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "kernels/attention_checks.hpp"
 
 namespace attnlab {
 

@@ -10,8 +10,8 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/variants.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "kernels/attention_checks.hpp"
 
 namespace attnlab {
 

@@ -9,8 +9,8 @@
 
 #include "attnlab/flash.hpp"
 #include "attnlab/limits.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "kernels/attention_checks.hpp"
 #include "kernels/head_tasks.hpp"
 #include "kernels/simd_kernels.hpp"
 

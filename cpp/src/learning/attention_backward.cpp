@@ -9,8 +9,8 @@
 
 #include "attnlab/kernels.hpp"
 #include "attnlab/tiling.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "kernels/attention_checks.hpp"
 #include "kernels/simd_kernels.hpp"
 
 namespace attnlab {

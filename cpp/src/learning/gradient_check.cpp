@@ -13,8 +13,8 @@
 #include "attnlab/positional.hpp"
 #include "attnlab/reference.hpp"
 #include "attnlab/trace_backward.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "teaching/trace_detail.hpp"
 #include "teaching/trace_steps.hpp"
 
 namespace attnlab {

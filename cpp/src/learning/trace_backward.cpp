@@ -16,8 +16,8 @@
 #include "attnlab/limits.hpp"
 #include "attnlab/positional.hpp"
 #include "attnlab/reference.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "teaching/trace_detail.hpp"
 #include "teaching/trace_steps.hpp"
 
 namespace attnlab {

@@ -9,8 +9,8 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/positional.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "teaching/trace_detail.hpp"
 #include "teaching/trace_formulas.hpp"
 #include "teaching/trace_steps.hpp"
 

@@ -11,8 +11,8 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
-#include "base/detail.hpp"
 #include "base/validate.hpp"
+#include "teaching/trace_detail.hpp"
 
 namespace attnlab {
 
