@@ -171,8 +171,7 @@ export class Stepper {
               ${prediction.hidden ? html`<p class="hidden-result">The result is hidden until you predict it.</p>` : this._renderResult(id, panel, explanation && focused, scaleOf)}
             </div>
           </div>
-          ${id === 'softmax' && !prediction.hidden ? this._renderSoftmaxParts(panel, labels) : nothing}
-          ${id === 'grad-softmax' && !prediction.hidden ? renderJacobian(panel, focused?.head === panel.head ? focused.row : undefined, labels) : nothing}
+          ${prediction.hidden ? nothing : this._renderDetail(stepEntry(id).detail, panel, focused, labels)}
           ${checkable(id) && explanation ? renderCheck(this.check?.cell === focused ? this.check.result : null, () => this._checkGradient(id, panel, focused)) : nothing}
         </div>`;
       })}
@@ -201,8 +200,8 @@ export class Stepper {
       rowLabels: panel.rowLabels,
       colLabels: panel.colLabels,
       scale: scaleOf(id),
-      totals: id === 'softmax' ? panel.step.rowTotals : undefined,
-      blocked: id === 'softmax' ? blockedWeights(this.host.good.trace, panel.head) : undefined,
+      totals: stepEntry(id).weights ? panel.step.rowTotals : undefined,
+      blocked: stepEntry(id).weights ? blockedWeights(this.host.good.trace, panel.head) : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
@@ -221,7 +220,7 @@ export class Stepper {
   // Where rows with every key masked show (weights, outputs), say what they are: the core lists
   // them per head (a bias per head can block a row in one head only).
   _maskedRowsNote(id, trace, labels) {
-    if (!['mask', 'softmax', 'aggregate'].includes(id)) return nothing;
+    if (!stepEntry(id).maskedRows) return nothing;
     const perHead = trace.fullyMaskedRows;
     const alike = perHead.every((rows) => rows.join() === perHead[0].join());
     const groups = (alike ? [[perHead[0], '']] : perHead.map((rows, h) => [rows, ` in head ${h + 1}`])).filter(([rows]) => rows.length);
@@ -243,6 +242,13 @@ export class Stepper {
       <p>${hidden && before ? before : idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
     </div>`;
+  }
+
+  // The extra panel a step's registry entry asks for under its result.
+  _renderDetail(detail, panel, focused, labels) {
+    if (detail === 'softmax-parts') return this._renderSoftmaxParts(panel, labels);
+    if (detail === 'jacobian') return renderJacobian(panel, focused?.head === panel.head ? focused.row : undefined, labels);
+    return nothing;
   }
 
   _renderSoftmaxParts(panel, labels) {

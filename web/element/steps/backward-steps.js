@@ -56,6 +56,7 @@ export function defineBackwardSteps() {
     defineStep({
       id: 'grad-softmax',
       name: '∂S̃, softmax',
+      detail: 'jacobian',
       caption: '∂L/∂S̃, through softmax',
       why: BACKWARD_WHY['grad-softmax'],
       rows: 'queries',

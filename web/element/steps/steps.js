@@ -31,9 +31,29 @@ import * as why from './why.js';
  *   { elementwise?: how the step keeps its input's shape, largest?: { noun, reason } (which
  *   key wins a row), rowSum?: true (what a row adds up to) }
  * @property {boolean} [perHead]     the step repeats for each head
+ * @property {boolean} [weights]     the result is attention weights: shown with each row's total
+ *   and the cells a rule blocked hatched (the mask step's blockedBy)
+ * @property {boolean} [maskedRows]  where a row with every key masked shows, say what it is
+ * @property {'softmax-parts' | 'jacobian'} [detail]  the extra panel under the result: softmax's
+ *   parts of a row (max, exponentials, sum), or the row's softmax Jacobian
  */
 
-const STEP_FIELDS = new Set(['id', 'name', 'caption', 'why', 'rows', 'cols', 'heat', 'transposed', 'explain', 'predict', 'perHead']);
+const STEP_FIELDS = new Set([
+  'id',
+  'name',
+  'caption',
+  'why',
+  'rows',
+  'cols',
+  'heat',
+  'transposed',
+  'explain',
+  'predict',
+  'perHead',
+  'weights',
+  'maskedRows',
+  'detail',
+]);
 
 // Checks an entry's fields, so a typo fails at load rather than as a blank panel. Entries are
 // kept in the order they are defined: the forward steps here, then backward-steps.js.
@@ -160,6 +180,7 @@ function maskReason(flags, col, keys) {
 defineStep({
   id: 'mask',
   name: 'Mask',
+  maskedRows: true,
   caption: 'S̃, masked',
   why: why.maskWhy,
   rows: 'queries',
@@ -179,6 +200,9 @@ defineStep({
 defineStep({
   id: 'softmax',
   name: 'A, softmax',
+  weights: true,
+  maskedRows: true,
+  detail: 'softmax-parts',
   caption: 'A, the weights',
   why: why.softmaxWhy,
   rows: 'queries',
@@ -208,6 +232,7 @@ defineStep(DROPOUT_STEP);
 defineStep({
   id: 'aggregate',
   name: 'O, outputs',
+  maskedRows: true,
   caption: 'O, the output',
   why: why.aggregateWhy,
   rows: 'queries',

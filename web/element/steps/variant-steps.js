@@ -125,6 +125,7 @@ export const BIAS_STEP = {
 export const DROPOUT_STEP = {
   id: 'dropout',
   name: 'A, dropout',
+  weights: true,
   caption: 'A after dropout',
   why: ({ panel, labels }) => {
     const { keep, rate, keepScale, rowTotals } = panel.step;

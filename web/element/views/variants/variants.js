@@ -150,8 +150,8 @@ class VariantsView extends ViewBase {
                 rowLabels: panel.rowLabels,
                 colLabels: panel.colLabels,
                 scale: scaleOf(id),
-                totals: ['softmax', 'dropout'].includes(id) ? panel.step.rowTotals : undefined,
-                blocked: ['softmax', 'dropout'].includes(id) ? blockedWeights(this._result.trace, panel.head) : undefined,
+                totals: stepEntry(id).weights ? panel.step.rowTotals : undefined,
+                blocked: stepEntry(id).weights ? blockedWeights(this._result.trace, panel.head) : undefined,
                 highlight: lit ? { cell: [focus.row, focus.col] } : undefined,
                 onFocusCell: (row, col) => (this._focus = { id, head: panel.head, row, col }),
               })}
