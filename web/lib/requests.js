@@ -310,7 +310,13 @@ function traceParts(entry, r) {
 export const traceCoreRequest = guarded('trace', (request) => traceParts('trace', read('trace', request)));
 
 /** decode(): the trace's request (causal implied), checked the same way. */
-export const decodeRequest = guarded('decode', (request) => traceParts('decode', read('decode', request)));
+// decode() generates token by token, each query seeing the keys before it: a request that asks
+// for anything else is refused, not computed causally anyway.
+export const decodeRequest = guarded('decode', (request) => {
+  const fields = read('decode', request);
+  if (fields.causal === false) fail('causal is false, but decode() generates token by token and is causal: leave causal out or set it to true');
+  return traceParts('decode', fields);
+});
 
 /** kvCacheBytes(): { layers, kvHeads, headDim, bytesPerValue }, each required. */
 export const kvCacheRequest = plain('kvCacheBytes');
