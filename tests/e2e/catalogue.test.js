@@ -15,7 +15,7 @@ import { encodeHash, presetState } from './support/expected.js';
 import { stateToTraceRequest } from '../support/state-request.js';
 import { renderedResults, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
-import { tinyQKV } from '../support/tiny-example.js';
+import { tinyQKV, tinyX } from '../support/tiny-example.js';
 
 const tiny = {
   mode: 'qkv',
@@ -24,23 +24,7 @@ const tiny = {
 };
 const x = {
   mode: 'x',
-  X: [
-    [1, 0],
-    [0, 1],
-    [1, 1],
-  ],
-  Wq: [
-    [1, 0],
-    [0, 1],
-  ],
-  Wk: [
-    [1, 1],
-    [0, 1],
-  ],
-  Wv: [
-    [2, 0],
-    [0, 1],
-  ],
+  ...tinyX(),
   Wo: null,
   tokens: ['a', 'b', 'c'],
   keyPadding: [false, false, false],

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 
 import { withoutGrowth } from './support/heap.js';
 import { attnlab, errorOf } from './support/package.js';
+import { identity } from '../support/tiny-example.js';
 import { DOCUMENTED_LIMITS as L } from './support/documented-limits.js';
 
 const lab = await attnlab.createAttnLab(); // a fresh module: the 16 MiB heap it starts with
@@ -121,14 +122,8 @@ function withoutPlainCopies(call) {
 
 test('a result the JS engine cannot copy is out-of-memory, and the core gives back its copy (issue 29, item 11)', () => {
   const request = {
-    Q: [
-      [1, 0],
-      [0, 1],
-    ],
-    K: [
-      [1, 0],
-      [0, 1],
-    ],
+    Q: identity(2),
+    K: identity(2),
     V: [
       [1, 2],
       [3, 4],
@@ -136,22 +131,10 @@ test('a result the JS engine cannot copy is out-of-memory, and the core gives ba
   };
   const expected = lab.attention(request);
   const traceRequest = {
-    X: [
-      [1, 0],
-      [0, 1],
-    ],
-    Wq: [
-      [1, 0],
-      [0, 1],
-    ],
-    Wk: [
-      [1, 0],
-      [0, 1],
-    ],
-    Wv: [
-      [1, 0],
-      [0, 1],
-    ],
+    X: identity(2),
+    Wq: identity(2),
+    Wk: identity(2),
+    Wv: identity(2),
     heads: 2,
   };
   lab.trace(traceRequest);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab, errorOf } from './support/package.js';
+import { tinyX } from '../support/tiny-example.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -60,25 +61,7 @@ test('softmaxBreakdown({ scores, temperature }) equals the older (scores, temper
 });
 
 test('permutationCheck({ ...request, order }) equals the older (request, order)', () => {
-  const request = {
-    X: [
-      [1, 0],
-      [0, 1],
-      [1, 1],
-    ],
-    Wq: [
-      [1, 0],
-      [0, 1],
-    ],
-    Wk: [
-      [1, 0],
-      [0, 1],
-    ],
-    Wv: [
-      [1, 2],
-      [3, 4],
-    ],
-  };
+  const request = tinyX();
   const order = [2, 0, 1];
   const check = lab.permutationCheck({ ...request, order });
   assert.deepEqual(check, lab.permutationCheck(request, order));

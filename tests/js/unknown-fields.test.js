@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import { VALID_REQUESTS } from './support/entries.js';
 import { attnlab, errorOf } from './support/package.js';
+import { identity } from '../support/tiny-example.js';
 
 const lab = await attnlab.createAttnLab();
 const entries = Object.keys(VALID_REQUESTS);
@@ -139,20 +140,7 @@ test('a trace request takes X with Wq, Wk, Wv or Q, K, V, not a mix', () => {
 });
 
 test('only own fields are read: a polluted Object.prototype does not reach a request', () => {
-  const request = {
-    Q: [
-      [1, 0],
-      [0, 1],
-    ],
-    K: [
-      [1, 0],
-      [0, 1],
-    ],
-    V: [
-      [1, 0],
-      [0, 1],
-    ],
-  };
+  const request = { Q: identity(2), K: identity(2), V: identity(2) };
   const plain = lab.attention(request).weights;
   // What a prototype-pollution bug elsewhere would do (not enumerable: Embind's own glue
   // walks its objects with for…in, and an enumerable key would break it before attnlab reads).
