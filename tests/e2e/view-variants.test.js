@@ -107,7 +107,13 @@ for (const [name, turnOn, fields, stepId] of SWITCHES) {
     // Hovering a result cell explains it with its numbers.
     await page.locator(`${VIEW} table[data-matrix="${stepId}"] td[data-row="1"][data-col="0"]`).first().hover();
     await settle(page);
-    assert.match((await shown(page)).explanation, /\d/);
+    const explanation = (await shown(page)).explanation;
+    assert.match(explanation, /\d/);
+    if (name === 'alibi') {
+      // Query 2 against key 1: one position apart, as the core's own bias says (B = −m × 1).
+      const slope = group.steps[0].slope;
+      assert.ok(explanation.endsWith(`ALiBi’s −m × distance = −${Number(slope.toFixed(4))} × 1`), explanation);
+    }
     assertClean(problems);
   });
 }

@@ -108,9 +108,13 @@ export const BIAS_STEP = {
   perHead: true,
   explain: ({ panel, row, col, value }) => {
     const [s, b] = panel.operands.map((o) => o.values[row][col]);
-    const alibi = panel.step.slope === undefined ? '' : ` − m·|i − j| = ${fmt(s)} − ${fmt(panel.step.slope)} × ${Math.abs(row - col)}`;
+    // The core placed the query among the keys (its alignment, a past cache), so the distance is
+    // read back from its bias, never recomputed here; with a given bias too, B is their sum.
+    const slope = panel.step.slope;
+    const alibiOnly = slope !== undefined && !panel.step.formula.includes('B_{ij}');
+    const alibi = alibiOnly ? `, ALiBi’s −m × distance = −${fmt(slope)} × ${fmt(-b / slope)}` : '';
     return {
-      text: `s̃${at(row, col)}${alibi} + b = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}`,
+      text: `s̃${at(row, col)} + b${at(row, col)} = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}${alibi}`,
       highlight: [{ cell: [row, col] }, { cell: [row, col] }],
     };
   },
