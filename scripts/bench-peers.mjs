@@ -2,6 +2,7 @@
 // inputs, interleaved in rounds (issue 15's targets 1 and 2):
 //   native (1 and 2 threads; n = 256 … 16,384; d = 64, 128; 8 heads; causal and not):
 //     attnlab's flash kernel vs onnxruntime-node (MultiHeadAttention; GroupQueryAttention causal)
+//     and PyTorch's CPU scaled_dot_product_attention (is_causal for the causal rows)
 //   wasm (1 thread; n = 512 … 4,096; d = 64; one head; causal and not): attnlab's
 //     flashAttention vs onnxruntime-web (MultiHeadAttention, opset-23 Attention), tfjs-wasm
 // with the measured peaks (FMA natively, SIMD128 in wasm). Every kernel runs once to warm up
@@ -20,8 +21,8 @@
 // Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
 // ATTNLAB_PEERS_N=256,4096 (these sizes only; ATTNLAB_PEERS_D, ATTNLAB_PEERS_THREADS alike),
 // ATTNLAB_PEERS_ROUNDS (default 5),
-// ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only).
-// onnxruntime-node/-web 1.30 are installed on demand into build/peers/ (peers/setup.mjs).
+// ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only), ATTNLAB_PEERS_TORCH=0 (no PyTorch).
+// onnxruntime-node/-web 1.30 and torch (PyPI) are installed on demand into build/peers/ (peers/setup.mjs).
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -30,9 +31,9 @@ import { createAttnLab } from '../dist/attnlab.js';
 import { plot } from './bench-plot.mjs';
 import { readResults, writeResults } from './bench-results.mjs';
 import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
-import { nativeKernels, startDriver, startOrt } from './peers/native.mjs';
+import { nativeKernels, startDriver, startOrt, startTorch } from './peers/native.mjs';
 import { firstCallFigures } from './peers/first-call.mjs';
-import { ensurePeers, MODELS, ORT_HOME, ortWithoutAvx512 } from './peers/setup.mjs';
+import { ensurePeers, ensureTorch, MODELS, ORT_HOME, ortWithoutAvx512 } from './peers/setup.mjs';
 import { writeTables } from './peers/tables.mjs';
 import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
 import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
@@ -128,8 +129,8 @@ function summarise(row, results, peak) {
     };
   });
   const [attnlab, ...peers] = lines;
-  // The peers the targets name: ORT natively, onnxruntime-web's two ops in wasm (not tfjs).
-  const rivals = peers.filter((p) => p.kernel.startsWith('ort'));
+  // The peers the targets name: ORT and PyTorch natively, onnxruntime-web's two ops in wasm (not tfjs).
+  const rivals = peers.filter((p) => p.kernel.startsWith('ort') || p.kernel.startsWith('torch'));
   const timed = rivals.filter((p) => p.ms_median !== undefined);
   if (attnlab.ms_median !== undefined && timed.length) {
     const best = timed.reduce((a, b) => (a.ms_median <= b.ms_median ? a : b));
@@ -162,7 +163,8 @@ const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '')
   .split(' ')
   .filter((f) => /^(avx|fma|sse4)/.test(f))
   .join(' ');
-const { ortWeb, versions } = await ensurePeers();
+const { ortWeb, versions: ortVersions } = await ensurePeers();
+const torchPython = SECTIONS.includes('native') ? ensureTorch() : undefined;
 const driver = SECTIONS.includes('native') ? startDriver() : undefined;
 const simdReply = driver ? await driver.ask('simd') : undefined;
 const simdSets = driver ? nativeSimd(simdReply) : [];
@@ -171,6 +173,11 @@ const simdSets = driver ? nativeSimd(simdReply) : [];
 const ortKernels = (simd) => (simd === 'fma3+avx2' && simdReply.available.includes('avx512bw') ? 'avx2' : 'installed');
 const ortPeers = {};
 const ortFor = (simd) => (ortPeers[ortKernels(simd)] ??= startOrt(ortKernels(simd) === 'avx2' ? ortWithoutAvx512() : ORT_HOME, MODELS));
+// PyTorch likewise: the capability it picks itself, or held to AVX2 (ATEN_CPU_CAPABILITY=avx2).
+const torchPeers = {};
+const torchFor = (simd) => torchPython && (torchPeers[ortKernels(simd)] ??= startTorch(torchPython, ortKernels(simd) === 'avx2'));
+const torchVersion = torchPython ? await torchFor(simdSets[0]).ask('version') : undefined;
+const versions = `${ortVersions}${torchVersion ? `, torch ${torchVersion.torch} (its CPU capability here: ${torchVersion.capability})` : ''}`;
 const rows = plannedRows(simdSets);
 const heading = `bench:peers on ${cpu} (${cpuFlags || 'no AVX or FMA flags'}); attnlab's native kernels: ${simdSets.join(', ') || '—'}; ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`;
 console.log(heading);
@@ -199,7 +206,7 @@ for (const row of rows) {
   }
   const kernels =
     row.section === 'native'
-      ? await nativeKernels({ driver, ort: ortFor(row.simd), row, Q, K, V })
+      ? await nativeKernels({ driver, ort: ortFor(row.simd), torch: torchFor(row.simd), row, Q, K, V })
       : wasmKernels({ lab, threadedLab, ortWeb, tfjs, models: MODELS, row, Q, K, V });
   const results = await measure(row, kernels, Q, K, V);
   const report = Object.entries(results).map(([name, r]) => `${name} ${r.error ? 'failed' : `${median(r.times).toFixed(1)} ms`}`);
@@ -208,7 +215,7 @@ for (const row of rows) {
 }
 await measurePeaks();
 driver?.stop();
-for (const ort of Object.values(ortPeers)) ort.stop();
+for (const peer of [...Object.values(ortPeers), ...Object.values(torchPeers)]) peer.stop();
 
 const table = measured.flatMap(([row, results]) => summarise(row, results, peaks[peakKey(row)]));
 console.log(heading);
@@ -224,7 +231,7 @@ console.log(
   `checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`,
 );
 console.log(
-  "peer/us: the fastest ORT kernel's median over attnlab's (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)",
+  "peer/us: the fastest peer's median (ORT or PyTorch natively, onnxruntime-web in wasm) over attnlab's (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)",
 );
 // Target 3: the threaded core's speed-up from 1 to 2 threads.
 for (const [row, results] of measured.filter(([row]) => row.section === 'wasm')) {
@@ -247,7 +254,8 @@ for (const f of firstCall ?? [])
 
 const results = await readResults();
 const subset = QUICK || ONLY_N || ONLY_D || ONLY_THREADS || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
-results.peers = {
+// A subset's figures are kept apart, so that the full run's (the tables') stay whole.
+results[subset ? 'peers_subset' : 'peers'] = {
   cpu,
   cpus: cpus().length,
   cpu_flags: cpuFlags,
@@ -260,19 +268,22 @@ results.peers = {
   first_call: firstCall,
 };
 await writeResults(results);
-// A full run's tables go into the README and the docs; a subset's would leave rows out.
+// A full run's tables and charts go into the README and the docs; a subset's would leave rows out.
 if (!subset) await writeTables(results.peers);
 const COLORS = {
   attnlab: '#0072b2',
   'ort-mha': '#d55e00',
   'ort-gqa': '#e69f00',
+  'torch-sdpa': '#009e73',
   'ort-web-mha': '#d55e00',
   'ort-web-attention': '#e69f00',
   'tfjs-wasm': '#cc79a7',
 };
 const charted = { native: (l) => l.d === 64 && l.threads === 2 && l.simd === simdSets[0], wasm: () => true };
-for (const [section, keep] of Object.entries(charted)) {
+for (const [section, keep] of subset ? [] : Object.entries(charted)) {
   const lines = table.filter((l) => l.section === section && l.ms_median !== undefined && keep(l));
   if (lines.length) await writeFile(new URL(`../bench/peers-${section}.svg`, import.meta.url), plot(lines, COLORS));
 }
-console.log('bench:peers: figures stored under "peers" in bench/results.json, charts in bench/peers-native.svg (d = 64, 2 threads) and bench/peers-wasm.svg');
+console.log(
+  `bench:peers: figures stored under "${subset ? 'peers_subset' : 'peers'}" in bench/results.json, charts in bench/peers-native.svg (d = 64, 2 threads) and bench/peers-wasm.svg`,
+);

@@ -1,7 +1,8 @@
 // The native contestants of npm run bench:peers, each a child process fed one command a line:
-// attnlab's flash kernel (build/native/attnlab-peer) and onnxruntime-node's CPU kernels
-// (ort-peer.mjs: com.microsoft MultiHeadAttention non-causal, GroupQueryAttention causal),
-// both given the same Q, K, V file and thread count. Each kernel is { name, run() → { ms,
+// attnlab's flash kernel (build/native/attnlab-peer), onnxruntime-node's CPU kernels
+// (ort-peer.mjs: com.microsoft MultiHeadAttention non-causal, GroupQueryAttention causal) and
+// PyTorch's CPU scaled_dot_product_attention (torch-peer.py), all given the same Q, K, V file
+// and thread count. Each kernel is { name, run() → { ms,
 // output } }.
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -9,11 +10,12 @@ import { createInterface } from 'node:readline';
 
 const ATTNLAB_PEER = ['build/native/attnlab-peer'];
 const ORT_PEER = (home, models) => [process.execPath, new URL('ort-peer.mjs', import.meta.url).pathname, home, models];
+const TORCH_PEER = (python) => [python, new URL('torch-peer.py', import.meta.url).pathname];
 const INPUTS = 'build/peers/qkv.bin';
 
-/** A peer process (its argv): ask(line) → its JSON reply. */
-function startPeer([program, ...args]) {
-  const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A peer process (its argv, and variables added to its environment): ask(line) → its JSON reply. */
+function startPeer([program, ...args], env = {}) {
+  const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
     async ask(line) {
@@ -31,6 +33,8 @@ function startPeer([program, ...args]) {
 export const startDriver = () => startPeer(ATTNLAB_PEER);
 /** ONNX Runtime from `home`'s node_modules (the installed one, or its AVX2 copy). */
 export const startOrt = (home, models) => startPeer(ORT_PEER(home, models));
+/** PyTorch under `python`, held to AVX2 where `avx2` (its ATEN_CPU_CAPABILITY switch). */
+export const startTorch = (python, avx2) => startPeer(TORCH_PEER(python), avx2 ? { ATEN_CPU_CAPABILITY: 'avx2' } : {});
 
 // One contestant: `command(output)` is its run line, writing O to `output` ('-': nowhere).
 function contestant(name, peer, command) {
@@ -46,8 +50,8 @@ function contestant(name, peer, command) {
   };
 }
 
-/** The kernels of one native row: attnlab's `driver` and the ORT process `ort`. */
-export async function nativeKernels({ driver, ort, row, Q, K, V }) {
+/** The kernels of one native row: attnlab's `driver`, the ORT process `ort` and PyTorch's `torch` (when there is one). */
+export async function nativeKernels({ driver, ort, torch, row, Q, K, V }) {
   const { n, d, heads, causal, threads } = row;
   // One file of Q, K, V for both: each reads it on the first run and keeps it.
   const concatenated = new Float32Array(3 * Q.data.length);
@@ -55,5 +59,7 @@ export async function nativeKernels({ driver, ort, row, Q, K, V }) {
   await writeFile(INPUTS, concatenated);
   const command = (output) => `run ${INPUTS} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} ${output}`;
   const peer = contestant(causal ? 'ort-gqa' : 'ort-mha', ort, command);
-  return [contestant('attnlab', driver, command), { ...peer, release: () => ort.ask('release') }];
+  const kernels = [contestant('attnlab', driver, command), { ...peer, release: () => ort.ask('release') }];
+  if (torch) kernels.push({ ...contestant('torch-sdpa', torch, command), release: () => torch.ask('release') });
+  return kernels;
 }

@@ -80,3 +80,30 @@ export function ortWithoutAvx512() {
   writeFileSync(library, bytes);
   return home; // its onnxruntime-common resolves to build/peers/node_modules'
 }
+
+// PyTorch, from PyPI into its own virtual environment (build/peers/torch/), pinned; npm test
+// never installs it. PyPI's Linux wheel is the CUDA build (about 5 GB with its libraries): only
+// its CPU kernels run here. ATTNLAB_PEERS_TORCH_PYTHON names a Python that already has this
+// torch instead; ATTNLAB_PEERS_TORCH=0 leaves PyTorch out.
+const TORCH_VERSION = '2.15.0';
+const TORCH_HOME = `${PEERS}/torch`;
+
+const torchVersionOf = (python) => {
+  try {
+    return execFileSync(python, ['-c', 'import torch, numpy; print(torch.__version__)'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+};
+
+/** The Python that runs torch-peer.py with torch TORCH_VERSION, or undefined when left out. */
+export function ensureTorch() {
+  if (process.env.ATTNLAB_PEERS_TORCH === '0') return undefined;
+  const python = process.env.ATTNLAB_PEERS_TORCH_PYTHON ?? `${TORCH_HOME}/bin/python`;
+  if (torchVersionOf(python)?.split('+')[0] === TORCH_VERSION) return python;
+  if (process.env.ATTNLAB_PEERS_TORCH_PYTHON) throw new Error(`bench:peers: ${python} has no torch ${TORCH_VERSION} with numpy`);
+  console.log(`bench:peers: installing torch==${TORCH_VERSION} from PyPI into build/peers/torch/ (about 5 GB)`);
+  execFileSync('/usr/bin/python3', ['-m', 'venv', TORCH_HOME], { stdio: 'inherit' });
+  execFileSync(`${TORCH_HOME}/bin/pip`, ['install', '--quiet', `torch==${TORCH_VERSION}`, 'numpy==2.4.6'], { stdio: 'inherit' });
+  return python;
+}

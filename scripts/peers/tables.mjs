@@ -16,8 +16,10 @@ const END = '<!-- peers:end -->';
 
 const number = (ms) => (ms === undefined ? '—' : ms >= 100 ? Math.round(ms).toLocaleString('en-US') : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const grouped = (n) => n.toLocaleString('en-US');
+// Which peer a cell's figure is, by its kernel's first word.
+const PEER_NAMES = { ort: 'ORT ', torch: 'PyTorch ' };
 
-// One configuration's attnlab line and its best peer's (ORT natively, onnxruntime-web in wasm).
+// One configuration's attnlab line and its best peer's (ORT or PyTorch natively, onnxruntime-web in wasm).
 function pairs(rows) {
   const attnlab = rows.filter((r) => r.kernel === 'attnlab');
   return attnlab.map((a) => {
@@ -35,7 +37,7 @@ function cell(pair) {
   const ratio = pair.peer.ms_median / pair.ms_median;
   const mark = ratio >= 1 ? '' : ' ✗';
   const noisy = Math.max(pair.spread_pct ?? 0, pair.peer.spread_pct ?? 0) > NOISY_PCT ? ' ~' : '';
-  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} (${ratio.toFixed(2)}×${mark})${noisy}`;
+  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} ${PEER_NAMES[pair.peer.kernel.split('-')[0]] ?? ''}(${ratio.toFixed(2)}×${mark})${noisy}`;
 }
 
 function nativeTable(list, simd, threadCounts) {
@@ -82,9 +84,9 @@ function machine(peers) {
 // The heading of one instruction set's native table: which kernels each side ran.
 function setHeading(list, simd, best) {
   const rows = list.filter((p) => p.section === 'native' && p.simd === simd);
-  if (simd === best) return `**attnlab on ${simd}**, ONNX Runtime on the kernels it picks for this CPU:`;
+  if (simd === best) return `**attnlab on ${simd}**, ONNX Runtime and PyTorch on the kernels they pick for this CPU:`;
   if (rows.every((p) => p.ort_kernels === 'avx2'))
-    return `**attnlab forced to ${simd}**, ONNX Runtime held to AVX2 + FMA3 too (a copy of its library whose one branch to MLAS's AVX-512 kernels is switched off, as on a CPU without AVX-512):`;
+    return `**attnlab forced to ${simd}**, ONNX Runtime held to AVX2 + FMA3 too (a copy of its library whose one branch to MLAS's AVX-512 kernels is switched off, as on a CPU without AVX-512), PyTorch by ATEN_CPU_CAPABILITY=avx2:`;
   return `**attnlab forced to ${simd}** (ONNX Runtime has no switch and keeps its AVX-512 kernels, so these rows set ${simd} code against AVX-512 code):`;
 }
 
@@ -92,7 +94,7 @@ function setHeading(list, simd, best) {
 export function tables(peers) {
   const list = pairs(peers.rows ?? []);
   const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
-  const legend = `Each cell: attnlab ms / the fastest ONNX Runtime kernel ms (its time over attnlab's; ✗ where ORT is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
+  const legend = `Each cell: attnlab ms / the fastest peer's ms, ONNX Runtime's kernels or PyTorch's scaled_dot_product_attention, named (its time over attnlab's; ✗ where the peer is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
   const native = sets.flatMap((simd) => ['', setHeading(list, simd, sets[0]), '', ...nativeTable(list, simd, [1, 2])]);
   const readme = [machine(peers), '', legend, ...native];
   const docs = [machine(peers), '', peakLine(peers), '', legend, ...native];

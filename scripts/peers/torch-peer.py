@@ -1,0 +1,64 @@
+# PyTorch's side of bench:peers' native rows, a child process like attnlab-peer and ort-peer.mjs:
+# torch.nn.functional.scaled_dot_product_attention on the CPU (its own flash kernel), fed the
+# same Q, K, V file. One command a line on stdin, one JSON line back:
+#   run INPUT N D HEADS CAUSAL THREADS OUTPUT  → {"ms": …}; INPUT holds Q, K, V ([N, HEADS·D]
+#     each, float32, one after another), OUTPUT ("-" for none) receives O in the same layout
+#   release                                   → {} (drops the tensors)
+#   version                                   → {"torch": …, "capability": …}
+# The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds it to
+# AVX2, as bench-peers.mjs does for its forced-AVX2 rows).
+import json
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+inputs = {"key": None}
+
+
+def tensors(path, n, d, heads):
+    key = (path, n, d, heads)
+    if inputs["key"] != key:
+        data = np.fromfile(path, dtype=np.float32)
+        size = n * heads * d
+        if data.size != 3 * size:
+            raise ValueError(f"{path} holds {data.size} floats, not 3 × {n} × {heads * d}")
+        # [N, HEADS·D] → [1, HEADS, N, D], the layout SDPA takes (made contiguous once, here).
+        shaped = [torch.from_numpy(data[i * size : (i + 1) * size]).view(n, heads, d).transpose(0, 1).contiguous().unsqueeze(0) for i in range(3)]
+        inputs.update(key=key, qkv=shaped)
+    return inputs["qkv"]
+
+
+def run(args):
+    path, n, d, heads, causal, threads, output = args[0], *map(int, args[1:6]), args[6]
+    torch.set_num_threads(threads)
+    q, k, v = tensors(path, n, d, heads)
+    with torch.inference_mode():
+        start = time.perf_counter()
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal == 1)
+        ms = (time.perf_counter() - start) * 1e3
+    if output != "-":
+        o[0].transpose(0, 1).contiguous().numpy().tofile(output)
+    return {"ms": ms}
+
+
+def release(_):
+    inputs.update(key=None, qkv=None)
+    return {}
+
+
+def version(_):
+    return {"torch": torch.__version__, "capability": torch.backends.cpu.get_cpu_capability()}
+
+
+COMMANDS = {"run": run, "release": release, "version": version}
+
+for line in sys.stdin:
+    command, *args = line.split()
+    try:
+        reply = COMMANDS[command](args) if command in COMMANDS else {"error": f'unknown command "{command}" ({", ".join(COMMANDS)})'}
+    except Exception as error:  # the driver reports it in the row, as it does ORT's
+        reply = {"error": str(error).split("\n")[0]}
+    print(json.dumps(reply), flush=True)
