@@ -1277,7 +1277,7 @@ export interface AttnLab {
    * all): the request's tokens are the next ones, each query the last of its keys (bottom-right).
    */
   decode(request: ProjectionTraceRequest | DirectTraceRequest): DecodeTrace & TokenLabels;
-  /** KV-cache bytes per token: 2 · layers · kvHeads · headDim · bytesPerValue. */
+  /** KV-cache bytes per token: 2 · layers · kvHeads · headWidth · bytesPerValue. */
   kvCacheBytes(request: KvCacheShape): number;
   /**
    * Traces X as given and with its rows reordered (new row i = token order[i], a permutation
