@@ -71,6 +71,21 @@ double max_abs_diff(const BasicMatrix<A>& a, const BasicMatrix<B>& b) {
   return worst;
 }
 
+// The largest |entry|.
+template <class T>
+double max_abs(const BasicMatrix<T>& m) {
+  double out = 0;
+  for (const T& x : m.data) out = std::max(out, std::abs(double(x)));
+  return out;
+}
+
+// A float32 result against its float64 reference, relative to the reference's size:
+// max |a − b| / max(1, max |b|).
+template <class A, class B>
+double relative_error(const BasicMatrix<A>& a, const BasicMatrix<B>& b) {
+  return max_abs_diff(a, b) / std::max(1.0, max_abs(b));
+}
+
 template <class T>
 bool all_finite(const BasicMatrix<T>& m) {
   for (const T& x : m.data)

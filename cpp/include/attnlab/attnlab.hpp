@@ -11,6 +11,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/linear_attention.hpp"
+#include "attnlab/low_rank.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/permutation.hpp"
 #include "attnlab/positional.hpp"

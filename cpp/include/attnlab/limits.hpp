@@ -27,6 +27,9 @@ inline constexpr std::size_t backward_features = 256;  // columns of any input w
 // the trace runs attention() head by head.
 inline constexpr std::size_t attention_tokens = 512;
 inline constexpr std::size_t attention_features = 512;
+// lowRankAttention's SVD (low_rank.hpp): one-sided Jacobi rotates every pair of A's rows
+// (or columns) in each sweep, about 2.5·n³ float64 operations, and takes 10 to 30 sweeps.
+inline constexpr std::size_t low_rank_tokens = 256;  // rows of Q and of K
 
 // The long-sequence kernels. The flash kernel keeps O(n·d) memory: Q, K, V and the output,
 // plus small tiles; each input at most flash_values floats (64 MiB).
