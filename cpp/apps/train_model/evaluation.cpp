@@ -75,6 +75,24 @@ Evaluation evaluate(const attnlab::Model& model, const std::vector<int>& held_ou
   const std::size_t period = n / 2;
   e.probe_heads = checked(attnlab::model_head_scores(
       model, attnlab::repeated_random_tokens(model.config.vocab, period, 1), period));
+  constexpr std::size_t probe_period = 20, probe_seeds = 3;
+  for (std::uint64_t seed = 1; seed <= probe_seeds; ++seed) {
+    const auto probe = attnlab::repeated_random_tokens(model.config.vocab, probe_period, seed);
+    const auto f = checked(attnlab::forward(model, probe));
+    double best = 0;
+    for (const auto& block : f.blocks)
+      for (const auto& weights : block.attention)
+        best = std::max(best, *checked(attnlab::head_scores(weights, probe_period)).induction);
+    const auto loss = position_losses(f.logits, probe);  // loss[i] predicts token i + 1
+    double first = 0, second = 0;
+    for (std::size_t i = 0; i + 1 < probe_period; ++i) {
+      first += loss[i];
+      second += loss[probe_period + i];
+    }
+    e.probe_best_induction += best / probe_seeds;
+    e.probe_first_copy_loss += first / static_cast<double>((probe_period - 1) * probe_seeds);
+    e.probe_second_copy_loss += second / static_cast<double>((probe_period - 1) * probe_seeds);
+  }
   e.text_heads = checked(attnlab::model_head_scores(
       model, std::vector<int>(held_out.begin(), held_out.begin() + static_cast<std::ptrdiff_t>(n)),
       0));
@@ -85,6 +103,9 @@ std::string to_json(const Evaluation& e) {
   return "{ \"step\": " + std::to_string(e.step) +
          ", \"held_out_loss\": " + json_number(e.held_out_loss) +
          ", \"in_context\": " + json_number(e.in_context) +
+         ",\n      \"probe_20\": { \"best_induction\": " + json_number(e.probe_best_induction) +
+         ", \"first_copy_loss\": " + json_number(e.probe_first_copy_loss) +
+         ", \"second_copy_loss\": " + json_number(e.probe_second_copy_loss) + " }" +
          ",\n      \"probe_heads\": " + heads_json(e.probe_heads) +
          ",\n      \"text_heads\": " + heads_json(e.text_heads) + " }";
 }

@@ -19,6 +19,11 @@ struct Evaluation {
   double in_context = 0;
   std::vector<std::vector<attnlab::HeadScores>> probe_heads;  // on the repeated random probe
   std::vector<std::vector<attnlab::HeadScores>> text_heads;   // on the first held-out window
+  // Issue 38's measure, on inductionProbe(20, seed) for seeds 1, 2, 3 (40 tokens: 20 random
+  // tokens, then the same 20 again), means over the seeds: the best head's induction score,
+  // and the mean loss of predicting tokens 1 … 19 of the first copy and tokens 21 … 39 (the
+  // second copy's, after its first token: what copying can predict).
+  double probe_best_induction = 0, probe_first_copy_loss = 0, probe_second_copy_loss = 0;
 };
 
 // Runs `item(i)` for i in [0, count) on `threads` threads, item i on thread i % threads: the

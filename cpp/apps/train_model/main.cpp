@@ -45,6 +45,10 @@ struct Options {
       {"eval-windows", "64"},
       {"seed", "1"},
       {"threads", "0"},  // 0: the hardware's count
+      // The curriculum: this share of the batch's windows (0 … 1) end with a repeat of a span
+      // of their own text, from repeat-min tokens to half the window (repeat_window below).
+      {"repeat-share", "0"},
+      {"repeat-min", "8"},
   };
   std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
   float real(const std::string& k) const { return std::stof(values.at(k)); }
@@ -68,6 +72,31 @@ std::vector<std::size_t> batch_offsets(std::size_t count, std::size_t step, std:
   for (std::size_t b = 0; b < count; ++b)
     out[b] = attnlab::splitmix64_mix(seed * 0x100000000ULL + step * count + b) % span;
   return out;
+}
+
+// The curriculum's window for sequence b of a step: context + 1 tokens at `offset` of the
+// text, or, for a seeded `share` of them, text that ends by repeating a span of itself: the
+// first context + 1 − L tokens of the text at offset, then again the L tokens that start at a
+// seeded place within them (text … span … span, the span L = repeat_min … (context + 1) / 2
+// tokens, the gap between the copies 0 … context + 1 − 2L). The second copy's tokens are
+// predictable only by copying: what an induction head does. Returns whether it repeats.
+bool repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t context,
+                   double share, std::size_t repeat_min, std::uint64_t seed, std::size_t step,
+                   std::size_t count, std::size_t b, std::vector<int>& window) {
+  const std::size_t n = context + 1;
+  const auto* from = &text[offset];
+  window.assign(from, from + n);
+  if (share <= 0) return false;
+  const std::uint64_t r = attnlab::splitmix64_mix(
+      attnlab::splitmix64_mix(seed ^ 0x5245504541545321ULL) + step * count + b);
+  if (static_cast<double>(r >> 11) * 0x1.0p-53 >= share) return false;
+  const std::size_t longest = n / 2, shortest = std::min(repeat_min, longest);
+  const std::size_t length = shortest + attnlab::splitmix64_mix(r + 1) % (longest - shortest + 1);
+  const std::size_t first = n - length;
+  const std::size_t start = attnlab::splitmix64_mix(r + 2) % (first - length + 1);
+  std::copy(from + start, from + start + length,
+            window.begin() + static_cast<std::ptrdiff_t>(first));
+  return true;
 }
 
 int run(const Options& o) {
@@ -107,13 +136,23 @@ int run(const Options& o) {
   model_training::AdamW adam(c, s);
   std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
   std::vector<float> losses(batch), total(parameters.size());
+  std::vector<std::vector<int>> windows(batch);
+  const double repeat_share = o.real("repeat-share");
+  if (!(repeat_share >= 0 && repeat_share <= 1))
+    throw std::runtime_error("--repeat-share takes a share from 0 to 1");
   std::string steps_json, evals_json;
   const auto eval = [&](std::size_t step) {
     const auto model = attnlab::Model::create(c, parameters);
     if (!model) throw std::runtime_error(model.error().message);
     const Evaluation e = evaluate(model.value(), held_out, o.size("eval-windows"), threads, step);
-    std::printf("step %zu: held-out loss %.4f, in-context %.4f\n", step, e.held_out_loss,
-                e.in_context);
+    double previous = 0;
+    for (const auto& layer : e.text_heads)
+      for (const auto& h : layer) previous = std::max(previous, h.previous_token);
+    std::printf(
+        "step %zu: held-out loss %.4f, in-context %.4f; probe(20): best induction %.3f, copy "
+        "losses %.3f then %.3f; best previous-token %.3f\n",
+        step, e.held_out_loss, e.in_context, e.probe_best_induction, e.probe_first_copy_loss,
+        e.probe_second_copy_loss, previous);
     evals_json += (evals_json.empty() ? "\n    " : ",\n    ") + to_json(e);
     return e;
   };
@@ -125,8 +164,10 @@ int run(const Options& o) {
     const float weight = 1.0f / static_cast<float>(batch * c.context_length);
     for_each_item(batch, threads, [&](std::size_t b) {
       std::fill(gradients[b].begin(), gradients[b].end(), 0.0f);
+      repeat_window(train, offsets[b], c.context_length, repeat_share, o.size("repeat-min"), seed,
+                    step, batch, b, windows[b]);
       losses[b] =
-          model_training::sequence_loss(c, parameters, &train[offsets[b]], &train[offsets[b] + 1],
+          model_training::sequence_loss(c, parameters, windows[b].data(), windows[b].data() + 1,
                                         c.context_length, weight, gradients[b].data());
     });
     std::fill(total.begin(), total.end(), 0.0f);
