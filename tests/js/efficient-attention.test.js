@@ -164,7 +164,6 @@ const refusals = [
   ['no request', () => lab.linearAttention(), 'invalid-argument', 'linearAttention'],
   ['Q missing', () => lab.linearAttention({ K: Q, V }), 'invalid-argument', 'Q'],
   ['an unknown featureMap', () => lab.linearAttention({ Q, K: Q, V, featureMap: 'softmax' }), 'invalid-argument', 'featureMap'],
-  ['favor, not yet', () => lab.linearAttention({ Q, K: Q, V, featureMap: 'favor' }), 'invalid-argument', 'not computed yet'],
   ['an unknown form', () => lab.linearAttention({ Q, K: Q, V, form: 'chunked' }), 'invalid-argument', 'form'],
   ['scale 0', () => lab.linearAttention({ Q, K: Q, V, scale: 0 }), 'invalid-argument', 'scale'],
   ['K too narrow', () => lab.linearAttention({ Q, K: [[1], [2]], V }), 'shape-mismatch', 'K'],

@@ -6,6 +6,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/attention_backward.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/favor.hpp"
 #include "attnlab/flash.hpp"
 #include "attnlab/flash_walk.hpp"
 #include "attnlab/kernels.hpp"

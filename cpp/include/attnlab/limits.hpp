@@ -71,6 +71,12 @@ inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
 // Normal draws of one study, samples · (keys + 1) · (the sum of dims): its cost.
 inline constexpr std::size_t scaling_draws = std::size_t{1} << 24;
 
+// linear_attention() with FAVOR+ (favor.hpp): m random features per call, and its work,
+// m·(d_k·(d_k + n_q + n_k) + n_q·n_k) multiply-adds (orthogonalising W, the features, the
+// kernel), which keeps a call near a second in wasm: m = 1,024 fits n = 512, d_k = 64.
+inline constexpr std::size_t favor_features = 4096;
+inline constexpr std::uint64_t favor_multiply_adds = std::uint64_t{1} << 30;
+
 // sinusoidal_encoding (positional.hpp): positions and width, each 1 … this.
 inline constexpr std::size_t sinusoidal_max = 2048;
 

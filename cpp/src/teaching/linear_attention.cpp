@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "attnlab/favor.hpp"
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "base/validate.hpp"
@@ -13,6 +14,9 @@ namespace {
 
 using validate::Problem;
 
+// FAVOR+'s m when the request leaves it out.
+constexpr std::size_t default_features = 256;
+
 Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LinearAttentionOptions& o) {
   if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
                                           limits::attention_features, "linear attention"))
@@ -22,10 +26,25 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LinearAtt
                                        "causal linear attention reads query t after key t, so Q "
                                        "and K need the same number of rows"))
       return p;
-  if (o.feature_map == FeatureMap::favor)
+  if (o.feature_map != FeatureMap::favor && (o.features || o.seed))
     return Error{ErrorCode::invalid_argument,
-                 "featureMap 'favor' (Performer's random features) is not computed yet: use "
-                 "'elu' or 'relu'"};
+                 std::string(o.features ? "features" : "seed") +
+                     " is for featureMap 'favor' (Performer's random features) only"};
+  if (o.feature_map == FeatureMap::favor) {
+    const std::size_t m = o.features.value_or(default_features);
+    if (auto p = validate::count_within("features", m, 1, limits::favor_features)) return p;
+    // W's orthogonalisation, the features of Q and K, and the kernel they form.
+    const std::uint64_t work =
+        std::uint64_t{m} *
+        (std::uint64_t{q.cols} * (q.cols + q.rows + k.rows) + std::uint64_t{q.rows} * k.rows);
+    if (work > limits::favor_multiply_adds)
+      return validate::formatted(
+          ErrorCode::too_large,
+          "features: %zu random features of Q (%zu×%zu) and K (%zu rows) take %llu "
+          "multiply-adds, more than the %llu allowed: use fewer features or tokens",
+          m, q.rows, q.cols, k.rows, static_cast<unsigned long long>(work),
+          static_cast<unsigned long long>(limits::favor_multiply_adds));
+  }
   if (o.scale)
     if (auto p = validate::positive_finite("scale", *o.scale)) return p;
   return validate::finite_qkv(q, k, v);
@@ -107,11 +126,24 @@ Result<LinearAttentionResult> linear_attention(const Matrix& q, const Matrix& k,
                                                const LinearAttentionOptions& options) {
   if (auto p = check(q, k, v, options)) return *p;
   LinearAttentionResult r;
-  r.scale = options.scale.value_or(1.0f);
-  r.feature_q = features(q, r.scale, options.feature_map);  // (n_q, d_k)
-  if (auto p = validate::overflowed("the features φ(scale·Q)", r.feature_q)) return *p;
-  r.feature_k = features(k, 1.0f, options.feature_map);  // (n_k, d_k)
-  if (auto p = validate::overflowed("the features φ(K)", r.feature_k)) return *p;
+  if (options.feature_map == FeatureMap::favor) {  // φ(√s·x) = exp(W√s·x − s‖x‖²/2)/√m
+    r.scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols)));
+    auto w = favor_projection(options.features.value_or(default_features), q.cols,
+                              options.seed.value_or(1));
+    if (!w) return w.error();
+    const float root = std::sqrt(r.scale);
+    r.feature_q = favor_features(q, w.value(), root);  // (n_q, m)
+    if (auto p = validate::overflowed("the features φ(√scale·Q)", r.feature_q)) return *p;
+    r.feature_k = favor_features(k, w.value(), root);  // (n_k, m)
+    if (auto p = validate::overflowed("the features φ(√scale·K)", r.feature_k)) return *p;
+    r.random_features = std::move(w.value());
+  } else {
+    r.scale = options.scale.value_or(1.0f);
+    r.feature_q = features(q, r.scale, options.feature_map);  // (n_q, d_k)
+    if (auto p = validate::overflowed("the features φ(scale·Q)", r.feature_q)) return *p;
+    r.feature_k = features(k, 1.0f, options.feature_map);  // (n_k, d_k)
+    if (auto p = validate::overflowed("the features φ(K)", r.feature_k)) return *p;
+  }
 
   // The kernel, for the parallel form and for display; the recurrent form never needs it.
   const bool shown = std::uint64_t{q.rows} * k.rows <= limits::trace_scores;
