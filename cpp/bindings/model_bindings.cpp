@@ -66,10 +66,34 @@ val token_bytes(const LoadedModel& m, int token) {
   return to_js(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
+// The heads to ablate, as the wrapper hands them over once it has checked them: pairs
+// [layer, head, layer, head, …] (Int32Array) and the ablation's index in ablation_names.
+AblationOptions ablation_of(const val& heads, int ablation) {
+  const auto pairs = emscripten::convertJSArrayToNumberVector<int>(heads);
+  AblationOptions o;
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) o.heads.push_back({pairs[i], pairs[i + 1]});
+  o.ablation = ablation == 1 ? Ablation::mean : Ablation::zero;
+  return o;
+}
+
 // The model's methods, each reading its request (model_requests.hpp).
-val forward_of(const LoadedModel& m, const val& request) {
-  return to_js(
-      forward(m.model, read_request<ModelTokens>(request, model_entries::forward).token_ids));
+val forward_of(const LoadedModel& m, const val& request, const val& heads, int ablation) {
+  return to_js(forward(m.model,
+                       read_request<ModelTokens>(request, model_entries::forward).token_ids,
+                       ablation_of(heads, ablation)));
+}
+
+// The loss of each next token (nats), the listed heads ablated: Float64Array of n − 1.
+val token_losses_of(const LoadedModel& m, const val& request, const val& heads, int ablation) {
+  return to_js(token_losses(m.model,
+                            read_request<ModelTokens>(request, model_entries::forward).token_ids,
+                            ablation_of(heads, ablation)));
+}
+
+// Attention rollout after each layer: [layer] (n, n).
+val rollout_of(const LoadedModel& m, const val& request) {
+  return to_js(attention_rollout(
+      m.model, read_request<ModelTokens>(request, model_entries::forward).token_ids));
 }
 
 val generate_from(const LoadedModel& m, const val& request) {
@@ -120,6 +144,8 @@ EMSCRIPTEN_BINDINGS(attnlab_model) {
       .function("tokenize", &guarded<&tokenize>::call)
       .function("tokenBytes", &guarded<&token_bytes>::call)
       .function("forward", &guarded<&forward_of>::call)
+      .function("tokenLosses", &guarded<&token_losses_of>::call)
+      .function("rollout", &guarded<&rollout_of>::call)
       .function("generate", &guarded<&generate_from>::call)
       .function("headScores", &guarded<&head_scores_of>::call)
       .function("nextTokenDistribution", &guarded<&distribution_of>::call)

@@ -2,6 +2,7 @@
 // training loss (two forwards written apart: the core's kernels here, plain loops there).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <numeric>
 
 #include "attnlab/head_scores.hpp"
 #include "attnlab/model_training.hpp"
@@ -152,4 +153,150 @@ TEST_CASE("model head scores read every layer and head", "[model-forward]") {
       CHECK(s.value()[l][h].induction.has_value());
     }
   }
+}
+
+// Issue 38's interventions: ablated heads, each next token's loss, attention rollout.
+namespace {
+
+const std::vector<int> intervention_tokens{5, 9, 2, 33, 9, 2, 17, 0, 39, 5, 9, 2, 17, 8};
+
+bool same_forward(const ModelForward& a, const ModelForward& b) {
+  if (!(a.logits == b.logits) || a.blocks.size() != b.blocks.size()) return false;
+  for (std::size_t l = 0; l < a.blocks.size(); ++l)
+    if (!(a.blocks[l].attention == b.blocks[l].attention) ||
+        !(a.blocks[l].output == b.blocks[l].output))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("ablating no head is the forward pass, bit for bit", "[model-forward]") {
+  const Model m = random_model(small_config(), 21);
+  const auto plain = forward(m, intervention_tokens).value();
+  for (Ablation how : {Ablation::zero, Ablation::mean})
+    CHECK(same_forward(forward(m, intervention_tokens, AblationOptions{{}, how}).value(), plain));
+}
+
+TEST_CASE("zero ablation is the head's rows of W_O set to zero", "[model-forward]") {
+  const ModelConfig c = small_config();
+  const Model m = random_model(c, 21);
+  const ModelLayout layout(c);
+  const std::size_t d = c.d_model, dh = c.d_head();
+  // Heads 1 of layer 0 and 3 of layer 1: the oracle zeroes their slices of W_O by hand (the
+  // head's output columns of the concatenation meet W_O's rows h·d_head … (h + 1)·d_head − 1).
+  auto p = m.parameters;
+  for (auto [layer, head] : {std::pair{0, 1}, std::pair{1, 3}})
+    for (std::size_t r = 0; r < dh; ++r)
+      for (std::size_t j = 0; j < d; ++j)
+        p[layout.layers[layer].w_o + (static_cast<std::size_t>(head) * dh + r) * d + j] = 0;
+  const auto oracle = forward(Model::create(c, p).value(), intervention_tokens).value();
+  const auto ablated =
+      forward(m, intervention_tokens, AblationOptions{{{0, 1}, {1, 3}, {0, 1}}, Ablation::zero});
+  REQUIRE(ablated.ok());
+  CHECK(same_forward(ablated.value(), oracle));
+  CHECK(!(ablated.value().logits == forward(m, intervention_tokens).value().logits));
+}
+
+TEST_CASE("mean ablation writes the head's mean output over the text, float64 oracle",
+          "[model-forward]") {
+  const ModelConfig c = small_config();
+  const Model m = random_model(c, 5);
+  const ModelLayout layout(c);
+  const std::size_t d = c.d_model, dh = c.d_head(), n = intervention_tokens.size(), h = 2;
+  const auto plain = forward(m, intervention_tokens).value();
+  const auto ablated =
+      forward(m, intervention_tokens, AblationOptions{{{1, 2}}, Ablation::mean}).value();
+  // The last layer's input is the same; its attention output changes by (mean − z_h)·W_O[h]:
+  // z_h = A_h · norm1 · W_V[:, h], computed here in float64 from the plain pass.
+  const ModelBlockForward& b = plain.blocks[1];
+  const Matrix w_v = m.tensor(layout.layers[1].w_v, d, d),
+               w_o = m.tensor(layout.layers[1].w_o, d, d);
+  std::vector<double> v(n * dh, 0.0), z(n * dh, 0.0), mean(dh, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < dh; ++j)
+      for (std::size_t k = 0; k < d; ++k)
+        v[i * dh + j] += double(b.norm1(i, k)) * w_v(k, h * dh + j);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < dh; ++j) {
+      for (std::size_t k = 0; k <= i; ++k)
+        z[i * dh + j] += double(b.attention[h](i, k)) * v[k * dh + j];
+      mean[j] += z[i * dh + j] / double(n);
+    }
+  CHECK(ablated.blocks[1].attention == b.attention);  // the weights are still the head's own
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j) {
+      double expected = b.attention_output(i, j);
+      for (std::size_t r = 0; r < dh; ++r)
+        expected += (mean[r] - z[i * dh + r]) * w_o(h * dh + r, j);
+      CHECK(ablated.blocks[1].attention_output(i, j) == Approx(expected).margin(1e-5));
+    }
+  CHECK(same_forward(ablated, forward(m, intervention_tokens, {{{1, 2}}, Ablation::mean}).value()));
+}
+
+TEST_CASE("token_losses: each next token's cross-entropy, ablated or not", "[model-forward]") {
+  const Model m = random_model(small_config(), 4);
+  const auto& t = intervention_tokens;
+  const auto losses = token_losses(m, t).value();
+  REQUIRE(losses.size() == t.size() - 1);
+  const Matrix logits = forward(m, t).value().logits;
+  double total = 0;
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    double z = 0;
+    for (std::size_t j = 0; j < logits.cols; ++j) z += std::exp(double(logits(i, j)));
+    CHECK(losses[i] == Approx(std::log(z) - logits(i, t[i + 1])).epsilon(1e-9));
+    total += losses[i];
+  }
+  CHECK(total / double(losses.size()) == Approx(next_token_loss(logits, t)).epsilon(1e-12));
+  const AblationOptions off{{{0, 0}, {0, 1}, {0, 2}, {0, 3}}, Ablation::zero};
+  const auto ablated = token_losses(m, t, off).value();
+  const Matrix ablated_logits = forward(m, t, off).value().logits;
+  CHECK(ablated[3] != losses[3]);
+  CHECK(next_token_loss(ablated_logits, t) ==
+        Approx(std::accumulate(ablated.begin(), ablated.end(), 0.0) / double(ablated.size())));
+}
+
+TEST_CASE("attention rollout: 0.5·A + 0.5·I per layer, multiplied through", "[model-forward]") {
+  const ModelConfig c = small_config();
+  const Model m = random_model(c, 9);
+  const auto& t = intervention_tokens;
+  const std::size_t n = t.size();
+  const auto rollout = attention_rollout(m, t);
+  REQUIRE(rollout.ok());
+  REQUIRE(rollout.value().size() == 2);
+  const auto f = forward(m, t).value();
+  // The oracle: Â per layer in float64, the product written as a sum over the middle token.
+  const auto mixed = [&](std::size_t l, std::size_t i, std::size_t j) {
+    double a = 0;
+    for (const Matrix& head : f.blocks[l].attention) a += head(i, j);
+    return 0.5 * a / c.heads + (i == j ? 0.5 : 0.0);  // rows of A sum to 1: Â's rows do too
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum0 = 0, sum1 = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      double product = 0;
+      for (std::size_t k = 0; k < n; ++k) product += mixed(1, i, k) * mixed(0, k, j);
+      CHECK(rollout.value()[0](i, j) == Approx(mixed(0, i, j)).margin(1e-6));
+      CHECK(rollout.value()[1](i, j) == Approx(product).margin(1e-6));
+      if (j > i) CHECK(rollout.value()[1](i, j) == 0);  // causal: nothing from later tokens
+      sum0 += rollout.value()[0](i, j);
+      sum1 += rollout.value()[1](i, j);
+    }
+    CHECK(std::abs(sum0 - 1) <= 1e-5);
+    CHECK(std::abs(sum1 - 1) <= 1e-5);
+  }
+  CHECK(rollout.value()[0](0, 0) == 1);  // the first token reaches only itself
+}
+
+TEST_CASE("ablations, losses and rollout refuse what they cannot do", "[model-forward]") {
+  const Model m = random_model(small_config(), 4);
+  const auto& t = intervention_tokens;
+  CHECK(forward(m, t, {{{0, 0}, {2, 0}}, Ablation::zero}).error().message ==
+        "ablate[1].layer is 2: the layers run from 0 to 1");
+  CHECK(forward(m, t, {{{1, -1}}, Ablation::mean}).error().message ==
+        "ablate[0].head is -1: the heads run from 0 to 3");
+  CHECK(token_losses(m, {7}).error().code == ErrorCode::invalid_argument);
+  CHECK(token_losses(m, {}).error().code == ErrorCode::invalid_argument);
+  CHECK(token_losses(m, {1, 40}).error().message == "token 1 is 40: token ids run from 0 to 39");
+  CHECK(attention_rollout(m, std::vector<int>(17, 1)).error().code == ErrorCode::too_large);
 }

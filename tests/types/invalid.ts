@@ -58,6 +58,10 @@ lab.naiveAttention({ Q, K, V, dropout: 0.1 });
 lab.sampledWeights({ Q, K, rows: [0], cols: [0], threads: 2 });
 // @ts-expect-error: nextTokenDistribution draws nothing, so takes no seed
 (await lab.loadModel()).nextTokenDistribution([0], { seed: 1 });
+// @ts-expect-error: an ablation is 'zero' or 'mean'
+(await lab.loadModel()).forward([1, 2], { ablate: [{ layer: 0, head: 0 }], ablation: 'random' });
+// @ts-expect-error: an ablated head is { layer, head }, not a pair
+(await lab.loadModel()).loss([1, 2], { ablate: [[0, 0]] });
 
 // Wrong types.
 // @ts-expect-error: causal is true or false

@@ -78,6 +78,9 @@ const scores = model.headScores(tokenIds); // [layer][head] { previousToken, fir
 scores[0][0].role satisfies string;
 const head = model.headWeights(0, 1); // layer 1, head 2: with blocks[0].norm1 as X, trace()'s head
 lab.trace({ X: blocks[0].norm1, Wq: head.Wq, Wk: head.Wk, Wv: head.Wv, causal: true });
+model.forward(tokenIds, { ablate: [{ layer: 1, head: 2 }], ablation: 'mean' }).logits satisfies Matrix; // that head's output replaced by its mean
+model.loss(tokenIds, { ablate: [{ layer: 1, head: 2 }] }) satisfies number[]; // each next token's loss (nats), n − 1 numbers; ablation 'zero'
+model.rollout(tokenIds) satisfies Matrix[]; // [layer] n × n: attention rollout, how much each token reaches each position
 model.delete();
 
 // One name per concept; the older names still work.

@@ -1196,6 +1196,27 @@ export interface ImportedAttention {
   scores: HeadScores[][];
 }
 
+/** A head of the little model, 0-based. */
+export interface ModelHead {
+  layer: number;
+  head: number;
+}
+
+/**
+ * Heads to switch off in forward() and loss(): each listed head's output (its attention
+ * weights times its values, the d_head columns it adds to the concatenation before W_O) is
+ * replaced. 'zero' (the default): by zeros, as if its rows of W_O were zero. 'mean': in every
+ * position by that head's output averaged over the n positions of this text in the same pass
+ * (earlier layers' ablations applied), so each position then sees later positions' mean too.
+ * Its attention weights are still computed and returned.
+ */
+export interface ModelAblation {
+  /** Heads to ablate, each { layer: 0 … layers − 1, head: 0 … heads − 1 }; none: the plain pass. */
+  ablate?: ModelHead[];
+  /** What replaces the head's output. Default 'zero'. */
+  ablation?: 'zero' | 'mean';
+}
+
 /**
  * The little language model (a GPT-style decoder trained on the State of the Union addresses)
  * in the model module's heap until delete(); after that every method throws 'invalid-argument'.
@@ -1216,8 +1237,25 @@ export interface LanguageModel {
    * alone, with probability 1. `tokens`, the older name of tokenIds, still reads.
    */
   nextTokenDistribution(logits: ArrayLike<number>, options?: DistributionOptions): TokenDistribution & OlderTokenIds;
-  /** Logits (n × vocab: row i scores the token after token i) and every block's steps. */
-  forward(tokenIds: ArrayLike<number>): ModelForward;
+  /**
+   * Logits (n × vocab: row i scores the token after token i) and every block's steps; with
+   * options.ablate, those heads switched off (see ModelAblation). `ablate: []` gives the plain
+   * pass, the same numbers.
+   */
+  forward(tokenIds: ArrayLike<number>, options?: ModelAblation): ModelForward;
+  /**
+   * The loss of each next token in nats, n − 1 numbers: entry i is
+   * −log p(tokenIds[i + 1] | tokenIds[0 … i]), with options.ablate's heads switched off.
+   * At least 2 token ids.
+   */
+  loss(tokenIds: ArrayLike<number>, options?: ModelAblation): number[];
+  /**
+   * Attention rollout (Abnar & Zuidema 2020) after each layer, [layer] (n × n): per layer the
+   * mean of its heads' weights A, then 0.5·A + 0.5·I with rows renormalised, multiplied
+   * through the layers (float64). Row i: how much each input token reaches position i; rows
+   * sum to 1.
+   */
+  rollout(tokenIds: ArrayLike<number>): Matrix[];
   /** count token ids after the prompt through a KV cache; temperature 0 takes the likeliest, topK 0 keeps all. */
   generate(prompt: ArrayLike<number>, options: Omit<GenerateRequest, 'prompt'> & SampleOptions): number[];
   /** [layer][head] scores on the tokens; period: the length of a repeated sequence (0: none). */

@@ -64,6 +64,9 @@ async function loadModule(loaded) {
 
 const invalid = (message) => new AttnLabError('invalid-argument', message);
 
+// forward()'s and loss()'s ablations, in the order of the core's ablation_names (model.hpp).
+const ABLATIONS = ['zero', 'mean'];
+
 // The readers of an imported attention's matrices (the Hugging Face layout), kinds of the
 // model's requests alone: one layer's heads, each [query][key], read as the one layer of the
 // core's [layer][head]; or every layer's, [layer][batch][head] with a batch of one sequence.
@@ -194,10 +197,54 @@ class Model {
     return modelRequest('forward', { tokenIds }).tokenIds.map((token) => this.#decoder.decode(unwrap(this.#core().tokenBytes(token))));
   }
 
-  /** The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] }. */
-  forward(tokenIds) {
+  /**
+   * The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] };
+   * options.ablate: heads [{ layer, head }] whose output is replaced before W_O, by zeros or by its mean over the text's positions (options.ablation).
+   */
+  forward(tokenIds, options) {
+    const { heads, ablation } = this.#ablation('forward', options);
     this.#withinContext(tokenIds);
-    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }))));
+    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation)));
+  }
+
+  /** The loss of each next token in nats: entry i is −log p(tokenIds[i + 1] | tokenIds[0 … i]), n − 1 numbers; options as forward()'s. */
+  loss(tokenIds, options) {
+    const { heads, ablation } = this.#ablation('loss', options);
+    this.#withinContext(tokenIds);
+    const request = modelRequest('forward', { tokenIds });
+    if (request.tokenIds.length < 2)
+      throw invalid(
+        `tokenIds has ${request.tokenIds.length} token id${request.tokenIds.length === 1 ? '' : 's'}: loss() scores each next token, so it needs at least 2`,
+      );
+    return fromCore(unwrap(this.#core().tokenLosses(request, heads, ablation)));
+  }
+
+  /** Attention rollout (Abnar & Zuidema 2020) after each layer: [layer] (n × n), row i how much each input token reaches position i; rows sum to 1. */
+  rollout(tokenIds) {
+    this.#withinContext(tokenIds);
+    return fromCore(unwrap(this.#core().rollout(modelRequest('forward', { tokenIds }))));
+  }
+
+  // forward()'s and loss()'s options: { ablate: [{ layer, head }], ablation: 'zero' | 'mean' },
+  // as the core takes them: pairs [layer, head, …] and the ablation's index.
+  #ablation(method, options) {
+    const given = optionsOf(method, options, ['ablate', 'ablation'], 'tokenIds');
+    const ablation = given.ablation ?? 'zero';
+    if (!ABLATIONS.includes(ablation)) throw invalid(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+    const heads = [];
+    if (given.ablate !== undefined)
+      readList(
+        'ablate',
+        given.ablate,
+        (entry, where, i) => {
+          if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+            throw invalid(`${where}[${i}] must be { layer, head }, got ${describe(entry)}`);
+          const { layer, head } = ownFields(entry, ['layer', 'head'], { owner: `${where}[${i}]`, prefix: `${where}[${i}].` });
+          heads.push(wholeNumber(`${where}[${i}].layer`, layer, 0, this.config.layers - 1), wholeNumber(`${where}[${i}].head`, head, 0, this.config.heads - 1));
+        },
+        'an array of { layer, head }',
+      );
+    return { heads: Int32Array.from(heads), ablation: ABLATIONS.indexOf(ablation) };
   }
 
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */

@@ -106,6 +106,45 @@ Result<ModelHeadWeights> head_weights(const Model& model, int layer, int head);
 // Errors: invalid_argument naming a token out of range, too_large beyond the context.
 Result<ModelForward> forward(const Model& model, const std::vector<int>& tokens);
 
+// Switching heads off (issue 38's interventions): each listed head's output, its d_head
+// columns of the concatenated heads before W_O (its attention weights times its values), is
+// replaced before W_O mixes the heads:
+// - zero: by zeros, as if its d_head rows of W_O were zero;
+// - mean: in every row by that head's mean output over the n positions of the text in this
+//   same pass (earlier layers' ablations applied): the column means of its (n, d_head) output.
+//   Every position then sees that one mean, taken over later positions too.
+// The head's attention weights are still computed and returned; only what it writes changes.
+enum class Ablation { zero, mean };
+inline constexpr const char* ablation_names[] = {"zero", "mean"};
+
+struct HeadIndex {
+  int layer = 0, head = 0;  // 0-based
+};
+
+struct AblationOptions {
+  std::vector<HeadIndex> heads;  // none: the plain forward pass, the same bits; repeats allowed
+  Ablation ablation = Ablation::zero;
+};
+
+// The forward pass with the listed heads ablated. Errors: forward()'s, and invalid-argument
+// naming ablate[i].layer or ablate[i].head out of range.
+Result<ModelForward> forward(const Model& model, const std::vector<int>& tokens,
+                             const AblationOptions& ablate);
+
+// The loss of each next token (nats): entry i is −log p(tokens[i + 1] | tokens[0 … i]) under
+// the model with the listed heads ablated, n − 1 values. Errors: forward()'s with ablations,
+// and invalid-argument for fewer than 2 tokens.
+Result<std::vector<double>> token_losses(const Model& model, const std::vector<int>& tokens,
+                                         const AblationOptions& ablate = {});
+
+// Attention rollout (Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers"):
+// per layer, the mean over heads of the attention weights A, then Â = 0.5·A + 0.5·I (the
+// residual stream) with each row renormalised to sum to 1; the rollout after layer l is
+// Â_l·Â_(l−1)·…·Â_0, in float64, rounded to float. Returns it after each layer: (n, n) each,
+// row i how much each input token reaches position i through layers 0 … l; rows sum to 1.
+// Errors: forward()'s.
+Result<std::vector<Matrix>> attention_rollout(const Model& model, const std::vector<int>& tokens);
+
 // Token-by-token decoding through a KV cache: each token's keys and values, per layer, are
 // computed once and kept; a new token's query attends to them with attention() (its row of
 // the causal pass). The model must outlive the decoder.

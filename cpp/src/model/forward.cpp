@@ -77,7 +77,9 @@ namespace {
 using model_parts::layer_norm;
 using model_parts::sum;
 
-Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input) {
+// ablated[h]: head h's output is replaced as `ablation` says (model.hpp).
+Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input,
+                                const std::vector<bool>& ablated, Ablation ablation) {
   const std::size_t d = m.config.d_model, dh = m.config.d_head(), n = input.rows;
   const auto heads = static_cast<std::size_t>(m.config.heads);
   ModelBlockForward b;
@@ -92,8 +94,17 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
     auto r = attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
                        column_slice(v, h * dh, dh), causal);
     if (!r) return r.error();
-    for (std::size_t i = 0; i < n; ++i)
-      std::copy_n(r.value().output.row(i), dh, concat.row(i) + h * dh);
+    const Matrix& z = r.value().output;  // (n, d_head)
+    if (!ablated[h])
+      for (std::size_t i = 0; i < n; ++i) std::copy_n(z.row(i), dh, concat.row(i) + h * dh);
+    else if (ablation == Ablation::mean)
+      for (std::size_t j = 0; j < dh; ++j) {
+        double mean = 0;
+        for (std::size_t i = 0; i < n; ++i) mean += z(i, j);
+        mean /= static_cast<double>(n);
+        for (std::size_t i = 0; i < n; ++i) concat(i, h * dh + j) = static_cast<float>(mean);
+      }
+    // zero: concat's columns stay 0
     b.attention.push_back(std::move(r.value().softmax.weights));
   }
   b.attention_output = kernels::matmul(concat, m.tensor(l.w_o, d, d));
@@ -108,26 +119,100 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
 }  // namespace
 
 Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens) {
+  return forward(m, tokens, AblationOptions{});
+}
+
+Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens,
+                             const AblationOptions& ablate) {
   const ModelConfig& c = m.config;
   if (auto p = model_parts::check_shape(c, m.parameters.size())) return *p;
   if (tokens.empty())
     return Error{ErrorCode::invalid_argument, "the forward pass needs at least one token"};
   if (tokens.size() > c.context_length)
     return validate::formatted(ErrorCode::too_large,
-                               "%zu tokens are more than the model's context length of %zu", tokens.size(),
-                               c.context_length);
+                               "%zu tokens are more than the model's context length of %zu",
+                               tokens.size(), c.context_length);
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
+  const auto heads = static_cast<std::size_t>(c.heads);
+  std::vector<std::vector<bool>> ablated(static_cast<std::size_t>(c.layers),
+                                         std::vector<bool>(heads, false));
+  for (std::size_t i = 0; i < ablate.heads.size(); ++i) {
+    const HeadIndex& at = ablate.heads[i];
+    if (at.layer < 0 || at.layer >= c.layers)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "ablate[%zu].layer is %d: the layers run from 0 to %d", i,
+                                 at.layer, c.layers - 1);
+    if (at.head < 0 || at.head >= c.heads)
+      return validate::formatted(ErrorCode::invalid_argument,
+                                 "ablate[%zu].head is %d: the heads run from 0 to %d", i, at.head,
+                                 c.heads - 1);
+    ablated[static_cast<std::size_t>(at.layer)][static_cast<std::size_t>(at.head)] = true;
+  }
   const ModelLayout layout(c);
   Matrix x = model_parts::embed(m, layout, tokens, 0);
   ModelForward out;
-  for (const auto& l : layout.layers) {
-    auto b = block(m, l, std::move(x));
+  for (std::size_t li = 0; li < layout.layers.size(); ++li) {
+    auto b = block(m, layout.layers[li], std::move(x), ablated[li], ablate.ablation);
     if (!b) return b.error();
     x = b.value().output;
     out.blocks.push_back(std::move(b.value()));
   }
   out.logits = model_parts::logits(m, layout, x);
   if (auto p = validate::finite("the logits", out.logits)) return *p;
+  return out;
+}
+
+Result<std::vector<double>> token_losses(const Model& m, const std::vector<int>& tokens,
+                                         const AblationOptions& ablate) {
+  if (tokens.size() == 1)
+    return Error{ErrorCode::invalid_argument,
+                 "the loss of each next token needs at least 2 tokens, got 1"};
+  auto f = forward(m, tokens, ablate);
+  if (!f) return f.error();
+  const Matrix& logits = f.value().logits;
+  std::vector<double> out(tokens.size() - 1);
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const float* row = logits.row(i);
+    const double top = *std::max_element(row, row + logits.cols);
+    double z = 0;
+    for (std::size_t j = 0; j < logits.cols; ++j) z += std::exp(row[j] - top);
+    out[i] = std::log(z) + top - row[tokens[i + 1]];
+  }
+  return out;
+}
+
+Result<std::vector<Matrix>> attention_rollout(const Model& m, const std::vector<int>& tokens) {
+  auto f = forward(m, tokens);
+  if (!f) return f.error();
+  const std::size_t n = tokens.size();
+  std::vector<double> rollout(n * n, 0.0), step(n * n), next(n * n);
+  for (std::size_t i = 0; i < n; ++i) rollout[i * n + i] = 1;  // before layer 0: each token itself
+  std::vector<Matrix> out;
+  for (const ModelBlockForward& b : f.value().blocks) {
+    const double share = 1.0 / static_cast<double>(b.attention.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      double total = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        double a = 0;
+        for (const Matrix& head : b.attention) a += head(i, j);
+        step[i * n + j] = 0.5 * a * share + (i == j ? 0.5 : 0.0);
+        total += step[i * n + j];
+      }
+      for (std::size_t j = 0; j < n; ++j) step[i * n + j] /= total;
+    }
+    // next = step · rollout: row i mixes the rows of the earlier rollout it attends to.
+    std::fill(next.begin(), next.end(), 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k <= i; ++k) {
+        const double w = step[i * n + k];
+        if (w == 0) continue;
+        for (std::size_t j = 0; j < n; ++j) next[i * n + j] += w * rollout[k * n + j];
+      }
+    rollout.swap(next);
+    Matrix r(n, n);
+    for (std::size_t i = 0; i < n * n; ++i) r.data[i] = static_cast<float>(rollout[i]);
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
