@@ -1,5 +1,7 @@
-// The built page (web/dist) in headless Chromium: how long one cell edit takes to show, and
-// how many bytes the first load costs. Prints figures; asserts nothing about timing.
+// The built page (web/dist) in headless Chromium: how long one cell edit takes to show, how
+// many bytes the first load costs, and the element at the trace's documented limits (256 and
+// 512 tokens, one head): its first render, a step, an edit, setState and a hover, the longest
+// main-thread task and the DOM's cell count. Prints figures; asserts nothing about timing.
 //   npm run bench:page        (builds first)   node scripts/bench-page.mjs   (uses web/dist as is)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,10 @@ const SITE = 'web/dist';
 const WARMUP_EDITS = 10;
 const EDITS = 200;
 const SIZE = 8;
+// The trace's limits (limits.hpp: trace_tokens 512, trace_scores 2^18 = one head of 512 × 512).
+const LIMIT_SIZES = [256, 512];
+const LIMIT_WIDTH = 4;
+const LIMIT_RUNS = 3;
 
 // 8 tokens of width 8, two heads (d_k = d_v = 4), and an 8x8 output projection; the softmax
 // step is on view, so every edit redraws two heatmaps as well as the inputs.
@@ -64,6 +70,111 @@ async function timeEdits({ warmup, edits }) {
   return times;
 }
 
+// X of n tokens × LIMIT_WIDTH and W_Q, W_K, W_V of LIMIT_WIDTH², one head, the softmax step
+// on view (scores, weights and exp(s̃ − m): three n × n matrices).
+function limitState(lab, n) {
+  let seed = 7;
+  const matrix = (rows, cols) => {
+    const { data } = lab.normalMatrix({ rows, cols, seed: seed++ });
+    return Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols), (v) => Math.round(v * 10) / 10));
+  };
+  return {
+    mode: 'x',
+    tokens: Array.from({ length: n }, (_, i) => `t${i + 1}`),
+    X: matrix(n, LIMIT_WIDTH),
+    Wq: matrix(LIMIT_WIDTH, LIMIT_WIDTH),
+    Wk: matrix(LIMIT_WIDTH, LIMIT_WIDTH),
+    Wv: matrix(LIMIT_WIDTH, LIMIT_WIDTH),
+    Wo: null,
+    heads: 1,
+    positional: 'none',
+    keyPadding: Array(n).fill(false),
+    step: 'softmax',
+  };
+}
+
+// Before the page's scripts: record every long task (over 50 ms) of the main thread.
+function recordLongTasks() {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: true });
+}
+
+// In the page: the time since navigation until the step is drawn and a frame has started;
+// the longest task meanwhile; the DOM's cells (td and th in every shadow root).
+async function firstRender() {
+  const lab = document.querySelector('attn-lab');
+  await lab.updateComplete;
+  await new Promise((done) => requestAnimationFrame(() => done()));
+  const time = performance.now();
+  return { time, longest: Math.max(0, ...window.__longTasks), cells: countCells() };
+}
+
+function countCells() {
+  let count = 0;
+  const walk = (root) => {
+    count += root.querySelectorAll('td, th').length;
+    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) walk(element.shadowRoot);
+  };
+  walk(document);
+  return count;
+}
+
+// In the page: one interaction, from its call (or event) until updateComplete and the next frame.
+async function interaction(kind) {
+  const lab = document.querySelector('attn-lab');
+  const root = lab.shadowRoot;
+  window.__longTasks.length = 0;
+  const act = {
+    step: () => lab.goToStep(lab.dataset.step === 'softmax' ? 'scores' : 'softmax'),
+    edit: () => {
+      const input = root.querySelector('[data-role="inputs"] table[data-matrix="X"] td[data-row="0"][data-col="0"] input');
+      input.value = String(Math.round(Math.random() * 1000) / 100);
+      input.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText' }));
+    },
+    causal: () => lab.setState({ causal: !lab.getState().causal }),
+    hover: () => {
+      const cell =
+        root.querySelector('[data-role="result"] table td[data-row="3"][data-col="2"]') ?? root.querySelector('[data-role="result"] table td[data-row]');
+      cell.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, composed: true }));
+    },
+  }[kind];
+  const start = performance.now();
+  act();
+  await lab.updateComplete;
+  await new Promise((done) => requestAnimationFrame(() => done()));
+  const time = performance.now() - start;
+  await new Promise((done) => setTimeout(done, 0));
+  return { time, longest: Math.max(0, ...window.__longTasks), cells: countCells() };
+}
+
+async function benchLimits(browser, url, lab) {
+  console.log(`\nAt the documented limits (one head of n × n; X of n × ${LIMIT_WIDTH}; the softmax step on view), median of ${LIMIT_RUNS} runs:`);
+  for (const n of LIMIT_SIZES) {
+    const link = stateLink(limitState(lab, n));
+    const loads = [];
+    const steps = { step: [], edit: [], causal: [], hover: [] };
+    for (let run = 0; run < LIMIT_RUNS; run++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.addInitScript(recordLongTasks);
+      await page.goto(`${url}/${link}`);
+      await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step === 'softmax', null, { timeout: 300_000 });
+      loads.push(await page.evaluate(firstRender));
+      // step there and back, an edit, causal on and off, a hover: each timed alone
+      for (const kind of ['step', 'step', 'edit', 'causal', 'causal', 'hover']) steps[kind].push(await page.evaluate(interaction, kind));
+      await page.close();
+    }
+    const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const line = (label, runs) =>
+      `    ${label.padEnd(28)} ${ms(median(runs.map((r) => r.time))).padStart(11)}   longest task ${ms(median(runs.map((r) => r.longest))).padStart(11)}   ${median(runs.map((r) => r.cells))} cells`;
+    console.log(`  ${n} tokens (a link of ${link.length.toLocaleString('en')} characters):`);
+    console.log(line('first render (navigation →)', loads));
+    console.log(line('goToStep', steps.step));
+    console.log(line('edit X[0][0]', steps.edit));
+    console.log(line('setState({ causal })', steps.causal));
+    console.log(line('hover a weight', steps.hover));
+  }
+}
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -107,6 +218,8 @@ try {
     const figures = `p50 ${ms(percentile(sorted, 50))}   p95 ${ms(percentile(sorted, 95))}   min ${ms(sorted[0])}   max ${ms(sorted.at(-1))}`;
     console.log(`  ${label.padEnd(36)} ${figures}`);
   }
+  await page.close();
+  await benchLimits(browser, server.url, await createAttnLab());
 } finally {
   await browser.close();
   await server.close();

@@ -162,6 +162,76 @@ export const matrixStyles = css`
     text-align: left;
     padding: 0 4px;
   }
+  /* A large matrix (matrix-table.js, WINDOW_AT): a box that scrolls over the whole matrix
+     while only the rows and columns in view are drawn; its headers and Σ column stay put. */
+  figure.matrix.windowed {
+    overflow: visible;
+    mask-image: none;
+    animation: none !important;
+  }
+  .matrix-box {
+    position: relative;
+    overflow: auto;
+    max-width: 100%;
+    max-height: min(24em, 70vh);
+    overscroll-behavior: contain;
+  }
+  table.windowed {
+    table-layout: fixed;
+    width: max-content;
+  }
+  table.windowed td[data-row],
+  table.windowed thead th:not(.pad) {
+    width: 4.6em;
+    min-width: 4.6em;
+    max-width: 4.6em;
+    white-space: nowrap;
+    overflow: hidden;
+    text-overflow: ellipsis;
+  }
+  table.windowed.editor td[data-row] input {
+    width: 100%;
+    box-sizing: border-box;
+  }
+  table.windowed tbody th {
+    white-space: nowrap;
+    max-width: 8em;
+    overflow: hidden;
+    text-overflow: ellipsis;
+  }
+  table.windowed thead th,
+  table.windowed thead td {
+    position: sticky;
+    top: 0;
+    z-index: 1;
+    background: var(--attn-panel);
+  }
+  table.windowed tbody th {
+    position: sticky;
+    left: 0;
+    z-index: 1;
+  }
+  table.windowed thead td:first-child {
+    left: 0;
+    z-index: 2;
+  }
+  table.windowed .total {
+    position: sticky;
+    right: 0;
+    background: var(--attn-panel);
+  }
+  table.windowed .pad,
+  table.windowed .pad td {
+    border: 0;
+    padding: 0;
+    min-width: 0;
+    background: transparent;
+  }
+  .window-note {
+    margin: 2px 0;
+    font-size: 0.8em;
+    color: var(--attn-muted);
+  }
   .legend {
     display: flex;
     gap: 6px;

@@ -1,10 +1,33 @@
 // One matrix as an accessible <table>: a caption, row and column headers, and cells with
 // the test hooks data-row, data-col and data-value. Used for results (optionally as a
 // heatmap) and, with `edit`, for the learner's input matrices.
+//
+// Keyboard: a matrix is one Tab stop, as the WAI-ARIA grid pattern has it (a roving
+// tabindex): the arrow keys move between its cells, Home and End to the row's ends,
+// Ctrl+Home and Ctrl+End to its first and last cells, Page Up and Page Down by a screenful of
+// rows. In an editor the cells are the inputs: ↑/↓ move, ←/→ move once the caret is at the
+// text's edge, and Home/End stay the caret's. Focusing a cell reports it as hovering does.
+//
+// Size: an axis longer than WINDOW_AT is drawn as a window onto it, the rows and columns in
+// view and a few more, inside a box that scrolls over the whole matrix (sticky headers,
+// spacers for the rest), so the DOM holds a bounded number of cells at every size (512 × 512
+// weights: about 400 cells, not 262,144). The tiny examples draw every cell as before.
 import { html, nothing } from 'lit';
+import { AsyncDirective, directive } from 'lit/async-directive.js';
+import { ref, createRef } from 'lit/directives/ref.js';
+import { repeat } from 'lit/directives/repeat.js';
+import { styleMap } from 'lit/directives/style-map.js';
 
 import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
+
+/** An axis with more entries than this is drawn as a scrolling window onto it. */
+export const WINDOW_AT = 40;
+// Rows and columns drawn before the box is measured, and its pitches' first guesses (px).
+const FIRST_ROWS = 18;
+const FIRST_COLS = 14;
+const GUESS = { row: 26, col: 66 };
+const OVERSCAN = 2;
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
 export function cellOf(event) {
@@ -24,6 +47,374 @@ export function legend(scaleOrRange, palette) {
     <span aria-hidden="true">${low}</span><span class="ramp" aria-hidden="true"></span><span aria-hidden="true">${high}</span>
   </div>`;
 }
+
+const clamp = (v, low, high) => Math.max(low, Math.min(high, v));
+const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+
+// Whether the caret of an input sits at the start (side -1) or the end (side 1) of its text.
+function caretAtEdge(input, side) {
+  if (!input || input.selectionStart === null) return true;
+  const { selectionStart: start, selectionEnd: end, value } = input;
+  return start === end && (side < 0 ? start === 0 : end === value.length);
+}
+
+class MatrixGrid extends AsyncDirective {
+  constructor(part) {
+    super(part);
+    this.key = null;
+    this.active = { row: 0, col: 0 }; // the cell in the Tab order
+    this.first = { row: 0, col: 0 }; // the first row and column drawn, when windowed
+    this.shown = { rows: FIRST_ROWS, cols: FIRST_COLS }; // how many fit the box
+    this.pitch = { ...GUESS };
+    this.box = { value: undefined };
+    this.table = createRef();
+  }
+
+  render(m) {
+    this.m = m;
+    return this._template();
+  }
+
+  update(part, [m]) {
+    const rows = m.values.length;
+    const cols = m.values[0]?.length ?? 0;
+    const key = `${m.name}|${m.head}|${rows}|${cols}`;
+    if (key !== this.key) {
+      // Another matrix in this place: back to its first cell.
+      if (this.key !== null) {
+        this.active = { row: 0, col: 0 };
+        this.first = { row: 0, col: 0 };
+        // Before the next frame, not now: setting scrollTop mid-render would force a layout.
+        const box = this.box.value;
+        if (box) requestAnimationFrame(() => box.isConnected && (box.scrollTop || box.scrollLeft) && box.scrollTo(0, 0));
+      }
+      this.key = key;
+    }
+    this.active = { row: clamp(this.active.row, 0, rows - 1), col: clamp(this.active.col, 0, cols - 1) };
+    return this.render(m);
+  }
+
+  disconnected() {
+    this.observer?.disconnect();
+    this.observer = null;
+  }
+
+  reconnected() {
+    if (this.box.value) this._observe(this.box.value);
+  }
+
+  _redraw() {
+    if (this.isConnected) this.setValue(this._template());
+  }
+
+  // ---- the window ----
+
+  _axes() {
+    const rows = this.m.values.length;
+    const cols = this.m.values[0]?.length ?? 0;
+    return { rows, cols, windowRows: rows > WINDOW_AT, windowCols: cols > WINDOW_AT };
+  }
+
+  // The rows and columns drawn: [r0, r1) × [c0, c1).
+  _bounds() {
+    const { rows, cols, windowRows, windowCols } = this._axes();
+    const r0 = windowRows ? clamp(this.first.row - OVERSCAN, 0, rows) : 0;
+    const c0 = windowCols ? clamp(this.first.col - OVERSCAN, 0, cols) : 0;
+    const r1 = windowRows ? Math.min(rows, this.first.row + this.shown.rows + OVERSCAN) : rows;
+    const c1 = windowCols ? Math.min(cols, this.first.col + this.shown.cols + OVERSCAN) : cols;
+    return { r0, r1, c0, c1 };
+  }
+
+  // The box's geometry: where row 0 and column 0 start, the sticky headers' sizes, pitches.
+  _measure() {
+    const box = this.box.value;
+    const table = this.table.value;
+    if (!box || !table) return null;
+    const rowsDrawn = table.querySelectorAll('tbody tr[data-r]');
+    const cells = rowsDrawn[0]?.querySelectorAll('td[data-row]') ?? [];
+    if (rowsDrawn.length > 1) this.pitch.row = (rowsDrawn[rowsDrawn.length - 1].offsetTop - rowsDrawn[0].offsetTop) / (rowsDrawn.length - 1) || GUESS.row;
+    if (cells.length > 1) this.pitch.col = (cells[cells.length - 1].offsetLeft - cells[0].offsetLeft) / (cells.length - 1) || GUESS.col;
+    const head = table.tHead?.offsetHeight ?? 0;
+    const side = rowsDrawn[0]?.querySelector('th')?.offsetWidth ?? 0;
+    const padTop = table.querySelector('tr.pad-top');
+    const padLeft = rowsDrawn[0]?.querySelector('td.pad-left');
+    return {
+      head,
+      side,
+      top: table.offsetTop + (padTop?.offsetTop ?? head),
+      left: table.offsetLeft + (padLeft?.offsetLeft ?? side),
+      height: box.clientHeight,
+      width: box.clientWidth,
+    };
+  }
+
+  // Follows the box's scroll position and size: which rows and columns are in view.
+  _follow() {
+    const g = this._measure();
+    if (!g) return;
+    const { rows, cols, windowRows, windowCols } = this._axes();
+    const box = this.box.value;
+    const shown = {
+      rows: Math.max(1, Math.ceil((g.height - g.head) / this.pitch.row)),
+      cols: Math.max(1, Math.ceil((g.width - g.side) / this.pitch.col)),
+    };
+    const first = {
+      row: windowRows ? clamp(Math.floor((box.scrollTop + g.head - g.top) / this.pitch.row), 0, Math.max(0, rows - shown.rows)) : 0,
+      col: windowCols ? clamp(Math.floor((box.scrollLeft + g.side - g.left) / this.pitch.col), 0, Math.max(0, cols - shown.cols)) : 0,
+    };
+    if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return;
+    this.first = first;
+    this.shown = shown;
+    this._redraw();
+  }
+
+  _onScroll = () => {
+    if (this._frame) return;
+    this._frame = requestAnimationFrame(() => {
+      this._frame = null;
+      this._follow();
+    });
+  };
+
+  _observe(box) {
+    this.observer?.disconnect();
+    this.observer = new ResizeObserver(() => this._follow());
+    this.observer.observe(box);
+  }
+
+  _boxRef = (box) => {
+    this.box.value = box;
+    if (box && box !== this._observed) {
+      this._observed = box;
+      this._observe(box);
+    }
+  };
+
+  // Scrolls the box so that cell (row, col) is in view below and beside the sticky headers.
+  _reveal(row, col) {
+    const g = this._measure();
+    const box = this.box.value;
+    if (!g || !box) return;
+    const { rows, cols, windowRows, windowCols } = this._axes();
+    const visibleRows = Math.max(1, Math.floor((g.height - g.head) / this.pitch.row));
+    const visibleCols = Math.max(1, Math.floor((g.width - g.side) / this.pitch.col));
+    const first = { ...this.first };
+    if (windowRows) {
+      if (row < first.row) first.row = row;
+      else if (row >= first.row + visibleRows) first.row = row - visibleRows + 1;
+      first.row = clamp(first.row, 0, Math.max(0, rows - 1));
+      box.scrollTop = g.top + first.row * this.pitch.row - g.head;
+    }
+    if (windowCols) {
+      if (col < first.col) first.col = col;
+      else if (col >= first.col + visibleCols) first.col = col - visibleCols + 1;
+      first.col = clamp(first.col, 0, Math.max(0, cols - 1));
+      box.scrollLeft = g.left + first.col * this.pitch.col - g.side;
+    }
+    this.first = first;
+  }
+
+  // ---- the keyboard ----
+
+  _onKey = (event) => {
+    const cell = cellOf(event);
+    if (!cell || event.altKey || event.metaKey) return;
+    const { rows, cols } = this._axes();
+    const edit = Boolean(this.m.edit);
+    const input = edit ? event.target.closest('input') : null;
+    const page = Math.max(1, this.shown.rows - 1);
+    const ctrl = event.ctrlKey;
+    let { row, col } = cell;
+    switch (event.key) {
+      case 'ArrowUp':
+        row -= 1;
+        break;
+      case 'ArrowDown':
+        row += 1;
+        break;
+      case 'ArrowLeft':
+        if (edit && !caretAtEdge(input, -1)) return;
+        col -= 1;
+        break;
+      case 'ArrowRight':
+        if (edit && !caretAtEdge(input, 1)) return;
+        col += 1;
+        break;
+      case 'Home':
+        if (edit && !ctrl) return;
+        [row, col] = ctrl ? [0, 0] : [row, 0];
+        break;
+      case 'End':
+        if (edit && !ctrl) return;
+        [row, col] = ctrl ? [rows - 1, cols - 1] : [row, cols - 1];
+        break;
+      case 'PageUp':
+        row -= page;
+        break;
+      case 'PageDown':
+        row += page;
+        break;
+      default:
+        return;
+    }
+    // Handled here: the stepper's ←/→ step only outside a matrix (it checks defaultPrevented).
+    event.preventDefault();
+    this.moveTo(clamp(row, 0, rows - 1), clamp(col, 0, cols - 1));
+  };
+
+  /** Makes cell (row, col) the Tab stop, scrolled into view, and focuses it. */
+  moveTo(row, col) {
+    this.active = { row, col };
+    const { windowRows, windowCols } = this._axes();
+    if (windowRows || windowCols) this._reveal(row, col);
+    this._redraw();
+    const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+    const target = this.m.edit ? td?.querySelector('input') : td;
+    target?.focus({ preventScroll: windowRows || windowCols });
+    if (this.m.edit) target?.select();
+  }
+
+  _onFocusIn = (event) => {
+    const cell = cellOf(event);
+    if (!cell) return;
+    if (cell.row !== this.active.row || cell.col !== this.active.col) {
+      this.active = cell;
+      this._redraw();
+    }
+    this.m.onFocusCell?.(cell.row, cell.col);
+  };
+
+  _onOver = (event) => {
+    const cell = cellOf(event);
+    if (cell) this.m.onFocusCell?.(cell.row, cell.col);
+  };
+
+  _onLeave = () => this.m.onLeave?.();
+
+  // ---- drawing ----
+
+  _template() {
+    const m = this.m;
+    const { rows, cols, windowRows, windowCols } = this._axes();
+    const windowed = windowRows || windowCols;
+    const { r0, r1, c0, c1 } = this._bounds();
+    const scale = m.scale ?? (m.heat ? { range: m.range ?? finiteRange(m.values) } : null);
+    const hl = m.highlight ?? {};
+    // The Tab stop: the active cell, or the first cell drawn when it has scrolled away.
+    const active = this.active.row >= r0 && this.active.row < r1 && this.active.col >= c0 && this.active.col < c1 ? this.active : { row: r0, col: c0 };
+    const cellClass = (v, r, c) => {
+      const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
+      const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
+      // No colour on the scale: a masked score (−∞) or weight is shown apart from one near 0.
+      const masked = (scale && v === -Infinity) || m.blocked?.[r]?.[c];
+      return [scale && !masked ? scaleClass(scale, v, r, c) : '', masked ? 'masked' : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
+    };
+    const was = (v, r, c) => {
+      const before = windowed ? undefined : m.previous?.[r]?.[c];
+      return before === undefined || fmt(before) === fmt(v) ? nothing : html`<span class="was" data-was=${String(before)}>was ${fmt(before)}</span>`;
+    };
+    const content = (v, r, c, stop) => {
+      if (!m.edit) return html`${m.format ? m.format(v, r, c) : fmt(v)}${was(v, r, c)}`;
+      const bad = m.edit.invalid.get(`${r},${c}`);
+      return html`<input
+          inputmode="decimal"
+          tabindex=${stop ? '0' : '-1'}
+          aria-label="${plainSubscripted(m.edit.label)} row ${r + 1}, column ${c + 1}"
+          aria-invalid=${bad ? 'true' : 'false'}
+          .value=${bad ? bad.text : String(v)}
+          @input=${(e) => m.edit.onInput(r, c, e.target.value)}
+        />${bad ? html`<span class="cell-error" role="alert">${subscripted(bad.message)}</span>` : nothing}`;
+    };
+    const colsDrawn = range(c0, c1);
+    const cell = (v, r, c) => {
+      const stop = r === active.row && c === active.col;
+      return html`<td
+        data-row=${r}
+        data-col=${c}
+        data-value=${String(v)}
+        data-invalid=${m.edit?.invalid.has(`${r},${c}`) ? '' : nothing}
+        class=${cellClass(v, r, c)}
+        tabindex=${m.edit ? nothing : stop ? '0' : '-1'}
+        aria-colindex=${windowCols ? c + 2 : nothing}
+      >
+        ${content(v, r, c, stop)}
+      </td>`;
+    };
+    const row = (r) => {
+      const values = m.values[r];
+      return html`<tr data-r=${r} aria-rowindex=${windowRows ? r + 2 : nothing}>
+        <th scope="row" class=${hl.rows?.includes(r) ? 'hl' : ''}>${m.rowLabels[r]}</th>
+        ${windowCols ? html`<td class="pad pad-left" aria-hidden="true"></td>` : nothing}
+        ${
+          windowCols
+            ? repeat(
+                colsDrawn,
+                (c) => c,
+                (c) => cell(values[c], r, c),
+              )
+            : values.map((v, c) => cell(v, r, c))
+        }
+        ${windowCols ? html`<td class="pad pad-right" aria-hidden="true"></td>` : nothing}
+        ${m.totals ? html`<td class="total" data-row-total=${r}>${fmt(m.totals[r])}</td>` : nothing}
+      </tr>`;
+    };
+    const colHead = (label, c) => html`<th scope="col" class=${hl.cols?.includes(c) ? 'hl' : ''} aria-colindex=${windowCols ? c + 2 : nothing}>${label}</th>`;
+    const px = (n) => `${Math.round(n)}px`;
+    const allColumns = 1 + (c1 - c0) + (windowCols ? 2 : 0) + (m.totals ? 1 : 0);
+    const table = html`<table
+      ${ref(this.table)}
+      role="grid"
+      data-matrix=${m.name}
+      data-head=${m.head ?? nothing}
+      data-windowed=${windowed ? '' : nothing}
+      aria-rowcount=${windowed ? rows + 1 : nothing}
+      aria-colcount=${windowed ? cols + 1 + (m.totals ? 1 : 0) : nothing}
+      aria-readonly=${m.edit ? nothing : 'true'}
+      class=${`${m.edit ? 'editor' : 'result'}${windowed ? ' windowed' : ''}`}
+      @mouseover=${this._onOver}
+      @focusin=${this._onFocusIn}
+      @keydown=${this._onKey}
+      @mouseleave=${this._onLeave}
+    >
+      <caption>${subscripted(m.caption)}</caption>
+      <thead>
+        <tr>
+          <td></td>
+          ${windowCols ? html`<th class="pad pad-left" aria-hidden="true" style=${styleMap({ width: px(c0 * this.pitch.col) })}></th>` : nothing}
+          ${
+            windowCols
+              ? repeat(
+                  colsDrawn,
+                  (c) => c,
+                  (c) => colHead(m.colLabels[c], c),
+                )
+              : m.colLabels.map(colHead)
+          }
+          ${windowCols ? html`<th class="pad pad-right" aria-hidden="true" style=${styleMap({ width: px((cols - c1) * this.pitch.col) })}></th>` : nothing}
+          ${m.totals ? html`<th scope="col" class="total" title="row sum">Σ</th>` : nothing}
+        </tr>
+      </thead>
+      <tbody>
+        ${windowRows ? html`<tr class="pad pad-top" aria-hidden="true" style=${styleMap({ height: px(r0 * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
+        ${windowRows ? repeat(range(r0, r1), (r) => r, row) : m.values.map((_, r) => row(r))}
+        ${windowRows ? html`<tr class="pad pad-bottom" aria-hidden="true" style=${styleMap({ height: px((rows - r1) * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
+      </tbody>
+    </table>`;
+    const note = windowed
+      ? html`<p class="window-note" data-role="window-note">
+          Rows ${Math.min(rows, this.first.row + 1)}–${Math.min(rows, this.first.row + this.shown.rows)} and columns
+          ${Math.min(cols, this.first.col + 1)}–${Math.min(cols, this.first.col + this.shown.cols)} of ${rows} × ${cols}: scroll, or use the arrow
+          keys, Page Up/Down, Home/End.
+        </p>`
+      : nothing;
+    return html`<figure class="matrix ${windowed ? 'windowed' : ''}" part="matrix">
+      ${windowed ? html`<div class="matrix-box" ${ref(this._boxRef)} @scroll=${this._onScroll}>${table}</div>` : table}
+      ${note} ${scale ? legend(scale) : nothing}
+    </figure>`;
+  }
+}
+
+const matrixGrid = directive(MatrixGrid);
 
 /**
  * @param {object} m
@@ -48,72 +439,5 @@ export function legend(scaleOrRange, palette) {
  * @param {{ invalid: Map<string, {text: string, message: string}>, onInput: Function, label: string }} [m.edit]
  */
 export function matrixTable(m) {
-  const scale = m.scale ?? (m.heat ? { range: m.range ?? finiteRange(m.values) } : null);
-  const hl = m.highlight ?? {};
-  const focus = (event) => {
-    const cell = cellOf(event);
-    if (cell && m.onFocusCell) m.onFocusCell(cell.row, cell.col);
-  };
-  const cellClass = (v, r, c) => {
-    const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
-    const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;
-    // No colour on the scale: a masked score (−∞) or weight is shown apart from one near 0.
-    const masked = (scale && v === -Infinity) || m.blocked?.[r]?.[c];
-    return [scale && !masked ? scaleClass(scale, v, r, c) : '', masked ? 'masked' : '', marked ? 'hl' : '', exact ? 'hl-cell' : ''].join(' ').trim();
-  };
-  const was = (v, r, c) => {
-    const before = m.previous?.[r]?.[c];
-    return before === undefined || fmt(before) === fmt(v) ? nothing : html`<span class="was" data-was=${String(before)}>was ${fmt(before)}</span>`;
-  };
-  const content = (v, r, c) => {
-    if (!m.edit) return html`${m.format ? m.format(v, r, c) : fmt(v)}${was(v, r, c)}`;
-    const bad = m.edit.invalid.get(`${r},${c}`);
-    return html`<input
-        inputmode="decimal"
-        aria-label="${plainSubscripted(m.edit.label)} row ${r + 1}, column ${c + 1}"
-        aria-invalid=${bad ? 'true' : 'false'}
-        .value=${bad ? bad.text : String(v)}
-        @input=${(e) => m.edit.onInput(r, c, e.target.value)}
-      />${bad ? html`<span class="cell-error" role="alert">${subscripted(bad.message)}</span>` : nothing}`;
-  };
-  return html`<figure class="matrix" part="matrix">
-    <table
-      data-matrix=${m.name}
-      data-head=${m.head ?? nothing}
-      class=${m.edit ? 'editor' : 'result'}
-      @mouseover=${focus}
-      @focusin=${focus}
-      @mouseleave=${() => m.onLeave?.()}
-    >
-      <caption>${subscripted(m.caption)}</caption>
-      <thead>
-        <tr>
-          <td></td>
-          ${m.colLabels.map((label, c) => html`<th scope="col" class=${hl.cols?.includes(c) ? 'hl' : ''}>${label}</th>`)}
-          ${m.totals ? html`<th scope="col" title="row sum">Σ</th>` : nothing}
-        </tr>
-      </thead>
-      <tbody>
-        ${m.values.map(
-          (row, r) => html`<tr>
-            <th scope="row" class=${hl.rows?.includes(r) ? 'hl' : ''}>${m.rowLabels[r]}</th>
-            ${row.map(
-              (v, c) => html`<td
-                data-row=${r}
-                data-col=${c}
-                data-value=${String(v)}
-                data-invalid=${m.edit?.invalid.has(`${r},${c}`) ? '' : nothing}
-                class=${cellClass(v, r, c)}
-                tabindex=${m.edit ? nothing : '0'}
-              >
-                ${content(v, r, c)}
-              </td>`,
-            )}
-            ${m.totals ? html`<td class="total" data-row-total=${r}>${fmt(m.totals[r])}</td>` : nothing}
-          </tr>`,
-        )}
-      </tbody>
-    </table>
-    ${scale ? legend(scale) : nothing}
-  </figure>`;
+  return matrixGrid(m);
 }

@@ -75,10 +75,10 @@ export class Stepper {
     if (this.playing) this._update({ playing: false });
   }
 
-  /** ←/→/Home/End step through the trace, unless the key is meant for a form field. */
+  /** ←/→/Home/End step through the trace, unless the key is meant for a form field or a matrix (which moves between its cells and prevents the default). */
   onKeyDown(event) {
     const where = STEP_KEYS[event.key];
-    if (!where || event.composedPath()[0].matches?.('input, select, textarea')) return;
+    if (!where || event.defaultPrevented || event.composedPath()[0].matches?.('input, select, textarea')) return;
     event.preventDefault();
     this.moveStep(where);
   }
@@ -144,15 +144,31 @@ export class Stepper {
     </nav>`;
   }
 
+  // What step `state.step` of `trace` shows, kept while neither changes: a hover or a focus
+  // re-renders the stepper, and at 512 tokens the panels (transposed operands), the blocked
+  // cells, the colour scales and the "why" each walk 262,144 numbers. `once(key, make)`
+  // keeps what else this step's rendering derives from them.
+  _stepOf(state, trace) {
+    const memo = this._memo;
+    if (memo && memo.trace === trace && memo.id === state.step && memo.tokens === state.tokens && memo.mode === state.mode) return memo;
+    const labels = tokenLabels(state);
+    const kept = new Map();
+    const once = (key, make) => {
+      if (!kept.has(key)) kept.set(key, make());
+      return kept.get(key);
+    };
+    this._memo = { trace, id: state.step, tokens: state.tokens, mode: state.mode, labels, panels: stepPanels(trace, state.step, labels), once };
+    return this._memo;
+  }
+
   // `divided`: a rule separates the step from the navigation above it.
   _renderStep(divided = true) {
     const { state, trace } = this.host.good;
     const id = state.step;
-    const labels = tokenLabels(state);
-    const panels = stepPanels(trace, id, labels);
+    const { labels, panels, once } = this._stepOf(state, trace);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
-    const scaleOf = stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden });
+    const scaleOf = once(`scales ${prediction.hidden}`, () => stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden }));
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>
@@ -201,7 +217,7 @@ export class Stepper {
       colLabels: panel.colLabels,
       scale: scaleOf(id),
       totals: stepEntry(id).weights ? panel.step.rowTotals : undefined,
-      blocked: stepEntry(id).weights ? blockedWeights(this.host.good.trace, panel.head) : undefined,
+      blocked: stepEntry(id).weights ? this._memo.once(`blocked ${panel.head}`, () => blockedWeights(this.host.good.trace, panel.head)) : undefined,
       highlight: active ? { cell: [active.row, active.col] } : undefined,
       onFocusCell: (row, col) => this._update({ focus: { id, head: panel.head, row, col } }),
     });
@@ -237,7 +253,7 @@ export class Stepper {
   _renderWhy(id, panel, labels, hidden) {
     if (!panel) return nothing;
     // `before`: the idea said without the answer a prediction asks for (softmax's row sum).
-    const { idea, before, live } = stepEntry(id).why({ panel, labels });
+    const { idea, before, live } = this._memo.once(`why ${panel.head}`, () => stepEntry(id).why({ panel, labels }));
     return html`<div class="why" data-role="why" part="why">
       <p>${hidden && before ? before : idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}

@@ -89,7 +89,11 @@ export const maskWhy = ({ panel }) => {
 
 // The row with the most keys it may attend to (the first of equals): under a causal mask the
 // first row has one key and its weights say little.
-const openRow = (logits) => logits.reduce((best, row, i) => (row.filter(Number.isFinite).length > logits[best].filter(Number.isFinite).length ? i : best), 0);
+// Each row counted once (at 512 tokens, counting both rows at each comparison took 60 ms).
+const openRow = (logits) => {
+  const keys = logits.map((row) => row.reduce((count, v) => count + (Number.isFinite(v) ? 1 : 0), 0));
+  return keys.indexOf(Math.max(...keys));
+};
 
 export const softmaxWhy = ({ panel, labels }) => {
   const { values, rowMax, rowSum } = panel.step;

@@ -1,0 +1,131 @@
+// The element at the trace's documented limit, 512 tokens (one head: n_q · n_k = 2^18): every
+// matrix longer than 40 rows or columns is drawn as a window onto it, so the DOM holds a few
+// hundred cells, not the 790,000 it held (29 s to render, 8 s tasks); scrolling and the
+// keyboard reach every cell, each showing the core's number. Times are bench:page's to print.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { createAttnLab } from '../../dist/attnlab.js';
+import { encodeHash, expectedTrace, TOLERANCE } from './support/expected.js';
+import { assertClean, goToStep, labState, settle } from './support/lab-page.js';
+import { browserSession } from './support/session.js';
+
+const session = browserSession('web/dist');
+const N = 512;
+const WIDTH = 2;
+// The DOM's cells (td and th, every shadow root): bounded whatever the size.
+const CELL_BOUND = 4000;
+
+const core = await createAttnLab();
+const seeded = (rows, cols, seed) => {
+  const { data } = core.normalMatrix({ rows, cols, seed });
+  return Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols), (v) => Math.round(v * 10) / 10));
+};
+const STATE = {
+  mode: 'x',
+  tokens: Array.from({ length: N }, (_, i) => `t${i + 1}`),
+  X: seeded(N, WIDTH, 1),
+  Wq: seeded(WIDTH, WIDTH, 2),
+  Wk: seeded(WIDTH, WIDTH, 3),
+  Wv: seeded(WIDTH, WIDTH, 4),
+  Wo: null,
+  heads: 1,
+  positional: 'none',
+  keyPadding: Array(N).fill(false),
+  step: 'softmax',
+};
+
+const cellCount = (page) =>
+  page.evaluate(() => {
+    let count = 0;
+    const walk = (root) => {
+      count += root.querySelectorAll('td, th').length;
+      for (const element of root.querySelectorAll('*')) if (element.shadowRoot) walk(element.shadowRoot);
+    };
+    walk(document);
+    return count;
+  });
+
+const RESULT = 'attn-lab [data-role="result"] table[data-matrix="softmax"]';
+const focusedCell = (page) =>
+  page.evaluate(() => {
+    const td = document.querySelector('attn-lab').shadowRoot.activeElement?.closest('td[data-row]');
+    return td && { matrix: td.closest('table').dataset.matrix, row: Number(td.dataset.row), col: Number(td.dataset.col), value: Number(td.dataset.value) };
+  });
+const near = (got, want, what) => assert.ok(Math.abs(got - want) <= TOLERANCE, `${what}: ${got} against the core's ${want}`);
+
+test('512 tokens: the softmax step draws a bounded window of every matrix, and the keyboard reaches the last weight', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash(STATE));
+  const weights = expectedTrace(await labState(page)).steps.find((s) => s.id === 'softmax').values;
+  const cells = await cellCount(page);
+  assert.ok(cells < CELL_BOUND, `${cells} cells in the DOM (the three 512 × 512 matrices have 786,432)`);
+  const table = page.locator(RESULT);
+  assert.equal(await table.getAttribute('aria-rowcount'), String(N + 1), 'the grid says how many rows it has');
+
+  await page.locator(`${RESULT} td[tabindex="0"]`).focus();
+  await settle(page);
+  let at = await focusedCell(page);
+  assert.deepEqual([at.row, at.col], [0, 0]);
+  near(at.value, weights[0][0], 'weight 1,1');
+  assert.match(await page.locator('attn-lab [data-role="explanation"]').textContent(), /a₁₁/, 'the focused weight is explained');
+
+  await page.keyboard.press('Control+End');
+  await settle(page);
+  at = await focusedCell(page);
+  assert.deepEqual([at.matrix, at.row, at.col], ['softmax', N - 1, N - 1], 'Ctrl+End reaches the last weight');
+  near(at.value, weights[N - 1][N - 1], 'the last weight');
+  await page.keyboard.press('PageUp');
+  await page.keyboard.press('ArrowLeft');
+  await settle(page);
+  at = await focusedCell(page);
+  assert.ok(at.row < N - 1 && at.row > N - 40 && at.col === N - 2, `Page Up and ← move from the corner: ${at.row}, ${at.col}`);
+  near(at.value, weights[at.row][at.col], `weight ${at.row + 1},${at.col + 1}`);
+  assert.equal(await page.evaluate(() => document.querySelector('attn-lab').dataset.step), 'softmax', 'the keys did not step');
+
+  // Scrolling the box halfway shows the rows and columns there, with the core's numbers.
+  await table.evaluate((element) => {
+    const box = element.closest('.matrix-box');
+    box.scrollTop = box.scrollHeight / 2;
+    box.scrollLeft = box.scrollWidth / 2;
+  });
+  await settle(page);
+  await settle(page);
+  const shown = await table.evaluate((element) =>
+    [...element.querySelectorAll('td[data-row]')].map((td) => [Number(td.dataset.row), Number(td.dataset.col), Number(td.dataset.value)]),
+  );
+  assert.ok(
+    shown.some(([r, c]) => Math.abs(r - N / 2) < 20 && Math.abs(c - N / 2) < 20),
+    'the middle of the matrix is drawn',
+  );
+  for (const [r, c, v] of shown) near(v, weights[r][c], `weight ${r + 1},${c + 1}`);
+  assert.ok((await cellCount(page)) < CELL_BOUND, 'still bounded after scrolling');
+  assertClean(problems);
+});
+
+test('512 tokens: other steps, a causal mask and an edit of X stay bounded and right', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash(STATE));
+  await goToStep(page, 'scores');
+  assert.ok((await cellCount(page)) < CELL_BOUND, 'the scores step');
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ causal: true }));
+  await settle(page);
+  await goToStep(page, 'softmax');
+  const causal = await labState(page);
+  assert.equal(causal.causal, true);
+  const weights = expectedTrace(causal).steps.find((s) => s.id === 'softmax').values;
+  const first = await page.locator(`${RESULT} td[data-row="0"][data-col="1"]`).getAttribute('data-value');
+  assert.equal(Number(first), weights[0][1], 'the causal mask applies: query 1 does not see key 2');
+  assert.ok((await cellCount(page)) < CELL_BOUND, 'causal, at the softmax step');
+
+  // X (512 × 2) is edited in a window too: Page Down, then type.
+  const editor = 'attn-lab [data-role="inputs"] table[data-matrix="X"]';
+  await page.locator(`${editor} input[tabindex="0"]`).focus();
+  await page.keyboard.press('PageDown');
+  await page.keyboard.press('PageDown');
+  const row = await page.evaluate(() => Number(document.querySelector('attn-lab').shadowRoot.activeElement.closest('td').dataset.row));
+  assert.ok(row > 2, `Page Down moves down the editor (row ${row})`);
+  await page.keyboard.type('2.5');
+  await settle(page);
+  assert.equal(await page.evaluate((row) => document.querySelector('attn-lab').getState().X[row][0], row), 2.5, 'the edit reaches the state');
+  assert.ok((await cellCount(page)) < CELL_BOUND, 'after an edit');
+  assertClean(problems);
+});
