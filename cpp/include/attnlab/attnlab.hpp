@@ -20,6 +20,7 @@
 #include "attnlab/retention.hpp"
 #include "attnlab/scaling_study.hpp"
 #include "attnlab/softmax_breakdown.hpp"
+#include "attnlab/sparse_pattern.hpp"
 #include "attnlab/tiling.hpp"
 #include "attnlab/trace.hpp"
 #include "attnlab/trace_backward.hpp"

@@ -77,6 +77,11 @@ inline constexpr std::size_t scaling_draws = std::size_t{1} << 24;
 inline constexpr std::size_t favor_features = 4096;
 inline constexpr std::uint64_t favor_multiply_adds = std::uint64_t{1} << 30;
 
+// sparse_pattern() (sparse_pattern.hpp): its mask, n_q × n_k cells (2,048 × 2,048), each side
+// at most sparse_tokens, so a long sequence's pattern can be drawn for a few queries.
+inline constexpr std::size_t sparse_tokens = 65536;
+inline constexpr std::size_t sparse_cells = std::size_t{1} << 22;
+
 // sinusoidal_encoding (positional.hpp): positions and width, each 1 … this.
 inline constexpr std::size_t sinusoidal_max = 2048;
 
