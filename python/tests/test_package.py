@@ -62,3 +62,25 @@ def test_widget_state_carries_the_files_as_binary_buffers():
     model = attnlab.View("model")
     _, paths, buffers = _remove_buffers(model.get_state())
     assert {p[-1] for p in paths} >= {"weights.bin", "model.json", "tokenizer.json"}
+
+
+def test_wheel_carries_the_nbconvert_template_and_the_offline_widget_manager(wheel):
+    """`jupyter nbconvert --template attnlab` finds the template in share/; its scripts come from the wheel."""
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        require = z.read("attnlab/static/vendor/require.js").decode()
+    data = "attnlab-" + attnlab.__version__ + ".data/data/share/jupyter/nbconvert/templates/attnlab/"
+    assert {data + "conf.json", data + "index.html.j2", "attnlab/templates/attnlab/conf.json"} <= names
+    assert {"attnlab/static/vendor/embed-amd.js", "attnlab/static/vendor/README.txt", "attnlab/static/vendor/embed-amd.js.LICENSE.txt"} <= names
+    assert "RequireJS 2.3.8" in require
+
+
+def test_offline_scripts_cannot_close_their_script_element():
+    from attnlab._nbconvert import offline_scripts
+
+    scripts = offline_scripts()
+    assert set(scripts) == {"requirejs", "anywidget", "manager"}
+    for name, text in scripts.items():
+        assert "</script" not in text.lower(), name
+    assert "requirejs.config({ paths: { anywidget: url } })" in scripts["anywidget"]
+    assert "<" not in scripts["anywidget"].split("var source = ", 1)[1].split(";\n", 1)[0]  # the module's text, JSON with < escaped

@@ -1,11 +1,12 @@
-// The widget in JupyterLab 4, end to end: a server on 127.0.0.1 with a token, a notebook run
-// cell by cell in headless Chromium with every request outside 127.0.0.1 refused. Checks that
-// the stepper's numbers (drawn in the widget, and read back in Python by stepper.values()) are
-// the core's computed again here in Node from the built package (≤ 1e-5), that an edit in the
-// widget reaches Python and an assignment in Python reaches the widget, that two steppers on
-// one page stay independent, that teaching views (the model view with its packaged model) and
-// show_attention render, and that nothing was fetched from the network. Screenshots, light and
-// dark (switched from JupyterLab's menu), land in test-results/python/.
+// The widget in JupyterLab 4 and Notebook 7, end to end: a server on 127.0.0.1 with a token, a
+// notebook run cell by cell in headless Chromium with every request outside 127.0.0.1 refused.
+// In both, the same checks (checkNotebook): the stepper's numbers (drawn in the widget, and read
+// back in Python by stepper.values()) are the core's computed again here in Node from the built
+// package (≤ 1e-5), an edit in the widget reaches Python and an assignment in Python reaches the
+// widget, two steppers on one page stay independent, every teaching view renders (the model view
+// with its packaged model, the cost view with its Worker), show_attention renders, and nothing
+// was fetched from the network. In JupyterLab also screenshots, light and dark (switched from
+// JupyterLab's menu), into test-results/python/.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
@@ -89,8 +90,9 @@ const rendered = (page, count) =>
     return labs.length >= count && labs.slice(0, Math.min(2, count)).every((l) => l.shadowRoot?.querySelector('[data-role="result"] table td[data-value]'));
   }, count, { timeout: 90_000 });
 
-test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, two independent steppers, views and show_attention', async (t) => {
-  const { page, refused, pageErrors } = await openNotebook(t, CELLS);
+// Runs CELLS in the open notebook and checks everything but the theme: the same in JupyterLab
+// and Notebook 7.
+async function checkNotebook(page) {
   for (let i = 0; i < PROBE; i++) await runCell(page, i);
   await rendered(page, 5);
 
@@ -164,6 +166,11 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   // show_attention: the head grid of the imported weights, as the core scored them.
   await page.locator('attn-attention-import [data-role="imported"]').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('attn-attention-import [data-role="import-summary"]').innerText(), /1 layers × 2 heads over 3 tokens/);
+}
+
+test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, two independent steppers, every view and show_attention', async (t) => {
+  const { page, refused, pageErrors } = await openNotebook(t, CELLS);
+  await checkNotebook(page);
 
   await shoot(page, `${SHOTS}/jupyterlab-light.png`);
 
@@ -181,22 +188,10 @@ test('in JupyterLab, offline: the core\'s numbers, both directions of the sync, 
   assert.deepEqual(pageErrors, []);
 });
 
-test('in Notebook 7, offline: the core\'s numbers, an edit reaching Python, two independent steppers', async (t) => {
-  const { page, refused, pageErrors } = await openNotebook(t, [...CELLS.slice(0, 3), 'print("PROBE " + json.dumps(probe()))'], { app: 'notebook' });
-  for (let i = 0; i < 3; i++) await runCell(page, i);
-  await rendered(page, 2);
-  let seen = await runAndRead(page, 3, 'PROBE ');
-  assert.ok(worst(await shownSoftmax(page, 0), causal(Q)) <= TOLERANCE);
-  assert.ok(worst([seen.a], causal(Q)) <= TOLERANCE);
-  assert.ok(worst(seen.b, expected(stateToTraceRequest(seen.bState))) <= TOLERANCE);
-  const bState = seen.bState;
-  await page.locator('attn-lab >> nth=0 >> [data-role="inputs"] table[data-matrix="Q"] td[data-row="0"][data-col="0"] input').fill('3');
-  await page.waitForFunction(() => document.querySelector('attn-lab').getState().Q[0][0] === 3);
-  seen = await runAndRead(page, 3, 'PROBE ');
-  assert.deepEqual(seen.aQ, [[3, 0], [0, 1]]);
-  assert.ok(worst([seen.a], causal([[3, 0], [0, 1]])) <= TOLERANCE);
-  assert.deepEqual(seen.bState, bState);
-  assert.deepEqual(refused, []);
+test('in Notebook 7, offline: the same notebook, the same checks', async (t) => {
+  const { page, refused, pageErrors } = await openNotebook(t, CELLS, { app: 'notebook' });
+  await checkNotebook(page);
+  assert.deepEqual(refused, [], 'requests left 127.0.0.1');
   // Notebook 7.6's own shortcuts plugin throws once on a settings change ("reading 'schema'",
   // in its notebook_core bundle, not in the widget's code): only errors from elsewhere count.
   assert.deepEqual(pageErrors.filter((e) => !e.includes('/static/notebook/notebook_core.')), []);

@@ -2,7 +2,7 @@
 // marimo_app.py in headless Chromium with every other request refused. The numbers drawn and
 // those Python reads back (stepper.values) are the core's from Node (≤ 1e-5); an edit in the
 // widget reaches Python; a button whose handler sets a.Q in Python redraws the widget; the
-// second stepper stays as it was; nothing is fetched from the network.
+// second stepper stays as it was; every teaching view renders; nothing is fetched from the network.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +21,7 @@ const TOLERANCE = 1e-5;
 const K = [[1, 0], [1, 1], [0, 1]];
 const V = [[1, 0], [0, 2], [1, 1]];
 const NEW_Q = [[0.5, -1], [2, 0.25], [1, 1]]; // marimo_app.py's
+const VIEWS = ['geometry', 'softmax', 'model', 'scaling', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'long-sequence', 'train', 'quiz']; // marimo_app.py's
 const lab = await createAttnLab();
 const softmax = (request) => lab.trace(request).steps.filter((s) => s.id === 'softmax').map((s) => s.values);
 const causal = (Q) => softmax({ Q, K, V, causal: true });
@@ -71,7 +72,7 @@ const probe = async (page, ready) => {
 const lab0 = (page, index) => page.locator('attn-lab').nth(index);
 const shownSoftmax = (page, index) => lab0(page, index).evaluate(softmaxTables);
 
-test('in marimo, offline: the core\'s numbers, both directions of the sync, two independent steppers', async (t) => {
+test('in marimo, offline: the core\'s numbers, both directions of the sync, two independent steppers, every view', async (t) => {
   const { page, refused, errors } = await offlinePage(browser, t);
   await page.goto(url);
   await page.locator('attn-lab').nth(1).locator('[data-role="result"] td[data-value]').first().waitFor({ timeout: 60_000 });
@@ -94,6 +95,16 @@ test('in marimo, offline: the core\'s numbers, both directions of the sync, two 
   seen = await probe(page, 'seen.aQ.length === 3');
   assert.ok(worst([seen.a], causal(NEW_Q)) <= TOLERANCE);
   assert.deepEqual(seen.bState, bState, 'b changed with a');
+
+  // Every teaching view renders, with no error message (the model view with its packaged model).
+  for (const [i, view] of VIEWS.entries()) {
+    const inner = lab0(page, 2 + i).locator(`[data-role="view"][data-view="${view}"] attn-${view}-view`);
+    await inner.waitFor({ timeout: 30_000 });
+    assert.ok(await inner.evaluate((e) => e.shadowRoot?.childElementCount > 0), `the ${view} view is empty`);
+    const message = await lab0(page, 2 + i).evaluate((l) => l.shadowRoot.querySelector('[data-role="message"]')?.innerText.trim() ?? '');
+    assert.equal(message, '', `the ${view} view shows a message`);
+  }
+  await page.locator('attn-lab attn-model-view [data-role="next-tokens"] tbody tr').first().waitFor({ timeout: 60_000 });
   await page.screenshot({ path: 'test-results/python/marimo.png' });
   assert.deepEqual(refused, []);
   assert.deepEqual(errors, []);

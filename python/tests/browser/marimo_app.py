@@ -1,4 +1,5 @@
-# The marimo notebook of marimo.test.mjs: two steppers through mo.ui.anywidget, a button that
+# The marimo notebook of marimo.test.mjs: two steppers through mo.ui.anywidget, every teaching
+# view, a button that
 # sets a.Q from Python, and a cell that re-runs on every change of either widget and prints
 # what Python sees (#probe), for the test to read.
 import marimo
@@ -29,6 +30,14 @@ def _(attnlab, mo):
 @app.cell
 def _(mo, wa, wb):
     mo.vstack([wa, wb])
+    return
+
+
+@app.cell
+def _(attnlab, mo):
+    # Every teaching view, each its own anywidget, after the two steppers (marimo.test.mjs's VIEWS).
+    VIEWS = ["geometry", "softmax", "model", "scaling", "patterns", "tokens", "positions", "cost", "flash", "variants", "long-sequence", "train", "quiz"]
+    mo.vstack([mo.ui.anywidget(attnlab.View(v, view_state={"maxN": 256, "headWidth": 32} if v == "cost" else None)) for v in VIEWS])
     return
 
 
