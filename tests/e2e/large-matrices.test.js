@@ -129,3 +129,36 @@ test('512 tokens: other steps, a causal mask and an edit of X stay bounded and r
   assert.ok((await cellCount(page)) < CELL_BOUND, 'after an edit');
   assertClean(problems);
 });
+
+test('512 tokens: hovering a score far down its matrix scrolls the operands to the query row and key column it comes from', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash({ ...STATE, step: 'scores' }));
+  const result = page.locator('attn-lab [data-role="result"] table[data-matrix="scores"]');
+  await result.evaluate((element) => {
+    const box = element.closest('.matrix-box');
+    box.scrollTop = box.scrollHeight * 0.6;
+    box.scrollLeft = box.scrollWidth * 0.6;
+  });
+  await settle(page);
+  await settle(page);
+  // A cell in the middle of the drawn window, hovered.
+  const [row, col] = await result.evaluate((element) => {
+    const cells = [...element.querySelectorAll('td[data-row]')];
+    const cell = cells[Math.floor(cells.length / 2)];
+    cell.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, composed: true }));
+    return [Number(cell.dataset.row), Number(cell.dataset.col)];
+  });
+  assert.ok(row > 200 && col > 200, `a cell far from the first rows and columns: ${row}, ${col}`);
+  await settle(page);
+  await settle(page);
+  const lit = await page.evaluate(() =>
+    [...document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-role="operands"] table')].map((table) => ({
+      rows: [...new Set([...table.querySelectorAll('td.hl')].map((td) => Number(td.dataset.row)))],
+      cols: [...new Set([...table.querySelectorAll('td.hl')].map((td) => Number(td.dataset.col)))],
+    })),
+  );
+  // Q (512 × 4): its row `row` lit and drawn; Kᵀ (4 × 512): its column `col`.
+  assert.deepEqual(lit[0].rows, [row], 'the query row is drawn and lit');
+  assert.deepEqual(lit[1].cols, [col], 'the key column is drawn and lit');
+  assert.ok((await cellCount(page)) < CELL_BOUND);
+  assertClean(problems);
+});

@@ -91,6 +91,20 @@ class MatrixGrid extends AsyncDirective {
       this.key = key;
     }
     this.active = { row: clamp(this.active.row, 0, rows - 1), col: clamp(this.active.col, 0, cols - 1) };
+    // An operand lit up by a hovered result cell (its row, its column) scrolls into view,
+    // before the next frame (measuring now would force a layout mid-render).
+    const lit = [m.highlight?.rows?.[0], m.highlight?.cols?.[0]];
+    const litKey = lit.join();
+    if (litKey !== this.lit) {
+      this.lit = litKey;
+      if ((rows > WINDOW_AT && lit[0] !== undefined) || (cols > WINDOW_AT && lit[1] !== undefined)) {
+        requestAnimationFrame(() => {
+          if (!this.isConnected || this.lit !== litKey) return;
+          this._reveal(...lit);
+          this._redraw();
+        });
+      }
+    }
     return this.render(m);
   }
 
@@ -199,13 +213,13 @@ class MatrixGrid extends AsyncDirective {
     const visibleRows = Math.max(1, Math.floor((g.height - g.head) / this.pitch.row));
     const visibleCols = Math.max(1, Math.floor((g.width - g.side) / this.pitch.col));
     const first = { ...this.first };
-    if (windowRows) {
+    if (windowRows && row !== undefined) {
       if (row < first.row) first.row = row;
       else if (row >= first.row + visibleRows) first.row = row - visibleRows + 1;
       first.row = clamp(first.row, 0, Math.max(0, rows - 1));
       box.scrollTop = g.top + first.row * this.pitch.row - g.head;
     }
-    if (windowCols) {
+    if (windowCols && col !== undefined) {
       if (col < first.col) first.col = col;
       else if (col >= first.col + visibleCols) first.col = col - visibleCols + 1;
       first.col = clamp(first.col, 0, Math.max(0, cols - 1));

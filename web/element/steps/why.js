@@ -12,6 +12,8 @@ const list = (values) => values.map(fmt).join(', ');
 // A token's label inside a sentence: quoted, so "the" reads as a token and not as a word.
 const q = (label) => `“${label}”`;
 const row = (values) => `[${list(values.slice(0, 4))}${values.length > 4 ? ', …' : ''}]`;
+// A long row in a sentence: its first entries and how many there are (512 weights are a wall).
+const some = (values, most = 8) => (values.length > most ? `${list(values.slice(0, most))}, … (${values.length} in all)` : list(values));
 
 // The entries sharing a row's smallest finite value (largestEntries of the negated row).
 const smallestEntries = (values) => largestEntries(values.map((v) => (Number.isFinite(v) ? -v : v)));
@@ -104,7 +106,7 @@ export const softmaxWhy = ({ panel, labels }) => {
     before:
       'Softmax turns each row of scores into positive weights. It takes exp of each score minus the row max m (so exp never overflows) and divides by the row sum Σ; bigger scores get much bigger weights.',
     live:
-      `Row ${q(labels.queries[r])}: m = ${fmt(rowMax[r])}, Σ = ${fmt(rowSum[r])}, weights ${list(values[r])}.` +
+      `Row ${q(labels.queries[r])}: m = ${fmt(rowMax[r])}, Σ = ${fmt(rowSum[r])}, weights ${some(values[r])}.` +
       (masked >= 0 ? ` Row ${q(labels.queries[masked])} has every key masked: attnlab defines its weights as zeros (a sum of 0, not 1).` : ''),
   };
 };
