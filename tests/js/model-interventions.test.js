@@ -164,7 +164,7 @@ test('bad ablations and too few tokens are coded AttnLabErrors naming the field'
   refused(() => model.forward(text, { ablate: [{ layer: 0, head: 0, heads: 1 }] }), 'invalid-argument', /ablate\[0\]\.heads.*head/);
   refused(() => model.forward(text, { ablate: [[0, 0]] }), 'invalid-argument', /ablate\[0\] must be \{ layer, head \}/);
   refused(() => model.forward(text, { ablate: { layer: 0, head: 0 } }), 'invalid-argument', /ablate must be an array/);
-  refused(() => model.loss(text, { ablation: 'random' }), 'invalid-argument', /ablation must be 'zero' or 'mean'/);
+  refused(() => model.loss(text, { ablation: 'random' }), 'invalid-argument', /ablation must be 'zero' or 'mean', got 'random'/);
   refused(() => model.loss(text, { ablaton: 'mean' }), 'invalid-argument', /ablaton.*ablation/);
   refused(() => model.loss(text, { tokenIds: text }), 'invalid-argument', /first argument/);
   refused(() => model.loss(text.slice(0, 1)), 'invalid-argument', /tokenIds has 1 token id: loss\(\) .* at least 2/);

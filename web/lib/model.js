@@ -230,7 +230,8 @@ class Model {
   #ablation(method, options) {
     const given = optionsOf(method, options, ['ablate', 'ablation'], 'tokenIds');
     const ablation = given.ablation ?? 'zero';
-    if (!ABLATIONS.includes(ablation)) throw invalid(`ablation must be 'zero' or 'mean', got ${describe(ablation)}`);
+    if (!ABLATIONS.includes(ablation))
+      throw invalid(`ablation must be 'zero' or 'mean', got ${typeof ablation === 'string' ? `'${ablation}'` : describe(ablation)}`);
     const heads = [];
     if (given.ablate !== undefined)
       readList(
