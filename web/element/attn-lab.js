@@ -7,7 +7,7 @@ import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
 import { embedLayout, layoutProblem } from './layout.js';
-import { DEFAULT_PRESET, hasPreset, presetOfState, presetState } from './presets.js';
+import { DEFAULT_PRESET, hasPreset, presetOfState, presetState, viewInputs } from './presets.js';
 import { mergeState, sameTrace, StateError } from './state.js';
 import { decodeHash, encodeHash, linkProblem, parseState, writeLink } from './state-link.js';
 import { backwardRequest } from './stepper/backward.js';
@@ -17,7 +17,7 @@ import { subscripted } from './shared/format.js';
 import { HostScheme } from './shared/host-scheme.js';
 import { elementStyles } from './shared/styles.js';
 import { viewTabs } from './view-tabs.js';
-import { stepperStyles } from './stepper/styles.js';
+import { stepperStyles, sumColumnStyles } from './stepper/styles.js';
 import { checkedViewState, viewById } from './views/index.js';
 
 export { StateError } from './state.js';
@@ -85,7 +85,7 @@ const editableConverter = { fromAttribute: (value) => value !== 'false' };
  * @csspart view - A teaching view (geometry, scaling, …) when one is on view.
  */
 export class AttnLabElement extends LitElement {
-  static styles = [elementStyles, stepperStyles];
+  static styles = [elementStyles, stepperStyles, sumColumnStyles];
 
   static properties = {
     preset: { type: String },
@@ -227,13 +227,19 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
-  /** Shows view `id` (views/index.js); false when there is no such view. */
+  /**
+   * Shows view `id` (views/index.js); false when there is no such view. A view that opens on
+   * inputs of its own (the tokens view on words, presets.js viewInputs) loads them while the
+   * inputs are still the default example, unedited.
+   */
   showView(id) {
     if (!this.good || !viewById(id)) return false;
     const current = this.good.state;
     if (id !== current.view) {
       this._viewStates.set(current.view, current.viewState);
-      this.apply({ ...this.draft, view: id, viewState: this._viewStates.get(id) ?? {} });
+      const viewState = this._viewStates.get(id) ?? {};
+      if (viewInputs(id) && presetOfState(this.draft) === DEFAULT_PRESET) this.applyPreset(viewInputs(id), { view: id, viewState });
+      else this.apply({ ...this.draft, view: id, viewState });
     }
     return true;
   }
@@ -301,13 +307,13 @@ export class AttnLabElement extends LitElement {
    * Loads preset `id` (presets.js), shown in its own view or in `view` when given. The
    * learner's way of working, predicting, stays on. @internal
    */
-  applyPreset(id, { view } = {}) {
+  applyPreset(id, { view, viewState } = {}) {
     this.invalid = new Map();
     if (!hasPreset(id)) {
       this.showMessage(`There is no preset "${String(id)}".`);
       return;
     }
-    const shown = view ? { view, viewState: this.draft?.view === view ? this.draft.viewState : {} } : {};
+    const shown = view ? { view, viewState: viewState ?? (this.draft?.view === view ? this.draft.viewState : {}) } : {};
     if (this.apply({ ...presetState(id), ...shown, predict: this.draft?.predict ?? false })) {
       this.presetId = id;
       this._resetPoint = { state: this.good.state, presetId: id }; // what Reset returns to

@@ -49,7 +49,7 @@ interface StateFields {
   predict: boolean;
   /** true: the stepper runs forward then backward (the grad-* steps). */
   backward?: boolean;
-  /** ∂L/∂Y, the output's shape; null: a default drawn from the core's seeded generator. */
+  /** The upstream gradient at the output (∂L/∂O, or ∂L/∂Y after W_O), the output's shape; null: a default drawn from the core's seeded generator. */
   dOutput?: Matrix | null;
   /** What is on view: the stepper or one teaching view. */
   view: ViewId;

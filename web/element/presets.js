@@ -113,7 +113,7 @@ const HEADS_DIFFER = (() => {
 
 const c = 3; // large enough that softmax turns a score gap into a clear preference
 
-export const PRESETS = Object.freeze({
+const STEPPER_PRESETS = {
   tiny: TINY,
   self: sentence(
     'Pattern: each token attends to itself',
@@ -155,14 +155,24 @@ export const PRESETS = Object.freeze({
   ),
   'two-heads': TWO_HEADS,
   'heads-differ': HEADS_DIFFER,
-  ...viewPresets(),
-});
+};
+
+// The stepper preset under a view's own preset, where it is not the tiny example: the tokens
+// view shows the stepper's own sentence, and the tiny example's q/k labels are not one, so it
+// opens on words (two heads that clearly differ). Its tab opens there too while the stepper
+// still shows the default example, unedited (attn-lab.js, showView).
+const VIEW_INPUTS = { tokens: 'heads-differ' };
+
+/** The stepper preset view `id` opens on instead of the default example, or undefined. */
+export const viewInputs = (id) => VIEW_INPUTS[id];
+
+export const PRESETS = Object.freeze({ ...STEPPER_PRESETS, ...viewPresets() });
 
 // One preset per teaching view (views/list.js), so a tutorial embeds a single idea:
-// <attn-lab preset="scaling">. The stepper's state underneath is the tiny example.
+// <attn-lab preset="scaling">. The stepper's state underneath is the tiny example (the tokens
+// view's, words: VIEW_INPUTS).
 function viewPresets() {
-  // The tokens view shows the stepper's own sentence: two heads that clearly differ to begin with.
-  const under = (view) => (view === 'tokens' ? HEADS_DIFFER.state : TINY.state);
+  const under = (view) => STEPPER_PRESETS[VIEW_INPUTS[view] ?? 'tiny'].state;
   return Object.fromEntries(
     VIEW_LIST.filter((view) => view.preset).map(({ id: view, preset: [name, description] }) => [
       view,

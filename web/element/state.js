@@ -13,7 +13,8 @@
 //   step        the id of the step on view, e.g. 'softmax'
 //   backward    boolean: the stepper runs forward then backward (the grad-* steps); absent
 //               = false, so links saved before the field existed keep their state
-//   dOutput     number[][] or null: ∂L/∂Y, the output's shape; null or absent = a seeded
+//   dOutput     number[][] or null: the upstream gradient at the output (∂L/∂O, or ∂L/∂Y
+//               after W_O), the output's shape; null or absent = a seeded
 //               default (stepper/backward.js)
 //   predict     boolean: the stepper hides each step's result until the learner has
 //               predicted something about it (stepper/predict.js)

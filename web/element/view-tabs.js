@@ -8,13 +8,14 @@ import { VIEWS } from './views/index.js';
 
 /** The tab list for `host` (the element) with view `current` selected. */
 export function viewTabs(host, current) {
-  return html`<div role="tablist" aria-label="Views" part="tabs" @keydown=${(event) => onTabKey(host, current, event)}>
+  // .tabs holds the strip's scroll cue on a narrow element (styles.js): a tablist owns only tabs.
+  return html`<div class="tabs"><div role="tablist" aria-label="Views" part="tabs" @keydown=${(event) => onTabKey(host, current, event)}>
     ${VIEWS.map(
       ({ id, title }) =>
         html`<button role="tab" data-view=${id} aria-selected=${id === current ? 'true' : 'false'} tabindex=${id === current ? '0' : '-1'}
           @click=${() => host.showView(id)}>${title}</button>`,
     )}
-  </div>`;
+  </div></div>`;
 }
 
 function onTabKey(host, current, event) {

@@ -264,10 +264,11 @@ std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
   auto rows = jacobian_rows(input, n_q, n_k);
   if (!rows) return rows.error();
 
+  // The output as the forward steps name it: Y after W_O, else C (heads side by side) or O.
+  const char* output = input.w_o ? "Y" : heads > 1 ? "C" : "O";
   std::size_t d_concat = add_step(
-      t, step::grad_output, std::nullopt, "The loss's gradient at the output, given",
-      grad("Y") + " \\text{ (given; } L = \\textstyle\\sum " + grad("Y") + " \\odot Y \\text{)}",
-      d_y, {});
+      t, step::grad_output, std::nullopt, "The upstream gradient at the output, given",
+      grad(output) + " \\text{ (given: the upstream gradient, not computed here)}", d_y, {});
   if (input.w_o) {
     const char* c = heads > 1 ? "C" : "O";
     const Operand concat = t.steps[find_step(t, step::output_projection, std::nullopt)].operands[0];

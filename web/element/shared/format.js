@@ -18,6 +18,12 @@ export function fmt(value) {
 const minus = (text) => text.replaceAll('-', '−');
 
 /**
+ * A value as an operand written after an operator, as fmt does but a negative one in
+ * parentheses: "0 − (−1.4142)", "0.5 × (−2)", never "0 − −1.4142".
+ */
+export const fmtTerm = (value) => (value < 0 ? `(${fmt(value)})` : fmt(value));
+
+/**
  * A value whose size matters as much as its digits: tiny and huge magnitudes as powers of
  * ten with `digits` decimals (4 decimals would show 1e-7 as 0), the rest as fmt does.
  */

@@ -161,15 +161,52 @@ const hostStyles = css`
     border-bottom: 1px solid var(--attn-border);
     padding-bottom: 6px;
   }
-  /* A narrow element: the tabs in one scrolling strip, not five rows. */
+  /* A narrow element: the tabs in one scrolling strip, not five rows. Where more tabs lie
+     beyond the right edge, a "›" on a fade says so (a clipped label alone does not); it goes
+     once the strip is scrolled to its end, and a strip that fits has none (no scroll
+     timeline, no cue), as the matrices' fades do (matrix-styles.js). */
   @container attn (max-width: 600px) {
+    .tabs {
+      position: relative;
+      timeline-scope: --attn-tabs;
+    }
     [role='tablist'] {
       flex-wrap: nowrap;
       overflow-x: auto;
       scrollbar-width: thin;
+      scroll-timeline: --attn-tabs inline;
     }
     [role='tab'] {
       white-space: nowrap;
+    }
+    .tabs::after {
+      content: '›' / '';
+      position: absolute;
+      top: 0;
+      right: 0;
+      bottom: 7px;
+      width: 2.6em;
+      display: flex;
+      align-items: center;
+      justify-content: flex-end;
+      padding-right: 2px;
+      font-size: 1.3em;
+      font-weight: 700;
+      color: var(--attn-accent);
+      background: linear-gradient(to right, transparent, var(--attn-bg) 55%);
+      pointer-events: none;
+      opacity: 0;
+      animation: attn-more-tabs linear both !important;
+      animation-timeline: --attn-tabs !important; /* kept under reduced motion: it moves nothing */
+    }
+  }
+  @keyframes attn-more-tabs {
+    from,
+    92% {
+      opacity: 1;
+    }
+    to {
+      opacity: 0;
     }
   }
   [role='tab'][aria-selected='true'] {

@@ -169,7 +169,7 @@ export class Stepper {
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
     const scaleOf = once(`scales ${prediction.hidden}`, () => stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden }));
-    const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels) : null);
+    const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels, trace) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>
       ${this._renderWhy(id, panels[0], labels, prediction.hidden)}
@@ -253,7 +253,7 @@ export class Stepper {
   _renderWhy(id, panel, labels, hidden) {
     if (!panel) return nothing;
     // `before`: the idea said without the answer a prediction asks for (softmax's row sum).
-    const { idea, before, live } = this._memo.once(`why ${panel.head}`, () => stepEntry(id).why({ panel, labels }));
+    const { idea, before, live } = this._memo.once(`why ${panel.head}`, () => stepEntry(id).why({ panel, labels, trace: this.host.good.trace }));
     return html`<div class="why" data-role="why" part="why">
       <p>${hidden && before ? before : idea}</p>
       ${hidden || !live ? nothing : html`<p data-role="why-live">${panel.head === undefined ? '' : `Head ${panel.head + 1}: `}${live}</p>`}
@@ -294,8 +294,8 @@ export class Stepper {
 }
 
 // The explanation of the focused cell of `panel`, by its step's registry entry.
-function explainCell(panel, { row, col }, labels) {
-  return stepEntry(panel.step.id).explain({ panel, row, col, value: panel.step.values[row][col], labels });
+function explainCell(panel, { row, col }, labels, trace) {
+  return stepEntry(panel.step.id).explain({ panel, row, col, value: panel.step.values[row][col], labels, trace });
 }
 
 /** The stepper's entry among the views (views/index.js): it renders into the host itself. */

@@ -2,6 +2,33 @@
 // predict, then reveal. The host element (attn-lab.js) uses them over the base styles.
 import { css } from 'lit';
 
+/**
+ * The weights' Σ column on a narrow element (the stepper's and the variants view's): tighter
+ * cells, so 4 keys and Σ fit 340 px; a wider row keeps Σ at the right edge while its keys
+ * scroll beneath it, with the fade on the left only, so Σ is never hidden behind the fade.
+ */
+export const sumColumnStyles = css`
+  @container attn (max-width: 480px) {
+    table:has(td.total) :is(th, td) {
+      padding: 2px;
+      min-width: 2.2em;
+      font-size: 0.88em;
+    }
+    figure.matrix:has(td.total) {
+      mask-image: linear-gradient(to right, transparent, #000 var(--attn-fade-start));
+    }
+    table:has(td.total) :is(td.total, th[title='row sum']) {
+      position: sticky;
+      right: 0;
+      background: var(--attn-bg);
+      box-shadow: -5px 0 5px -3px color-mix(in srgb, var(--attn-fg) 25%, transparent);
+    }
+    table:has(td.total) th[title='row sum'] {
+      background: var(--attn-panel);
+    }
+  }
+`;
+
 export const stepperStyles = css`
   /* An embed that leads with its step: the result before the matrices that feed it. */
   .result-first [data-role='result'] {

@@ -3,6 +3,8 @@
 // head's Q and K, …). grad-scores also reads the factor of its head's scale step and, under
 // soft-capping, the cap of its softcap step: the trace holds both.
 
+import { outputSymbol } from './backward-why.js';
+
 const same = (...lines) => ({ numpy: lines, torch: lines });
 const of = (operands, line) => ({ operands, ...same(line) });
 
@@ -11,10 +13,11 @@ const sameHead = (trace, id, step) => trace.steps.find((s) => s.id === id && s.h
 
 /** @type {Record<string, import('./export-code.js').ExportMath>} */
 export const BACKWARD_MATH = {
-  // ∂L/∂Y is given (the loss L = Σ ∂L/∂Y ⊙ Y): its own numbers.
+  // The upstream gradient at the output is given, not computed: its own numbers. (dY names it
+  // whatever the output is called: O, C or Y.)
   'grad-output': {
     operands: [],
-    fields: (step) => [{ name: 'dY', kind: 'matrix', value: step.values, note: '∂L/∂Y, given' }],
+    fields: (step, trace) => [{ name: 'dY', kind: 'matrix', value: step.values, note: `∂L/∂${outputSymbol(trace) ?? 'output'}, the upstream gradient, given` }],
     ...same('dY'),
   },
   'grad-wo': of(['C', 'dY'], 'C.T @ dY'),

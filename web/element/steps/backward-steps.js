@@ -2,8 +2,8 @@
 // steps.js: gradients are signed, so they are drawn on the diverging 'gradients' scale
 // (colors.js). The numbers in the explanations are the trace's; products are written out by
 // explain.js as the panels draw them (Aᵀ, Vᵀ… transposed as the formulas write them).
-import { fmt } from '../shared/format.js';
-import { BACKWARD_WHY } from './backward-why.js';
+import { fmt, fmtTerm } from '../shared/format.js';
+import { BACKWARD_WHY, outputSymbol } from './backward-why.js';
 import { at, productOf } from './explain.js';
 import { defineStep } from './steps.js';
 
@@ -26,13 +26,16 @@ const PRODUCTS = [
 export function defineBackwardSteps() {
   defineStep({
     id: 'grad-output',
-    name: '∂Y, given',
-    caption: '∂L/∂Y, the output’s gradient',
+    name: 'Upstream ∂, given',
+    caption: 'the upstream gradient at the output',
     why: BACKWARD_WHY['grad-output'],
     rows: 'queries',
     cols: 'features',
     heat: 'gradients',
-    explain: ({ row, col, value }) => ({ text: `∂L/∂Y${at(row, col)} = ${fmt(value)}: given (L = Σ ∂L/∂Y ⊙ Y), where backward starts`, highlight: [] }),
+    explain: ({ row, col, value, trace }) => ({
+      text: `∂L/∂${outputSymbol(trace) ?? 'output'}${at(row, col)} = ${fmt(value)}: chosen, not computed (the upstream gradient), where backward starts`,
+      highlight: [],
+    }),
   });
 
   for (const [id, name, caption, rows, cols, perHead, transposed, symbol] of PRODUCTS) {
@@ -67,7 +70,7 @@ export function defineBackwardSteps() {
         const [a, dA] = panel.operands.map((o) => o.values[row][col]);
         const dot = panel.step.rowDot[row];
         return {
-          text: `∂S̃${at(row, col)} = a${at(row, col)} × (∂a${at(row, col)} − Σₖ ∂aₖ·aₖ) = ${fmt(a)} × (${fmt(dA)} − ${fmt(dot)}) = ${fmt(value)}`,
+          text: `∂S̃${at(row, col)} = a${at(row, col)} × (∂a${at(row, col)} − Σₖ ∂aₖ·aₖ) = ${fmt(a)} × (${fmt(dA)} − ${fmtTerm(dot)}) = ${fmt(value)}`,
           highlight: [
             { rows: [row], cell: [row, col] },
             { rows: [row], cell: [row, col] },

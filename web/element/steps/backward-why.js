@@ -4,6 +4,16 @@ import { fmt } from '../shared/format.js';
 
 const q = (label) => `“${label}”`;
 
+/**
+ * The output of `trace` as its forward steps name it, whose gradient backward starts from: Y
+ * after W_O, else C (the heads side by side) or O (one head). Without a trace, "the output".
+ */
+export function outputSymbol(trace) {
+  const ids = trace?.groups.map((group) => group.id);
+  if (!ids) return null;
+  return ids.includes('output-projection') ? 'Y' : ids.includes('concat') ? 'C' : 'O';
+}
+
 // The entry of largest |value| in a matrix: { row, col, value }.
 function largest(values) {
   let best = { row: 0, col: 0, value: 0 };
@@ -39,10 +49,17 @@ const gradientWhy =
 
 /** why(id) for each backward step id: ({ panel, labels }) → { idea, live }. */
 export const BACKWARD_WHY = {
-  'grad-output': gradientWhy(
-    'Backward starts from ∂L/∂Y: how much the loss L changes per unit of each output entry. Here L = Σ ∂L/∂Y ⊙ Y, so ∂L/∂Y is given; every gradient after it follows by the chain rule, step by step back to the inputs.',
-    'entry',
-  ),
+  'grad-output': ({ panel, trace }) => {
+    const o = outputSymbol(trace);
+    const d = o ? `∂L/∂${o}` : 'the gradient at the output';
+    return {
+      idea:
+        `Backward starts from ${d}, the upstream gradient: for each entry of the output${o ? ` ${o}` : ''}, how much a loss L would change per unit change of that entry. ` +
+        'Attention has no loss of its own: in a network, the layers after it hand this matrix down. Here you choose it: seeded random numbers by default, or your own (the state’s dOutput). It is all backward needs to know of L: ' +
+        'every gradient after it follows from it by the chain rule, step by step back to the inputs.',
+      live: strongest('entry', panel.step.values, nth, col),
+    };
+  },
   'grad-wo': gradientWhy(
     'Y = C·W_O, so each weight of W_O gathers, over all queries, the concatenated head output times the output gradient it feeds: Cᵀ·∂L/∂Y.',
     'gradient of W_O',

@@ -1,9 +1,8 @@
 // Pieces of a cell's explanation: the computation written out with the actual numbers.
 // Every number comes from the trace (results and operands); these helpers only lay them
 // side by side. The per-step explanations that use them are in steps.js.
-import { fmt, sub } from '../shared/format.js';
+import { fmt, fmtTerm as term, sub } from '../shared/format.js';
 
-const term = (v) => (v < 0 ? `(${fmt(v)})` : fmt(v));
 const column = (m, c) => m.map((row) => row[c]);
 
 /** "a·b" subscripts of cell (row, col): "₁₂". */

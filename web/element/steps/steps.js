@@ -3,7 +3,7 @@
 // cells, what to ask before revealing it, and which NumPy expression recomputes it.
 import { MASK_RULES } from 'attnlab';
 
-import { fmt, sub } from '../shared/format.js';
+import { fmt, fmtTerm, sub } from '../shared/format.js';
 import { at, productCell, productOf } from './explain.js';
 import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS, SOFTCAP_STEP } from './variant-steps.js';
 import * as why from './why.js';
@@ -93,7 +93,7 @@ defineStep({
   cols: 'features',
   explain: ({ panel, row, col, value }) => {
     const [x, pe] = panel.operands.map((o) => o.values[row][col]);
-    return { text: `x${at(row, col)} + PE${at(row, col)} = ${fmt(x)} + ${fmt(pe)} = ${fmt(value)}`, highlight: [same(row, col)[0], same(row, col)[0]] };
+    return { text: `x${at(row, col)} + PE${at(row, col)} = ${fmt(x)} + ${fmtTerm(pe)} = ${fmt(value)}`, highlight: [same(row, col)[0], same(row, col)[0]] };
   },
   predict: { elementwise: 'adds a position vector to each row, entry by entry' },
 });
@@ -141,7 +141,7 @@ function scaleFactor({ scale, temperature, dk, defaultScale }) {
   const byTemperature = temperature !== 1 ? ` / ${fmt(temperature)}` : '';
   if (defaultScale) return temperature !== 1 ? `/ (√${dk} · ${fmt(temperature)})` : `/ √${dk}`;
   if (scale === 1) return byTemperature || '× 1 (no scaling)';
-  return `× ${fmt(scale)}${byTemperature}`;
+  return `× ${fmtTerm(scale)}${byTemperature}`;
 }
 
 defineStep({
@@ -216,7 +216,7 @@ defineStep({
     }
     const input = panel.operands[0].values[row][col];
     return {
-      text: `a${at(row, col)} = exp(s̃${at(row, col)} − m${sub(row)}) / Σ = exp(${fmt(input)} − ${fmt(rowMax[row])}) / ${fmt(rowSum[row])} = ${fmt(exponentials[row][col])} / ${fmt(rowSum[row])} = ${fmt(value)}`,
+      text: `a${at(row, col)} = exp(s̃${at(row, col)} − m${sub(row)}) / Σ = exp(${fmt(input)} − ${fmtTerm(rowMax[row])}) / ${fmt(rowSum[row])} = ${fmt(exponentials[row][col])} / ${fmt(rowSum[row])} = ${fmt(value)}`,
       highlight: [{ rows: [row], cell: [row, col] }],
     };
   },

@@ -2,7 +2,7 @@
 // dropout), each present only when its variant is on. steps.js defines them in trace order,
 // with the same checks as the others: rotate-q and rotate-k after the projections, softcap and
 // bias after scale, dropout after softmax. Every number is read off the trace; the texts only lay them side by side.
-import { fmt, sub } from '../shared/format.js';
+import { fmt, fmtTerm, sub } from '../shared/format.js';
 import { at } from './explain.js';
 
 const q = (label) => `“${label}”`;
@@ -17,7 +17,7 @@ const rotateExplain =
     const [x, y] = [2 * i, 2 * i + 1].map((c) => panel.operands[0].values[row][c]);
     const { angles, frequencies } = panel.step;
     const a = fmt(angles[row][i]);
-    const turned = col % 2 === 0 ? `${fmt(x)}·cos ${a} − ${fmt(y)}·sin ${a}` : `${fmt(x)}·sin ${a} + ${fmt(y)}·cos ${a}`;
+    const turned = col % 2 === 0 ? `${fmt(x)}·cos ${a} − ${fmtTerm(y)}·sin ${a}` : `${fmt(x)}·sin ${a} + ${fmtTerm(y)}·cos ${a}`;
     return {
       text: `${letter}${sub(row)} (position ${row}), pair ${i + 1} turned by ${row}·θ${sub(i)} = ${row}·${fmt(frequencies[i])} = ${a} rad: ${turned} = ${fmt(value)}`,
       highlight: [{ rows: [row], cell: [row, col] }],
@@ -114,7 +114,7 @@ export const BIAS_STEP = {
     const alibiOnly = slope !== undefined && !panel.step.formula.includes('B_{ij}');
     const alibi = alibiOnly ? `, ALiBi’s −m × distance = −${fmt(slope)} × ${fmt(-b / slope)}` : '';
     return {
-      text: `s̃${at(row, col)} + b${at(row, col)} = ${fmt(s)} + (${fmt(b)}) = ${fmt(value)}${alibi}`,
+      text: `s̃${at(row, col)} + b${at(row, col)} = ${fmt(s)} + ${fmtTerm(b)} = ${fmt(value)}${alibi}`,
       highlight: [{ cell: [row, col] }, { cell: [row, col] }],
     };
   },

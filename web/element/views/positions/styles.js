@@ -6,23 +6,31 @@ import { viewStyles } from '../../shared/styles.js';
 export const positionsStyles = [
   viewStyles,
   css`
-    /* Cells big enough to see and point at, labels at a reading size: a wide encoding
-       scrolls inside its own box (figure.matrix) rather than shrinking. */
+    /* Cells big enough to see and point at, labels at a reading size: 20 px, or on a narrow
+       element as much as the columns (--cols) share of the view's width, down to 12 px, so the
+       default 16 dimensions fit a phone. A wider encoding scrolls inside its own box
+       (figure.matrix, with its fade) rather than shrinking further. */
+    table.encoding {
+      --cell: clamp(12px, (100cqi - 32px) / var(--cols, 16), 20px);
+    }
     table.encoding td {
       min-width: 0;
-      width: 20px;
-      height: 20px;
+      width: var(--cell);
+      height: var(--cell);
       padding: 0;
       border: 0;
     }
     table.encoding th {
-      min-width: 20px;
+      min-width: 0;
       padding: 0 3px;
       font-size: 0.8em;
-      line-height: 20px;
+      line-height: var(--cell);
       border: 0;
       background: none;
       color: var(--attn-muted);
+    }
+    table.encoding thead th {
+      padding: 0; /* a column's number takes no more room than its cells */
     }
     table.encoding td:focus-visible {
       outline-offset: -1px;

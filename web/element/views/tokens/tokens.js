@@ -6,7 +6,7 @@
 import { html, nothing } from 'lit';
 
 import { WEIGHT_SCALE } from '../../shared/colors.js';
-import { largestEntries, namedLargest } from '../../shared/format.js';
+import { fmt, largestEntries, namedLargest } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import { PRESETS, STEPPER_PRESET_IDS } from '../../presets.js';
 import { LIMITS } from '../../../lib/core-lists.js'; // the core's limits, generated from it
@@ -66,7 +66,7 @@ class TokensView extends ViewBase {
       <div class="figures">
         <figure data-role="head-view">
           ${tokenLines({ queries, keys, weights, focus, onFocus: (i) => this._focus(i) })}
-          <figcaption data-role="explanation">${this._explain(weights, queries, keys, focus, head, heads.length)}</figcaption>
+          <figcaption data-role="explanation">${this._explain(weights, blocked[head]?.[focus], queries, keys, focus, head, heads.length)}</figcaption>
         </figure>
         ${matrixTable({
           name: 'focus-weights',
@@ -110,13 +110,16 @@ class TokensView extends ViewBase {
     </div>`;
   }
 
-  // The focused token's strongest keys (all of them when they tie), in words, with the weight.
-  _explain(weights, queries, keys, focus, head, count) {
+  // The focused token's strongest keys (all of them when they tie), in words, with the weight;
+  // then how many keys get a weight as the table shows it (4 decimals): one that shows as 0 is
+  // counted apart, as less than 0.00005 or as exactly 0.
+  _explain(weights, blocked, queries, keys, focus, head, count) {
     const row = weights[focus];
     const where = count > 1 ? `In head ${head + 1}, ` : '';
-    const seen = row.filter((w) => w > 0).length;
-    const to = namedLargest(row, largestEntries(row), (j) => keys[j]);
-    return `${where}“${queries[focus]}” gives the most attention to ${to}; it looks at ${seen} of the ${keys.length} tokens at all.`;
+    const largest = largestEntries(row.map((w, j) => (blocked?.[j] ? -Infinity : w)));
+    if (!largest.length) return `${where}every key is masked for “${queries[focus]}”: all its weights are 0.`;
+    const to = namedLargest(row, largest, (j) => keys[j]);
+    return `${where}“${queries[focus]}” gives the most attention to ${to}; ${weightCounts(row)}.`;
   }
 
   _renderHeads(heads, blocked, queries, keys, current) {
@@ -134,6 +137,22 @@ class TokensView extends ViewBase {
       </ul>
     </section>`;
   }
+}
+
+// How many of a row's weights show as more than 0, as tiny (under 0.00005, shown as 0) and as exactly 0.
+function weightCounts(row) {
+  const shown = row.filter((w) => fmt(w) !== '0').length;
+  const tiny = row.filter((w) => w > 0 && fmt(w) === '0').length;
+  const zero = row.filter((w) => w === 0).length;
+  const tokens = (n) => `${n} ${n === 1 ? 'token' : 'tokens'}`;
+  const parts = [
+    shown === row.length
+      ? `all ${tokens(row.length)} get a weight that shows as more than 0`
+      : `${shown} of the ${tokens(row.length)} ${shown === 1 ? 'gets' : 'get'} a weight that shows as more than 0`,
+  ];
+  if (tiny) parts.push(`${tiny} ${tiny === 1 ? 'gets' : 'get'} less than 0.00005, shown as 0`);
+  if (zero) parts.push(`${zero} ${zero === 1 ? 'gets' : 'get'} exactly 0`);
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 
 export const tokensView = defineView({ id: 'tokens', title: 'Tokens', element: TokensView, fields: FIELDS });

@@ -9,15 +9,16 @@ import { matrixTable } from '../../shared/matrix-table.js';
 import { indexLabels as features } from '../../steps/panels.js';
 import { HEAD_WIDTH, TOKENS } from './example.js';
 
-// Published configurations (layers, query heads, K/V heads, head width), stored as fp16.
+// Published configurations (layers, query heads, K/V heads, head width), their caches held
+// in 16 bits a value (fp16 or bf16), as these models usually run.
 const MODELS = [
   { name: 'Llama 2 7B', layers: 32, heads: 32, kvHeads: 32, headWidth: 128 },
   { name: 'Mistral 7B', layers: 32, heads: 32, kvHeads: 8, headWidth: 128 },
   { name: 'Llama 2 70B', layers: 80, heads: 64, kvHeads: 8, headWidth: 128 },
   { name: 'Falcon 7B', layers: 32, heads: 71, kvHeads: 1, headWidth: 64 },
 ];
-const FP16_BYTES = 2;
-const FLOAT32_BYTES = 4;
+const FP16 = { bytes: 2, type: 'fp16 or bf16' };
+const FLOAT32 = { bytes: 4, type: 'float32' };
 
 const bytesText = (bytes) => (bytes >= 1024 * 1024 ? `${fmt(bytes / (1024 * 1024))} MiB` : bytes >= 1024 ? `${fmt(bytes / 1024)} KiB` : `${bytes} B`);
 
@@ -76,7 +77,7 @@ function renderContinued(decode, fullOutput, past) {
   const rows = TOKENS.slice(past);
   const cols = features(fullOutput[0].length);
   return html`<p data-role="continued-why">
-      decode() was given the K and V of the first ${past} ${past === 1 ? 'token' : 'tokens'} as a past cache (pastKey, pastValue) and only
+      The decoder was handed the K and V of the first ${past} ${past === 1 ? 'token' : 'tokens'} as a past cache (lab.decode()’s pastKey and pastValue) and only
       the ${rows.length} new tokens: each new query sits after the cached keys (bottom-right), and its rows equal the last
       ${rows.length} rows of full causal attention over all ${TOKENS.length}.
     </p>
@@ -89,26 +90,26 @@ function renderContinued(decode, fullOutput, past) {
 /** Bytes of K and V cached per token: the toy beside real models, and each as if every head had its own K and V. */
 export function renderCacheBytes(lab, kvHeads) {
   const perToken = (layers, heads, headWidth, bytesPerValue) => lab.kvCacheBytes({ layers, kvHeads: heads, headWidth, bytesPerValue });
-  const rows = [
-    { name: 'This example (float32)', layers: 1, heads: 4, kvHeads, headWidth: HEAD_WIDTH, bytes: FLOAT32_BYTES },
-    ...MODELS.map((m) => ({ ...m, bytes: FP16_BYTES })),
-  ];
+  const rows = [{ name: 'This example', layers: 1, heads: 4, kvHeads, headWidth: HEAD_WIDTH, value: FLOAT32 }, ...MODELS.map((m) => ({ ...m, value: FP16 }))];
   return html`<section data-role="kv-bytes">
     <h3>What the cache costs per token</h3>
     <div class="scroll-x"><table class="bytes">
-      <thead><tr><th scope="col">Model</th><th scope="col">layers</th><th scope="col">query heads</th><th scope="col">K/V heads</th><th scope="col">head width</th><th scope="col">cache per token</th><th scope="col">with a K/V per head</th></tr></thead>
+      <thead><tr><th scope="col">Model</th><th scope="col">layers</th><th scope="col">query heads</th><th scope="col">K/V heads</th><th scope="col">head width</th><th scope="col">bytes a value</th><th scope="col">cache per token</th><th scope="col">with a K/V per head</th></tr></thead>
       <tbody>
         ${rows.map((r) => {
-          const shared = perToken(r.layers, r.kvHeads, r.headWidth, r.bytes);
-          const full = perToken(r.layers, r.heads, r.headWidth, r.bytes);
+          const shared = perToken(r.layers, r.kvHeads, r.headWidth, r.value.bytes);
+          const full = perToken(r.layers, r.heads, r.headWidth, r.value.bytes);
           return html`<tr data-model=${r.name}>
             <th scope="row">${r.name}</th><td>${r.layers}</td><td>${r.heads}</td><td>${r.kvHeads}</td><td>${r.headWidth}</td>
+            <td data-bytes-per-value=${String(r.value.bytes)}>${r.value.bytes} (${r.value.type})</td>
             <td data-value=${String(shared)}>${bytesText(shared)}</td><td data-value=${String(full)}>${bytesText(full)}</td>
           </tr>`;
         })}
       </tbody>
     </table></div>
-    <p>K and V are cached for every layer and every K/V head: 2 × layers × K/V heads × head width values per token. Sharing them
-      across query heads (multi-query: one K/V head; grouped-query: a few) divides the cache by the group size.</p>
+    <p>K and V are cached for every layer and every K/V head: 2 × layers × K/V heads × head width values per token, each of
+      the bytes its row states. This example computes in float32 (4 bytes a value); the models' rows take a 16-bit cache (fp16
+      or bf16, 2 bytes a value), as they usually run. Sharing K and V across query heads (multi-query: one K/V head;
+      grouped-query: a few) divides the cache by the group size.</p>
   </section>`;
 }

@@ -2,9 +2,11 @@
 import { css } from 'lit';
 
 import { viewStyles } from '../../shared/styles.js';
+import { sumColumnStyles } from '../../stepper/styles.js';
 
 export const variantsStyles = [
   viewStyles,
+  sumColumnStyles,
   css`
     .switches {
       display: flex;

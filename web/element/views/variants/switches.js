@@ -19,6 +19,12 @@ const select = (id, label, options, value, change) =>
       ${options.map(([v, text]) => html`<option value=${v} ?selected=${v === value}>${text}</option>`)}
     </select></label>`;
 
+// Which keys a window of w leaves a token, in words: |i − j| < w.
+const windowReach = (w) =>
+  w === 1
+    ? 'each token attends only to itself'
+    : `each token attends only to the tokens at most ${w - 1} ${w === 2 ? 'position' : 'positions'} away, itself included`;
+
 // The ALiBi slopes, as the trace's bias steps report them.
 const slopes = (trace) => trace.groups.find((g) => g.id === 'bias')?.steps.map((s) => fmt(s.slope)) ?? [];
 
@@ -78,7 +84,7 @@ export const VARIANTS = [
       `${
         v.asymmetric
           ? `Asymmetric window { left: ${v.left}, right: ${v.right} }: token i attends to keys i − ${v.left} … i + ${v.right}, ${v.left} behind and ${v.right} ahead. With right = 0 it is causal by itself, as Mistral’s window is (left 4,095, nothing ahead); an encoder may look a little ahead as well.`
-          : `Sliding window: each token attends only to tokens fewer than ${v.window} positions away (|i − j| < ${v.window}), so the work grows like n × window rather than n².`
+          : `Sliding window of ${v.window}: ${windowReach(v.window)} (|i − j| < ${v.window}), so the work grows like n × window rather than n².`
       } ${v.global ? `“${TOKENS[0]}” is global: it attends to every token and every token attends to it, so information can cross the windows.` : ''}`,
   },
   {
