@@ -162,3 +162,16 @@ test('512 tokens: hovering a score far down its matrix scrolls the operands to t
   assert.ok((await cellCount(page)) < CELL_BOUND);
   assertClean(problems);
 });
+
+test('512 tokens: their labels and padding switches wait behind a disclosure, drawn once it is opened', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash(STATE));
+  const controls = () => page.evaluate(() => document.querySelector('attn-lab').shadowRoot.querySelectorAll('[data-token], [data-action="pad-key"]').length);
+  assert.equal(await controls(), 0, 'closed: no token controls (they were 1,024 Tab stops)');
+  await page.locator('attn-lab [data-role="many-tokens"] summary').click();
+  await settle(page);
+  assert.equal(await controls(), 2 * N, 'open: a label and a padding switch per token');
+  await page.locator('attn-lab [data-action="pad-key"][data-key="3"]').click();
+  await settle(page);
+  assert.equal((await labState(page)).keyPadding[3], true, 'a padding switch still works');
+  assertClean(problems);
+});

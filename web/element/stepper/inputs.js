@@ -4,7 +4,7 @@ import { html, nothing } from 'lit';
 
 import { inputNames, MAX_EDIT_SIZE, parseCell, resize, setCell } from '../shared/editing.js';
 import { fmt, shape } from '../shared/format.js';
-import { matrixTable } from '../shared/matrix-table.js';
+import { matrixTable, WINDOW_AT } from '../shared/matrix-table.js';
 import { randomMatrix, seededRandom } from '../shared/random.js';
 import { PRESETS, presetState, STEPPER_PRESET_IDS } from '../presets.js';
 import { tokenLabels } from '../steps/panels.js';
@@ -162,6 +162,26 @@ export class InputEditor {
   _renderTokens(keys) {
     const s = this.host.draft;
     const label = s.mode === 'x' ? 'Tokens' : 'Keys';
+    // Many tokens (as many rows as make a matrix a scrolling window): their labels and padding
+    // wait behind a disclosure, drawn once it is open and then in a box of their own, so 512
+    // tokens are not 1,024 controls (and Tab stops) on every render.
+    if (keys.length > WINDOW_AT) {
+      return html`<details class="many-tokens" data-role="many-tokens" @toggle=${(e) => this._showTokens(e.target.open)} .open=${Boolean(this.tokensOpen)}>
+        <summary>${label}: ${keys.length} labels, each with its padding switch</summary>
+        ${this.tokensOpen ? this._renderTokenRow(keys, label) : nothing}
+      </details>`;
+    }
+    return this._renderTokenRow(keys, label);
+  }
+
+  _showTokens(open) {
+    if (open === Boolean(this.tokensOpen)) return;
+    this.tokensOpen = open;
+    this.host.requestUpdate();
+  }
+
+  _renderTokenRow(keys, label) {
+    const s = this.host.draft;
     return html`<div class="tokens controls" role="group" aria-label=${label}>
       <span>${label}:</span>
       ${keys.map(

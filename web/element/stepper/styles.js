@@ -60,6 +60,10 @@ export const stepperStyles = css`
   .tokens input {
     width: 5.5em;
   }
+  .many-tokens .tokens {
+    max-height: 12em;
+    overflow: auto;
+  }
   /* A row of chips: the steps. */
   ol.steps {
     display: flex;
