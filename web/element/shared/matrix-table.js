@@ -418,7 +418,7 @@ class MatrixGrid extends AsyncDirective {
       ? html`<p class="window-note" data-role="window-note">
           Rows ${Math.min(rows, this.first.row + 1)}–${Math.min(rows, this.first.row + this.shown.rows)} and columns
           ${Math.min(cols, this.first.col + 1)}–${Math.min(cols, this.first.col + this.shown.cols)} of ${rows} × ${cols}: scroll, or use the arrow
-          keys, Page Up/Down, Home/End.
+          keys, Page Up/Down, ${m.edit ? 'Ctrl+Home/End' : 'Home/End'}.
         </p>`
       : nothing;
     return html`<figure class="matrix ${windowed ? 'windowed' : ''}" part="matrix">
