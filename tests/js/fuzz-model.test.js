@@ -1,6 +1,7 @@
 // A seeded fuzz of the model module's entries with hostile inputs (issue 29): the little
 // model's tokenize (empty, huge, any Unicode, lone surrogates, not a string), forward,
-// generate, nextTokenDistribution, headScores, headWeights and inductionProbe (token ids out of
+// generate, nextTokenDistribution, headScores, headWeights, inductionProbe and (issue 38)
+// forward and loss with heads ablated and rollout (token ids out of
 // range or not whole, empty and over-long lists, temperatures from 1e-45 to Infinity, top-k
 // beyond the vocabulary), lab.importAttention() with malformed Hugging Face JSON, and
 // lab.loadModel() with damaged files; and (issue 39) imports past importValues, getters and
@@ -84,7 +85,7 @@ function expectedDistribution(given, T, k) {
 
 async function modelCase(r) {
   const hostile = r.chance(0.5);
-  const entry = r.pick(['tokenize', 'forward', 'generate', 'distribution', 'headScores', 'headWeights', 'inductionProbe']);
+  const entry = r.pick(['tokenize', 'forward', 'generate', 'distribution', 'headScores', 'headWeights', 'inductionProbe', 'interventions']);
   if (entry === 'tokenize') {
     const t = hostile && r.chance(0.2) ? r.pick(ODD) : text(r);
     const { result } = await outcome('tokenize', () => model.tokenize(t));
@@ -138,6 +139,25 @@ async function modelCase(r) {
   } else if (entry === 'headWeights') {
     const pick = (n) => (hostile && r.chance(0.5) ? r.pick([n, -1, ...ODD]) : r.int(0, n - 1));
     await outcome('headWeights', () => model.headWeights(pick(layers), pick(heads)));
+  } else if (entry === 'interventions') {
+    // Issue 38: forward() and loss() with heads ablated, rollout(); hostile heads and ablations.
+    const head = () =>
+      hostile && r.chance(0.3)
+        ? r.pick([{ layer: layers, head: 0 }, { layer: 0, head: heads }, { layer: 0 }, [0, 0], ...ODD])
+        : { layer: r.int(0, layers - 1), head: r.int(0, heads - 1) };
+    const options = {
+      ablate: Array.from({ length: r.int(0, 3) }, head),
+      ablation: hostile && r.chance(0.3) ? r.pick(['random', ...ODD]) : r.pick(['zero', 'mean']),
+    };
+    const given = hostile && r.chance(0.1) ? r.pick(ODD) : options;
+    const list = tokens(r, hostile);
+    const method = r.pick(['forward', 'loss', 'rollout']);
+    const { result } = await outcome(method, () => (method === 'rollout' ? model.rollout(list) : model[method](list, given)));
+    if (result && method === 'loss') assert.equal(result.length, list.length - 1);
+    if (result && method === 'rollout')
+      for (const layer of result) for (const row of layer) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) <= 1e-5, 'a rollout row sums to 1');
+    if (result && method === 'forward' && options.ablate.length === 0 && given === options)
+      assert.deepEqual(result, model.forward(list), 'ablate: [] is the plain pass');
   } else {
     const period = hostile ? r.pick([0, context / 2 + 1, ...ODD]) : r.int(1, context / 2);
     const { result } = await outcome('inductionProbe', () => model.inductionProbe(period, hostile ? r.pick([-1, 0.5, NaN]) : r.int(0, 99)));
