@@ -7,6 +7,7 @@ import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
 import { encodeHash, expectedTrace, TOLERANCE } from './support/expected.js';
+import { audit } from './support/axe.js';
 import { assertClean, goToStep, labState, settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
@@ -61,6 +62,7 @@ test('512 tokens: the softmax step draws a bounded window of every matrix, and t
   assert.ok(cells < CELL_BOUND, `${cells} cells in the DOM (the three 512 × 512 matrices have 786,432)`);
   const table = page.locator(RESULT);
   assert.equal(await table.getAttribute('aria-rowcount'), String(N + 1), 'the grid says how many rows it has');
+  assert.deepEqual(await audit(page), [], 'the windows are axe-clean (grids with spacers and sticky headers)');
 
   await page.locator(`${RESULT} td[tabindex="0"]`).focus();
   await settle(page);
