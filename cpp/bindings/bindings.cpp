@@ -154,6 +154,11 @@ val retention(const val& request) {
   return to_js(attnlab::retention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
+val low_rank_attention(const val& request) {
+  const auto r = read_request<LowRankRequest>(request, entries::low_rank);
+  return to_js(attnlab::low_rank_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
+}
+
 val normal_matrix(const val& request) {
   const auto r = read_request<NormalMatrixRequest>(request, entries::normal);
   return to_js(attnlab::normal_matrix(r.rows, r.cols, r.seed));
@@ -189,6 +194,7 @@ val limits_table() {
       {"backwardFeatures", l::backward_features},
       {"attentionTokens", l::attention_tokens},
       {"attentionFeatures", l::attention_features},
+      {"lowRankTokens", l::low_rank_tokens},
       {"flashTokens", l::flash_tokens},
       {"flashFeatures", l::flash_features},
       {"flashValues", l::flash_values},
@@ -534,6 +540,40 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "state", ATTNLAB_RESULT_DOC("S_n = Σ_j γ^(n−1−j) k_jᵀv_j, the recurrent form's state "
                                       "after the last token: (d_k, d_v), whatever n."))
       .field<&RetentionResult::output>("output", ATTNLAB_RESULT_DOC("(n, d_v)."));
+  result<LowRankResult>(
+      "LowRankResult",
+      ATTNLAB_RESULT_DOC("lowRankAttention(): softmax attention in k dimensions, by the SVD of A "
+                         "or by Linformer's projections (Wang et al. 2020)."))
+      .field<&LowRankResult::rank>("rank", ATTNLAB_RESULT_DOC("k, request.rank."))
+      .field<&LowRankResult::scale>("scale",
+                                    ATTNLAB_RESULT_DOC("request.scale or its default 1/√d_k."))
+      .field<&LowRankResult::singular_values>(
+          "singularValues", ATTNLAB_RESULT_DOC("svd: A's singular values σ_1 ≥ … ≥ 0, "
+                                               "min(n_q, n_k) of them; empty for linformer."))
+      .field<&LowRankResult::weights>(
+          "weights",
+          ATTNLAB_RESULT_DOC("output = weights·V: A_k (svd) or softmax(Q·(E·K)ᵀ·scale)·F "
+                             "(linformer, rows need not sum to 1): (n_q, n_k); absent "
+                             "past limits().traceScores."))
+      .field<&LowRankResult::exact_weights>(
+          "exactWeights", ATTNLAB_RESULT_DOC("A, attention()'s weights: (n_q, n_k); absent past "
+                                             "limits().traceScores."))
+      .field<&LowRankResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, d_v)."))
+      .field<&LowRankResult::exact_output>(
+          "exactOutput", ATTNLAB_RESULT_DOC("A·V, attention()'s output: (n_q, d_v)."))
+      .field<&LowRankResult::weights_error>(
+          "weightsError", ATTNLAB_RESULT_DOC("‖A − weights‖_F, measured cell by cell."))
+      .field<&LowRankResult::spectrum_error>(
+          "spectrumError", ATTNLAB_RESULT_DOC("svd: sqrt(Σ_{i>k} σ_i²), the same error from the "
+                                              "spectrum (Eckart–Young)."))
+      .field<&LowRankResult::output_error>("outputError",
+                                           ATTNLAB_RESULT_DOC("‖output − exactOutput‖_F."))
+      .field<&LowRankResult::e>("E", ATTNLAB_RESULT_DOC("linformer: E as used, (rank, n_k)."))
+      .field<&LowRankResult::f>("F", ATTNLAB_RESULT_DOC("linformer: F as used, (rank, n_k)."))
+      .field<&LowRankResult::projected_weights>(
+          "projectedWeights",
+          ATTNLAB_RESULT_DOC("linformer: softmax(Q·(E·K)ᵀ·scale), the "
+                             "weights over the k projected keys: (n_q, rank)."));
 
   result<MemoryStats>("MemoryStats", ATTNLAB_RESULT_DOC("memoryStats(): the core's memory."))
       .field<&MemoryStats::allocated_bytes>(
@@ -568,6 +608,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
   emscripten::function("linearAttention", &guarded<&linear_attention>::call);
   emscripten::function("retention", &guarded<&retention>::call);
+  emscripten::function("lowRankAttention", &guarded<&low_rank_attention>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

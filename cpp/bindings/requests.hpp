@@ -68,6 +68,8 @@ constexpr Field naming(Field f, const auto& names) {
 // linearAttention()'s φ and the two ways linearAttention() and retention() compute.
 inline constexpr const char* feature_maps[] = {"elu", "relu", "favor"};
 inline constexpr const char* attention_forms[] = {"parallel", "recurrent"};
+// lowRankAttention()'s two ways (LowRankMethod).
+inline constexpr const char* low_rank_methods[] = {"svd", "linformer"};
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
                                                  "induction", "induction-anywhere"};
 
@@ -339,6 +341,26 @@ inline constexpr Field retention_fields[] = {
 inline constexpr Group retention_group =
     group<RetentionOptions>("RetentionOptions", retention_fields);
 
+inline constexpr Field low_rank_fields[] = {
+    F(LowRankOptions, method, "method",
+      "'svd': A's best rank-k approximation A_k from its singular values; 'linformer': K and V "
+      "projected along the sequence to k rows by E and F (Wang et al. 2020).")
+        .one_of(low_rank_methods),
+    F(LowRankOptions, rank, "rank",
+      "k: the singular values kept (svd: 1 … min(n_q, n_k)) or the projected keys (linformer: "
+      "1 … n_k).")
+        .need(),
+    F(LowRankOptions, causal, "causal",
+      "svd: query i sees keys 0 … i, as in attention(); refused with linformer, whose "
+      "projections mix every key."),
+    F(LowRankOptions, scale, "scale", "Multiplies the scores; default 1/√d_k."),
+    F(LowRankOptions, seed, "seed",
+      "linformer: E and F drawn from N(0, 1/k); the same seed gives the same E and F everywhere."),
+    F(LowRankOptions, e, "E", "linformer: your own projection of the keys, (rank, n_k); with F."),
+    F(LowRankOptions, f, "F", "linformer: your own projection of the values, (rank, n_k); with E."),
+};
+inline constexpr Group low_rank_group = group<LowRankOptions>("LowRankOptions", low_rank_fields);
+
 inline constexpr Field context_length_field =
     F(TrainingConfig, context_length, "contextLength", "Tokens per sequence.")
         .range("4", "trainContext");
@@ -409,6 +431,10 @@ struct RetentionRequest {
   DirectQKV qkv;
   RetentionOptions options;
 };
+struct LowRankRequest {
+  DirectQKV qkv;
+  LowRankOptions options;
+};
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Winvalid-offsetof"
@@ -442,6 +468,8 @@ inline constexpr Part linear[] = {ATTNLAB_PART(LinearAttentionRequest, qkv, qkv)
                                   ATTNLAB_PART(LinearAttentionRequest, options, linear)};
 inline constexpr Part retention[] = {ATTNLAB_PART(RetentionRequest, qkv, qkv),
                                      ATTNLAB_PART(RetentionRequest, options, retention)};
+inline constexpr Part low_rank[] = {ATTNLAB_PART(LowRankRequest, qkv, qkv),
+                                    ATTNLAB_PART(LowRankRequest, options, low_rank)};
 inline constexpr Part cache[] = {Part{&cache_group, 0}};
 inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
 inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
@@ -482,6 +510,7 @@ inline constexpr Entry step = entry("step", parts::step);
 inline constexpr Entry gradient_at = entry("gradientAt", parts::gradient_at);
 inline constexpr Entry linear = entry("linearAttention", parts::linear);
 inline constexpr Entry retention = entry("retention", parts::retention);
+inline constexpr Entry low_rank = entry("lowRankAttention", parts::low_rank);
 inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &trace,       &check_gradient,
                                        &permutation, &decode,
@@ -493,7 +522,7 @@ inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &scaling,     &normal,
                                        &trainer,     &step,
                                        &gradient_at, &linear,
-                                       &retention};
+                                       &retention,   &low_rank};
 }  // namespace entries
 
 // The trace's input from its read request: X, Wq, Wk, Wv (projected) or Q, K, V (direct).

@@ -59,6 +59,12 @@ const HOLES = [
   ],
   ['a hole in a value row', 'linearAttention', valid('linearAttention', { V: [[1, 0], hole([0, 2], 1), [1, 1]] }), 'V[1][1] is a hole'],
   [
+    'a hole in E',
+    'lowRankAttention',
+    valid('lowRankAttention', { method: 'linformer', E: [hole([1, 0, 0], 2)], F: [[0, 1, 0]], rank: 1 }),
+    'E[0][2] is a hole',
+  ],
+  [
     'a missing key row',
     'retention',
     valid('retention', {

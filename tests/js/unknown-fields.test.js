@@ -64,6 +64,7 @@ const TYPOS = [
   ['normalMatrix', 'sed', 2, 'seed'],
   ['linearAttention', 'featuremap', 'elu', 'featureMap'],
   ['retention', 'decya', 0.5, 'decay'],
+  ['lowRankAttention', 'rnak', 2, 'rank'],
 ];
 
 test(`a near miss names the field that was meant (${TYPOS.length} typos, every entry)`, () => {

@@ -26,6 +26,10 @@ lab.trace({ Q, K, V, positional: 'sinusoidal' });
 lab.decode({ X, Wq, Wk, Wv, V });
 // @ts-expect-error: permutationCheck() needs X
 lab.permutationCheck({ Q, K, V, order: [0] });
+// @ts-expect-error: lowRankAttention() needs rank
+lab.lowRankAttention({ Q, K, V, method: 'svd' });
+// @ts-expect-error: an unknown method
+lab.lowRankAttention({ Q, K, V, rank: 2, method: 'nystrom' });
 
 // A past cache is pastKey and pastValue together.
 // @ts-expect-error: pastKey without pastValue

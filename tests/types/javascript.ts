@@ -170,6 +170,10 @@ const linear = lab.linearAttention({ Q, K, V, featureMap: 'elu', causal: true, f
 [linear.output satisfies Matrix, linear.weights, linear.kernel, linear.kvState satisfies Matrix, linear.featureQ, linear.featureK, linear.keySum, linear.normalizer, linear.zeroNormalizerRows satisfies number[], linear.scale];
 const retained = lab.retention({ Q, K, V, decay: 0.9, form: 'parallel' });
 [retained.output satisfies Matrix, retained.weights, retained.state satisfies Matrix, retained.decay];
+const lowRank = lab.lowRankAttention({ Q, K, V, rank: 4, method: 'svd', causal: true, scale: 0.125 });
+[lowRank.output satisfies Matrix, lowRank.weights, lowRank.exactWeights, lowRank.exactOutput satisfies Matrix, lowRank.singularValues satisfies number[], lowRank.spectrumError, lowRank.weightsError satisfies number, lowRank.outputError satisfies number, lowRank.rank, lowRank.scale];
+const linformer = lab.lowRankAttention({ Q, K, V, rank: 2, method: 'linformer', seed: 3, E: Q, F: Q });
+[linformer.E, linformer.F, linformer.projectedWeights];
 lab.sinusoidalEncoding(8, 16);
 declare const row: number[];
 lab.softmaxBreakdown(row, 2);

@@ -422,6 +422,23 @@ export interface RetentionOptions {
   form?: 'parallel' | 'recurrent';
 }
 
+export interface LowRankOptions {
+  /** 'svd': A's best rank-k approximation A_k from its singular values; 'linformer': K and V projected along the sequence to k rows by E and F (Wang et al. 2020). Default 'svd'. */
+  method?: 'svd' | 'linformer';
+  /** k: the singular values kept (svd: 1 … min(n_q, n_k)) or the projected keys (linformer: 1 … n_k). */
+  rank: number;
+  /** svd: query i sees keys 0 … i, as in attention(); refused with linformer, whose projections mix every key. Default false. */
+  causal?: boolean;
+  /** Multiplies the scores; default 1/√d_k. */
+  scale?: number;
+  /** linformer: E and F drawn from N(0, 1/k); the same seed gives the same E and F everywhere. Default 1. */
+  seed?: number;
+  /** linformer: your own projection of the keys, (rank, n_k); with F. */
+  E?: MatrixInput;
+  /** linformer: your own projection of the values, (rank, n_k); with E. */
+  F?: MatrixInput;
+}
+
 export interface ModelConfig {
   /** Token ids 0 … vocab − 1. Default 512. */
   vocab: number;
@@ -581,6 +598,9 @@ export type LinearAttentionRequest = QKVInput & LinearAttentionOptions;
 
 /** retention(): one sequence's Q, K and V (Q and K of the same rows), the decay and the form. */
 export type RetentionRequest = QKVInput & RetentionOptions;
+
+/** lowRankAttention(): one head's Q, K and V, the rank k and the method. */
+export type LowRankAttentionRequest = QKVInput & LowRankOptions;
 
 export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions, ScoreRules {}
 
@@ -875,6 +895,36 @@ export interface RetentionResult {
   state: Matrix;
   /** (n, d_v). */
   output: Matrix;
+}
+
+/** lowRankAttention(): softmax attention in k dimensions, by the SVD of A or by Linformer's projections (Wang et al. 2020). */
+export interface LowRankResult {
+  /** k, request.rank. */
+  rank: number;
+  /** request.scale or its default 1/√d_k. */
+  scale: number;
+  /** svd: A's singular values σ_1 ≥ … ≥ 0, min(n_q, n_k) of them; empty for linformer. */
+  singularValues: number[];
+  /** output = weights·V: A_k (svd) or softmax(Q·(E·K)ᵀ·scale)·F (linformer, rows need not sum to 1): (n_q, n_k); absent past limits().traceScores. */
+  weights?: Matrix;
+  /** A, attention()'s weights: (n_q, n_k); absent past limits().traceScores. */
+  exactWeights?: Matrix;
+  /** (n_q, d_v). */
+  output: Matrix;
+  /** A·V, attention()'s output: (n_q, d_v). */
+  exactOutput: Matrix;
+  /** ‖A − weights‖_F, measured cell by cell. */
+  weightsError: number;
+  /** svd: sqrt(Σ_{i>k} σ_i²), the same error from the spectrum (Eckart–Young). */
+  spectrumError?: number;
+  /** ‖output − exactOutput‖_F. */
+  outputError: number;
+  /** linformer: E as used, (rank, n_k). */
+  E?: Matrix;
+  /** linformer: F as used, (rank, n_k). */
+  F?: Matrix;
+  /** linformer: softmax(Q·(E·K)ᵀ·scale), the weights over the k projected keys: (n_q, rank). */
+  projectedWeights?: Matrix;
 }
 
 /** memoryStats(): the core's memory. */
@@ -1403,6 +1453,8 @@ export interface AttnLab {
   linearAttention(request: LinearAttentionRequest): LinearAttentionResult;
   /** Retention (RetNet, Sun et al. 2023), parallel or recurrent: the output, the state and Q·Kᵀ ⊙ D within limits().traceScores. */
   retention(request: RetentionRequest): RetentionResult;
+  /** Low-rank attention: A's best rank-k approximation A_k by its SVD (with the singular values and the Eckart–Young error), or Linformer's projections E and F; each beside exact attention's A and A·V. */
+  lowRankAttention(request: LowRankAttentionRequest): LowRankResult;
   memoryStats(): MemoryStats & LearningMemory;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;

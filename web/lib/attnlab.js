@@ -29,6 +29,7 @@ import {
   normalMatrixRequest,
   linearAttentionRequest,
   retentionRequest,
+  lowRankRequest,
   permutationRequest,
   sampledWeightsRequest,
   scalingStudyRequest,
@@ -268,6 +269,11 @@ class AttnLab {
   /** Retention (RetNet): (Q·Kᵀ ⊙ D)·V with D_ij = decay^(i−j), parallel or recurrent. */
   retention(request) {
     return fromCore(unwrap(this.#core.retention(retentionRequest(request))));
+  }
+
+  /** Low-rank attention: A's best rank-k approximation from its SVD, or Linformer's projections, beside exact attention. */
+  lowRankAttention(request) {
+    return fromCore(unwrap(this.#core.lowRankAttention(lowRankRequest(request))));
   }
 
   /** A rows × cols matrix of N(0, 1) values from the core's seeded generator. */

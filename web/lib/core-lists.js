@@ -91,6 +91,7 @@ export const LIMITS = /* @__PURE__ */ Object.freeze({
   backwardFeatures: 256,
   attentionTokens: 512,
   attentionFeatures: 512,
+  lowRankTokens: 256,
   flashTokens: 1048576,
   flashFeatures: 8192,
   flashValues: 16777216,

@@ -216,6 +216,7 @@ const BOUNDS = {
 for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 'flashPlan', 'sampledWeights']) BOUNDS[entry] = FLASH;
 BOUNDS.linearAttention = ['attentionTokens', 'attentionFeatures', 'linear attention'];
 BOUNDS.retention = ['attentionTokens', 'attentionFeatures', 'retention'];
+BOUNDS.lowRankAttention = ['attentionTokens', 'attentionFeatures', 'low-rank attention'];
 
 // An own data property, or undefined: a getter is not called (the reader reads each field once).
 const dataOf = (object, key) => Object.getOwnPropertyDescriptor(object, key)?.value;
@@ -381,6 +382,9 @@ export const linearAttentionRequest = plain('linearAttention');
 
 /** retention(): { Q, K, V, decay, form? } checked for type. */
 export const retentionRequest = plain('retention');
+
+/** lowRankAttention(): { Q, K, V, rank, method?, causal?, scale?, seed?, E?, F? } checked for type. */
+export const lowRankRequest = plain('lowRankAttention');
 
 /** normalMatrix(): { rows, cols, seed? } checked for type. */
 export const normalMatrixRequest = plain('normalMatrix');

@@ -24,8 +24,8 @@ enum class LowRankMethod : std::uint8_t { svd, linformer };
 struct LowRankOptions {
   LowRankMethod method = LowRankMethod::svd;
   // k: 1 … min(n_q, n_k) for svd (the singular values kept); 1 … n_k for linformer (the
-  // projected keys). Required: 0 is an invalid_argument error.
-  std::size_t rank = 0;
+  // projected keys). Required: absent is an invalid_argument error.
+  std::optional<std::size_t> rank;
   // svd only: query i sees keys 0 … i, as attention() applies it. Linformer's projections mix every
   // key into each projected one, so it has no causal form: refused.
   bool causal = false;
@@ -57,8 +57,8 @@ struct LowRankResult {
   std::optional<float> spectrum_error;
   float output_error = 0.0f;  // ‖output − exact_output‖_F
   // linformer: E and F (rank, n_k) as used; softmax(Q·(E·K)ᵀ·scale), the weights over the k
-  // projected keys (n_q, rank). Empty for svd.
-  Matrix e, f, projected_weights;
+  // projected keys (n_q, rank). Absent for svd.
+  std::optional<Matrix> e, f, projected_weights;
 };
 
 // q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v), within limits::attention_tokens ×

@@ -36,7 +36,11 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LowRankOp
                                "Q (%zu rows) and K (%zu rows) are too large for the SVD: it allows "
                                "at most %zu rows each",
                                q.rows, k.rows, limits::low_rank_tokens);
-  if (auto p = validate::count_within("rank", o.rank, 1, svd ? std::min(q.rows, k.rows) : k.rows,
+  if (!o.rank)
+    return Error{ErrorCode::invalid_argument,
+                 "rank is missing: give k, the singular values kept (svd) or the projected keys "
+                 "(linformer)"};
+  if (auto p = validate::count_within("rank", *o.rank, 1, svd ? std::min(q.rows, k.rows) : k.rows,
                                       ErrorCode::invalid_argument))
     return p;
   if (!svd && o.causal)
@@ -50,8 +54,8 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LowRankOp
                                                   " is missing: give E and F together, or neither "
                                                   "(drawn from the seed)"};
   if (!svd && o.e) {
-    if (auto p = check_projection("E", *o.e, o.rank, k.rows)) return p;
-    if (auto p = check_projection("F", *o.f, o.rank, k.rows)) return p;
+    if (auto p = check_projection("E", *o.e, *o.rank, k.rows)) return p;
+    if (auto p = check_projection("F", *o.f, *o.rank, k.rows)) return p;
   }
   return validate::finite_qkv(q, k, v);
 }
@@ -76,7 +80,7 @@ Problem svd_method(const AttentionResult& exact, const Matrix& v, std::size_t ra
   double tail = 0;  // Σ_{i>k} σ_i², smallest first
   for (std::size_t i = d.values.size(); i > rank; --i) tail += d.values[i - 1] * d.values[i - 1];
   r.spectrum_error = static_cast<float>(std::sqrt(tail));
-  r.weights = svd::truncate(a64, d, rank).cast<float>();
+  r.weights = svd::truncate(d, rank).cast<float>();
   r.output = kernels::matmul(*r.weights, v);
   return validate::overflowed("the output A_k·V", r.output);
 }
@@ -84,21 +88,22 @@ Problem svd_method(const AttentionResult& exact, const Matrix& v, std::size_t ra
 // softmax(Q·(E·K)ᵀ·scale)·(F·V) by attention() itself, and its implied weights over the keys.
 Problem linformer(const Matrix& q, const Matrix& k, const Matrix& v, const LowRankOptions& o,
                   float scale, LowRankResult& r) {
+  const std::size_t rank = r.rank;
   if (o.e) {
-    r.e = *o.e;
-    r.f = *o.f;
+    r.e = o.e;
+    r.f = o.f;
   } else {  // N(0, 1/k): E the first k rows of one draw, F the next k
-    auto drawn = normal_matrix(2 * o.rank, k.rows, o.seed);
+    auto drawn = normal_matrix(2 * rank, k.rows, o.seed);
     if (!drawn) return drawn.error();
     Matrix& p = drawn.value();
-    kernels::scale(p, static_cast<float>(1 / std::sqrt(double(o.rank))));
-    const auto half = p.data.begin() + static_cast<std::ptrdiff_t>(o.rank * k.rows);
-    r.e = Matrix(o.rank, k.rows, std::vector<float>(p.data.begin(), half));
-    r.f = Matrix(o.rank, k.rows, std::vector<float>(half, p.data.end()));
+    kernels::scale(p, static_cast<float>(1 / std::sqrt(double(rank))));
+    const auto half = p.data.begin() + static_cast<std::ptrdiff_t>(rank * k.rows);
+    r.e = Matrix(rank, k.rows, std::vector<float>(p.data.begin(), half));
+    r.f = Matrix(rank, k.rows, std::vector<float>(half, p.data.end()));
   }
-  const Matrix ek = kernels::matmul(r.e, k);  // (rank, d_k)
+  const Matrix ek = kernels::matmul(*r.e, k);  // (rank, d_k)
   if (auto p = validate::overflowed("the projected keys E·K", ek)) return p;
-  const Matrix fv = kernels::matmul(r.f, v);  // (rank, d_v)
+  const Matrix fv = kernels::matmul(*r.f, v);  // (rank, d_v)
   if (auto p = validate::overflowed("the projected values F·V", fv)) return p;
   AttentionOptions options;
   options.scale = scale;
@@ -106,7 +111,7 @@ Problem linformer(const Matrix& q, const Matrix& k, const Matrix& v, const LowRa
   if (!projected) return projected.error();
   r.projected_weights = std::move(projected.value().softmax.weights);
   r.output = std::move(projected.value().output);
-  r.weights = kernels::matmul(r.projected_weights, r.f);  // (n_q, n_k): output = W·V
+  r.weights = kernels::matmul(*r.projected_weights, *r.f);  // (n_q, n_k): output = W·V
   return validate::overflowed("the implied weights softmax(…)·F", *r.weights);
 }
 
@@ -121,10 +126,10 @@ Result<LowRankResult> low_rank_attention(const Matrix& q, const Matrix& k, const
   auto exact = attention(q, k, v, exact_options);
   if (!exact) return exact.error();
   LowRankResult r;
-  r.rank = options.rank;
+  r.rank = *options.rank;
   r.scale = exact.value().scale;
   const Problem problem = options.method == LowRankMethod::svd
-                              ? svd_method(exact.value(), v, options.rank, r)
+                              ? svd_method(exact.value(), v, r.rank, r)
                               : linformer(q, k, v, options, r.scale, r);
   if (problem) return *problem;
   r.exact_output = std::move(exact.value().output);

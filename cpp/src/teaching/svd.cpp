@@ -19,6 +19,15 @@ double dot(const double* x, const double* y, std::size_t n) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+// (p, q) ← (c·p − s·q, s·p + c·q), entry by entry.
+void rotate(double* p, double* q, std::size_t n, double c, double s) {
+  for (std::size_t l = 0; l < n; ++l) {
+    const double x = p[l], y = q[l];
+    p[l] = c * x - s * y;
+    q[l] = s * x + c * y;
+  }
+}
+
 constexpr int max_sweeps = 60;  // quadratic convergence: random 256 × 256 cases take about 15
 
 }  // namespace
@@ -30,8 +39,10 @@ Decomposition jacobi(const BasicMatrix<double>& a) {
   BasicMatrix<double> x = d.right ? a : BasicMatrix<double>(a.cols, a.rows);
   if (!d.right)
     for (std::size_t i = 0; i < a.rows; ++i)
-      for (std::size_t j = 0; j < a.cols; ++j) x(j, i) = a(i, j);
+      for (std::size_t c = 0; c < a.cols; ++c) x(c, i) = a(i, c);
   const std::size_t r = x.rows, n = x.cols;
+  BasicMatrix<double> j(r, r);  // J, the rotations so far: x = J·B
+  for (std::size_t i = 0; i < r; ++i) j(i, i) = 1;
   // A pair counts as orthogonal when |x_i·x_j| ≤ tolerance·‖x_i‖·‖x_j‖: the dot product's own
   // rounding, about √n·ε.
   const double tolerance = 4 * std::numeric_limits<double>::epsilon() * std::sqrt(double(n));
@@ -46,10 +57,10 @@ Decomposition jacobi(const BasicMatrix<double>& a) {
     rotated = false;
     for (std::size_t i = 0; i < r; ++i) norms[i] = dot(x.row(i), x.row(i), n);  // no drift
     for (std::size_t i = 0; i + 1 < r; ++i)
-      for (std::size_t j = i + 1; j < r; ++j) {
-        const double alpha = norms[i], beta = norms[j];
+      for (std::size_t b = i + 1; b < r; ++b) {
+        const double alpha = norms[i], beta = norms[b];
         if (alpha == 0 || beta == 0) continue;
-        const double gamma = dot(x.row(i), x.row(j), n);
+        const double gamma = dot(x.row(i), x.row(b), n);
         if (std::abs(gamma) <= tolerance * std::sqrt(alpha * beta) ||
             std::abs(gamma) <= negligible * std::sqrt(std::max(alpha, beta)))
           continue;
@@ -60,15 +71,10 @@ Decomposition jacobi(const BasicMatrix<double>& a) {
                                                 : std::copysign(1.0, zeta) /
                                                       (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
         const double c = 1 / std::sqrt(1 + t * t), s = c * t;
-        double* xi = x.row(i);
-        double* xj = x.row(j);
-        for (std::size_t l = 0; l < n; ++l) {
-          const double p = xi[l], q = xj[l];
-          xi[l] = c * p - s * q;
-          xj[l] = s * p + c * q;
-        }
+        rotate(x.row(i), x.row(b), n, c, s);
+        rotate(j.row(i), j.row(b), r, c, s);
         norms[i] = alpha - t * gamma;
-        norms[j] = beta + t * gamma;
+        norms[b] = beta + t * gamma;
       }
   }
   std::vector<double> lengths(r);
@@ -78,36 +84,31 @@ Decomposition jacobi(const BasicMatrix<double>& a) {
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t p, std::size_t q) { return lengths[p] > lengths[q]; });
   d.values.resize(r);
-  d.vectors = BasicMatrix<double>(r, n);
+  d.rotated = BasicMatrix<double>(r, n);
+  d.rotations = BasicMatrix<double>(r, r);
   for (std::size_t i = 0; i < r; ++i) {
-    const double sigma = lengths[order[i]];
-    d.values[i] = sigma;
-    if (sigma > 0)
-      for (std::size_t l = 0; l < n; ++l) d.vectors(i, l) = x(order[i], l) / sigma;
+    d.values[i] = lengths[order[i]];
+    std::copy(x.row(order[i]), x.row(order[i]) + n, d.rotated.row(i));
+    std::copy(j.row(order[i]), j.row(order[i]) + r, d.rotations.row(i));
   }
   return d;
 }
 
-BasicMatrix<double> truncate(const BasicMatrix<double>& a, const Decomposition& d, std::size_t k) {
-  BasicMatrix<double> out(a.rows, a.cols);
-  const BasicMatrix<double>& w = d.vectors;
-  std::vector<double> c(k);
-  if (d.right) {  // row by row: a_i projected on v_1 … v_k
-    for (std::size_t i = 0; i < a.rows; ++i) {
-      for (std::size_t l = 0; l < k; ++l) c[l] = dot(a.row(i), w.row(l), a.cols);
-      for (std::size_t l = 0; l < k; ++l)
-        for (std::size_t j = 0; j < a.cols; ++j) out(i, j) += c[l] * w(l, j);
+BasicMatrix<double> truncate(const Decomposition& d, std::size_t k) {
+  const std::size_t r = d.rotated.rows, n = d.rotated.cols;
+  BasicMatrix<double> b(r, n);  // B_k[a] = Σ_{i<k} J[i][a]·X[i]
+  for (std::size_t a = 0; a < r; ++a)
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = d.rotations(i, a);
+      const double* x = d.rotated.row(i);
+      double* out = b.row(a);
+      for (std::size_t l = 0; l < n; ++l) out[l] += w * x[l];
     }
-  } else {  // column by column: a_j projected on u_1 … u_k
-    std::vector<double> column(a.rows);
-    for (std::size_t j = 0; j < a.cols; ++j) {
-      for (std::size_t i = 0; i < a.rows; ++i) column[i] = a(i, j);
-      for (std::size_t l = 0; l < k; ++l) c[l] = dot(column.data(), w.row(l), a.rows);
-      for (std::size_t l = 0; l < k; ++l)
-        for (std::size_t i = 0; i < a.rows; ++i) out(i, j) += c[l] * w(l, i);
-    }
-  }
-  return out;
+  if (d.right) return b;
+  BasicMatrix<double> t(n, r);  // A_k = B_kᵀ
+  for (std::size_t a = 0; a < r; ++a)
+    for (std::size_t l = 0; l < n; ++l) t(l, a) = b(a, l);
+  return t;
 }
 
 }  // namespace attnlab::svd

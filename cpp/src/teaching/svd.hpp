@@ -14,18 +14,20 @@ namespace attnlab::svd {
 struct Decomposition {
   // σ_1 ≥ … ≥ σ_r ≥ 0, r = min(rows, cols).
   std::vector<double> values;
-  // (r, length): unit singular vectors in the order of `values` (a zero row where σ = 0). Right
-  // singular vectors (length = cols) when right is true, left ones (length = rows) otherwise:
-  // the Jacobi rotations act on the shorter side's vectors, A's rows when rows ≤ cols.
-  BasicMatrix<double> vectors;
+  // The rotations act on the shorter side's vectors: B = A's rows when rows ≤ cols (right is
+  // true), else Aᵀ's. They end as X = J·B (r × length), rows orthogonal, row i = σ_i times a
+  // unit singular vector (right ones of A, or left ones), sorted as `values`; J (r × r) is the
+  // product of the rotations, orthogonal, so B = Jᵀ·X exactly, even where the rows of X that
+  // hold rounding noise (σ below 1e-17·‖A‖_F) were left unrotated.
+  BasicMatrix<double> rotated, rotations;
   bool right = true;
   int sweeps = 0;  // sweeps over every pair until none rotated
 };
 
 Decomposition jacobi(const BasicMatrix<double>& a);
 
-// A_k = A·V_k·V_kᵀ (right vectors) or U_k·U_kᵀ·A (left): A projected onto its first k singular
-// directions, the best rank-k approximation (Eckart–Young).
-BasicMatrix<double> truncate(const BasicMatrix<double>& a, const Decomposition& d, std::size_t k);
+// A_k = Σ_{i≤k} σ_i·u_i·v_iᵀ, from B_k = J_kᵀ·X_k (the first k rows of J and X): the best rank-k
+// approximation (Eckart–Young); k = r gives A back.
+BasicMatrix<double> truncate(const Decomposition& d, std::size_t k);
 
 }  // namespace attnlab::svd

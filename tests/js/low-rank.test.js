@@ -1,0 +1,257 @@
+// lab.lowRankAttention() from the packed package against float64 oracles written here: softmax
+// attention by its definition, the singular values and A_k from the eigen-decomposition of the
+// Gram matrix A·Aᵀ (or Aᵀ·A) by the cyclic Jacobi eigenvalue method, Linformer by its
+// definition; a seeded fuzz over shapes, methods and ranks; every bad input refused.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { random } from './support/fuzz-requests.js';
+import { attnlab } from './support/package.js';
+
+const lab = await attnlab.createAttnLab();
+const { AttnLabError } = attnlab;
+
+const TOLERANCE = 1e-5;
+const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
+const f32 = (m) => m.map((row) => row.map(Math.fround));
+const transpose = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+const product = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, l) => s + x * b[l][j], 0)));
+const maxAbs = (m) => Math.max(...m.flat().map(Math.abs));
+// Float32 against float64: max |got − want| / max(1, max |want|).
+function relativeError(got, want) {
+  assert.equal(got.length, want.length);
+  let worst = 0;
+  for (let i = 0; i < want.length; i++) for (let j = 0; j < want[i].length; j++) worst = Math.max(worst, Math.abs(got[i][j] - want[i][j]));
+  return worst / Math.max(1, maxAbs(want));
+}
+const frobenius = (a, b) => Math.sqrt(a.flat().reduce((s, x, c) => s + (x - (b ? b.flat()[c] : 0)) ** 2, 0));
+
+/** softmax(scale·Q·Kᵀ) in float64, keys after the query hidden when causal. */
+function softmaxWeights(Q, K, scale, causal) {
+  return Q.map((q, i) => {
+    const seen = causal ? Math.min(i + 1, K.length) : K.length;
+    const scores = K.slice(0, seen).map((k) => scale * q.reduce((s, x, a) => s + x * k[a], 0));
+    const top = Math.max(...scores);
+    const e = scores.map((s) => Math.exp(s - top));
+    const sum = e.reduce((s, x) => s + x, 0);
+    return K.map((_, j) => (j < seen ? e[j] / sum : 0));
+  });
+}
+
+/** Eigenvalues (descending) and unit eigenvectors (columns of vectors) of a symmetric matrix: cyclic Jacobi. */
+function symmetricEigen(S) {
+  const n = S.length;
+  const a = S.map((row) => [...row]);
+  const v = a.map((_, i) => a.map((_, j) => (i === j ? 1 : 0)));
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p][q] ** 2;
+    if (off < 1e-300) break;
+    for (let p = 0; p < n; p++)
+      for (let q = p + 1; q < n; q++) {
+        if (a[p][q] === 0) continue;
+        const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.hypot(theta, 1));
+        const c = 1 / Math.hypot(t, 1);
+        const s = t * c;
+        for (const m of [a, v]) for (let r = 0; r < n; r++) [m[r][p], m[r][q]] = [c * m[r][p] - s * m[r][q], s * m[r][p] + c * m[r][q]];
+        for (let r = 0; r < n; r++) [a[p][r], a[q][r]] = [c * a[p][r] - s * a[q][r], s * a[p][r] + c * a[q][r]];
+      }
+  }
+  const order = a.map((_, i) => i).sort((i, j) => a[j][j] - a[i][i]);
+  return { values: order.map((i) => a[i][i]), vectors: order.map((i) => v.map((row) => row[i])) };
+}
+
+/** A's singular values and A_k for each k, from the eigen-decomposition of its smaller Gram matrix. */
+function svdReference(A) {
+  const wide = A.length <= A[0].length;
+  const B = wide ? transpose(A) : A; // tall: B = A or Aᵀ, its Gram matrix Bᵀ·B the smaller one
+  const { values, vectors } = symmetricEigen(product(transpose(B), B));
+  const sigma = values.map((l) => Math.sqrt(Math.max(l, 0)));
+  // Bᵀ·B's eigenvectors are B's right singular vectors: B_k = B·W_k·W_kᵀ, A_k its transpose if wide.
+  const truncated = (k) => {
+    const W = vectors.slice(0, k); // k × cols(B)
+    const Bk = product(product(B, transpose(W)), W);
+    return wide ? transpose(Bk) : Bk;
+  };
+  return { sigma, truncated };
+}
+
+function svdCase(Q, K, V, { rank, causal = false, scale }) {
+  const r = lab.lowRankAttention({ Q, K, V, rank, causal, scale });
+  const s = r.scale;
+  const A = softmaxWeights(f32(Q), f32(K), s, causal);
+  const errors = { A: relativeError(r.exactWeights, A), exactOutput: relativeError(r.exactOutput, product(A, f32(V))) };
+  const ref = svdReference(r.exactWeights); // the core's float32 A, decomposed here
+  let sigma = 0;
+  ref.sigma.forEach((want, i) => {
+    const got = r.singularValues[i];
+    // Relative to σ_i; below 1e-2·σ_1 within 1e-7·σ_1: the Gram matrix squares A's condition,
+    // so its small σ carry errors near √ε·σ_1 (the C++ test checks them relative down to 1e-9·σ_1).
+    sigma = Math.max(sigma, Math.abs(got - want) / Math.max(want, 1e-2 * ref.sigma[0]));
+    if (i) assert.ok(got <= r.singularValues[i - 1], 'descending');
+  });
+  errors.sigma = sigma;
+  const Ak = ref.truncated(rank);
+  errors.weights = relativeError(r.weights, Ak);
+  errors.output = relativeError(r.output, product(Ak, f32(V)));
+  const tail = Math.sqrt(ref.sigma.slice(rank).reduce((t, x) => t + x * x, 0));
+  errors.eckartYoung = Math.max(Math.abs(r.weightsError - r.spectrumError), Math.abs(r.weightsError - tail));
+  errors.outputError = Math.abs(r.outputError - frobenius(r.output, r.exactOutput)) / Math.max(1, r.outputError);
+  return { r, errors };
+}
+
+function linformerCase(Q, K, V, request) {
+  const r = lab.lowRankAttention({ Q, K, V, method: 'linformer', ...request });
+  const [E, F] = [r.E, r.F].map(f32);
+  const P = softmaxWeights(f32(Q), product(E, f32(K)), r.scale, false);
+  const W = product(P, F);
+  const errors = {
+    projected: relativeError(r.projectedWeights, P),
+    weights: relativeError(r.weights, W),
+    output: relativeError(r.output, product(P, product(F, f32(V)))),
+    weightsError: Math.abs(r.weightsError - frobenius(W, softmaxWeights(f32(Q), f32(K), r.scale, false))) / Math.max(1, r.weightsError),
+  };
+  return { r, errors };
+}
+
+const seeded = (seed) => {
+  const g = random(seed);
+  return () => 4 * g.float() - 2;
+};
+
+test('lowRankAttention svd: σ, A_k, A_k·V and Eckart–Young within 1e-5 of float64; rank = n gives A back', () => {
+  const worst = {};
+  let seed = 10;
+  for (const causal of [false, true])
+    for (const [nQ, nK, d] of [
+      [1, 1, 1],
+      [3, 7, 2],
+      [8, 8, 4],
+      [12, 5, 6],
+      [20, 20, 8],
+    ])
+      for (let rank = 1; rank <= Math.min(nQ, nK); rank = rank < 3 ? rank + 1 : rank * 2) {
+        const draw = seeded(seed++);
+        const [Q, K, V] = [matrix(nQ, d, draw), matrix(nK, d, draw), matrix(nK, 3, draw)];
+        const { r, errors } = svdCase(Q, K, V, { rank, causal, scale: seed % 3 ? undefined : 0.7 });
+        for (const [name, e] of Object.entries(errors)) {
+          assert.ok(e <= TOLERANCE, `${name} ${e} (${nQ}×${nK}, rank ${rank}, causal ${causal})`);
+          worst[name] = Math.max(worst[name] ?? 0, e);
+        }
+        assert.equal(r.rank, rank);
+        assert.equal(r.singularValues.length, Math.min(nQ, nK));
+        assert.equal(r.E, undefined);
+      }
+  for (const [nQ, nK] of [
+    [9, 9],
+    [4, 11],
+    [11, 4],
+  ]) {
+    const draw = seeded(seed++);
+    const r = lab.lowRankAttention({ Q: matrix(nQ, 4, draw), K: matrix(nK, 4, draw), V: matrix(nK, 2, draw), rank: Math.min(nQ, nK), causal: true });
+    assert.ok(relativeError(r.weights, r.exactWeights) <= TOLERANCE, 'A back');
+    assert.ok(relativeError(r.output, r.exactOutput) <= TOLERANCE, 'A·V back');
+    assert.equal(r.spectrumError, 0);
+  }
+  console.log(
+    `lowRankAttention svd vs float64: ${Object.entries(worst)
+      .map(([k, e]) => `${k} ${e.toExponential(2)}`)
+      .join(', ')}`,
+  );
+});
+
+test('lowRankAttention linformer: softmax(Q·(E·K)ᵀ·scale)·(F·V) within 1e-5 of float64; seeded E, F; E = F = I is exact', () => {
+  const draw = seeded(77);
+  const [Q, K, V] = [matrix(10, 4, draw), matrix(16, 4, draw), matrix(16, 3, draw)];
+  const own = { E: matrix(5, 16, draw), F: matrix(5, 16, draw) };
+  for (const request of [{ rank: 5, ...own }, { rank: 5, seed: 3 }, { rank: 16, seed: 9, scale: 0.25 }, { rank: 1 }]) {
+    const { r, errors } = linformerCase(Q, K, V, request);
+    for (const [name, e] of Object.entries(errors)) assert.ok(e <= TOLERANCE, `${name} ${e} (${JSON.stringify(Object.keys(request))})`);
+    assert.equal(r.singularValues.length, 0);
+    assert.equal(r.spectrumError, undefined);
+    if (request.E) assert.ok(relativeError(r.E, own.E) <= 1e-7);
+  }
+  const again = (seed) => lab.lowRankAttention({ Q, K, V, method: 'linformer', rank: 4, seed });
+  assert.deepEqual(again(3).E, again(3).E);
+  assert.notDeepEqual(again(3).E, again(4).E);
+  const identity = K.map((_, i) => K.map((_, j) => (i === j ? 1 : 0)));
+  const exact = lab.lowRankAttention({ Q, K, V, method: 'linformer', rank: 16, E: identity, F: identity });
+  assert.ok(relativeError(exact.output, exact.exactOutput) <= TOLERANCE);
+  // The output error as k grows, Linformer's seeded projections beside the SVD's A_k.
+  const rows = [1, 2, 4, 8, 16].map((rank) => {
+    const lin = [1, 2, 3, 4].map((seed) => lab.lowRankAttention({ Q, K, V, method: 'linformer', rank, seed }).outputError);
+    const svd = rank <= 10 ? lab.lowRankAttention({ Q, K, V, rank }).outputError.toFixed(4) : 'none (k > n_q)';
+    return `k ${rank}: svd ${svd}, linformer (mean of 4 seeds) ${(lin.reduce((s, x) => s + x, 0) / 4).toFixed(4)}`;
+  });
+  console.log(`‖output − A·V‖_F, 10 queries × 16 keys: ${rows.join('; ')}`);
+});
+
+test('lowRankAttention: a seeded fuzz of shapes, methods, ranks and scales against the oracles', () => {
+  const g = random(2024);
+  let cases = 0;
+  for (let c = 0; c < 60; c++) {
+    const [nQ, nK, d] = [g.int(1, 14), g.int(1, 14), g.int(1, 6)];
+    const spread = g.pick([0.1, 1, 4]);
+    const draw = () => spread * (2 * g.float() - 1);
+    const [Q, K, V] = [matrix(nQ, d, draw), matrix(nK, d, draw), matrix(nK, g.int(1, 4), draw)];
+    const scale = g.chance(0.3) ? g.pick([0.01, 0.5, 3]) : undefined;
+    const linformer = g.chance(0.4);
+    const { r, errors } = linformer
+      ? linformerCase(Q, K, V, { rank: g.int(1, nK), seed: g.int(1, 1000), scale })
+      : svdCase(Q, K, V, { rank: g.int(1, Math.min(nQ, nK)), causal: g.chance(0.5), scale });
+    for (const [name, e] of Object.entries(errors)) assert.ok(e <= TOLERANCE, `case ${c}: ${name} ${e}`);
+    for (const value of [r.output, r.weights, r.exactWeights, r.singularValues, r.weightsError, r.outputError].flat(2))
+      assert.ok(Number.isFinite(value), `case ${c}: never NaN`);
+    cases++;
+  }
+  assert.equal(cases, 60);
+});
+
+test('lowRankAttention at limits().lowRankTokens: the SVD of a 256 × 256 A in wasm', () => {
+  const n = lab.limits().lowRankTokens;
+  assert.equal(n, 256);
+  const draw = seeded(5);
+  const [Q, K, V] = [matrix(n, 64, draw), matrix(n, 64, draw), matrix(n, 64, draw)];
+  for (const causal of [false, true]) {
+    const start = performance.now();
+    const r = lab.lowRankAttention({ Q, K, V, rank: n, causal });
+    const ms = performance.now() - start;
+    console.log(`lowRankAttention svd, ${n} × ${n}, causal ${causal}: ${ms.toFixed(0)} ms in wasm`);
+    assert.ok(relativeError(r.weights, r.exactWeights) <= TOLERANCE);
+    assert.ok(Math.abs(r.weightsError - r.spectrumError) <= TOLERANCE);
+  }
+});
+
+const [Q, V] = [
+  [
+    [1, 0],
+    [0, 1],
+  ],
+  [
+    [1, 2],
+    [3, 4],
+  ],
+];
+const refusals = [
+  ['rank missing', { Q, K: Q, V }, 'invalid-argument', 'rank'],
+  ['rank 0', { Q, K: Q, V, rank: 0 }, 'invalid-argument', 'rank'],
+  ['rank above min(n_q, n_k)', { Q, K: Q, V, rank: 3 }, 'invalid-argument', 'rank'],
+  ['an unknown method', { Q, K: Q, V, rank: 1, method: 'nystrom' }, 'invalid-argument', 'method'],
+  ['causal with linformer', { Q, K: Q, V, rank: 1, method: 'linformer', causal: true }, 'invalid-argument', 'causal'],
+  ['E without F', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0]] }, 'invalid-argument', 'F'],
+  ['E of the wrong shape', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0, 0]], F: [[1, 0]] }, 'shape-mismatch', 'E'],
+  ['NaN in F', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0]], F: [[NaN, 0]] }, 'non-finite', 'F'],
+  ['scale 0', { Q, K: Q, V, rank: 1, scale: 0 }, 'invalid-argument', 'scale'],
+  ['NaN in Q', { Q: [[NaN, 0]], K: Q, V, rank: 1 }, 'non-finite', 'Q'],
+  ['K too narrow', { Q, K: [[1], [2]], V, rank: 1 }, 'shape-mismatch', 'K'],
+  ['the SVD past limits().lowRankTokens', { Q: matrix(257, 1, () => 1), K: [[1]], V: [[1]], rank: 1 }, 'too-large', 'SVD'],
+  ['Q past the limits', { Q: matrix(513, 1, () => 1), K: [[1]], V: [[1]], rank: 1, method: 'linformer' }, 'too-large', 'Q'],
+];
+for (const [name, request, code, named] of refusals)
+  test(`lowRankAttention refuses ${name} (${code})`, () => {
+    assert.throws(
+      () => lab.lowRankAttention(request),
+      (error) => error instanceof AttnLabError && error.code === code && error.message.includes(named),
+    );
+  });
