@@ -159,6 +159,21 @@ val low_rank_attention(const val& request) {
   return to_js(attnlab::low_rank_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
+// A pattern's mask as { rows, cols, data: Uint8Array }, which the wrapper turns into boolean[][]
+// (one copy out of the heap, where a val per cell costs a call each).
+val flat_mask(const BasicMatrix<std::uint8_t>& m) {
+  val out = val::object();
+  out.set("rows", static_cast<double>(m.rows));
+  out.set("cols", static_cast<double>(m.cols));
+  out.set("data", to_js(m.data));
+  return out;
+}
+
+val sparse_pattern(const val& request) {
+  return to_js(
+      attnlab::sparse_pattern(read_request<SparsePatternOptions>(request, entries::sparse)));
+}
+
 val normal_matrix(const val& request) {
   const auto r = read_request<NormalMatrixRequest>(request, entries::normal);
   return to_js(attnlab::normal_matrix(r.rows, r.cols, r.seed));
@@ -214,6 +229,10 @@ val limits_table() {
       {"scalingDraws", l::scaling_draws},
       {"sinusoidalMax", l::sinusoidal_max},
       {"normalValues", l::normal_values},
+      {"favorFeatures", l::favor_features},
+      {"favorMultiplyAdds", double(l::favor_multiply_adds)},
+      {"sparseTokens", l::sparse_tokens},
+      {"sparseCells", l::sparse_cells},
       {"walkTokens", l::walk_tokens},
       {"walkFeatures", l::walk_features},
       {"walkTile", l::walk_tile},
@@ -505,9 +524,13 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&LinearAttentionResult::scale>(
           "scale", ATTNLAB_RESULT_DOC("request.scale or its default 1: multiplies Q before φ."))
       .field<&LinearAttentionResult::feature_q>(
-          "featureQ", ATTNLAB_RESULT_DOC("φ(scale·Q): (n_q, d_k)."))
-      .field<&LinearAttentionResult::feature_k>("featureK",
-                                                ATTNLAB_RESULT_DOC("φ(K): (n_k, d_k)."))
+          "featureQ", ATTNLAB_RESULT_DOC("φ(scale·Q): (n_q, d_k); 'favor': φ(√scale·Q), (n_q, m)."))
+      .field<&LinearAttentionResult::feature_k>(
+          "featureK", ATTNLAB_RESULT_DOC("φ(K): (n_k, d_k); 'favor': φ(√scale·K), (n_k, m)."))
+      .field<&LinearAttentionResult::random_features>(
+          "randomFeatures", ATTNLAB_RESULT_DOC("'favor': W, the m random rows w_l (orthogonal in "
+                                               "blocks of d_k, chi-distributed lengths): (m, d_k); "
+                                               "φ(x) = exp(W·x − ‖x‖²/2)/√m."))
       .field<&LinearAttentionResult::kv_state>(
           "kvState", ATTNLAB_RESULT_DOC("φ(K)ᵀV = Σ_j φ(k_j)v_jᵀ over every key: (d_k, d_v), "
                                         "the recurrent form's state after the last key."))
@@ -518,7 +541,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "normalizer", ATTNLAB_RESULT_DOC("φ(q_i)·Σφ(k_j) over the keys query i sees: (n_q)."))
       .field<&LinearAttentionResult::kernel>(
           "kernel", ATTNLAB_RESULT_DOC("φ(q_i)·φ(k_j), unnormalised, 0 where causal hides the "
-                                       "key: (n_q, n_k); absent past limits().traceScores."))
+                                       "key ('favor': the estimate of exp(q_i·k_j·scale)): "
+                                       "(n_q, n_k); absent past limits().traceScores."))
       .field<&LinearAttentionResult::weights>(
           "weights", ATTNLAB_RESULT_DOC("The implied weights, kernel rows over their "
                                         "normalizer: (n_q, n_k); absent past "
@@ -526,8 +550,25 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&LinearAttentionResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, d_v)."))
       .field<&LinearAttentionResult::zero_normalizer_rows>(
           "zeroNormalizerRows", ATTNLAB_RESULT_DOC("Queries whose normalizer is 0 (relu features "
-                                                   "that meet no key's): their weights and "
-                                                   "output are zeros."));
+                                                   "that meet no key's, or features underflowing "
+                                                   "to 0): their weights and output are zeros."));
+  result<SparsePattern>("SparsePattern",
+                        ATTNLAB_RESULT_DOC("sparsePattern(): which keys each query may attend to, "
+                                           "as attention()'s mask takes it."))
+      .field<&SparsePattern::mask, &flat_mask>(
+          "mask",
+          ATTNLAB_RESULT_DOC("(n_q, n_k): true where query i may attend to key j; "
+                             "attention({ mask }) and trace({ mask }) take it as it is."),
+          "boolean[][]")
+      .field<&SparsePattern::keys_per_query>(
+          "keysPerQuery", ATTNLAB_RESULT_DOC("The keys each query may attend to: (n_q)."))
+      .field<&SparsePattern::nonzeros>("nonzeros", ATTNLAB_RESULT_DOC("Allowed cells."))
+      .field<&SparsePattern::density>("density", ATTNLAB_RESULT_DOC("nonzeros / (n_q·n_k)."))
+      .field<&SparsePattern::flops>(
+          "flops", ATTNLAB_RESULT_DOC("Attention's FLOPs under the pattern at headWidth d: 4·d "
+                                      "per allowed cell (q·k and w·v, 2·d each)."))
+      .field<&SparsePattern::dense_flops>(
+          "denseFlops", ATTNLAB_RESULT_DOC("The same for every cell: 4·d·n_q·n_k."));
   result<RetentionResult>(
       "RetentionResult",
       ATTNLAB_RESULT_DOC("retention(): (Q·Kᵀ ⊙ D)·V, D_ij = γ^(i−j) for j ≤ i (RetNet, Sun et "
@@ -608,6 +649,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("normalMatrix", &guarded<&normal_matrix>::call);
   emscripten::function("linearAttention", &guarded<&linear_attention>::call);
   emscripten::function("retention", &guarded<&retention>::call);
+  emscripten::function("sparsePattern", &guarded<&sparse_pattern>::call);
   emscripten::function("lowRankAttention", &guarded<&low_rank_attention>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);

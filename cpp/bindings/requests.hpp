@@ -314,8 +314,8 @@ inline constexpr Group normal_group =
 
 inline constexpr Field linear_fields[] = {
     F(LinearAttentionOptions, feature_map, "featureMap",
-      "φ: 'elu' (elu(x) + 1, always positive) or 'relu' (max(x, 0)); 'favor' (Performer's "
-      "random features) is refused: not computed yet.")
+      "φ: 'elu' (elu(x) + 1, always positive), 'relu' (max(x, 0)), or 'favor' (Performer's "
+      "positive orthogonal random features, FAVOR+: φ(q)·φ(k) estimates exp(q·k·scale)).")
         .one_of(feature_maps),
     F(LinearAttentionOptions, causal, "causal", "Query i sees keys 0 … i only (n_q = n_k)."),
     F(LinearAttentionOptions, form, "form",
@@ -324,7 +324,14 @@ inline constexpr Field linear_fields[] = {
         .one_of(attention_forms),
     F(LinearAttentionOptions, scale, "scale",
       "Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it "
-      "is."),
+      "is. 'favor': multiplies q·k (φ(√scale·q)·φ(√scale·k)); default 1/√d_k, as softmax's."),
+    F(LinearAttentionOptions, features, "features",
+      "'favor' only: m, the random features (default 256); m·(d_k·(4·d_k + n_q + n_k) + "
+      "n_q·n_k) at most limits().favorMultiplyAdds.")
+        .range("1", "favorFeatures"),
+    F(LinearAttentionOptions, seed, "seed",
+      "'favor' only: the seed of the random features (default 1); the same seed gives the same "
+      "features everywhere."),
 };
 inline constexpr Group linear_group =
     group<LinearAttentionOptions>("LinearAttentionOptions", linear_fields);
@@ -360,6 +367,32 @@ inline constexpr Field low_rank_fields[] = {
     F(LowRankOptions, f, "F", "linformer: your own projection of the values, (rank, n_k); with E."),
 };
 inline constexpr Group low_rank_group = group<LowRankOptions>("LowRankOptions", low_rank_fields);
+
+inline constexpr Field sparse_fields[] = {
+    F(SparsePatternOptions, queries, "queries", "n_q: the pattern's rows.")
+        .need()
+        .range("1", "sparseTokens"),
+    F(SparsePatternOptions, keys, "keys", "n_k: the pattern's columns; default queries.")
+        .range("1", "sparseTokens"),
+    F(SparsePatternOptions, window, "window",
+      "Key j for query i when |i − j| < window (counted in blocks with blockSize); 0 = off."),
+    F(SparsePatternOptions, global_tokens, "globalTokens",
+      "Positions that attend to every key and that every query attends to."),
+    F(SparsePatternOptions, random, "random",
+      "Random keys per query (key blocks per query block with blockSize), drawn among those no "
+      "other part allows."),
+    F(SparsePatternOptions, block_size, "blockSize",
+      "BigBird's blocks: window and random count blocks of this many tokens; 0 = single tokens."),
+    F(SparsePatternOptions, stride, "stride",
+      "The Sparse Transformer's strided pattern: key j when i − j is a multiple of stride; 0 = "
+      "off."),
+    F(SparsePatternOptions, seed, "seed", "The same seed gives the same random keys everywhere."),
+    F(SparsePatternOptions, head_width, "headWidth",
+      "d, for the FLOP counts (d_k = d_v = d); default 64.")
+        .range("1", "attentionFeatures"),
+};
+inline constexpr Group sparse_group =
+    group<SparsePatternOptions>("SparsePatternRequest", sparse_fields);
 
 inline constexpr Field context_length_field =
     F(TrainingConfig, context_length, "contextLength", "Tokens per sequence.")
@@ -470,6 +503,7 @@ inline constexpr Part retention[] = {ATTNLAB_PART(RetentionRequest, qkv, qkv),
                                      ATTNLAB_PART(RetentionRequest, options, retention)};
 inline constexpr Part low_rank[] = {ATTNLAB_PART(LowRankRequest, qkv, qkv),
                                     ATTNLAB_PART(LowRankRequest, options, low_rank)};
+inline constexpr Part sparse[] = {Part{&sparse_group, 0}};
 inline constexpr Part cache[] = {Part{&cache_group, 0}};
 inline constexpr Part sinusoidal[] = {Part{&sinusoidal_group, 0}};
 inline constexpr Part softmax[] = {Part{&softmax_group, 0}};
@@ -510,6 +544,7 @@ inline constexpr Entry step = entry("step", parts::step);
 inline constexpr Entry gradient_at = entry("gradientAt", parts::gradient_at);
 inline constexpr Entry linear = entry("linearAttention", parts::linear);
 inline constexpr Entry retention = entry("retention", parts::retention);
+inline constexpr Entry sparse = entry("sparsePattern", parts::sparse);
 inline constexpr Entry low_rank = entry("lowRankAttention", parts::low_rank);
 inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &trace,       &check_gradient,
@@ -522,7 +557,8 @@ inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &scaling,     &normal,
                                        &trainer,     &step,
                                        &gradient_at, &linear,
-                                       &retention,   &low_rank};
+                                       &retention,   &sparse,
+                                       &low_rank};
 }  // namespace entries
 
 // The trace's input from its read request: X, Wq, Wk, Wv (projected) or Q, K, V (direct).

@@ -283,6 +283,9 @@ TEST_CASE("favor rejects bad features, and features or seed without it, by code"
   const Matrix wide(512, 64, std::vector<float>(512 * 64, 0.01f));
   CHECK(code(favor(4096, 1), wide, wide) == ErrorCode::too_large);
   CHECK(attnlab::linear_attention(wide, wide, Matrix(512, 1), favor(1024, 1)).ok());
+  // W's Gram–Schmidt grows as m·d_k²: 1,024 features of width 512 are past the work's limit.
+  const Matrix deep(64, 512, std::vector<float>(64 * 512, 0.01f));
+  CHECK(code(favor(1024, 1), deep, deep) == ErrorCode::too_large);
   LinearAttentionOptions elu;
   elu.features = 16;
   CHECK(code(elu, qkv.q, qkv.k) == ErrorCode::invalid_argument);

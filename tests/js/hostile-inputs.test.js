@@ -89,6 +89,7 @@ const HOLES = [
   ['a hole in the sampled rows', 'sampledWeights', valid('sampledWeights', { rows: hole([0, 1], 0) }), 'rows[0] is a hole'],
   ['a hole in the scores', 'softmaxBreakdown', { scores: hole([1, 2, 3], 1) }, 'scores[1] is a hole'],
   ['a hole in the dims', 'scalingStudy', valid('scalingStudy', { dims: hole([2, 4], 1) }), 'dims[1] is a hole'],
+  ['a hole in the global tokens', 'sparsePattern', valid('sparsePattern', { globalTokens: hole([0, 3], 1) }), 'globalTokens[1] is a hole'],
 ];
 
 class LongerThanItSays extends Float32Array {

@@ -64,6 +64,7 @@ const TYPOS = [
   ['normalMatrix', 'sed', 2, 'seed'],
   ['linearAttention', 'featuremap', 'elu', 'featureMap'],
   ['retention', 'decya', 0.5, 'decay'],
+  ['sparsePattern', 'widow', 3, 'window'],
   ['lowRankAttention', 'rnak', 2, 'rank'],
 ];
 

@@ -31,6 +31,14 @@ lab.lowRankAttention({ Q, K, V, method: 'svd' });
 // @ts-expect-error: an unknown method
 lab.lowRankAttention({ Q, K, V, rank: 2, method: 'nystrom' });
 
+// Cheaper attention: FAVOR+'s features count, a pattern's size.
+// @ts-expect-error: features is a number of random features
+lab.linearAttention({ Q, K, V, featureMap: 'favor', features: '256' });
+// @ts-expect-error: sparsePattern() needs queries
+lab.sparsePattern({ window: 3 });
+// @ts-expect-error: globalTokens are positions, not one position
+lab.sparsePattern({ queries: 8, globalTokens: 0 });
+
 // A past cache is pastKey and pastValue together.
 // @ts-expect-error: pastKey without pastValue
 lab.attention({ Q, K, V, pastKey: K });

@@ -168,6 +168,11 @@ lab.memoryStats().peakTrackedBytes satisfies number;
 // Cheaper attention.
 const linear = lab.linearAttention({ Q, K, V, featureMap: 'elu', causal: true, form: 'recurrent', scale: 1 });
 [linear.output satisfies Matrix, linear.weights, linear.kernel, linear.kvState satisfies Matrix, linear.featureQ, linear.featureK, linear.keySum, linear.normalizer, linear.zeroNormalizerRows satisfies number[], linear.scale];
+const favor = lab.linearAttention({ Q, K, V, featureMap: 'favor', features: 256, seed: 7, causal: true, form: 'parallel' });
+[favor.kernel, favor.weights, favor.randomFeatures satisfies Matrix | undefined, favor.scale];
+const pattern = lab.sparsePattern({ queries: 64, keys: 64, window: 3, globalTokens: [0], random: 2, blockSize: 8, stride: 8, seed: 1, headWidth: 64 });
+[pattern.mask satisfies boolean[][], pattern.keysPerQuery satisfies number[], pattern.nonzeros, pattern.density, pattern.flops, pattern.denseFlops];
+lab.attention({ Q, K, V, mask: pattern.mask });
 const retained = lab.retention({ Q, K, V, decay: 0.9, form: 'parallel' });
 [retained.output satisfies Matrix, retained.weights, retained.state satisfies Matrix, retained.decay];
 const lowRank = lab.lowRankAttention({ Q, K, V, rank: 4, method: 'svd', causal: true, scale: 0.125 });

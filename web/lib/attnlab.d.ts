@@ -72,6 +72,14 @@ export interface Limits {
   scalingDraws: number;
   sinusoidalMax: number;
   normalValues: number;
+  /** linearAttention() with featureMap 'favor': random features m at most. */
+  favorFeatures: number;
+  /** linearAttention() with featureMap 'favor': m·(d_k·(4·d_k + n_q + n_k) + n_q·n_k) at most. */
+  favorMultiplyAdds: number;
+  /** sparsePattern(): queries and keys, each at most. */
+  sparseTokens: number;
+  /** sparsePattern(): queries × keys at most. */
+  sparseCells: number;
   walkTokens: number;
   walkFeatures: number;
   walkTile: number;
@@ -405,14 +413,18 @@ export interface GradientAt {
 }
 
 export interface LinearAttentionOptions {
-  /** φ: 'elu' (elu(x) + 1, always positive) or 'relu' (max(x, 0)); 'favor' (Performer's random features) is refused: not computed yet. Default 'elu'. */
+  /** φ: 'elu' (elu(x) + 1, always positive), 'relu' (max(x, 0)), or 'favor' (Performer's positive orthogonal random features, FAVOR+: φ(q)·φ(k) estimates exp(q·k·scale)). Default 'elu'. */
   featureMap?: 'elu' | 'relu' | 'favor';
   /** Query i sees keys 0 … i only (n_q = n_k). Default false. */
   causal?: boolean;
   /** 'parallel': the n × n kernel matrix, each row over its sum; 'recurrent': the state Σφ(k)vᵀ and the normaliser Σφ(k), one key at a time. The same output. Default 'parallel'. */
   form?: 'parallel' | 'recurrent';
-  /** Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it is. */
+  /** Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it is. 'favor': multiplies q·k (φ(√scale·q)·φ(√scale·k)); default 1/√d_k, as softmax's. */
   scale?: number;
+  /** 'favor' only: m, the random features (default 256); m·(d_k·(4·d_k + n_q + n_k) + n_q·n_k) at most limits().favorMultiplyAdds. 1 … limits().favorFeatures. */
+  features?: number;
+  /** 'favor' only: the seed of the random features (default 1); the same seed gives the same features everywhere. */
+  seed?: number;
 }
 
 export interface RetentionOptions {
@@ -420,6 +432,27 @@ export interface RetentionOptions {
   decay: number;
   /** 'parallel': (Q·Kᵀ ⊙ D)·V; 'recurrent': S_t = γ·S_{t−1} + k_tᵀv_t, o_t = q_t·S_t. The same output. Default 'parallel'. */
   form?: 'parallel' | 'recurrent';
+}
+
+export interface SparsePatternRequest {
+  /** n_q: the pattern's rows. 1 … limits().sparseTokens. Default 0. */
+  queries: number;
+  /** n_k: the pattern's columns; default queries. 1 … limits().sparseTokens. */
+  keys?: number;
+  /** Key j for query i when |i − j| < window (counted in blocks with blockSize); 0 = off. Default 0. */
+  window?: number;
+  /** Positions that attend to every key and that every query attends to. */
+  globalTokens?: number[];
+  /** Random keys per query (key blocks per query block with blockSize), drawn among those no other part allows. Default 0. */
+  random?: number;
+  /** BigBird's blocks: window and random count blocks of this many tokens; 0 = single tokens. Default 0. */
+  blockSize?: number;
+  /** The Sparse Transformer's strided pattern: key j when i − j is a multiple of stride; 0 = off. Default 0. */
+  stride?: number;
+  /** The same seed gives the same random keys everywhere. Default 1. */
+  seed?: number;
+  /** d, for the FLOP counts (d_k = d_v = d); default 64. 1 … limits().attentionFeatures. Default 64. */
+  headWidth?: number;
 }
 
 export interface LowRankOptions {
@@ -865,24 +898,42 @@ export interface ScalingStudy {
 export interface LinearAttentionResult {
   /** request.scale or its default 1: multiplies Q before φ. */
   scale: number;
-  /** φ(scale·Q): (n_q, d_k). */
+  /** φ(scale·Q): (n_q, d_k); 'favor': φ(√scale·Q), (n_q, m). */
   featureQ: Matrix;
-  /** φ(K): (n_k, d_k). */
+  /** φ(K): (n_k, d_k); 'favor': φ(√scale·K), (n_k, m). */
   featureK: Matrix;
+  /** 'favor': W, the m random rows w_l (orthogonal in blocks of d_k, chi-distributed lengths): (m, d_k); φ(x) = exp(W·x − ‖x‖²/2)/√m. */
+  randomFeatures?: Matrix;
   /** φ(K)ᵀV = Σ_j φ(k_j)v_jᵀ over every key: (d_k, d_v), the recurrent form's state after the last key. */
   kvState: Matrix;
   /** Σ_j φ(k_j): (d_k), the normaliser's state after the last key. */
   keySum: number[];
   /** φ(q_i)·Σφ(k_j) over the keys query i sees: (n_q). */
   normalizer: number[];
-  /** φ(q_i)·φ(k_j), unnormalised, 0 where causal hides the key: (n_q, n_k); absent past limits().traceScores. */
+  /** φ(q_i)·φ(k_j), unnormalised, 0 where causal hides the key ('favor': the estimate of exp(q_i·k_j·scale)): (n_q, n_k); absent past limits().traceScores. */
   kernel?: Matrix;
   /** The implied weights, kernel rows over their normalizer: (n_q, n_k); absent past limits().traceScores. */
   weights?: Matrix;
   /** (n_q, d_v). */
   output: Matrix;
-  /** Queries whose normalizer is 0 (relu features that meet no key's): their weights and output are zeros. */
+  /** Queries whose normalizer is 0 (relu features that meet no key's, or features underflowing to 0): their weights and output are zeros. */
   zeroNormalizerRows: number[];
+}
+
+/** sparsePattern(): which keys each query may attend to, as attention()'s mask takes it. */
+export interface SparsePattern {
+  /** (n_q, n_k): true where query i may attend to key j; attention({ mask }) and trace({ mask }) take it as it is. */
+  mask: boolean[][];
+  /** The keys each query may attend to: (n_q). */
+  keysPerQuery: number[];
+  /** Allowed cells. */
+  nonzeros: number;
+  /** nonzeros / (n_q·n_k). */
+  density: number;
+  /** Attention's FLOPs under the pattern at headWidth d: 4·d per allowed cell (q·k and w·v, 2·d each). */
+  flops: number;
+  /** The same for every cell: 4·d·n_q·n_k. */
+  denseFlops: number;
 }
 
 /** retention(): (Q·Kᵀ ⊙ D)·V, D_ij = γ^(i−j) for j ≤ i (RetNet, Sun et al. 2023). */
@@ -1449,10 +1500,12 @@ export interface AttnLab {
   scalingStudy(request: ScalingStudyRequest): ScalingStudy;
   /** rows × cols values drawn from N(0, 1) by the core's seeded generator, flat (row-major). */
   normalMatrix(request: NormalMatrixRequest): FlatMatrix;
-  /** Linear attention (Katharopoulos et al. 2020), parallel or recurrent: the output, φ(Q), φ(K), the state φ(K)ᵀV, and the implied weights within limits().traceScores. */
+  /** Linear attention (Katharopoulos et al. 2020; featureMap 'favor': Performer's FAVOR+ random features), parallel or recurrent: the output, φ(Q), φ(K), the state φ(K)ᵀV, and the implied weights within limits().traceScores. */
   linearAttention(request: LinearAttentionRequest): LinearAttentionResult;
   /** Retention (RetNet, Sun et al. 2023), parallel or recurrent: the output, the state and Q·Kᵀ ⊙ D within limits().traceScores. */
   retention(request: RetentionRequest): RetentionResult;
+  /** A sparse pattern (BigBird's window, global tokens and random keys, per token or per block; the Sparse Transformer's stride), their union as attention()'s mask (true = may attend), with its nonzeros, density and FLOPs against dense. */
+  sparsePattern(request: SparsePatternRequest): SparsePattern;
   /** Low-rank attention: A's best rank-k approximation A_k by its SVD (with the singular values and the Eckart–Young error), or Linformer's projections E and F; each beside exact attention's A and A·V. */
   lowRankAttention(request: LowRankAttentionRequest): LowRankResult;
   memoryStats(): MemoryStats & LearningMemory;

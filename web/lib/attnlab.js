@@ -13,7 +13,7 @@
 import createAttnLabModule from './attnlab-core.js';
 import { AttnLabError, unwrap } from './errors.js';
 import { ownFields } from './fields.js';
-import { describe, fromCore, readList, toCoreMatrix } from './matrices.js';
+import { booleanRows, describe, fromCore, readList, toCoreMatrix } from './matrices.js';
 import {
   attentionBackwardRequest,
   checkGradientRequest,
@@ -29,6 +29,7 @@ import {
   normalMatrixRequest,
   linearAttentionRequest,
   retentionRequest,
+  sparsePatternRequest,
   lowRankRequest,
   permutationRequest,
   sampledWeightsRequest,
@@ -274,6 +275,12 @@ class AttnLab {
   /** Low-rank attention: A's best rank-k approximation from its SVD, or Linformer's projections, beside exact attention. */
   lowRankAttention(request) {
     return fromCore(unwrap(this.#core.lowRankAttention(lowRankRequest(request))));
+  }
+
+  /** A sparse attention pattern (BigBird's window, global and random keys; the Sparse Transformer's stride) as attention()'s mask, with its counts. */
+  sparsePattern(request) {
+    const { mask, ...rest } = unwrap(this.#core.sparsePattern(sparsePatternRequest(request)));
+    return { mask: booleanRows(mask), ...fromCore(rest) };
   }
 
   /** A rows × cols matrix of N(0, 1) values from the core's seeded generator. */

@@ -163,6 +163,15 @@ export function fromCore(value) {
   }
 }
 
+/** A mask from the core, { rows, cols, data } of 0/1, as boolean[][] (what attention({ mask }) takes back). */
+export function booleanRows({ rows, cols, data }) {
+  try {
+    return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols), Boolean));
+  } catch (error) {
+    throw error instanceof RangeError ? new AttnLabError('out-of-memory', `out of memory: ${error.message}`) : error;
+  }
+}
+
 /** A list of numbers (an array or a typed array) as the float32 row the core takes. */
 export function toCoreRow(name, row) {
   return Float32Array.from(readList(name, row, readNumber, 'an array of numbers'));

@@ -377,7 +377,7 @@ export const tilePlanRequest = guarded('tilePlan', (request) =>
 /** scalingStudy(): { dims, keys?, samples?, seed? } checked for type. */
 export const scalingStudyRequest = plain('scalingStudy');
 
-/** linearAttention(): { Q, K, V, featureMap?, causal?, form?, scale? } checked for type. */
+/** linearAttention(): { Q, K, V, featureMap?, causal?, form?, scale?, features?, seed? } checked for type. */
 export const linearAttentionRequest = plain('linearAttention');
 
 /** retention(): { Q, K, V, decay, form? } checked for type. */
@@ -385,6 +385,9 @@ export const retentionRequest = plain('retention');
 
 /** lowRankAttention(): { Q, K, V, rank, method?, causal?, scale?, seed?, E?, F? } checked for type. */
 export const lowRankRequest = plain('lowRankAttention');
+
+/** sparsePattern(): { queries, keys?, window?, globalTokens?, random?, blockSize?, stride?, seed?, headWidth? } checked for type. */
+export const sparsePatternRequest = plain('sparsePattern');
 
 /** normalMatrix(): { rows, cols, seed? } checked for type. */
 export const normalMatrixRequest = plain('normalMatrix');

@@ -72,15 +72,18 @@ inline constexpr std::size_t scaling_max_samples = 2000;  // queries per d_k
 inline constexpr std::size_t scaling_draws = std::size_t{1} << 24;
 
 // linear_attention() with FAVOR+ (favor.hpp): m random features per call, and its work,
-// m·(d_k·(d_k + n_q + n_k) + n_q·n_k) multiply-adds (orthogonalising W, the features, the
-// kernel), which keeps a call near a second in wasm: m = 1,024 fits n = 512, d_k = 64.
+// m·(d_k·(4·d_k + n_q + n_k) + n_q·n_k) multiply-adds (orthogonalising W in scalar float64,
+// counted 4 times; the features; the kernel), which keeps a call near a second in wasm: m =
+// 1,024 at n = 512, d_k = 64 took 0.83 s through the package (2^30 allowed 2.3 s, and 20 s at
+// d_k = 512 before W's term was weighted).
 inline constexpr std::size_t favor_features = 4096;
-inline constexpr std::uint64_t favor_multiply_adds = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t favor_multiply_adds = std::uint64_t{1} << 29;
 
-// sparse_pattern() (sparse_pattern.hpp): its mask, n_q × n_k cells (2,048 × 2,048), each side
-// at most sparse_tokens, so a long sequence's pattern can be drawn for a few queries.
+// sparse_pattern() (sparse_pattern.hpp): its mask, n_q × n_k cells (1,024 × 1,024: 2,048 ×
+// 2,048 took 2.2 s through the package, most of it the boolean[][]), each side at most
+// sparse_tokens, so a long sequence's pattern can be drawn for a few queries.
 inline constexpr std::size_t sparse_tokens = 65536;
-inline constexpr std::size_t sparse_cells = std::size_t{1} << 22;
+inline constexpr std::size_t sparse_cells = std::size_t{1} << 20;
 
 // sinusoidal_encoding (positional.hpp): positions and width, each 1 … this.
 inline constexpr std::size_t sinusoidal_max = 2048;

@@ -26,14 +26,14 @@ Result<Matrix> favor_projection(std::size_t features, std::size_t width, std::ui
   for (std::size_t i = 0; i < m; ++i) {
     const std::size_t in_block = i % d;  // rows before this one in its block
     for (std::size_t a = 0; a < d; ++a) row[a] = g(i, a);
-    // Modified Gram–Schmidt, twice (a second pass removes what rounding left of the first).
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::size_t b = 0; b < in_block; ++b) {
-        const double* u = &basis[b * d];
-        double dot = 0;
-        for (std::size_t a = 0; a < d; ++a) dot += row[a] * u[a];
-        for (std::size_t a = 0; a < d; ++a) row[a] -= dot * u[a];
-      }
+    // Modified Gram–Schmidt in float64: a Gaussian block is well conditioned, so one pass
+    // leaves the rows orthogonal to about 1e-13.
+    for (std::size_t b = 0; b < in_block; ++b) {
+      const double* u = &basis[b * d];
+      double dot = 0;
+      for (std::size_t a = 0; a < d; ++a) dot += row[a] * u[a];
+      for (std::size_t a = 0; a < d; ++a) row[a] -= dot * u[a];
+    }
     double norm = 0, length = 0;  // ‖the orthogonalised row‖, and the chi-distributed length
     for (std::size_t a = 0; a < d; ++a) {
       norm += row[a] * row[a];

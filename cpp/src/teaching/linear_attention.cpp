@@ -33,10 +33,11 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LinearAtt
   if (o.feature_map == FeatureMap::favor) {
     const std::size_t m = o.features.value_or(default_features);
     if (auto p = validate::count_within("features", m, 1, limits::favor_features)) return p;
-    // W's orthogonalisation, the features of Q and K, and the kernel they form.
+    // W's orthogonalisation (scalar float64: counted 4 times), the features of Q and K, and
+    // the kernel they form.
     const std::uint64_t work =
         std::uint64_t{m} *
-        (std::uint64_t{q.cols} * (q.cols + q.rows + k.rows) + std::uint64_t{q.rows} * k.rows);
+        (std::uint64_t{q.cols} * (4 * q.cols + q.rows + k.rows) + std::uint64_t{q.rows} * k.rows);
     if (work > limits::favor_multiply_adds)
       return validate::formatted(
           ErrorCode::too_large,

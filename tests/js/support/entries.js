@@ -40,5 +40,6 @@ export const VALID_REQUESTS = {
   normalMatrix: () => ({ rows: 2, cols: 3 }),
   linearAttention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), featureMap: 'relu' }),
   retention: () => ({ Q: structuredClone(K), K: structuredClone(K), V: structuredClone(V), decay: 0.9 }),
+  sparsePattern: () => ({ queries: 4, window: 2, globalTokens: [0, 3] }),
   lowRankAttention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), rank: 2 }),
 };
