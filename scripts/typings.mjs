@@ -166,7 +166,7 @@ export const RESULTS_END = '// ---- End of the generated result interfaces ----'
 // What the package's JavaScript does to a result before the user gets it: fromCore turns the
 // core's matrices into number[][] and its typed arrays into number[], except in these fields,
 // which it hands over as the core sent them (flat matrices, typed arrays).
-const AS_SENT = { LongAttentionResult: ['output'], FlashPlan: ['keyBands', 'slopes'] };
+const AS_SENT = { LongAttentionResult: ['output'], FlashPlan: ['keyBands', 'slopes', 'factors'] };
 const TYPED = /^(Float32|Float64|Uint8|Uint32)Array$/;
 
 function resultType(result, { name, type }) {

@@ -424,7 +424,11 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&FlashPlan::value_width>(
           "valueWidth", ATTNLAB_RESULT_DOC("d_v: each head's slice of V's columns."))
       .field<&FlashPlan::scale>(
-          "scale", ATTNLAB_RESULT_DOC("The scale the kernel applies: the request's, or 1/√d."))
+          "scale", ATTNLAB_RESULT_DOC("The scale: the request's, or 1/√d (the temperature "
+                                      "excluded)."))
+      .field<&FlashPlan::factors>(
+          "factors", ATTNLAB_RESULT_DOC("What multiplies each query head's scores q·k: the scale "
+                                        "over the temperature."))
       .field<&FlashPlan::may_overflow>(
           "mayOverflow", ATTNLAB_RESULT_DOC("Whether some score q·k·scale could pass float32 by "
                                             "the kernel's bound (d · max|q| · max|k| · max(1, "

@@ -85,49 +85,64 @@ inline constexpr Group qkv_group = group<DirectQKV>("QKVInput", qkv_fields);
 inline constexpr Field qk_fields[] = {qkv_fields[0], qkv_fields[1]};
 inline constexpr Group qk_group = group<DirectQKV>("QKInput", qk_fields);
 
-// The rules that both option structs take, AttentionOptions (attention(), the trace) and
-// FlashOptions (the long-sequence kernels): one row list for either struct.
-enum class Rule : std::uint8_t { causal, alignment, window, key_padding, softcap, scale };
-
-template <class Options>  // sized: clang 14 cannot index a template's array of unknown bound
-inline constexpr Field rule_fields[static_cast<std::size_t>(Rule::scale) + 1] = {
-    F(Options, causal, "causal",
-      "Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right)."),
-    F(Options, causal_alignment, "causalAlignment",
-      "Where the queries sit among the keys, for the causal rule and the window.")
-        .one_of(alignments),
-    F(Options, window, "window",
-      "Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }."),
-    F(Options, key_padding, "keyPadding",
-      "One flag per key; true marks padding that no query attends to."),
-    F(Options, softcap, "softcap",
-      "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
-    F(Options, scale, "scale", "Multiplies the scores; default 1/√d_k."),
+// The score rules (ScoreRules, score_rules.hpp), each row declared once. AttentionOptions,
+// FlashOptions and a trace's options embed ScoreRules as their first base, at offset 0, so one
+// row fills either struct; each group below lists the rules its entries take.
+enum class Rule : std::uint8_t {
+  causal,
+  alignment,
+  window,
+  key_padding,
+  mask,
+  scale,
+  temperature,
+  softcap,
+  bias,
+  alibi,
+  global_tokens,
+  past_key,
+  past_value,
+  count
 };
 
-template <class Options>
-constexpr Field rule(Rule r) {
-  return rule_fields<Options>[static_cast<std::size_t>(r)];
-}
+inline constexpr Field rule_fields[static_cast<std::size_t>(Rule::count)] = {
+    F(ScoreRules, causal, "causal",
+      "Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right)."),
+    F(ScoreRules, causal_alignment, "causalAlignment",
+      "Where the queries sit among the keys, for the causal rule and the window.")
+        .one_of(alignments),
+    F(ScoreRules, window, "window",
+      "Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }."),
+    F(ScoreRules, key_padding, "keyPadding",
+      "One flag per key; true marks padding that no query attends to."),
+    F(ScoreRules, mask, "mask", "(n_q, n_k): true where query i may attend to key j."),
+    F(ScoreRules, scale, "scale", "Multiplies the scores; default 1/√d_k."),
+    F(ScoreRules, temperature, "temperature", "Divides the scaled scores."),
+    F(ScoreRules, softcap, "softcap",
+      "Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off."),
+    F(ScoreRules, bias, "bias",
+      "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a "
+      "trace or the long-sequence kernels (the same for every sequence); −Infinity blocks the "
+      "key."),
+    F(ScoreRules, alibi, "alibi",
+      "ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position, m_h = "
+      "2^(−8(h+1)/heads)."),
+    F(ScoreRules, global_tokens, "globalTokens",
+      "Positions exempt from the window both ways (at most limits().globalTokens)."),
+    F(ScoreRules, past_key, "pastKey",
+      "A past KV cache's keys (ONNX's past_key): n_past rows, K's columns; K's rows follow them."),
+    F(ScoreRules, past_value, "pastValue",
+      "The cache's values (ONNX's past_value): n_past rows, V's columns; V's rows follow them."),
+};
+
+constexpr Field rule(Rule r) { return rule_fields[static_cast<std::size_t>(r)]; }
 
 inline constexpr Field attention_fields[] = {
-    rule<AttentionOptions>(Rule::causal),
-    rule<AttentionOptions>(Rule::alignment),
-    rule<AttentionOptions>(Rule::key_padding),
-    F(AttentionOptions, mask, "mask", "(n_q, n_k): true where query i may attend to key j."),
-    rule<AttentionOptions>(Rule::scale),
-    F(AttentionOptions, temperature, "temperature", "Divides the scaled scores."),
-    rule<AttentionOptions>(Rule::softcap),
-    F(AttentionOptions, bias, "bias",
-      "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in "
-      "a trace; −Infinity blocks the key."),
-    rule<AttentionOptions>(Rule::window),
-    F(AttentionOptions, global_tokens, "globalTokens",
-      "Positions exempt from the window both ways (at most limits().globalTokens)."),
-    F(AttentionOptions, past_key, "pastKey",
-      "A past KV cache's keys (ONNX's past_key): n_past rows, K's columns; K's rows follow them."),
-    F(AttentionOptions, past_value, "pastValue",
-      "The cache's values (ONNX's past_value): n_past rows, V's columns; V's rows follow them."),
+    rule(Rule::causal),     rule(Rule::alignment),     rule(Rule::key_padding),
+    rule(Rule::mask),       rule(Rule::scale),         rule(Rule::temperature),
+    rule(Rule::softcap),    rule(Rule::bias),          rule(Rule::alibi),
+    rule(Rule::window),     rule(Rule::global_tokens), rule(Rule::past_key),
+    rule(Rule::past_value),
 };
 inline constexpr Group attention_group =
     group<AttentionOptions>("AttentionOptions", attention_fields);
@@ -162,8 +177,6 @@ inline constexpr Field trace_fields[] = {
       "RoPE: each head's q and k rows rotated in pairs by position·ropeBase^(−2i/d_k); d_k even."),
     F(TraceInput, rope_base, "ropeBase",
       "RoPE's base: pair i of a head turns by position·ropeBase^(−2i/d_k)."),
-    F(TraceInput, alibi, "alibi",
-      "ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads)."),
     F(TraceInput, kv_heads, "kvHeads",
       "K/V heads: 0 = heads, 1 = multi-query, else grouped-query (dividing heads); K and V (or Wk, "
       "Wv) "
@@ -209,15 +222,15 @@ inline constexpr Field cache_fields[] = {
 inline constexpr Group cache_group = group<KvCacheShape>("KvCacheShape", cache_fields);
 
 inline constexpr Field long_fields[] = {
-    rule<FlashOptions>(Rule::causal),
-    rule<FlashOptions>(Rule::alignment),
-    rule<FlashOptions>(Rule::window),
+    rule(Rule::causal),
+    rule(Rule::alignment),
+    rule(Rule::window),
     F(FlashOptions, heads, "heads",
       "Query heads: equal column slices of Q (the core checks that they divide its width)."),
     F(FlashOptions, kv_heads, "kvHeads",
       "K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads "
       "K/V head ⌊h / (heads / kvHeads)⌋."),
-    rule<FlashOptions>(Rule::scale),
+    rule(Rule::scale),
 };
 inline constexpr Group long_sequence_group =
     group<FlashOptions>("LongAttentionOptions", long_fields);
@@ -233,13 +246,8 @@ inline constexpr Group kernel_group = group<FlashOptions>("KernelOptions", kerne
 
 // The score rules beyond the band: the long-sequence kernels and sampledWeights.
 inline constexpr Field score_rule_fields[] = {
-    rule<FlashOptions>(Rule::key_padding),
-    rule<FlashOptions>(Rule::softcap),
-    F(FlashOptions, bias, "bias",
-      "An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k), the "
-      "same for every sequence; −Infinity blocks the key."),
-    F(FlashOptions, alibi, "alibi",
-      "ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position."),
+    rule(Rule::key_padding), rule(Rule::temperature), rule(Rule::softcap),
+    rule(Rule::bias),        rule(Rule::alibi),
 };
 inline constexpr Group score_rules_group = group<FlashOptions>("ScoreRules", score_rule_fields);
 

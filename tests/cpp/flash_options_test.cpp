@@ -14,6 +14,7 @@
 #include "attnlab/flash.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/trace.hpp"
+#include "attnlab/variants.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -200,7 +201,7 @@ TEST_CASE("flash, naive, attention() and the trace agree on every option", "[fla
     t.source = DirectQKV{p.q, k200, v200};
     t.heads = 4;
     t.kv_heads = 2;
-    t.alibi = true;
+    t.options.alibi = true;
     t.options.causal = true;
     t.options.window = square.window;
     t.options.key_padding = square.key_padding;
@@ -312,4 +313,50 @@ TEST_CASE("flash_plan(): the rules a pass run elsewhere applies", "[flash-option
   CHECK_FALSE(plan.bias_per_head);
   CHECK(plan.fully_masked_rows == flash_attention(p.q, p.k, p.v, p.o).value().fully_masked_rows);
   CHECK(plan.fully_masked_rows == std::vector<std::size_t>{5});
+}
+
+// One description of the rules (ScoreRules, score_rules.hpp): the option structs embed it, so
+// the flash kernels take the temperature as attention() does, flash_plan() gives each head's
+// factor, attention() takes ALiBi (one head: slope 2^−8), and the rules the long-sequence
+// kernels cannot apply are refused rather than ignored.
+TEST_CASE("every path takes its rules from ScoreRules", "[flash-options][score-rules]") {
+  const Problem p = every_option(120, 92);
+  FlashOptions warm = p.o;
+  warm.temperature = 2.5f;
+  FlashOptions scaled = p.o;  // the same factor as a scale
+  scaled.scale = 1.0f / std::sqrt(static_cast<float>(p.q.cols / 4)) / 2.5f;
+  const Matrix out = flash_attention(p.q, p.k, p.v, warm).value().output;
+  CHECK(max_abs_diff(out, flash_attention(p.q, p.k, p.v, scaled).value().output) <= 1e-6);
+  CHECK(max_abs_diff(out, naive_attention(p.q, p.k, p.v, warm).value().output) <= 1e-5);
+  const FlashPlan plan = flash_plan(p.q, p.k, p.v, warm).value();
+  REQUIRE(plan.factors.size() == 4);
+  for (float f : plan.factors) CHECK(f == Approx(plan.scale / 2.5f));
+
+  // attention() with ALiBi: head 0 of 1, at the positions the alignment gives.
+  const DirectQKV d = random_qkv(3, 5, 4, 4, 93);
+  AttentionOptions alibi;
+  alibi.alibi = true;
+  alibi.causal_alignment = CausalAlignment::bottom_right;
+  AttentionOptions biased;
+  biased.bias = alibi_bias(alibi_slope(0, 1), 3, 5, 2);
+  const auto with_alibi = attention(d.q, d.k, d.v, alibi).value();
+  CHECK(max_abs_diff(with_alibi.output, attention(d.q, d.k, d.v, biased).value().output) <= 1e-6);
+  FlashOptions flash;
+  flash.alibi = true;
+  flash.causal_alignment = CausalAlignment::bottom_right;
+  CHECK(max_abs_diff(with_alibi.output, flash_attention(d.q, d.k, d.v, flash).value().output) <=
+        1e-6);
+
+  // The rules the long-sequence kernels do not take are named, not ignored.
+  FlashOptions masked;
+  masked.mask = BoolMatrix(3, 5, std::vector<std::uint8_t>(15, 1));
+  const auto refused = flash_attention(d.q, d.k, d.v, masked);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("mask") != std::string::npos);
+  FlashOptions global;
+  global.global_tokens = {0};
+  CHECK_FALSE(naive_attention(d.q, d.k, d.v, global));
+  FlashOptions cold;
+  cold.temperature = 0.0f;
+  CHECK(flash_attention(d.q, d.k, d.v, cold).error().code == ErrorCode::invalid_argument);
 }

@@ -158,7 +158,7 @@ TEST_CASE("decode() from a past cache of 100 tokens equals the last rows of the 
     full.source = DirectQKV{q, k, v};
     full.heads = c.heads;
     full.kv_heads = c.kv_heads;
-    full.alibi = c.alibi;
+    full.options.alibi = c.alibi;
     full.options.causal = true;
     full.options.window = c.window;
     const Trace whole = ok(attnlab::trace(full));

@@ -526,7 +526,7 @@ TEST_CASE("the backward steps refuse the variants they do not differentiate, nam
     CHECK_THAT(t.error().message, Catch::Matchers::Contains(name));
   };
   refused([](TraceInput& i) { i.rope = true; }, "RoPE");
-  refused([](TraceInput& i) { i.alibi = true; }, "ALiBi");
+  refused([](TraceInput& i) { i.options.alibi = true; }, "ALiBi");
   refused([](TraceInput& i) { i.dropout = 0.5f; }, "dropout");
   refused(
       [](TraceInput& i) {

@@ -614,7 +614,7 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
   // W_O.
   TraceInput variants = random_tokens(4, 6, 4, 4, 284);
   variants.heads = 2;
-  variants.rope = variants.alibi = true;
+  variants.rope = variants.options.alibi = true;
   variants.options.softcap = 5.0f;
   variants.dropout = 0.25f;
   variants.w_o = random_matrix(4, 3, 285);

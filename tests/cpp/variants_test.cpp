@@ -95,7 +95,7 @@ RefHead ref_head(MatrixD q, MatrixD k, const MatrixD& v, const TraceInput& in_, 
       else if (o.causal_alignment &&
                o.causal_alignment->kind == attnlab::CausalAlignment::Kind::at_key)
         p += double(o.causal_alignment->first_key);
-      if (in_.alibi) s -= slope * std::abs(p - double(j));
+      if (in_.options.alibi) s -= slope * std::abs(p - double(j));
       const double left = o.window.left == attnlab::Window::unbounded ? inf : double(o.window.left);
       const double right =
           o.window.right == attnlab::Window::unbounded ? inf : double(o.window.right);
@@ -281,7 +281,7 @@ TEST_CASE("RoPE scores depend only on the offset between positions", "[variants]
 TEST_CASE("ALiBi adds -m_h |i - j| to head h's scaled scores", "[variants]") {
   TraceInput input = direct(4, 6, 8, 8, 41);
   input.heads = 4;
-  input.alibi = true;
+  input.options.alibi = true;
   const Trace t = ok(attnlab::trace(input));
   const auto bias = steps_of(t, step::bias);
   REQUIRE(bias.size() == 4);
@@ -310,7 +310,7 @@ TEST_CASE("ALiBi's distances start where the alignment places the queries, as fl
   TraceInput input = direct(1, 4, 2, 2, 43);
   auto& qkv = std::get<DirectQKV>(input.source);
   std::fill(qkv.q.data.begin(), qkv.q.data.end(), 0.0f);
-  input.alibi = true;
+  input.options.alibi = true;
   input.options.causal_alignment = attnlab::CausalAlignment::bottom_right;
   const Trace right = ok(attnlab::trace(input));
   const auto& weights = steps_of(right, step::softmax).at(0)->values;
@@ -330,7 +330,7 @@ TEST_CASE("ALiBi's distances start where the alignment places the queries, as fl
     CAPTURE(alignment.offset(3, 5));
     TraceInput cached = direct(3, 2, 4, 4, 44);
     cached.heads = 2;
-    cached.alibi = true;
+    cached.options.alibi = true;
     cached.options.causal = true;
     cached.options.causal_alignment = alignment;
     cached.options.past_key = random_matrix(3, 4, 45);
@@ -377,7 +377,7 @@ TEST_CASE("grouped- and multi-query attention equal MHA with K and V repeated", 
     gqa.heads = 4;
     gqa.kv_heads = kv;
     gqa.rope = true;
-    gqa.alibi = true;
+    gqa.options.alibi = true;
     const Trace t = ok(attnlab::trace(gqa));
     const auto& d = std::get<DirectQKV>(gqa.source);
     TraceInput mha = gqa;
@@ -529,7 +529,7 @@ TEST_CASE("decode() token by token equals the trace's causal attention", "[varia
     input.heads = c.heads;
     input.kv_heads = c.kv_heads;
     input.rope = c.rope;
-    input.alibi = c.alibi;
+    input.options.alibi = c.alibi;
     input.options.window = c.window;
     input.options.causal = true;
     const Trace full = ok(attnlab::trace(input));

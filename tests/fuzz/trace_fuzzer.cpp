@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t variants = in.byte();
   input.rope = variants & 1;
   if (variants & 2) input.rope_base = in.number();
-  input.alibi = variants & 4;
+  input.options.alibi = variants & 4;
   if (variants & 8) input.kv_heads = static_cast<int>(in.byte() % 5) - 1;  // -1 … 3
   if (variants & 16) input.dropout = in.number(), input.dropout_seed = in.byte();
   if (variants & 32) {

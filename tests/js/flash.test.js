@@ -123,6 +123,7 @@ test("flashPlan: the kernel's head width, scale (default 1/√d) and its overflo
     biasPerHead: false,
     fullyMaskedRows: [],
     kvGroup: 1,
+    factors: new Float32Array(3).fill(0.5), // each head's scale / temperature
   };
   assert.deepEqual({ ...plan, scale: undefined }, { headWidth: 4, valueWidth: 4, scale: undefined, mayOverflow: false, ...rules });
   assert.equal(plan.scale, Math.fround(1 / Math.sqrt(4)));

@@ -169,8 +169,10 @@ export interface AttentionOptions {
   temperature?: number;
   /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
   softcap?: number;
-  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a trace; −Infinity blocks the key. */
+  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a trace or the long-sequence kernels (the same for every sequence); −Infinity blocks the key. */
   bias?: MatrixInput;
+  /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position, m_h = 2^(−8(h+1)/heads). Default false. */
+  alibi?: boolean;
   /** Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }. */
   window?: Window;
   /** Positions exempt from the window both ways (at most limits().globalTokens). */
@@ -218,8 +220,6 @@ export interface TraceOptions {
   rope?: boolean;
   /** RoPE's base: pair i of a head turns by position·ropeBase^(−2i/d_k). Default 10000. */
   ropeBase?: number;
-  /** ALiBi: −m_h·|i − j| added to head h's scaled scores, m_h = 2^(−8(h+1)/heads). Default false. */
-  alibi?: boolean;
   /** K/V heads: 0 = heads, 1 = multi-query, else grouped-query (dividing heads); K and V (or Wk, Wv) have kvHeads·d columns. 0 … limits().maxHeads. Default 0. */
   kvHeads?: number;
   /** Dropout on the weights, 0 ≤ p < 1: kept with probability 1 − p, scaled by 1/(1 − p). Default 0. */
@@ -263,7 +263,7 @@ export type KvCacheShape = {
 export interface LongAttentionOptions {
   /** Query i may not attend to a key after its position (i, or i + n_k − n_q bottom-right). Default false. */
   causal?: boolean;
-  /** Where the queries sit among the keys, for the causal rule and the window. Default 'top-left'. */
+  /** Where the queries sit among the keys, for the causal rule and the window. */
   causalAlignment?: CausalAlignment;
   /** Sliding window: w lets query i see key j when |i − j| < w (0 = off), or { left, right }. */
   window?: Window;
@@ -285,11 +285,13 @@ export interface KernelOptions {
 export interface ScoreRules {
   /** One flag per key; true marks padding that no query attends to. */
   keyPadding?: boolean[];
+  /** Divides the scaled scores. Default 1. */
+  temperature?: number;
   /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
   softcap?: number;
-  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k), the same for every sequence; −Infinity blocks the key. */
+  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a trace or the long-sequence kernels (the same for every sequence); −Infinity blocks the key. */
   bias?: MatrixInput;
-  /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position. Default false. */
+  /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position, m_h = 2^(−8(h+1)/heads). Default false. */
   alibi?: boolean;
 }
 
@@ -802,8 +804,10 @@ export interface FlashPlan {
   headWidth: number;
   /** d_v: each head's slice of V's columns. */
   valueWidth: number;
-  /** The scale the kernel applies: the request's, or 1/√d. */
+  /** The scale: the request's, or 1/√d (the temperature excluded). */
   scale: number;
+  /** What multiplies each query head's scores q·k: the scale over the temperature. */
+  factors: Float32Array;
   /** Whether some score q·k·scale could pass float32 by the kernel's bound (d · max|q| · max|k| · max(1, scale)), so each score must be checked. */
   mayOverflow: boolean;
   /** (n_q·2): the keys [begin, end) each query of a sequence sees under the causal rule, its alignment and the window; both ends grow with the query, so a block of queries sees from its first query's begin to its last query's end. */

@@ -6,7 +6,8 @@
 // running max m and sum l, the accumulator rescaled by exp(m_old − m_new), divided by l at the
 // end. Every rule comes from the core's plan (lab.flashPlan): each row's band of keys [begin,
 // end) (the workgroup walks from its first row's begin to its last row's end: both grow with
-// the row), ALiBi's slopes and the queries' positions. Each score then takes the core's rules in
+// the row), each head's factor (its scale over its temperature), ALiBi's slopes and the
+// queries' positions. Each score then takes the core's rules in
 // the core's order (apply_score_rules in cpp/src/kernels/flash.cpp): scaled, soft-capped, minus
 // ALiBi's m_h·|p − j|, plus the bias; a −∞ bias entry or a padding key blocks it.
 // Query head h reads K/V head h / kv_group (grouped-query attention).
@@ -26,7 +27,6 @@ struct Params {
   n_k: u32,      // keys per sequence
   heads: u32,
   kv_group: u32, // query heads per K/V head
-  scale: f32,
   softcap: f32,  // 0: off
   offset: i32,   // query i sits at key i + offset (ALiBi's distances)
   bias: u32,     // 0: none; 1: one (n_q, n_k) for every head; 2: one per head
@@ -43,7 +43,8 @@ struct Params {
 // The bias as bits: WGSL may assume no infinities, so −∞ is compared as its bit pattern.
 @group(0) @binding(6) var<storage, read> bias: array<u32>;     // (n_q or heads·n_q, n_k)
 @group(0) @binding(7) var<storage, read> padding: array<u32>;  // (n_k): 1 = padding
-@group(0) @binding(8) var<storage, read> slopes: array<f32>;   // (heads)
+// Each head's factor (what multiplies q·k), then with ALiBi each head's slope: (heads or 2·heads).
+@group(0) @binding(8) var<storage, read> head_rules: array<f32>;
 
 const BR: u32 = ${BR}u;
 const BC: u32 = ${BC}u;
@@ -69,9 +70,10 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   let width = params.heads * D;
   let kv_width = params.heads / params.kv_group * D;
   let kv_head = head / params.kv_group;
+  let factor = head_rules[head];
   var slope = 0.0;
   if (params.alibi != 0u) {
-    slope = slopes[head];
+    slope = head_rules[params.heads + head];
   }
   let bias_row = select(row, head * params.n_q + row, params.bias == 2u);
 
@@ -115,7 +117,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
           for (var c = 0u; c < D; c++) {
             x += query[c] * f32(k_tile[jj * D + c]);
           }
-          x *= params.scale;
+          x *= factor;
           if (params.softcap > 0.0) {
             x = params.softcap * tanh(clamp(x / params.softcap, -TANH_SATURATES, TANH_SATURATES));
           }

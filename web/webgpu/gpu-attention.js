@@ -15,7 +15,7 @@ import { AttnLabError, createAttnLab, ownFields } from 'attnlab';
 
 import { flashShader } from './flash-shader.js';
 
-// n_q, n_k, heads, kv_group (u32), scale, softcap (f32), offset (i32), bias, padding, alibi (u32),
+// n_q, n_k, heads, kv_group (u32), softcap (f32), offset (i32), bias, padding, alibi (u32),
 // padded to 16-byte units (flash-shader.js's Params).
 const PARAMS_BYTES = 48;
 // The bias modes of the shader: none, one (n_q, n_k) for every head, one per head.
@@ -119,7 +119,7 @@ class GpuAttention {
     // The shader cannot flag a score beyond float32 (WGSL may assume no NaN or Infinity), so
     // inputs whose scores could overflow (the core's own bound, the one its kernel checks by)
     // go to the CPU kernel, which reports it exactly: the one request the shader leaves to it.
-    // Every rule (the heads' width and scale, each query's keys, ALiBi's slopes, the rows
+    // Every rule (the heads' width and factors, each query's keys, ALiBi's slopes, the rows
     // that see no key) is the core's plan, passed on.
     const rules = this.#lab.flashPlan(checked);
     if (rules.mayOverflow) return this.#lab.flashAttention(checked);
@@ -185,7 +185,9 @@ class GpuAttention {
       const params = buffer(PARAMS_BYTES, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
       // The rules' arrays: an option left out is a buffer of zeros the shader never reads.
       const padding = keyPadding ? Uint32Array.from(keyPadding, Number) : new Uint32Array(0);
-      const arrays = [Q.data, K.data, V.data, rules.keyBands, bias ? bias.data : new Float32Array(0), padding, rules.slopes];
+      // Per head: the factors, then ALiBi's slopes (one buffer: WebGPU's default limit is 8 per stage).
+      const headRules = Float32Array.from([...rules.factors, ...rules.slopes]);
+      const arrays = [Q.data, K.data, V.data, rules.keyBands, bias ? bias.data : new Float32Array(0), padding, headRules];
       const inputs = arrays.map((data) => buffer(data.byteLength, storage));
       const out = buffer(outBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC);
       const readback = buffer(outBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST);
@@ -194,10 +196,10 @@ class GpuAttention {
       arrays.forEach((data, i) => data.byteLength && device.queue.writeBuffer(inputs[i], 0, data));
       const values = new ArrayBuffer(PARAMS_BYTES);
       new Uint32Array(values, 0, 4).set([Q.rows / batch, K.rows / batch, heads, rules.kvGroup]);
-      new Float32Array(values, 16, 2).set([rules.scale, softcap ?? 0]);
-      new Int32Array(values, 24, 1)[0] = rules.positionOffset;
+      new Float32Array(values, 16, 1)[0] = softcap ?? 0;
+      new Int32Array(values, 20, 1)[0] = rules.positionOffset;
       const biasMode = !bias ? BIAS_MODE.none : rules.biasPerHead ? BIAS_MODE.perHead : BIAS_MODE.shared;
-      new Uint32Array(values, 28, 3).set([biasMode, keyPadding ? 1 : 0, rules.slopes.length ? 1 : 0]);
+      new Uint32Array(values, 24, 3).set([biasMode, keyPadding ? 1 : 0, rules.slopes.length ? 1 : 0]);
       device.queue.writeBuffer(params, 0, values);
 
       const bindGroup = device.createBindGroup({

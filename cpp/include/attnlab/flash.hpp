@@ -11,33 +11,25 @@
 #include "attnlab/error.hpp"
 #include "attnlab/key_band.hpp"
 #include "attnlab/matrix.hpp"
+#include "attnlab/score_rules.hpp"
 
 namespace attnlab {
 
-struct FlashOptions {
-  bool causal = false;  // a query may not attend to a key after its position (per sequence)
-  // The queries' positions among the keys and the sliding window, as in AttentionOptions
-  // (key_band.hpp): the kernel skips every tile of keys that no query of a block sees.
-  CausalAlignment causal_alignment = CausalAlignment::top_left;
-  Window window;
-  std::optional<float> scale;  // default 1/sqrt(d)
-  int heads = 1;               // columns of Q split into equal slices, one per query head
+// The long-sequence kernels' options: the score rules (score_rules.hpp), the same for every
+// sequence, applied by the kernels to each tile of scores in one pass (the kernel skips every
+// tile of keys that no query of a block sees), and how the call runs. They take every rule but
+// the mask, global tokens and a past cache (refused: attention() and the trace take them); a
+// bias is (n_q, n_k) for every head, or one per head stacked: heads·n_q rows.
+struct FlashOptions : ScoreRules {
+  int heads = 1;  // columns of Q split into equal slices, one per query head
   // K/V heads (grouped-query attention): 0 = heads; else a divisor of heads, and K, V have
   // kv_heads slices, query head h reading K/V head h / (heads / kv_heads).
   int kv_heads = 0;
   std::size_t batch = 1;    // rows of Q (and of K, V) split into equal sequences
   std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
-  // The score rules beyond the band, as attention() and the trace apply them, the same for every
-  // sequence: padding keys (empty, or one flag per key of a sequence), Gemma 2's softcap on the
-  // scaled scores, an additive bias whose −∞ entries block ((n_q, n_k) for every head, or one per
-  // head stacked: heads·n_q rows), and ALiBi's −m_h·|p − j| for query head h at key position p
-  // (the band's, key_band.hpp). The kernels apply them to each tile of scores in one pass.
-  std::vector<bool> key_padding;
-  std::optional<float> softcap;
-  std::optional<Matrix> bias;
-  bool alibi = false;
 
-  bool has_score_rules() const { return !key_padding.empty() || softcap || bias || alibi; }
+  // Whether a rule beyond the causal band and the window applies (ScoreRules::has_cell_rules).
+  bool has_score_rules() const { return has_cell_rules(); }
 };
 
 struct FlashResult {
@@ -61,8 +53,9 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 
 // How the flash kernel runs a call's heads, for a pass run elsewhere (the WGSL shader): each
 // query head's width d (its slice of Q's columns; K/V head h / (heads / kv_heads)), d_v, the
-// scale (options.scale or 1/√d), and whether some score q·k·scale could pass float32 by the
-// kernel's own bound (d · max|q| · max|k| · max(1, scale) per head, flash.cpp), when its
+// scale (options.scale or 1/√d), each query head's factor (what multiplies its scores: the scale
+// over the temperature, ScoreRules::head), and whether some score q·k·scale could pass float32 by
+// the kernel's own bound (d · max|q| · max|k| · max(1, scale) per head, flash.cpp), when its
 // per-score check is needed. Then every rule the pass applies, decided here: the keys each query
 // of a sequence sees, [begin, end) as 2·n_q numbers (key_band.hpp: both ends grow with the
 // query, so a block of queries walks from its first query's begin to its last query's end),
@@ -72,6 +65,7 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 struct FlashPlan {
   std::size_t head_width = 0, value_width = 0;
   float scale = 1.0f;
+  std::vector<float> factors;  // (heads)
   bool may_overflow = false;
   std::vector<std::uint32_t> key_bands;
   int position_offset = 0;

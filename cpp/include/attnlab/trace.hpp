@@ -39,13 +39,13 @@ struct TraceInput {
   int heads = 1;              // splits the columns of Q into equal slices
   // Added to X, and to the context by its own positions (Projections only).
   PositionalEncoding positional = PositionalEncoding::none;
-  AttentionOptions options;  // a given scale applies to every head
+  // The score rules (score_rules.hpp): a given scale applies to every head, a bias is one for
+  // every head or one per head, ALiBi gives head h its own slope.
+  AttentionOptions options;
   // RoPE: each head's q and k rows rotated in pairs (2i, 2i+1) by position·base^(−2i/d_k);
   // d_k must be even.
   bool rope = false;
   float rope_base = 10000.0f;
-  // ALiBi: −m_h·|i − j| added to head h's scaled scores (variants.hpp, alibi_slope).
-  bool alibi = false;
   // K and V heads, 0 = heads; 1 is multi-query attention, 1 < kv_heads < heads grouped-query
   // attention: query head h uses K/V group h / (heads / kv_heads). heads % kv_heads == 0.
   int kv_heads = 0;

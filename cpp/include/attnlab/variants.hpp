@@ -1,5 +1,6 @@
 // The variants of attention a learner meets in modern models, as the trace applies them
-// (TraceInput: rope, alibi, kv_heads, dropout, a context), and generation with a KV cache.
+// (TraceInput: rope, kv_heads, dropout, a context; ALiBi is a score rule, score_rules.hpp),
+// and generation with a KV cache.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +24,7 @@ Matrix rope_angles(std::size_t positions, std::size_t d, float base);
 // m with pair (2i, 2i+1) of row p rotated by angles(p, i): m (rows, d), angles (rows, d/2).
 Matrix rotate_pairs(const Matrix& m, const Matrix& angles);
 
-// ALiBi (Press et al., "Train Short, Test Long", 2022): head h of H gets slope
-// m_h = 2^(−8(h+1)/H), the paper's geometric sequence starting at 2^(−8/H) (for H a power of
-// two; other H use the same formula here).
-float alibi_slope(int head, int heads);
+// ALiBi's slope of head h of H: alibi_slope() (score_rules.hpp).
 
 // bias: (n_q, n_k), bias(i, j) = −slope · |p + i − j|: query i at key position p + i, p as
 // CausalAlignment::offset places query 0 (so ALiBi's distances follow the causal rule's).

@@ -43,7 +43,7 @@ Problem detail::check_key_cells(const std::vector<bool>& key_padding,
   return std::nullopt;
 }
 
-bool AttentionOptions::bias_blocks() const {
+bool ScoreRules::bias_blocks() const {
   return bias && std::any_of(bias->data.begin(), bias->data.end(),
                              [](float b) { return b == -std::numeric_limits<float>::infinity(); });
 }
@@ -60,23 +60,21 @@ Problem detail::check_alignment(const CausalAlignment& alignment, std::size_t n_
                              static_cast<long long>(p), n_q, n_k, n_q, n_k);
 }
 
-Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
-                                        const AttentionOptions& options, std::size_t heads) {
-  if (auto p = check_alignment(options.alignment(), q.rows, k.rows)) return p;
-  if (auto p =
-          detail::check_key_cells(options.key_padding, options.bias, q.rows, k.rows, q, k, heads))
+Problem detail::check_rules(const ScoreRules& options, std::size_t n_q, std::size_t n_k,
+                            const Matrix& q, const Matrix& k, std::size_t heads) {
+  if (auto p = check_alignment(options.alignment(), n_q, n_k)) return p;
+  if (auto p = detail::check_key_cells(options.key_padding, options.bias, n_q, n_k, q, k, heads))
     return p;
   if (options.softcap)
     if (auto p = validate::positive_finite("softcap", *options.softcap)) return p;
   if (options.mask)
     if (auto p = validate::well_formed("mask", *options.mask)) return p;
-  if (options.mask && (options.mask->rows != q.rows || options.mask->cols != k.rows))
+  if (options.mask && (options.mask->rows != n_q || options.mask->cols != n_k))
     return validate::formatted(ErrorCode::shape_mismatch,
                                "mask (%s) must be %s: one row per query of Q (%s), one column per "
                                "key of K (%s)",
-                               shape_string(*options.mask).c_str(),
-                               shape_string(q.rows, k.rows).c_str(), shape_string(q).c_str(),
-                               shape_string(k).c_str());
+                               shape_string(*options.mask).c_str(), shape_string(n_q, n_k).c_str(),
+                               shape_string(q).c_str(), shape_string(k).c_str());
   if (options.scale)
     if (auto p = validate::positive_finite("scale", *options.scale)) return p;
   if (auto p = validate::positive_finite("temperature", options.temperature)) return p;
@@ -84,7 +82,7 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
     return validate::formatted(ErrorCode::too_large,
                                "%zu global tokens are more than the %zu allowed",
                                options.global_tokens.size(), limits::global_tokens);
-  const std::size_t positions = std::max(q.rows, k.rows);
+  const std::size_t positions = std::max(n_q, n_k);
   for (std::size_t g : options.global_tokens)
     if (g >= positions)
       return Error{ErrorCode::invalid_argument,
@@ -93,7 +91,12 @@ Problem detail::check_attention_options(const Matrix& q, const Matrix& k,
   return std::nullopt;
 }
 
-Problem detail::check_past(const AttentionOptions& options, const char* k_name, std::size_t k_rows,
+Problem detail::check_attention_options(const Matrix& q, const Matrix& k, const ScoreRules& options,
+                                        std::size_t heads) {
+  return check_rules(options, q.rows, k.rows, q, k, heads);
+}
+
+Problem detail::check_past(const ScoreRules& options, const char* k_name, std::size_t k_rows,
                            std::size_t k_cols, const char* v_name, std::size_t v_cols,
                            std::size_t max_keys) {
   const auto &key = options.past_key, &value = options.past_value;
@@ -127,36 +130,20 @@ Matrix detail::appended(const std::optional<Matrix>& past, const Matrix& m) {
 
 namespace {
 
-Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
-                     const AttentionOptions& options) {
+Problem check_inputs(const Matrix& q, const Matrix& k, const Matrix& v, const ScoreRules& options,
+                     std::size_t heads) {
   if (auto p = validate::attention_shapes(q, k, v, limits::attention_tokens,
                                           limits::attention_features, "attention"))
     return p;
-  if (auto p = detail::check_attention_options(q, k, options)) return p;
+  if (auto p = detail::check_attention_options(q, k, options, heads)) return p;
   return validate::finite_qkv(q, k, v);
 }
 
 }  // namespace
 
-std::uint8_t blocked_by(const AttentionOptions& options, std::size_t n_q, std::size_t n_k,
+std::uint8_t blocked_by(const ScoreRules& options, std::size_t n_q, std::size_t n_k,
                         std::size_t query, std::size_t key) {
-  const KeyBand band(options.causal, options.alignment(), options.window, n_q, n_k);
-  std::uint8_t rules = 0;
-  if (band.causal_blocks(query, key)) rules |= mask_rule::causal;
-  if (!options.key_padding.empty() && options.key_padding[key]) rules |= mask_rule::key_padding;
-  if (options.bias && (*options.bias)(query, key) == -std::numeric_limits<float>::infinity())
-    rules |= mask_rule::bias;
-  if (options.mask && (*options.mask)(query, key) == 0) rules |= mask_rule::mask;
-  const auto global = [&](std::size_t p) {
-    return std::find(options.global_tokens.begin(), options.global_tokens.end(), p) !=
-           options.global_tokens.end();
-  };
-  // A global token is a position: the query's is its key position (after a past cache or
-  // bottom-right, not its row), and one before the first key is none.
-  const std::int64_t position = band.position(query);
-  const bool global_query = position >= 0 && global(static_cast<std::size_t>(position));
-  if (band.window_blocks(query, key) && !global_query && !global(key)) rules |= mask_rule::window;
-  return rules;
+  return options.head(0, 1, n_q, n_k, 0).blocked_by(query, key);
 }
 
 Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -169,46 +156,48 @@ Result<AttentionResult> attention(const Matrix& q, const Matrix& k, const Matrix
           detail::check_past(options, "K", k.rows, k.cols, "V", v.cols, limits::attention_tokens))
     return *p;
   return detail::attention(q, detail::appended(options.past_key, k),
-                           detail::appended(options.past_value, v), options, nullptr);
+                           detail::appended(options.past_value, v), options);
 }
 
 Result<AttentionResult> detail::attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                          const AttentionOptions& options, const Matrix* alibi) {
-  if (auto p = check_inputs(q, k, v, options)) return *p;  // k and v: the cache's rows included
+                                          const ScoreRules& rules, std::size_t head,
+                                          std::size_t heads) {
+  if (auto p = check_inputs(q, k, v, rules, heads)) return *p;  // k, v: the cache's rows too
+  return attention_head(q, k, v, rules.head(head, heads, q.rows, k.rows, q.cols));
+}
 
+Result<AttentionResult> detail::attention_head(const Matrix& q, const Matrix& k, const Matrix& v,
+                                               const HeadRules& rules, std::size_t first_query) {
   AttentionResult r;
   r.scores = kernels::matmul_transposed(q, k);  // scores: (n_q, n_k)
   if (auto p = validate::overflowed("the scores Q·Kᵀ", r.scores)) return *p;
 
-  const float base = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols)));
-  r.scale = base;
-  r.temperature = options.temperature;
-  r.factor = base / options.temperature;
+  r.scale = rules.scale;
+  r.temperature = rules.temperature;
+  r.factor = rules.factor;
   if (auto p = validate::positive_finite("scale / temperature", r.factor)) return *p;
   r.scaled = r.scores;
   kernels::scale(r.scaled, r.factor);
   if (auto p = validate::overflowed("the scaled scores", r.scaled)) return *p;
 
-  if (options.softcap) {  // |cap·tanh(x / cap)| < cap: nothing to overflow
+  const ScoreRules& o = *rules.rules;
+  if (o.softcap) {  // |cap·tanh(x / cap)| < cap: nothing to overflow
     r.capped = r.scaled;
-    const float cap = *options.softcap;
-    for (float& x : r.capped.data) x = cap * std::tanh(x / cap);
+    for (float& x : r.capped.data) x = rules.capped(x);
   }
-  // logits: (n_q, n_k), the (capped) scaled scores plus the biases, -inf where masked
-  r.logits = options.softcap ? r.capped : r.scaled;
-  if (alibi || options.bias) {
-    for (std::size_t i = 0; i < r.logits.data.size(); ++i) {
-      if (alibi) r.logits.data[i] += alibi->data[i];
-      // A −∞ entry of the bias is a block: the mask below sets it, not a sum.
-      if (options.bias && std::isfinite(options.bias->data[i]))
-        r.logits.data[i] += options.bias->data[i];
-    }
-    if (auto p = validate::overflowed("the scaled scores plus the bias", r.logits)) return *p;
-  }
-  if (options.has_mask())
+  // logits: (n_q, n_k), the (capped) scaled scores plus the biases, -inf where masked; query i
+  // of these rows is query first_query + i of the rules
+  r.logits = o.softcap ? r.capped : r.scaled;
+  if (rules.slope != 0.0f || rules.bias) {
     for (std::size_t i = 0; i < q.rows; ++i)
       for (std::size_t j = 0; j < k.rows; ++j)
-        if (blocked_by(options, q.rows, k.rows, i, j) != 0)
+        r.logits(i, j) = rules.biased(first_query + i, j, r.logits(i, j));
+    if (auto p = validate::overflowed("the scaled scores plus the bias", r.logits)) return *p;
+  }
+  if (o.has_mask())
+    for (std::size_t i = 0; i < q.rows; ++i)
+      for (std::size_t j = 0; j < k.rows; ++j)
+        if (rules.blocked_by(first_query + i, j) != 0)
           r.logits(i, j) = -std::numeric_limits<float>::infinity();
 
   r.softmax = kernels::softmax_rows(r.logits);

@@ -28,20 +28,12 @@ namespace attnlab {
 void simd::apply_score_rules(const HeadTask& p, float* s, std::size_t keys, std::size_t rows,
                              std::size_t key_stride, std::size_t row_stride, std::size_t first,
                              std::size_t j0) {
-  const FlashOptions& o = *p.rules;
-  for (std::size_t j = 0; j < keys; ++j) {
-    const std::size_t key = j0 + j;
-    const bool padding = !o.key_padding.empty() && o.key_padding[key];
+  const HeadRules& rules = *p.rules;
+  for (std::size_t j = 0; j < keys; ++j)
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t i = first + r;
       float& x = s[j * key_stride + r * row_stride];
-      x *= p.scale;
-      if (o.softcap) x = *o.softcap * std::tanh(x / *o.softcap);
-      x -= p.slope * static_cast<float>(std::abs(p.band.position(i) - std::int64_t(key)));
-      if (p.bias) x += p.bias[i * p.n_k + key];  // −∞ blocks
-      if (padding) x = minus_infinity;
+      x = rules.logit(first + r, j0 + j, x * p.scale);
     }
-  }
 }
 
 namespace {
@@ -183,7 +175,18 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                              const FlashOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   std::vector<HeadTask> list = head_tasks(q, k, v, options, nullptr);
-  FlashPlan plan{list.front().d, list.front().d_v, list.front().scale, false, {}, 0, {}, false, {}};
+  FlashPlan plan{list.front().d,
+                 list.front().d_v,
+                 options.scale_for(list.front().d),
+                 {},
+                 false,
+                 {},
+                 0,
+                 {},
+                 false,
+                 {}};
+  const auto heads = static_cast<std::size_t>(options.heads);
+  for (std::size_t h = 0; h < heads; ++h) plan.factors.push_back(list[h].scale);
   for (HeadTask& task : list) {
     bound_scores(task, simd::active());
     plan.may_overflow = plan.may_overflow || task.may_overflow;
@@ -195,9 +198,8 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                                                  static_cast<std::uint32_t>(seen.end)});
   }
   plan.position_offset = static_cast<int>(first.band.position(0));  // |n_k − n_q| < 2^31
-  const auto heads = static_cast<std::size_t>(options.heads);
   if (options.alibi)
-    for (std::size_t h = 0; h < heads; ++h) plan.slopes.push_back(list[h].slope);
+    for (std::size_t h = 0; h < heads; ++h) plan.slopes.push_back(list[h].rules->slope);
   plan.bias_per_head = options.bias && options.bias->rows != first.n_q;
   plan.fully_masked_rows = flash_tasks::fully_masked(list, heads, q.rows, nullptr);
   plan.kv_group = group_size(options);

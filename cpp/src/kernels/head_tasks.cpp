@@ -25,8 +25,7 @@ namespace {
 bool sees_no_key(const HeadTask& task, std::size_t i) {
   const KeyRange seen = task.band.range(i);
   for (std::size_t j = seen.begin; j < seen.end; ++j)
-    if (!task.rules || !flash_tasks::rule_blocks(*task.rules, task.bias, task.n_k, i, j))
-      return false;
+    if (!task.rules || !task.rules->blocked_in_band(i, j)) return false;
   return true;
 }
 
@@ -36,35 +35,21 @@ std::size_t flash_tasks::group_size(const FlashOptions& o) {
   return o.kv_heads > 0 ? static_cast<std::size_t>(o.heads / o.kv_heads) : 1;
 }
 
-const float* flash_tasks::head_bias(const FlashOptions& o, std::size_t n_q, std::size_t h) {
-  if (!o.bias) return nullptr;
-  return o.bias->row(o.bias->rows == n_q ? 0 : h * n_q);  // one for all heads, or head h's
-}
-
-bool flash_tasks::rule_blocks(const FlashOptions& o, const float* bias, std::size_t n_k,
-                              std::size_t i, std::size_t j) {
-  return (!o.key_padding.empty() && o.key_padding[j]) ||
-         (bias && bias[i * n_k + j] == minus_infinity);
-}
-
 std::vector<HeadTask> flash_tasks::head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
                                               const FlashOptions& o, Matrix* out) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t group = group_size(o);
   const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
-  const float scale = o.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
-  const KeyBand band(o.causal, o.causal_alignment, o.window, n_q, n_k);
   std::vector<HeadTask> list;
   for (std::size_t b = 0; b < o.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h) {
-      list.push_back(HeadTask{q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d,
-                              v.row(b * n_k) + h / group * d_v,
-                              out ? out->row(b * n_q) + h * d_v : nullptr, b * n_q, q.cols, k.cols,
-                              v.cols, out ? out->cols : 0, n_q, n_k, d, d_v, scale, band});
-      if (o.has_score_rules()) list.back().rules = &o;
-      if (o.alibi) list.back().slope = alibi_slope(static_cast<int>(h), o.heads);
-      list.back().bias = head_bias(o, n_q, h);
+      const HeadRules rules = o.head(h, heads, n_q, n_k, d);  // the same for every sequence
+      list.push_back(HeadTask{
+          q.row(b * n_q) + h * d, k.row(b * n_k) + h / group * d, v.row(b * n_k) + h / group * d_v,
+          out ? out->row(b * n_q) + h * d_v : nullptr, b * n_q, q.cols, k.cols, v.cols,
+          out ? out->cols : 0, n_q, n_k, d, d_v, rules.factor, rules.band});
+      if (o.has_cell_rules()) list.back().rules = rules;
     }
   return list;
 }
@@ -144,6 +129,15 @@ std::optional<Error> flash_tasks::check_work(const char* kernel, const Matrix& q
   return std::nullopt;
 }
 
+std::optional<Error> flash_tasks::untaken_rule(const FlashOptions& o) {
+  if (!o.mask && o.global_tokens.empty() && !o.past_key && !o.past_value) return std::nullopt;
+  return Error{ErrorCode::invalid_argument,
+               std::string(o.mask                     ? "mask"
+                           : !o.global_tokens.empty() ? "globalTokens"
+                                                      : "pastKey") +
+                   ": the long-sequence kernels do not take it; attention() and trace() do"};
+}
+
 // K's own checks come first, so only the heads' message names the V of sampled_weights().
 std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
                                         const FlashOptions& o, const char* v_name,
@@ -186,16 +180,15 @@ std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const 
                                "batch (%zu) must be at least 1 and divide the rows of Q (%s) and K "
                                "(%s)",
                                o.batch, shape(q).c_str(), shape(k).c_str());
-  if (o.scale)
-    if (auto e = validate::positive_finite("scale", *o.scale)) return e;
+  if (auto e = untaken_rule(o)) return e;
+  // Per sequence: the same rules (padding, bias) for each.
   const std::size_t n_q = q.rows / o.batch, n_k = k.rows / o.batch;
-  if (auto e = detail::check_alignment(o.causal_alignment, n_q, n_k)) return e;
-  // Per sequence: the same padding and bias for each.
-  if (auto e = detail::check_key_cells(o.key_padding, o.bias, n_q, n_k, q, k,
-                                       static_cast<std::size_t>(o.heads)))
-    return e;
-  if (o.softcap)
-    if (auto e = validate::positive_finite("softcap", *o.softcap)) return e;
+  if (auto e = detail::check_rules(o, n_q, n_k, q, k, static_cast<std::size_t>(o.heads))) return e;
+  for (std::size_t h = 0; h < static_cast<std::size_t>(o.heads); ++h)
+    if (auto e = validate::positive_finite(
+            "scale / temperature",
+            o.head(h, static_cast<std::size_t>(o.heads), n_q, n_k, d).factor))
+      return e;
   if (known_finite) return std::nullopt;
   return validate::finite_qkv(q, k, v);
 }

@@ -22,17 +22,13 @@ std::size_t group_size(const FlashOptions& o);
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o,
                            const char* v_name, bool known_finite = false);
 
+// The score rules these kernels do not take (the mask, global tokens, a past cache), refused.
+std::optional<Error> untaken_rule(const FlashOptions& o);
+
 // The (batch, head) tasks of a call, with the output they write (when given): query head h
 // reads K/V head h / group_size.
 std::vector<simd::HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
                                        const FlashOptions& o, Matrix* out);
-
-// Head h's (n_q, n_k) rows of the bias (row stride n_k), or null without one.
-const float* head_bias(const FlashOptions& o, std::size_t n_q, std::size_t h);
-
-// Whether a padding key or a −∞ bias blocks key j for query i (bias: head_bias()'s rows).
-bool rule_blocks(const FlashOptions& o, const float* bias, std::size_t n_k, std::size_t i,
-                 std::size_t j);
 
 // The output's width: heads·d_v, V's columns once per query head.
 std::size_t output_cols(const Matrix& v, const FlashOptions& o);

@@ -86,7 +86,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
       return overflow(q, k, i, "the scaled scores plus the bias");
     if (max == simd::minus_infinity) {
       for (std::size_t j = seen.begin; j < seen.end; ++j)
-        if (!task.rules || !flash_tasks::rule_blocks(*task.rules, task.bias, task.n_k, i, j))
+        if (!task.rules || !task.rules->blocked_in_band(i, j))
           return overflow(q, k, i, "the scaled scores plus the bias");
       continue;  // every key padding or blocked: zeros
     }
@@ -102,7 +102,8 @@ Result<SampledMask> sampled_mask(std::size_t n_q, std::size_t n_k,
                                  const std::vector<std::size_t>& cols, int head,
                                  const FlashOptions& options) {
   if (auto e = check_cells(n_q, n_k, rows, cols, head, options)) return *e;
-  if (auto e = detail::check_alignment(options.causal_alignment, n_q, n_k)) return *e;
+  if (auto e = flash_tasks::untaken_rule(options)) return *e;
+  if (auto e = detail::check_alignment(options.alignment(), n_q, n_k)) return *e;
   // The rules' own sizes against n_q and n_k (their values were checked with Q and K).
   const auto heads = static_cast<std::size_t>(options.heads);
   if (!options.key_padding.empty() && options.key_padding.size() != n_k)
@@ -114,10 +115,10 @@ Result<SampledMask> sampled_mask(std::size_t n_q, std::size_t n_k,
       return validate::formatted(ErrorCode::shape_mismatch, "bias (%s) is not (%zu, %zu)",
                                  shape_string(*bias).c_str(), n_q, n_k);
   }
-  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
-  const float* bias = flash_tasks::head_bias(options, n_q, static_cast<std::size_t>(head));
+  const HeadRules rules = options.head(static_cast<std::size_t>(head), heads, n_q, n_k, 0);
+  const KeyBand& band = rules.band;
   const auto hidden = [&](std::size_t i, std::size_t j) {
-    return !band.range(i).contains(j) || flash_tasks::rule_blocks(options, bias, n_k, i, j);
+    return !band.range(i).contains(j) || rules.blocked_in_band(i, j);
   };
   SampledMask out{BasicMatrix<std::uint8_t>(rows.size(), cols.size()), {}};
   for (std::size_t r = 0; r < rows.size(); ++r) {

@@ -9,13 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "attnlab/key_band.hpp"
+#include "attnlab/score_rules.hpp"
 #include "attnlab/tiling.hpp"
-
-namespace attnlab {
-struct FlashOptions;
-}
 
 namespace attnlab::simd {
 
@@ -38,16 +36,15 @@ struct HeadTask {
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
   bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
   bool streamed = false;     // K and V come from memory, not a cache: read each block in order
-  // The score rules beyond the band (FlashOptions::has_score_rules), or null; ALiBi's slope m_h;
-  // this head's (n_q, n_k) rows of the bias (row stride n_k), or null.
-  const FlashOptions* rules = nullptr;
-  float slope = 0.0f;
-  const float* bias = nullptr;
+  // The head's rules (ScoreRules::head) when a rule beyond the band applies
+  // (ScoreRules::has_cell_rules), else none: the scale and the band alone.
+  std::optional<HeadRules> rules = std::nullopt;
 };
 
 // The logits of a tile of task's scores s, in place: entry (key j0 + j, query first + r) at
-// s[j·key_stride + r·row_stride] scaled, soft-capped, plus ALiBi's and the given bias, -Infinity
-// for a padding key (flash.cpp). One plain pass for every architecture, none per template.
+// s[j·key_stride + r·row_stride] scaled, then HeadRules::logit (soft-capped, plus ALiBi's and the
+// given bias, -Infinity where padding, the mask or the bias blocks it) (flash.cpp). One plain pass
+// for every architecture, none per template.
 void apply_score_rules(const HeadTask& task, float* s, std::size_t keys, std::size_t rows,
                        std::size_t key_stride, std::size_t row_stride, std::size_t first,
                        std::size_t j0);

@@ -108,8 +108,6 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
   const auto heads = static_cast<std::size_t>(options.heads);
   const std::size_t d = q.cols / heads, d_v = v.cols / heads;
   const std::size_t n_q = q.rows / options.batch, n_k = k.rows / options.batch;
-  const float f = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d)));
-  const KeyBand band(options.causal, options.causal_alignment, options.window, n_q, n_k);
   const tiling::TilePlan plan = *tiling::plan_for(d);
   const std::size_t br = plan.query_rows, bc = plan.key_rows;
 
@@ -121,6 +119,10 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
   std::vector<float> p(bc), dp(bc);         // a tile row of P, then of dS; of dO·V_jᵀ
   for (std::size_t b = 0; b < options.batch; ++b)
     for (std::size_t h = 0; h < heads; ++h) {
+      // The head's factor (scale / temperature) and band, as the forward pass took them.
+      const HeadRules rules = options.head(h, heads, n_q, n_k, d);
+      const float f = rules.factor;
+      const KeyBand& band = rules.band;
       // Row r of this (sequence, head)'s slice of Q, K, V, dO, O, dQ, dK, dV.
       const auto at = [&](auto& m, std::size_t first_row, std::size_t width, std::size_t r) {
         return m.row(first_row + r) + h * width;

@@ -61,23 +61,20 @@ double loss(const Net& n, const TraceInput& input, const MatrixD& d_y) {
   const auto heads = static_cast<std::size_t>(input.heads);
   const std::size_t d_k = n.q.cols / heads, d_v = n.v.cols / heads;
   const auto& o = input.options;
-  const double factor =
-      (o.scale ? double(*o.scale) : 1.0 / std::sqrt(double(d_k))) / double(o.temperature);
   MatrixD concat(n.q.rows, n.v.cols);
   for (std::size_t h = 0; h < heads; ++h) {
+    // The head's rules (ScoreRules::head): its scale and temperature, its rows of the bias.
+    const HeadRules rules = o.head(h, heads, n.q.rows, n.k.rows, d_k);
     MatrixD logits = reference::matmul_transposed(column_slice(n.q, h * d_k, d_k),
                                                   column_slice(n.k, h * d_k, d_k));
-    reference::scale(logits, factor);
-    // The bias: one for every head, or head h's rows from h·n_q.
-    const std::size_t bias_row =
-        o.bias && o.bias->rows == heads * logits.rows ? h * logits.rows : 0;
+    reference::scale(logits, (o.scale ? double(*o.scale) : 1.0 / std::sqrt(double(d_k))) /
+                                 double(rules.temperature));
     for (std::size_t i = 0; i < logits.rows; ++i)
       for (std::size_t j = 0; j < logits.cols; ++j) {
         double& x = logits(i, j);
         if (o.softcap) x = *o.softcap * std::tanh(x / *o.softcap);
-        if (o.bias) x += (*o.bias)(bias_row + i, j);  // −∞ blocks, as the mask does
-        if (blocked_by(o, logits.rows, logits.cols, i, j))
-          x = -std::numeric_limits<double>::infinity();
+        if (rules.bias) x += rules.bias[i * rules.n_k + j];  // −∞ blocks, as the mask does
+        if (rules.blocked_by(i, j)) x = -std::numeric_limits<double>::infinity();
       }
     const MatrixD out =
         reference::matmul(reference::softmax_rows(logits).weights, column_slice(n.v, h * d_v, d_v));

@@ -205,7 +205,7 @@ void add_projection_gradients(Trace& t, const Projections& p, std::size_t heads,
 const char* unfollowed_variant(const TraceInput& input) {
   if (input.rope) return "RoPE (rope)";
   if (input.options.past_key || input.options.past_value) return "a past cache (pastKey)";
-  if (input.alibi) return "ALiBi (alibi)";
+  if (input.options.alibi) return "ALiBi (alibi)";
   if (input.dropout > 0.0f) return "dropout";
   if (input.kv_heads != 0 && input.kv_heads != input.heads) return "shared K/V heads (kvHeads)";
   const auto* projections = std::get_if<Projections>(&input.source);

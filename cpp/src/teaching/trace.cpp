@@ -194,8 +194,9 @@ std::pair<Operand, Operand> add_rotations(Trace& t, std::optional<int> head, con
 
 // The steps of head h (rotate-q … aggregate); returns the aggregate step's index.
 std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
-                           const HeadSources& src, const AttentionOptions& options,
+                           const HeadSources& src, const HeadRules& rules,
                            const HeadVariants& variants) {
+  const ScoreRules& options = *rules.rules;
   const std::optional<int> head =
       src.heads > 1 ? std::optional<int>(static_cast<int>(h)) : std::nullopt;
   const Symbols s{head ? "(" + std::to_string(*head + 1) + ")" : ""};
@@ -207,11 +208,10 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
       add_step(t, step::scores, head, "Scores: every query against every key",
                s.of("S") + " = " + s.of("Q") + " " + s.of("K") + "^\\top", r.scores,
                {std::move(q), std::move(k)});
-  std::size_t logits =
-      add_step(t, step::scale, head, "Scale the scores", scale_formula(s, options, src.d_k),
-               r.scaled, {step_result(t, scores, "S")});
-  t.steps.back().scaling =
-      ScaleFactors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
+  const ScaleFactors factors{r.scale, r.temperature, r.factor, src.d_k, !options.scale.has_value()};
+  std::size_t logits = add_step(t, step::scale, head, "Scale the scores", scale_formula(s, factors),
+                                r.scaled, {step_result(t, scores, "S")});
+  t.steps.back().scaling = factors;
   if (options.softcap) {
     logits = add_step(t, step::softcap, head, "Cap the scores (soft-capping)",
                       s.tilde("S") + "_{ij} \\leftarrow c \\tanh\\!\\left(\\frac{" + s.tilde("S") +
@@ -237,9 +237,8 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
   }
   if (options.has_mask()) {
     logits = add_step(t, step::mask, head, "Mask what may not be attended to",
-                      mask_formula(s, options, r.logits.rows, r.logits.cols), r.logits,
-                      {step_result(t, logits, "S̃")});
-    t.steps.back().mask = mask_cells(options, r.logits.rows, r.logits.cols);
+                      mask_formula(s, rules), r.logits, {step_result(t, logits, "S̃")});
+    t.steps.back().mask = mask_cells(rules);
   }
   const std::size_t softmax =
       add_step(t, step::softmax, head,
@@ -398,7 +397,7 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
     if (!run) return run.error();
     const AttentionResult& r = run.value().result;
     head_outputs.push_back(step_result(
-        t, add_head_steps(t, r, h, sources, run.value().options, run.value().variants), "O"));
+        t, add_head_steps(t, r, h, sources, run.value().rules, run.value().variants), "O"));
     for (std::size_t i = 0; i < concat.rows; ++i)
       std::copy_n(r.output.row(i), d_v, concat.row(i) + h * d_v);
     t.fully_masked_rows.push_back(r.fully_masked_rows);

@@ -11,9 +11,6 @@
 
 namespace attnlab::detail {
 
-// Head h's (n_q, n_k) rows of a bias given one per head (heads·n_q rows), else the bias itself.
-Matrix head_bias(const Matrix& bias, std::size_t h, std::size_t n_q);
-
 // trace()'s checks of its input, every size and value, before anything is computed.
 validate::Problem check_trace_input(const TraceInput& input);
 
@@ -60,12 +57,12 @@ HeadInputs head_inputs(const TraceInput& input, const Qkv& qkv, std::size_t h);
 // A rotation of head_inputs() that overflowed float32, named as the rotated q or k.
 validate::Problem rotation_overflowed(const HeadInputs& in);
 
-// Head h through every variant: attention() with the ALiBi bias, then dropout (result.output
+// Head h through every variant: attention() under the head's rules, then dropout (result.output
 // is then the dropped weights times V).
 struct HeadRun {
   AttentionResult result;
   HeadVariants variants;
-  AttentionOptions options;  // the head's: input.options with its rows of a per-head bias
+  HeadRules rules;  // the head's (ScoreRules::head of input.options)
 };
 Result<HeadRun> run_head(const TraceInput& input, const Qkv& qkv, std::size_t h);
 

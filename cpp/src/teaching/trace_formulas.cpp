@@ -4,8 +4,8 @@ namespace attnlab::trace_steps {
 namespace {
 
 // Query i's key position as the formula writes it: i, or i plus the alignment's offset.
-std::string position_tex(const AttentionOptions& options, std::size_t n_q, std::size_t n_k) {
-  const auto offset = static_cast<long long>(options.alignment().offset(n_q, n_k));
+std::string position_tex(const HeadRules& rules) {
+  const auto offset = static_cast<long long>(rules.position(0));
   if (offset == 0) return "i";
   return "i " + std::string(offset < 0 ? "- " : "+ ") +
          std::to_string(offset < 0 ? -offset : offset);
@@ -13,22 +13,22 @@ std::string position_tex(const AttentionOptions& options, std::size_t n_q, std::
 
 }  // namespace
 
-std::string scale_formula(const Symbols& s, const AttentionOptions& options, std::size_t d_k) {
+std::string scale_formula(const Symbols& s, const ScaleFactors& factors) {
   const std::string scaled = s.tilde("S");
-  std::string factor = options.scale ? tex_number(1.0 / *options.scale) : "\\sqrt{d_k}";
-  if (options.temperature != 1.0f) factor += " \\cdot " + tex_number(options.temperature);
+  std::string factor = factors.default_scale ? "\\sqrt{d_k}" : tex_number(1.0 / factors.scale);
+  if (factors.temperature != 1.0f) factor += " \\cdot " + tex_number(factors.temperature);
   std::string formula = scaled + " = \\frac{" + s.of("S") + "}{" + factor + "}";
-  if (!options.scale) formula += ", \\quad d_k = " + std::to_string(d_k);
+  if (factors.default_scale) formula += ", \\quad d_k = " + std::to_string(factors.dk);
   return formula;
 }
 
-std::string mask_formula(const Symbols& s, const AttentionOptions& options, std::size_t n_q,
-                         std::size_t n_k) {
+std::string mask_formula(const Symbols& s, const HeadRules& rules) {
+  const ScoreRules& options = *rules.rules;
   std::string rule;
   const auto add = [&rule](const std::string& part) {
     rule += (rule.empty() ? "" : " \\lor ") + part;
   };
-  const std::string i = position_tex(options, n_q, n_k);
+  const std::string i = position_tex(rules);
   if (options.causal) add("j > " + i);
   if (!options.key_padding.empty()) add("\\text{key } j \\text{ is padding}");
   if (options.mask) add("M_{ij} = 0");
@@ -55,11 +55,12 @@ std::string concat_formula(std::size_t heads) {
   return "C = [\\, " + parts + " \\,]";
 }
 
-MaskCells mask_cells(const AttentionOptions& options, std::size_t n_q, std::size_t n_k) {
-  MaskCells cells{BoolMatrix(n_q, n_k), BasicMatrix<std::uint8_t>(n_q, n_k)};
-  for (std::size_t i = 0; i < n_q; ++i)
-    for (std::size_t j = 0; j < n_k; ++j) {
-      cells.blocked_by(i, j) = blocked_by(options, n_q, n_k, i, j);
+MaskCells mask_cells(const HeadRules& rules) {
+  MaskCells cells{BoolMatrix(rules.n_q, rules.n_k),
+                  BasicMatrix<std::uint8_t>(rules.n_q, rules.n_k)};
+  for (std::size_t i = 0; i < rules.n_q; ++i)
+    for (std::size_t j = 0; j < rules.n_k; ++j) {
+      cells.blocked_by(i, j) = rules.blocked_by(i, j);
       cells.allowed(i, j) = cells.blocked_by(i, j) == 0 ? 1 : 0;
     }
   return cells;

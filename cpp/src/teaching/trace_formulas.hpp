@@ -11,13 +11,12 @@
 
 namespace attnlab::trace_steps {
 
-// S̃ = S / √d_k, or the given scale and temperature.
-std::string scale_formula(const Symbols& s, const AttentionOptions& options, std::size_t d_k);
+// S̃ = S / √d_k, or the given scale and the head's temperature.
+std::string scale_formula(const Symbols& s, const ScaleFactors& factors);
 
 // S̃_ij ← −∞ where a rule blocks: causal (at the aligned position), padding, the mask, the
-// window (both sides).
-std::string mask_formula(const Symbols& s, const AttentionOptions& options, std::size_t n_q,
-                         std::size_t n_k);
+// window (both sides), of the head's rules.
+std::string mask_formula(const Symbols& s, const HeadRules& rules);
 
 // C = [O^{(1)} | O^{(2)}], or with many heads [O^{(1)} | ... | O^{(h)}].
 std::string concat_formula(std::size_t heads);
@@ -25,7 +24,7 @@ std::string concat_formula(std::size_t heads);
 // Q or K rotated in pairs by position (RoPE).
 std::string rotate_formula(const Symbols& s, const char* base, float rope_base);
 
-// Which cells the options block, and why (mask_rule bits), for the mask step.
-MaskCells mask_cells(const AttentionOptions& options, std::size_t n_q, std::size_t n_k);
+// Which cells the head's rules block, and why (mask_rule bits), for the mask step.
+MaskCells mask_cells(const HeadRules& rules);
 
 }  // namespace attnlab::trace_steps

@@ -117,37 +117,28 @@ Problem detail::rotation_overflowed(const HeadInputs& in) {
   return validate::overflowed("the rotated k (RoPE)", in.k);
 }
 
-Matrix detail::head_bias(const Matrix& bias, std::size_t h, std::size_t n_q) {
-  if (bias.rows == n_q) return bias;  // one for all heads
-  Matrix own(n_q, bias.cols);
-  std::copy_n(bias.row(h * n_q), own.data.size(), own.data.begin());
-  return own;
-}
-
 Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv, std::size_t h) {
   HeadInputs in = head_inputs(input, qkv, h);
   if (auto e = rotation_overflowed(in)) return *e;
   HeadVariants& v = in.variants;
   const auto heads = static_cast<std::size_t>(input.heads);
-  if (auto e = check_attention_options(in.q, in.k, input.options, heads)) return *e;
-  AttentionOptions options = input.options;  // the head's own: its rows of a per-head bias
-  if (options.bias) options.bias = head_bias(*options.bias, h, in.q.rows);
-  if (input.alibi) {
-    v.slope = alibi_slope(static_cast<int>(h), input.heads);
-    v.bias = alibi_bias(*v.slope, in.q.rows, in.k.rows,
-                        input.options.alignment().offset(in.q.rows, in.k.rows));
-  }
-  auto r = attention(in.q, in.k, in.v, options, input.alibi ? &v.bias : nullptr);
+  const ScoreRules& o = input.options;
+  if (auto e = check_attention_options(in.q, in.k, o, heads)) return *e;
+  const HeadRules rules = o.head(h, heads, in.q.rows, in.k.rows, in.q.cols);
+  auto r = attention(in.q, in.k, in.v, o, h, heads);
   if (!r) return r.error();
   AttentionResult& result = r.value();
-  if (input.alibi || options.bias) {
+  if (o.alibi || o.bias) {
     // B: ALiBi's distance bias plus the given bias (−∞ where it blocks); S̃ + B before the mask.
-    if (!input.alibi) v.bias = Matrix(in.q.rows, in.k.rows);
-    v.biased = options.softcap ? result.capped : result.scaled;
-    for (std::size_t i = 0; i < v.biased.data.size(); ++i) {
-      if (options.bias) v.bias.data[i] += options.bias->data[i];
-      v.biased.data[i] += v.bias.data[i];
-    }
+    if (o.alibi) v.slope = rules.slope;
+    v.bias = Matrix(in.q.rows, in.k.rows);
+    v.biased = o.softcap ? result.capped : result.scaled;
+    for (std::size_t i = 0; i < v.bias.rows; ++i)
+      for (std::size_t j = 0; j < v.bias.cols; ++j) {
+        if (o.alibi) v.bias(i, j) = rules.alibi(i, j);
+        if (rules.bias) v.bias(i, j) += rules.bias[i * rules.n_k + j];
+        v.biased(i, j) += v.bias(i, j);
+      }
   }
   if (input.dropout > 0.0f) {
     const float keep_scale = 1.0f / (1.0f - input.dropout);
@@ -159,7 +150,7 @@ Result<detail::HeadRun> detail::run_head(const TraceInput& input, const Qkv& qkv
       v.dropped.data[i] = v.dropout->keep.data[i] ? v.dropped.data[i] * keep_scale : 0.0f;
     result.output = kernels::matmul(v.dropped, in.v);
   }
-  return HeadRun{std::move(result), std::move(v), std::move(options)};
+  return HeadRun{std::move(result), std::move(v), rules};
 }
 
 // ---- Generation with a KV cache ----------------------------------------------------------
@@ -246,15 +237,6 @@ Result<DecodeTrace> decode(const TraceInput& input) {
   for (std::size_t s = 0; s < n; ++s) {
     const std::size_t t = n_past + s;
     DecodeStep step{t, {}, {}};
-    // The options of the one query at position t: which cached keys it may attend to (a bias,
-    // perhaps one per head, blocks through each head's own row of it, below).
-    AttentionOptions row = {};
-    row.scale = options.scale;
-    row.temperature = options.temperature;
-    row.softcap = options.softcap;
-    row.mask = BoolMatrix(1, t + 1);
-    for (std::size_t j = 0; j <= t; ++j)
-      (*row.mask)(0, j) = (blocked_by(options, n, n_k, s, j) & ~mask_rule::bias) == 0;
     for (std::size_t h = 0; h < heads; ++h) {
       const detail::HeadInputs& in = head[h];
       DecodeHead dh{rows_of(in.q, s, 1),
@@ -265,15 +247,9 @@ Result<DecodeTrace> decode(const TraceInput& input) {
                     {},
                     {},
                     {}};
-      std::optional<Matrix> bias;
-      if (input.alibi)
-        bias = alibi_bias(alibi_slope(static_cast<int>(h), input.heads), 1, t + 1, t);
-      if (options.bias) {  // row s of the head's bias (one for all, or its own), t + 1 keys
-        const std::size_t from = options.bias->rows == n ? s : h * n + s;
-        row.bias = Matrix(1, t + 1);
-        std::copy_n(options.bias->row(from), t + 1, row.bias->data.begin());
-      }
-      auto r = detail::attention(dh.q, dh.keys, dh.values, row, bias ? &*bias : nullptr);
+      // Query s of the head's rules (at key t, bottom-right) over the t + 1 keys it has so far.
+      auto r = detail::attention_head(dh.q, dh.keys, dh.values,
+                                      options.head(h, heads, n, n_k, in.q.cols), s);
       if (!r) return r.error();
       dh.scores = std::move(r.value().logits);
       dh.weights = std::move(r.value().softmax.weights);
