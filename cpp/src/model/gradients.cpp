@@ -29,31 +29,33 @@ void product(T* out, const T* a, Index row, Index col, const T* b, Index m, Inde
     }
 }
 
-// The training's float product, register-blocked: a tile of 4 rows × 32 columns of out stays
+// The training's float product, register-blocked: a tile of rows × 2 vectors of out stays
 // in registers while t runs. Each out[i][j] still adds its terms t ascending, from its old value,
-// so the bits are the plain loop's above; only the loads and stores are fewer. Built for
-// AVX-512, AVX2 and the baseline, picked when the program loads (wasm: the baseline only).
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-#define ATTNLAB_TRAINING_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ATTNLAB_TRAINING_CLONES
-#endif
-using Lanes = float __attribute__((vector_size(64)));  // 16 floats, whatever the target's width
-constexpr Index tile_rows = 4, tile_lanes = 2, tile_cols = 16 * tile_lanes;
+// so the bits are the plain loop's above whatever the vector width; only the loads and stores
+// are fewer. Each instruction set gets vectors of its own register width: one type wider than
+// the registers makes GCC keep the tile on the stack (AVX2 ran 60× slower that way).
+// (Spelled out: GCC drops vector_size from an alias template that depends on a parameter.)
+using Lanes4 = float __attribute__((vector_size(16)));
+using Lanes8 = float __attribute__((vector_size(32)));
+using Lanes16 = float __attribute__((vector_size(64)));
+constexpr Index tile_lanes = 2;
 
-ATTNLAB_TRAINING_CLONES void product_tiles(float* out, const float* a, Index row, Index col,
-                                           const float* b, Index m, Index k, Index n) {
+template <class L, Index tile_rows>
+[[gnu::always_inline]] inline void product_tiles(float* out, const float* a, Index row, Index col,
+                                                 const float* b, Index m, Index k, Index n) {
+  constexpr Index Width = sizeof(L) / sizeof(float);
+  constexpr Index tile_cols = Width * tile_lanes;
   const Index m_tiled = m - m % tile_rows, n_tiled = n - n % tile_cols;
   for (Index i = 0; i < m_tiled; i += tile_rows)
     for (Index j = 0; j < n_tiled; j += tile_cols) {
-      Lanes acc[tile_rows][tile_lanes];
+      L acc[tile_rows][tile_lanes];
       for (Index r = 0; r < tile_rows; ++r)
         for (Index c = 0; c < tile_lanes; ++c)
-          __builtin_memcpy(&acc[r][c], out + (i + r) * n + j + 16 * c, sizeof(Lanes));
+          __builtin_memcpy(&acc[r][c], out + (i + r) * n + j + Width * c, sizeof(L));
       for (Index t = 0; t < k; ++t) {
-        Lanes b_part[tile_lanes];
+        L b_part[tile_lanes];
         for (Index c = 0; c < tile_lanes; ++c)
-          __builtin_memcpy(&b_part[c], b + t * n + j + 16 * c, sizeof(Lanes));
+          __builtin_memcpy(&b_part[c], b + t * n + j + Width * c, sizeof(L));
         for (Index r = 0; r < tile_rows; ++r) {
           const float s = a[(i + r) * row + t * col];
           for (Index c = 0; c < tile_lanes; ++c) acc[r][c] += s * b_part[c];
@@ -61,7 +63,7 @@ ATTNLAB_TRAINING_CLONES void product_tiles(float* out, const float* a, Index row
       }
       for (Index r = 0; r < tile_rows; ++r)
         for (Index c = 0; c < tile_lanes; ++c)
-          __builtin_memcpy(out + (i + r) * n + j + 16 * c, &acc[r][c], sizeof(Lanes));
+          __builtin_memcpy(out + (i + r) * n + j + Width * c, &acc[r][c], sizeof(L));
     }
   // The edges the tiles leave: the last columns of the tiled rows, then the last rows.
   for (Index i = 0; i < m; ++i)
@@ -71,11 +73,39 @@ ATTNLAB_TRAINING_CLONES void product_tiles(float* out, const float* a, Index row
     }
 }
 
+using ProductTiles = void (*)(float*, const float*, Index, Index, const float*, Index, Index,
+                              Index);
+void tiles_baseline(float* out, const float* a, Index row, Index col, const float* b, Index m,
+                    Index k, Index n) {
+  product_tiles<Lanes4, 4>(out, a, row, col, b, m, k, n);
+}
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+[[gnu::target("avx2")]] void tiles_avx2(float* out, const float* a, Index row, Index col,
+                                        const float* b, Index m, Index k, Index n) {
+  product_tiles<Lanes8, 6>(out, a, row, col, b, m, k, n);
+}
+[[gnu::target("avx512f")]] void tiles_avx512(float* out, const float* a, Index row, Index col,
+                                             const float* b, Index m, Index k, Index n) {
+  product_tiles<Lanes16, 4>(out, a, row, col, b, m, k, n);
+}
+// The product for the machine the program runs on (the check's state is set up first, as a
+// static initialiser may run before libgcc's).
+ProductTiles tiles_for_this_machine() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") ? tiles_avx512
+         : __builtin_cpu_supports("avx2")  ? tiles_avx2
+                                           : tiles_baseline;
+}
+#else
+ProductTiles tiles_for_this_machine() { return tiles_baseline; }
+#endif
+
 template <>
 void product(float* out, const float* a, Index row, Index col, const float* b, Index m, Index k,
              Index n, bool accumulate) {
   if (!accumulate) std::fill(out, out + m * n, 0.0f);
-  product_tiles(out, a, row, col, b, m, k, n);
+  static const ProductTiles tiles = tiles_for_this_machine();
+  tiles(out, a, row, col, b, m, k, n);
 }
 template <class T>
 void product(T* out, const T* a, const T* b, Index m, Index k, Index n, bool accumulate) {
