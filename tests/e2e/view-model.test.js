@@ -10,9 +10,10 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
-import { encodeHash, maxAbsDiff, presetState } from './support/expected.js';
+import { maxAbsDiff } from './support/expected.js';
 import { assertClean, labState, renderedResults, settle, waitForLabs, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
+import { openModel as openPage, shownNext } from './support/model-page.js';
 
 const TOLERANCE = 1e-5;
 const session = browserSession('web/dist');
@@ -20,17 +21,7 @@ const lab = await createAttnLab();
 const model = await lab.loadModel();
 const view = 'attn-lab attn-model-view';
 
-const link = (viewState) => `index.html${encodeHash({ ...presetState('tiny'), view: 'model', viewState })}`;
-
-async function openModel(t, viewState = {}, options = {}) {
-  const opened = await session.open(t, link(viewState), { view: 'model', ...options });
-  await opened.page.locator(`${view} [data-role="next-tokens"]`).waitFor({ timeout: 30_000 });
-  await settle(opened.page);
-  return opened;
-}
-
-const shownNext = (page) =>
-  page.locator(`${view} [data-role="next-tokens"] tbody tr`).evaluateAll((rows) => rows.map((r) => [Number(r.dataset.token), Number(r.dataset.value)]));
+const openModel = (t, viewState, options) => openPage(session, t, viewState, options);
 const shownTokens = (page) => page.locator(`${view} [data-role="tokens"] li`).evaluateAll((items) => items.map((li) => Number(li.dataset.token)));
 const shownHeads = (page) =>
   page

@@ -141,7 +141,8 @@ export class AttnLabElement extends LitElement {
     // A whole stepper state from a view (the train view's trained layer), on a preset's defaults.
     this.addEventListener('open-state', (event) => {
       event.stopPropagation();
-      this.apply({ ...presetState(DEFAULT_PRESET), ...event.detail.state });
+      // Not a preset any more: the menu must not name the one underneath.
+      if (this.apply({ ...presetState(DEFAULT_PRESET), ...event.detail.state })) this.presetId = null;
     });
     this.addEventListener('open-step', (event) => {
       event.stopPropagation();

@@ -55,6 +55,8 @@ interface StateFields {
   view: ViewId;
   /** The teaching view's own fields (sliders, the dragged query…); see the element README. */
   viewState: Record<string, unknown>;
+  /** Where a state a view opened came from (the model view's head): its caption, the view and view state Back returns to, the heads' names. */
+  origin?: { label: string; view: ViewId; viewState: Record<string, unknown>; heads?: string[] } | null;
 }
 
 /** A view's id: the build (vite.config.js) writes the ids of web/element/views/list.js here. */

@@ -79,6 +79,20 @@ const FIELD_CHECKS = new Map([
     dOutput: [(v) => v === null || isMatrix(v), 'a matrix of numbers or null'],
     view: [(v) => typeof v === 'string', 'a view id'],
     viewState: [(v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object'],
+    // Where a state opened from a view came from (the model view's head): its caption, the
+    // view and view state Back returns to, and the heads' names ("L2 H3").
+    origin: [
+      (v) =>
+        v === null ||
+        (v !== null &&
+          typeof v === 'object' &&
+          typeof v.label === 'string' &&
+          typeof v.view === 'string' &&
+          v.viewState !== null &&
+          typeof v.viewState === 'object' &&
+          listOf((t) => typeof t === 'string')(v.heads ?? [])),
+      'null or { label, view, viewState, heads }',
+    ],
   }),
 ]);
 

@@ -101,7 +101,7 @@ export class InputEditor {
       <label
         >Preset
         <select data-control="preset" @change=${(e) => this.host.applyPreset(e.target.value)}>
-          <option value="" disabled .selected=${!PRESETS[presetId]}>Your own inputs</option>
+          <option value="" disabled .selected=${!PRESETS[presetId]}>${s.origin ? `From the ${s.origin.label}` : 'Your own inputs'}</option>
           ${STEPPER_PRESET_IDS.map((id) => html`<option value=${id} .selected=${id === presetId}>${PRESETS[id].name}</option>`)}
         </select></label
       >

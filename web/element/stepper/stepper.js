@@ -9,6 +9,7 @@ import { matrixTable } from '../shared/matrix-table.js';
 import { checkable, checkGradient, renderCheck, renderJacobian } from './backward.js';
 import { downloadStep, EXPORT_KINDS, exportDisabled } from './download.js';
 import { InputEditor } from './inputs.js';
+import { originBar } from './origin.js';
 import { blockedWeights, traceStepIds, stepPanels, stepTitle, tokenLabels } from '../steps/panels.js';
 import { PredictController } from './predict.js';
 import { stepEntry, stepScales } from '../steps/registry.js';
@@ -102,12 +103,13 @@ export class Stepper {
         html`<details class="inputs" data-role="inputs-toggle"><summary>Inputs: edit the numbers</summary>${this.inputs.renderInputs()}</details>`,
       hidden: () => nothing,
     }[inputs]();
-    if (resultFirst) return html`${message} ${this._renderStep(false)} ${nav} ${options} ${editors}`;
+    const origin = originBar(this.host);
+    if (resultFirst) return html`${origin} ${message} ${this._renderStep(false)} ${nav} ${options} ${editors}`;
     // Result first: the steps and the step on view lead; the options and inputs sit beside
     // them on a wide element and below them on a narrow one, a tap away (styles.js).
     const setup = hasSetup ? html`<aside class="setup" data-role="setup" aria-label="Inputs and options" tabindex="-1">${options} ${editors}</aside>` : nothing;
     return html`<div class="stepper-layout">
-      <div class="lead-column">${message} ${nav} ${this._renderStep(controls !== 'none')}</div>
+      <div class="lead-column">${origin} ${message} ${nav} ${this._renderStep(controls !== 'none')}</div>
       ${setup}
     </div>`;
   }
@@ -168,7 +170,9 @@ export class Stepper {
     const { labels, panels, once } = this._stepOf(state, trace);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
-    const scaleOf = once(`scales ${prediction.hidden}`, () => stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden }));
+    // The scores' scale fits the matrices this step shows (its operands and its result).
+    const shown = [id, ...panels[0].operands.map((o) => o.name)];
+    const scaleOf = once(`scales ${prediction.hidden}`, () => stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden, shown }));
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels, trace) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>

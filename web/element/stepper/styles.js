@@ -169,4 +169,12 @@ export const stepperStyles = css`
     margin-top: 14px;
     gap: 8px;
   }
+  /* Where a state opened from a view came from, and the way back to it. */
+  .origin {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 6px 10px;
+    align-items: center;
+    margin: 0 0 8px;
+  }
 `;

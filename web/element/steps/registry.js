@@ -42,16 +42,18 @@ export const axesOf = (name) => stepEntry(name) ?? INPUT_AXES[name];
  * scale step's shrinking and the mask's surviving cells keep their true size and colour);
  * each gradient on its own symmetric scale over its heads. `withResult: false` leaves this
  * step and the later ones out (while a prediction hides the result, the legends must not
- * give its range away). `heads`: how many heads the step shows, for the legend.
+ * give its range away). `heads`: how many heads the step shows, for the legend. `shown`: the
+ * names of the matrices on view, when the scores' scale is to fit them alone (the stepper: a
+ * softmax step on a real model's scaled scores, ±36, is not coloured on a scale of ±212).
  */
-export function stepScales(id, trace, { heads = 1, withResult = true } = {}) {
+export function stepScales(id, trace, { heads = 1, withResult = true, shown: onView } = {}) {
   const kind = (name) => stepEntry(name)?.heat;
   const order = trace.groups.map((group) => group.id);
   const shown = withResult ? trace.steps : trace.steps.filter((s) => order.indexOf(s.id) < order.indexOf(id));
   const valuesOf = (keep) => shown.filter((s) => keep(s.id)).map((s) => s.values);
   const scores = scaleOf(
     'scores',
-    valuesOf((name) => kind(name) === 'scores'),
+    valuesOf((name) => kind(name) === 'scores' && (!onView || onView.includes(name))),
     heads,
   );
   return (name) => {

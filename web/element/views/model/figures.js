@@ -24,8 +24,8 @@ export function tokenBoxes(pieces, tokenIds, promptLength) {
 }
 
 /** The next token's likeliest candidates as horizontal bars: { pieces, tokenIds, probabilities }. */
-export function nextTokenBars({ pieces, tokenIds, probabilities }) {
-  return html`<table class="next" data-role="next-tokens">
+export function nextTokenBars({ pieces, tokenIds, probabilities }, role = 'next-tokens') {
+  return html`<table class="next" data-role=${role}>
     <caption class="note">The ${tokenIds.length} likeliest next tokens</caption>
     <thead>
       <tr><th scope="col">Token</th><th scope="col">Probability</th></tr>
@@ -75,33 +75,38 @@ export function drawThumbnails(root) {
 /** How a role reads: "previous-token" → "previous token". */
 export const roleName = (role) => role.replaceAll('-', ' ');
 
+/** A head's short name, as every view writes it: layer 2's head 3 is "L2 H3" (0-based in). */
+export const headName = (layer, head) => `L${layer + 1} H${head + 1}`;
+
 /**
  * Every layer × head's weights as thumbnails (canvases drawn by drawThumbnails) with the core's
- * role and scores on the text and, given probe scores, the induction score on the probe. A
- * thumbnail is a button: onOpen(layer, head), which `openLabel` names; given onTokens, a second
- * button opens the head in the tokens view.
+ * role and scores on the text and, given probe scores, the induction score on the probe. Each
+ * card has a visible button, onOpen(layer, head), named by `openLabel` (the thumbnail opens it
+ * too, for the mouse); given onTokens, a second opens the head in the tokens view; given
+ * sentence(layer, head), one plain sentence on the head's role and score.
  */
-export function headGrid({ attention, scores, probe, onOpen, openLabel = 'open in the stepper', onTokens }) {
+export function headGrid({ attention, scores, probe, onOpen, openLabel = 'Open in the stepper', onTokens, sentence }) {
   return attention.map(
     (heads, l) => html`<section class="layer" data-layer=${l}>
       <h4>Layer ${l + 1}</h4>
       <ul class="heads">
         ${heads.map((weights, h) => {
           const s = scores[l][h];
-          const name = `Layer ${l + 1}, head ${h + 1}`;
-          const role = `${roleName(s.role)}: previous token ${s.previousToken.toFixed(2)}, first token ${s.firstToken.toFixed(2)}`;
+          const name = headName(l, h);
           return html`<li data-layer=${l} data-head=${h} data-role-name=${s.role}>
-            <button class="thumbnail" data-control="open-head" data-layer=${l} data-head=${h} aria-label=${`${name}, ${role}: ${openLabel}`}
-              @click=${() => onOpen(l, h)}>
-              <canvas data-layer=${l} data-head=${h} width=${weights.length} height=${weights.length} .weights=${weights}></canvas>
-            </button>
-            <p class="role"><strong>L${l + 1} H${h + 1}</strong> ${roleName(s.role)}</p>
+            <canvas class="thumbnail" data-layer=${l} data-head=${h} width=${weights.length} height=${weights.length} .weights=${weights}
+              aria-hidden="true" @click=${() => onOpen(l, h)}></canvas>
+            <p class="role"><strong>${name}</strong> ${roleName(s.role)}</p>
+            ${sentence ? html`<p class="sentence" data-role="head-sentence">${sentence(l, h)}</p>` : nothing}
             <p class="scores">previous token ${s.previousToken.toFixed(2)} · first token ${s.firstToken.toFixed(2)}</p>
             ${probe ? html`<p class="scores">induction ${probe[l][h].induction.toFixed(2)} on the probe</p>` : nothing}
-            ${onTokens
-              ? html`<button class="open-tokens" data-control="open-tokens" data-layer=${l} data-head=${h} aria-label=${`${name}: open in the tokens view`}
-                  @click=${() => onTokens(l, h)}>Tokens view</button>`
-              : nothing}
+            <div class="card-actions">
+              <button data-control="open-head" data-layer=${l} data-head=${h} aria-label=${`${name}: ${openLabel.toLowerCase()}`} @click=${() => onOpen(l, h)}>${openLabel}</button>
+              ${onTokens
+                ? html`<button class="open-tokens" data-control="open-tokens" data-layer=${l} data-head=${h} aria-label=${`${name}: open in the tokens view`}
+                    @click=${() => onTokens(l, h)}>Tokens view</button>`
+                : nothing}
+            </div>
           </li>`;
         })}
       </ul>

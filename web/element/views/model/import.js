@@ -107,7 +107,7 @@ class AttentionImport extends LitElement {
     const [layer, head] = this._head;
     const weights = attention[layer][head];
     return html`<p class="note" data-role="import-summary">${attention.length} layers × ${attention[0].length} heads over ${tokens.length} tokens. Pick a head for its lines.</p>
-      <div data-role="imported">${headGrid({ attention, scores, onOpen: (l, h) => (this._head = [l, h]), openLabel: 'show its lines below' })}</div>
+      <div data-role="imported">${headGrid({ attention, scores, onOpen: (l, h) => (this._head = [l, h]), openLabel: 'Show its lines below' })}</div>
       <label class="note">Query token
         <select data-control="import-query" @change=${(e) => (this._focus = Number(e.target.value))}>
           ${labels.map((label, i) => html`<option value=${i} ?selected=${i === this._focus}>${i + 1}: ${label}</option>`)}

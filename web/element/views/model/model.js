@@ -4,29 +4,30 @@
 // cache), and every layer × head's attention on the text with the core's name for what the
 // head does. A head opens in the stepper on its real inputs (its block's LayerNorm output as X,
 // its columns of W_Q, W_K, W_V) or in the tokens view. The model and its files load on the
-// view's first showing (lab.loadModel()), once per page.
+// view's first showing (lab.loadModel()), once per page. Below: each role explained (roles.js),
+// in-context learning on a repeated sequence (incontext.js), heads switched off
+// (interventions.js) and attention rollout (rollout.js).
 import { html, nothing } from 'lit';
 
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { isNumberIn, SEED_FIELD, wholeField } from '../../shared/view-state.js';
-import { drawThumbnails, headGrid, nextTokenBars, tokenBoxes, visiblePiece } from './figures.js';
+import { drawThumbnails, headGrid, headName, nextTokenBars, tokenBoxes, visiblePiece } from './figures.js';
 import '../../shared/topic-quiz.js';
 import './import.js';
+import './incontext.js';
+import './interventions.js';
+import { headSentence, rolesExplained } from './roles.js';
+import { rolloutFigure } from './rollout.js';
+import { SENTENCES } from './sentences.js';
 import { modelStyles } from './styles.js';
 
-// Sentences from addresses the model never saw in training (its held-out split, train-log.json).
-export const SENTENCES = [
-  ['1869, Ulysses S. Grant', 'We are blessed with peace at home, and are without entangling alliances abroad to forebode trouble.'],
-  ['1919, Woodrow Wilson', 'I sincerely regret that I cannot be present at the opening of this session of the Congress.'],
-  ['1939, Franklin D. Roosevelt', 'A war which threatened to envelop the world in flames has been averted; but it has become increasingly clear that world peace is not assured.'],
-  ['1999, William J. Clinton', 'Tonight I have the honor of reporting to you on the State of the Union.'],
-  ['1809, James Madison', 'It is with deep concern I am now to inform you that the favorable prospect has been over-clouded by a refusal of the British Government.'],
-];
+export { SENTENCES };
 
 const MAX_TEXT = 2000; // characters; the model's context length (128 tokens) is the core's check
 const TOP = 10; // next-token candidates shown
 const PROBE = { period: 32, seed: 1 }; // the induction probe: 32 random tokens, twice
 const MORE = 10; // tokens one press of "+10" generates
+const TYPING_PAUSE_MS = 150; // the view follows the text this long after the learner stops typing
 
 const FIELDS = {
   text: [SENTENCES[0][1], (v) => typeof v === 'string' && v.length <= MAX_TEXT, `a string of at most ${MAX_TEXT} characters`],
@@ -105,6 +106,7 @@ class ModelView extends ViewBase {
       forward,
       next: { ...top, pieces: m.pieces(top.tokenIds) },
       scores: tokenIds.length >= 2 ? m.headScores(tokenIds) : null,
+      rollout: m.rollout(tokenIds),
     };
   }
 
@@ -140,6 +142,7 @@ class ModelView extends ViewBase {
   _open(layer, head, view) {
     const { forward, pieces } = this._result;
     const X = forward.blocks[layer].norm1;
+    const text = this.viewState.text.length > 40 ? `${this.viewState.text.slice(0, 40)}…` : this.viewState.text;
     const state = {
       mode: 'x',
       X,
@@ -152,8 +155,17 @@ class ModelView extends ViewBase {
       positional: 'none',
       view,
       step: 'softmax',
+      origin: {
+        label: `little model · layer ${layer + 1} · head ${head + 1} · “${text}”`,
+        view: 'model',
+        viewState: this.viewState,
+        heads: [headName(layer, head)],
+      },
     };
+    const host = this.getRootNode().host;
     this.dispatchEvent(new CustomEvent('open-state', { detail: { state }, bubbles: true, composed: true }));
+    // The step opens at its top, not where the head's card was.
+    host?.updateComplete.then(() => host.scrollIntoView?.({ block: 'start' }));
   }
 
   render() {
@@ -177,12 +189,24 @@ class ModelView extends ViewBase {
         </label>
       </div>
       <label class="text-field">Text
-        <textarea data-control="text" rows="3" maxlength=${MAX_TEXT} .value=${text} @change=${(e) => this._try({ text: e.target.value, generated: 0 })}></textarea>
+        <textarea data-control="text" rows="3" maxlength=${MAX_TEXT} .value=${text} @input=${(e) => this._typed(e.target)}
+          @change=${(e) => this._commitText(e.target)}></textarea>
       </label>
       ${this.messageLine(this.draftProblem ?? this._message)}
       ${r ? this._renderResult(r, temperature, topK) : nothing}
       <attn-attention-import .lab=${this.lab}></attn-attention-import>
       <attn-topic-quiz topic="model"></attn-topic-quiz>`;
+  }
+
+  // Typing: the view follows a moment after the learner pauses (no blur needed).
+  _typed(textarea) {
+    clearTimeout(this._typing);
+    this._typing = setTimeout(() => this._commitText(textarea), TYPING_PAUSE_MS);
+  }
+
+  _commitText(textarea) {
+    clearTimeout(this._typing);
+    if (textarea.value !== this.viewState.text) this._try({ text: textarea.value, generated: 0 });
   }
 
   _renderResult(r, temperature, topK) {
@@ -222,8 +246,15 @@ class ModelView extends ViewBase {
             probe: this._probe,
             onOpen: (l, h) => this._open(l, h, 'stepper'),
             onTokens: (l, h) => this._open(l, h, 'tokens'),
+            sentence: (l, h) => headSentence(r.scores[l][h], r.tokenIds.length, this._probe?.[l][h]),
           })
-        : html`<p class="note">A head's scores need at least 2 tokens.</p>`}`;
+        : html`<p class="note">A head's scores need at least 2 tokens.</p>`}
+      ${r.scores ? rolesExplained(r.scores, this._probe, r.tokenIds.length, PROBE.period) : nothing}
+      <attn-model-incontext .model=${this._model} .text=${this.viewState.text}></attn-model-incontext>
+      ${r.scores
+        ? html`<attn-model-interventions .model=${this._model} .tokenIds=${r.tokenIds} .scores=${r.scores} .sampling=${{ temperature, topK }}></attn-model-interventions>`
+        : nothing}
+      ${rolloutFigure({ rollout: r.rollout, attention: r.forward.blocks.map((b) => b.attention), pieces: r.pieces.map(visiblePiece) })}`;
   }
 
   // A number typed into temperature or top-k: the core checks it (with the rest of the state).

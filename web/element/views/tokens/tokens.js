@@ -40,6 +40,11 @@ class TokensView extends ViewBase {
     return { heads: group.steps.map((step) => step.values), blocked: group.steps.map((step) => blockedWeights(this.trace, step.head)), queries, keys };
   }
 
+  // A head's name: the one the view that opened this state gave it (the model view's "L2 H3"), else "Head 1".
+  _headName(h) {
+    return this.state.origin?.heads?.[h] ?? `Head ${h + 1}`;
+  }
+
   _openHead(head) {
     this.dispatchEvent(new CustomEvent('open-step', { detail: { step: 'softmax', head }, bubbles: true, composed: true }));
   }
@@ -56,6 +61,7 @@ class TokensView extends ViewBase {
         Hover over or focus a token to see where its attention goes: each line is as thick as the weight. Every head has
         its own weights, so each can look somewhere else.
       </p>
+      ${this.state.origin ? html`<p class="note" data-role="origin-label">From the ${this.state.origin.label}</p>` : nothing}
       ${this._renderControls(heads.length, head)}
       <div class="sentence" role="group" aria-label="Tokens: hover or focus one to draw its attention">
         ${queries.map(
@@ -101,7 +107,7 @@ class TokensView extends ViewBase {
             ${Array.from(
               { length: count },
               (_, h) => html`<button data-control="head" data-head=${h} aria-pressed=${h === head ? 'true' : 'false'}
-              @click=${() => this.changeView({ head: h })}>Head ${h + 1}</button>`,
+              @click=${() => this.changeView({ head: h })}>${this._headName(h)}</button>`,
             )}
           </div>`
           : nothing
@@ -130,8 +136,8 @@ class TokensView extends ViewBase {
       <ul class="thumbnails">
         ${heads.map(
           (weights, h) => html`<li data-head=${h} class=${h === current ? 'current' : ''}>
-            ${matrixTable({ name: 'softmax', head: h, caption: `Head ${h + 1}`, values: weights, blocked: blocked[h], rowLabels: queries, colLabels: keys, scale: WEIGHT_SCALE })}
-            <button data-control="open-head" data-head=${h} @click=${() => this._openHead(h)}>Open head ${h + 1} in the stepper</button>
+            ${matrixTable({ name: 'softmax', head: h, caption: this._headName(h), values: weights, blocked: blocked[h], rowLabels: queries, colLabels: keys, scale: WEIGHT_SCALE })}
+            <button data-control="open-head" data-head=${h} @click=${() => this._openHead(h)}>Open ${this._headName(h).replace(/^Head/, 'head')} in the stepper</button>
           </li>`,
         )}
       </ul>
