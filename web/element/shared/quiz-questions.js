@@ -7,6 +7,7 @@ import FLASH_QUESTIONS from './quiz/flash.json' with { type: 'json' };
 import VARIANTS_QUESTIONS from './quiz/variants.json' with { type: 'json' };
 import TRAIN_QUESTIONS from './quiz/train.json' with { type: 'json' };
 import MODEL_QUESTIONS from './quiz/model.json' with { type: 'json' };
+import EFFICIENT_QUESTIONS from './quiz/efficient.json' with { type: 'json' };
 import { VIEW_LIST } from '../views/list.js';
 
 // Every view with a `topic` in views/list.js; the stepper's is PREDICT_TOPIC.
@@ -361,6 +362,7 @@ export const QUESTIONS = {
   ],
   flash: FLASH_QUESTIONS,
   variants: VARIANTS_QUESTIONS,
+  efficient: EFFICIENT_QUESTIONS,
   train: TRAIN_QUESTIONS,
   model: MODEL_QUESTIONS,
 };

@@ -40,6 +40,14 @@ export const VIEW_LIST = [
     topic: 'Variants',
   },
   {
+    id: 'efficient',
+    preset: [
+      'Cheaper attention: linear, retention, low rank, sparse',
+      'Each shortcut beside exact softmax on the same Q, K, V: its weights, its error, its cost as n grows, its state token by token.',
+    ],
+    topic: 'Cheaper attention',
+  },
+  {
     id: 'long-sequence',
     preset: ['Long sequences: the flash kernel on WebGPU', 'Up to 16,384 tokens on WebGPU (4,096 in WebAssembly), with a sampled block of the exact weights.'],
   },
