@@ -4,17 +4,19 @@
 // rules are the core's alone; here are only the requests and the error measures taken on the
 // core's numbers.
 
-/** The families in the picker's order: id, label, and whether it has a causal form here. */
-export const FAMILIES = [
-  { id: 'linear', label: 'Linear (elu + 1 or relu)', causal: true },
-  { id: 'favor', label: 'Random features (FAVOR+)', causal: true },
-  { id: 'retention', label: 'Retention (decay γ)', causal: 'always' },
-  { id: 'svd', label: 'Low rank: SVD of A', causal: true },
-  { id: 'linformer', label: 'Low rank: Linformer', causal: false },
-  { id: 'bigbird', label: 'Sparse: BigBird', causal: true },
-  { id: 'strided', label: 'Sparse: strided', causal: true },
-];
-export const FAMILY_IDS = FAMILIES.map((f) => f.id);
+import { FAMILY_IDS } from './fields.js';
+
+const INFO = {
+  linear: { label: 'Linear (elu + 1 or relu)', causal: true },
+  favor: { label: 'Random features (FAVOR+)', causal: true },
+  retention: { label: 'Retention (decay γ)', causal: 'always' },
+  svd: { label: 'Low rank: SVD of A', causal: true },
+  linformer: { label: 'Low rank: Linformer', causal: false },
+  bigbird: { label: 'Sparse: BigBird', causal: true },
+  strided: { label: 'Sparse: strided', causal: true },
+};
+/** The families in the picker's order: id, label, and whether it has a causal form here ('always': retention). */
+export const FAMILIES = FAMILY_IDS.map((id) => ({ id, ...INFO[id] }));
 export const familyOf = (id) => FAMILIES.find((f) => f.id === id);
 
 /** Whether the family runs causal for view state v (retention always; Linformer never: it mixes every key). */

@@ -89,7 +89,8 @@ export function renderSentences(v, r) {
     );
     lines.push(`A hidden key's weight is shared out among the keys the pattern keeps. ${worstLine}`);
   }
-  if (causalOf(v) && v.family !== 'retention') lines.push('Causal: query i sees keys 1 … i in both matrices.');
+  if (causalOf(v) && v.family === 'svd') lines.push('Causal: softmax’s query i sees keys 1 … i, but A_k is not causal: it puts weight on later keys.');
+  else if (causalOf(v) && v.family !== 'retention') lines.push('Causal: query i sees keys 1 … i in both matrices.');
   return html`<div class="why" data-role="sentences">${lines.map((line) => html`<p>${subscripted(line)}</p>`)}</div>`;
 }
 
