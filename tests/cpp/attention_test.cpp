@@ -13,16 +13,8 @@
 #include "reference_attention.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
-
-using attnlab::AttentionOptions;
-using attnlab::AttentionResult;
-using attnlab::BoolMatrix;
-using attnlab::Matrix;
-using attnlab::test::max_abs_diff;
-using attnlab::test::random_matrix;
-using attnlab::test::reference_attention;
-using attnlab::test::row_sum;
 
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
@@ -373,3 +365,5 @@ TEST_CASE("an explicit scale is reported as given, the temperature apart", "[att
   // scores [[1, 1, 0], [0, 1, 1]] times 0.4 / 2.5
   CHECK(max_abs_diff(r.scaled, rows({{0.16f, 0.16f, 0}, {0, 0.16f, 0.16f}})) <= 1e-6);
 }
+
+}  // namespace attnlab::test

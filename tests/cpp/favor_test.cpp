@@ -17,17 +17,10 @@
 #include "attnlab/random.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
 
-using attnlab::AttentionForm;
-using attnlab::ErrorCode;
-using attnlab::FeatureMap;
-using attnlab::LinearAttentionOptions;
-using attnlab::LinearAttentionResult;
-using attnlab::Matrix;
-using attnlab::test::ok;
-using attnlab::test::random_qkv;
-using BigMatrix = attnlab::BasicMatrix<double>;
+using BigMatrix = BasicMatrix<double>;
 
 constexpr double tolerance = 1e-5;  // relative to max(1, max |reference|)
 
@@ -110,13 +103,6 @@ BigMatrix softmax_weights(const Matrix& q, const Matrix& k, double scale) {
     for (std::size_t j = 0; j < k.rows; ++j) w(i, j) /= sum;
   }
   return w;
-}
-
-template <class A, class B>
-double relative_error(const A& a, const B& b) {
-  double biggest = 1;
-  for (double x : b.data) biggest = std::max(biggest, std::abs(x));
-  return attnlab::test::max_abs_diff(a, b) / biggest;
 }
 
 LinearAttentionOptions favor(std::size_t m, std::uint64_t seed, bool causal = false,
@@ -309,3 +295,5 @@ TEST_CASE("favor rejects bad features, and features or seed without it, by code"
     }
   }
 }
+
+}  // namespace attnlab::test

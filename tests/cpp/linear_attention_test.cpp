@@ -13,17 +13,10 @@
 #include "attnlab/limits.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
 
-using attnlab::AttentionForm;
-using attnlab::ErrorCode;
-using attnlab::FeatureMap;
-using attnlab::LinearAttentionOptions;
-using attnlab::LinearAttentionResult;
-using attnlab::Matrix;
-using attnlab::test::ok;
-using attnlab::test::random_qkv;
-using BigMatrix = attnlab::BasicMatrix<double>;
+using BigMatrix = BasicMatrix<double>;
 
 // Float32 against float64, relative to the reference's size: 1e-5 · max(1, max |reference|).
 constexpr double tolerance = 1e-5;
@@ -58,19 +51,6 @@ Reference reference(const Matrix& q, const Matrix& k, const Matrix& v, FeatureMa
   return r;
 }
 
-// max |a − b| / max(1, max |b|): the error relative to the reference's size.
-double relative_error(const Matrix& a, const BigMatrix& b) {
-  double biggest = 1;
-  for (double x : b.data) biggest = std::max(biggest, std::abs(x));
-  return attnlab::test::max_abs_diff(a, b) / biggest;
-}
-
-double max_abs(const Matrix& m) {
-  double out = 0;
-  for (float x : m.data) out = std::max(out, std::abs(double{x}));
-  return out;
-}
-
 LinearAttentionOptions options(FeatureMap map, bool causal, AttentionForm form) {
   LinearAttentionOptions o;
   o.feature_map = map;
@@ -91,7 +71,7 @@ ErrorCode error_of(const Matrix& q, const Matrix& k, const Matrix& v,
 
 TEST_CASE("linear_attention: both maps, both forms, causal or not, within 1e-5 of float64",
           "[linear-attention]") {
-  double worst_output = 0, worst_weights = 0, worst_kernel = 0, worst_forms = 0;
+  Worst output{tolerance}, weights{tolerance}, kernel{tolerance}, parallel{tolerance};
   std::uint32_t seed = 100;
   for (const FeatureMap map : {FeatureMap::elu, FeatureMap::relu})
     for (const bool causal : {false, true})
@@ -116,28 +96,19 @@ TEST_CASE("linear_attention: both maps, both forms, causal or not, within 1e-5 o
           REQUIRE(r.kv_state.cols == d_v);
           REQUIRE(r.key_sum.size() == d_k);
           REQUIRE(r.normalizer.size() == n_q);
-          const double e_out = relative_error(r.output, ref.output);
-          const double e_w = relative_error(*r.weights, ref.weights);
-          const double e_k = relative_error(*r.kernel, ref.kernel);
-          CHECK(e_out <= tolerance);
-          CHECK(e_w <= tolerance);
-          CHECK(e_k <= tolerance);
-          worst_output = std::max(worst_output, e_out);
-          worst_weights = std::max(worst_weights, e_w);
-          worst_kernel = std::max(worst_kernel, e_k);
+          output.check(relative_error(r.output, ref.output));
+          weights.check(relative_error(*r.weights, ref.weights));
+          kernel.check(relative_error(*r.kernel, ref.kernel));
           forms[int(form)] = r;
         }
         // The parallel form equals the recurrent one, output and implied weights.
-        const double forms_diff = attnlab::test::max_abs_diff(forms[0].output, forms[1].output) /
-                                  std::max(1.0, max_abs(forms[0].output));
-        CHECK(forms_diff <= tolerance);
+        parallel.check(relative_error(forms[1].output, forms[0].output));
         CHECK(*forms[0].weights == *forms[1].weights);
-        worst_forms = std::max(worst_forms, forms_diff);
       }
   std::printf(
       "linear_attention vs float64 (relative to max(1, max|ref|)): output %.3g, weights %.3g, "
       "kernel %.3g; parallel vs recurrent output %.3g\n",
-      worst_output, worst_weights, worst_kernel, worst_forms);
+      output.value, weights.value, kernel.value, parallel.value);
 }
 
 TEST_CASE("linear_attention: the state φ(K)ᵀV, the key sum and the normaliser in float64",
@@ -268,3 +239,5 @@ TEST_CASE("linear_attention: overflow past float32 is a non-finite error, never 
     CHECK(r.error().code == ErrorCode::non_finite);
   }
 }
+
+}  // namespace attnlab::test

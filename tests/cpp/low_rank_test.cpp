@@ -15,17 +15,10 @@
 #include "attnlab/limits.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
 
-using attnlab::ErrorCode;
-using attnlab::LowRankMethod;
-using attnlab::LowRankOptions;
-using attnlab::LowRankResult;
-using attnlab::Matrix;
-using attnlab::test::ok;
-using attnlab::test::random_qkv;
-using attnlab::test::relative_error;
-using BigMatrix = attnlab::BasicMatrix<double>;
+using BigMatrix = BasicMatrix<double>;
 
 constexpr double tolerance = 1e-5;
 
@@ -348,3 +341,5 @@ TEST_CASE("low_rank_attention rejects every bad input with its code", "[low-rank
   for (float& x : large_v.data) x = 1e38f;
   CHECK(error_of(q, k, large_v, lin) == ErrorCode::non_finite);
 }
+
+}  // namespace attnlab::test

@@ -14,17 +14,9 @@
 #include "reference_attention.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
 
-using attnlab::ErrorCode;
-using attnlab::Matrix;
-using attnlab::PermutationCheck;
-using attnlab::PositionalEncoding;
-using attnlab::Projections;
-using attnlab::TraceInput;
-using attnlab::test::max_abs_diff;
-using attnlab::test::random_matrix;
-using attnlab::test::random_tokens;
 using Order = std::vector<std::size_t>;
 
 // Without positions the two outputs differ only by the order of float sums: the core's own
@@ -203,3 +195,5 @@ TEST_CASE("every error names what is wrong: length, duplicates, range, the sourc
     CHECK(error_of(empty, {}).code == ErrorCode::empty);
   }
 }
+
+}  // namespace attnlab::test

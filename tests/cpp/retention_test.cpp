@@ -12,16 +12,10 @@
 #include "attnlab/limits.hpp"
 #include "test_support.hpp"
 
+namespace attnlab::test {
 namespace {
 
-using attnlab::AttentionForm;
-using attnlab::ErrorCode;
-using attnlab::Matrix;
-using attnlab::RetentionOptions;
-using attnlab::RetentionResult;
-using attnlab::test::ok;
-using attnlab::test::random_qkv;
-using BigMatrix = attnlab::BasicMatrix<double>;
+using BigMatrix = BasicMatrix<double>;
 
 // Float32 against float64, relative to the reference's size: 1e-5 · max(1, max |reference|).
 // Retention does not normalise, so its outputs grow with n and d: the bound scales with them.
@@ -50,16 +44,6 @@ Reference reference(const Matrix& q, const Matrix& k, const Matrix& v, double de
   return r;
 }
 
-double max_abs(const auto& m) {
-  double out = 0;
-  for (auto x : m.data) out = std::max(out, std::abs(double(x)));
-  return out;
-}
-
-double relative_error(const Matrix& a, const BigMatrix& b) {
-  return attnlab::test::max_abs_diff(a, b) / std::max(1.0, max_abs(b));
-}
-
 RetentionOptions options(float decay, AttentionForm form) {
   RetentionOptions o;
   o.decay = decay;
@@ -77,7 +61,7 @@ ErrorCode error_of(const Matrix& q, const Matrix& k, const Matrix& v, RetentionO
 }  // namespace
 
 TEST_CASE("retention: both forms within 1e-5 of float64, and equal to each other", "[retention]") {
-  double worst_output = 0, worst_weights = 0, worst_state = 0, worst_forms = 0;
+  Worst output{tolerance}, weights{tolerance}, state{tolerance}, parallel{tolerance};
   std::uint32_t seed = 200;
   for (const float decay : {1.0f, 0.96875f, 0.9f, 0.5f, 1e-3f})
     for (const auto& [n, d_k, d_v] : std::vector<std::array<std::size_t, 3>>{
@@ -90,21 +74,12 @@ TEST_CASE("retention: both forms within 1e-5 of float64, and equal to each other
         const auto r = ok(attnlab::retention(qkv.q, qkv.k, qkv.v, options(decay, form)));
         REQUIRE(r.weights.has_value());
         CHECK(r.decay == decay);
-        const double e_out = relative_error(r.output, ref.output);
-        const double e_w = relative_error(*r.weights, ref.weights);
-        const double e_s = relative_error(r.state, ref.state);
-        CHECK(e_out <= tolerance);
-        CHECK(e_w <= tolerance);
-        CHECK(e_s <= tolerance);
-        worst_output = std::max(worst_output, e_out);
-        worst_weights = std::max(worst_weights, e_w);
-        worst_state = std::max(worst_state, e_s);
+        output.check(relative_error(r.output, ref.output));
+        weights.check(relative_error(*r.weights, ref.weights));
+        state.check(relative_error(r.state, ref.state));
         forms[int(form)] = r;
       }
-      const double forms_diff = attnlab::test::max_abs_diff(forms[0].output, forms[1].output) /
-                                std::max(1.0, max_abs(forms[0].output));
-      CHECK(forms_diff <= tolerance);
-      worst_forms = std::max(worst_forms, forms_diff);
+      parallel.check(relative_error(forms[1].output, forms[0].output));
       // Above the diagonal nothing: the future is never retained.
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j) CHECK((*forms[0].weights)(i, j) == 0.0f);
@@ -112,7 +87,7 @@ TEST_CASE("retention: both forms within 1e-5 of float64, and equal to each other
   std::printf(
       "retention vs float64 (relative to max(1, max|ref|)): output %.3g, weights %.3g, state "
       "%.3g; parallel vs recurrent output %.3g\n",
-      worst_output, worst_weights, worst_state, worst_forms);
+      output.value, weights.value, state.value, parallel.value);
 }
 
 TEST_CASE("retention: the state keeps its size however long the sequence", "[retention]") {
@@ -172,3 +147,5 @@ TEST_CASE("retention: overflow past float32 is a non-finite error, never Infinit
     CHECK(sums.error().message.find("too large for float32") != std::string::npos);
   }
 }
+
+}  // namespace attnlab::test

@@ -1,5 +1,6 @@
 // Small helpers shared by the test files: seeded random matrices, error measures and
-// readable printing of matrices in Catch2 failure messages.
+// readable printing of matrices in Catch2 failure messages. A test file written inside
+// namespace attnlab::test sees these and the core's names without a list of using-declarations.
 #pragma once
 
 #include <algorithm>
@@ -85,6 +86,17 @@ template <class A, class B>
 double relative_error(const BasicMatrix<A>& a, const BasicMatrix<B>& b) {
   return max_abs_diff(a, b) / std::max(1.0, max_abs(b));
 }
+
+// The worst of the errors a test meets, for its summary line; each is also checked against the
+// tolerance where it is met (the INFO in scope names the case).
+struct Worst {
+  double tolerance;
+  double value = 0;
+  void check(double error) {
+    CHECK(error <= tolerance);
+    value = std::max(value, error);
+  }
+};
 
 template <class T>
 bool all_finite(const BasicMatrix<T>& m) {
