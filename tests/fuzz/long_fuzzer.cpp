@@ -125,7 +125,7 @@ RowReference row_reference(const Head& h, std::size_t i) {
   // more each, at most a few units of what they add.
   const double error = 2 * (h.d + 5) * unit * magnitude * h.scale +
                        subnormal * (k_sum + h.d + 2) * std::max(1.0, h.scale) +
-                       (o.has_score_rules() ? 8 * unit * (added + o.softcap.value_or(0.0f)) : 0) +
+                       (o.has_cell_rules() ? 8 * unit * (added + o.softcap.value_or(0.0f)) : 0) +
                        tiny;
   RowReference r{{}, {}, std::max(every * std::max(1.0, h.scale), q_max * h.scale) + added};
   const double max = *std::max_element(logits.begin(), logits.end());

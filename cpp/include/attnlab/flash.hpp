@@ -27,9 +27,6 @@ struct FlashOptions : ScoreRules {
   int kv_heads = 0;
   std::size_t batch = 1;    // rows of Q (and of K, V) split into equal sequences
   std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
-
-  // Whether a rule beyond the causal band and the window applies (ScoreRules::has_cell_rules).
-  bool has_score_rules() const { return has_cell_rules(); }
 };
 
 struct FlashResult {

@@ -95,7 +95,7 @@ Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matri
     return Error{ErrorCode::invalid_argument,
                  "the flash backward pass does not take kvHeads (grouped-query attention) yet: "
                  "give every query head its own K and V"};
-  if (options.has_score_rules())
+  if (options.has_cell_rules())
     return Error{ErrorCode::invalid_argument,
                  "the flash backward pass takes the causal rule and the window only, not key "
                  "padding, softcap, a bias or ALiBi yet"};
