@@ -320,6 +320,9 @@ TEST_CASE("ALiBi's distances start where the alignment places the queries, as fl
   const Trace left = ok(attnlab::trace(input));
   CHECK(steps_of(left, step::softmax).at(0)->values(0, 0) >
         steps_of(left, step::softmax).at(0)->values(0, 3));
+  // The bias step's formula is the rule computed: bottom-right puts query i at key i + 3.
+  CHECK(steps_of(right, step::bias).at(0)->formula.find("m\\,|i + 3 - j|") != std::string::npos);
+  CHECK(steps_of(left, step::bias).at(0)->formula.find("m\\,|i - j|") != std::string::npos);
 
   // Every alignment, with a cache of 3 rows before 2 new keys and 3 queries: the trace against
   // flash over the same 5 keys, and against the float64 reference.

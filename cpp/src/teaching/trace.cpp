@@ -220,12 +220,7 @@ std::size_t add_head_steps(Trace& t, const AttentionResult& r, std::size_t h,
     t.steps.back().softcap = options.softcap;
   }
   if (variants.slope || options.bias) {
-    // B: ALiBi's −m|i − j|, the given bias, or their sum.
-    const std::string added = variants.slope && options.bias ? " - m\\,|i - j| + B_{ij}"
-                              : variants.slope               ? " - m\\,|i - j|"
-                                                             : " + B_{ij}";
-    std::string formula = s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") + "_{ij}" + added;
-    if (variants.slope) formula += ", \\quad m = " + tex_number(*variants.slope);
+    const std::string formula = bias_formula(s, rules, options.bias.has_value());
     logits = add_step(t, step::bias, head,
                       variants.slope && options.bias ? "Add the biases (ALiBi's and the given one)"
                       : variants.slope               ? "Add the distance bias (ALiBi)"

@@ -47,6 +47,15 @@ std::string mask_formula(const Symbols& s, const HeadRules& rules) {
   return s.tilde("S") + "_{ij} \\leftarrow -\\infty \\quad \\text{where } " + rule;
 }
 
+std::string bias_formula(const Symbols& s, const HeadRules& rules, bool given_bias) {
+  const bool alibi = rules.slope != 0.0f;
+  std::string added = alibi ? " - m\\,|" + position_tex(rules) + " - j|" : "";
+  if (given_bias) added += " + B_{ij}";
+  std::string formula = s.tilde("S") + "_{ij} \\leftarrow " + s.tilde("S") + "_{ij}" + added;
+  if (alibi) formula += ", \\quad m = " + tex_number(rules.slope);
+  return formula;
+}
+
 std::string concat_formula(std::size_t heads) {
   const auto head = [](std::size_t h) { return Symbols{"(" + std::to_string(h) + ")"}.of("O"); };
   std::string parts = head(1);

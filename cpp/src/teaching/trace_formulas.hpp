@@ -18,6 +18,10 @@ std::string scale_formula(const Symbols& s, const ScaleFactors& factors);
 // window (both sides), of the head's rules.
 std::string mask_formula(const Symbols& s, const HeadRules& rules);
 
+// S̃_ij ← S̃_ij plus ALiBi's −m·|p_i − j| (p_i: query i's key position under the head's
+// alignment, as HeadRules::alibi computes it), the given bias B, or both.
+std::string bias_formula(const Symbols& s, const HeadRules& rules, bool given_bias);
+
 // C = [O^{(1)} | O^{(2)}], or with many heads [O^{(1)} | ... | O^{(h)}].
 std::string concat_formula(std::size_t heads);
 
