@@ -1,23 +1,16 @@
 #include "attnlab/error.hpp"
 
+#include <iterator>
+
 namespace attnlab {
 
 std::string_view to_string(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::shape_mismatch:
-      return "shape-mismatch";
-    case ErrorCode::non_finite:
-      return "non-finite";
-    case ErrorCode::empty:
-      return "empty";
-    case ErrorCode::too_large:
-      return "too-large";
-    case ErrorCode::invalid_argument:
-      return "invalid-argument";
-    case ErrorCode::out_of_memory:
-      return "out-of-memory";
-  }
-  return "invalid-argument";
+  // Each code's spelling, in the order of error_codes (error.hpp).
+  constexpr std::string_view names[] = {"shape-mismatch", "non-finite",       "empty",
+                                        "too-large",      "invalid-argument", "out-of-memory"};
+  static_assert(std::size(names) == error_codes.size());
+  const auto i = static_cast<std::size_t>(code);
+  return i < std::size(names) ? names[i] : "invalid-argument";
 }
 
 }  // namespace attnlab
