@@ -80,30 +80,22 @@ test('tilePlan({ headWidth }) equals the older tilePlan(headWidth); null beyond 
 });
 
 test('attention(): scale excludes the temperature, factor is what multiplies the scores', () => {
-  const r = lab.attention({
+  // q·k = 2 and 4 with d_k = 2; the temperature divides what the scale multiplied.
+  const qkv = {
     Q: [[1, 1]],
     K: [
       [2, 0],
       [0, 4],
     ],
     V: [[1], [2]],
-    temperature: 2,
-  });
+  };
+  const r = lab.attention({ ...qkv, temperature: 2 });
   assert.ok(Math.abs(r.scale - Math.SQRT1_2) < 1e-7);
   assert.equal(r.temperature, 2);
   assert.ok(Math.abs(r.factor - Math.SQRT1_2 / 2) < 1e-7);
   assert.ok(Math.abs(r.scaled[0][0] - (2 * Math.SQRT1_2) / 2) < 1e-6);
   assert.ok(Math.abs(r.scaled[0][1] - (4 * Math.SQRT1_2) / 2) < 1e-6);
-  const explicit = lab.attention({
-    Q: [[1, 1]],
-    K: [
-      [2, 0],
-      [0, 4],
-    ],
-    V: [[1], [2]],
-    scale: 0.5,
-    temperature: 4,
-  });
+  const explicit = lab.attention({ ...qkv, scale: 0.5, temperature: 4 });
   assert.deepEqual([explicit.scale, explicit.temperature, explicit.factor], [0.5, 4, 0.125]);
 });
 

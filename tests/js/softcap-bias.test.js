@@ -1,10 +1,11 @@
 // softcap and bias through the package: attention(), trace() (its softcap and bias steps, one
-// bias per head), decode() and attentionBackward(), against a float64 reference written here
-// from Gemma 2's soft-capping (c·tanh(s̃ / c)) and the frameworks' float attn_mask (added to the
-// scaled scores, −Infinity blocking).
+// bias per head), decode() and attentionBackward(), against the float64 reference of
+// support/options-reference.js, written from Gemma 2's soft-capping (c·tanh(s̃ / c)) and the
+// frameworks' float attn_mask (added to the scaled scores, −Infinity blocking).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { headReference } from './support/options-reference.js';
 import { attnlab, errorOf } from './support/package.js';
 
 const lab = await attnlab.createAttnLab();
@@ -12,24 +13,9 @@ const lab = await attnlab.createAttnLab();
 const matrix = (rows, cols, seed, scale = 1) =>
   Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => scale * (Math.sin(seed * 1000 + (r * cols + c) * 12.9898) % 1)));
 
-// softmax(cap(Q·Kᵀ/√d) + bias)·V, one head, float64: { output, weights }.
-function reference(Q, K, V, { softcap, bias }) {
-  const d = Q[0].length;
-  const weights = Q.map((q, i) => {
-    const logits = K.map((k, j) => {
-      let s = q.reduce((acc, x, c) => acc + x * k[c], 0) / Math.sqrt(d);
-      if (softcap) s = softcap * Math.tanh(s / softcap);
-      return bias ? s + bias[i][j] : s;
-    });
-    const max = Math.max(...logits);
-    if (max === -Infinity) return logits.map(() => 0);
-    const e = logits.map((x) => Math.exp(x - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    return e.map((x) => x / sum);
-  });
-  const output = weights.map((w) => V[0].map((_, c) => w.reduce((acc, wj, j) => acc + wj * V[j][c], 0)));
-  return { output, weights };
-}
+// softmax(cap(Q·Kᵀ/√d) + bias)·V, one head, float64: { output, weights } (the options fuzz's
+// reference, written from the documented rules).
+const reference = (Q, K, V, { softcap, bias }) => headReference({ Q, K, V, softcap, bias });
 
 const close = (got, want, tolerance, what) =>
   got.forEach((row, i) => row.forEach((x, c) => assert.ok(Math.abs(x - want[i][c]) <= tolerance, `${what} (${i + 1}, ${c + 1}): ${x} vs ${want[i][c]}`)));
