@@ -12,27 +12,12 @@ import { test } from 'node:test';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { stateOfLink } from '../support/state-link.js';
 import { assertStepMatches, expectedTrace, maxAbsDiff, TOLERANCE } from './support/expected.js';
-import { assertClean, labState, messageText, settle, waitForView } from './support/lab-page.js';
+import { assertClean, labState, messageText, settle, viewTable, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const { links } = JSON.parse(await readFile(new URL('./fixtures/saved-links.json', import.meta.url), 'utf8'));
 const session = browserSession('web/dist');
 const lab = await createAttnLab();
-
-/** The numbers of table[data-matrix=name] inside teaching view `view`, by data-row and data-col. */
-function viewMatrix(page, view, name) {
-  return page.evaluate(
-    ({ view, name }) => {
-      const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
-      const values = [];
-      for (const cell of root.querySelectorAll(`table[data-matrix="${name}"] td[data-row][data-col]`)) {
-        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
-      }
-      return values;
-    },
-    { view, name },
-  );
-}
 
 // View-state fields renamed since links were saved ({ view: { olderName: name } }, as
 // web/element/README.md documents them): a link keeps opening, its state read under the new
@@ -52,7 +37,7 @@ const VIEW_CHECKS = {
   async geometry(page, { query, keys, values, scaled, temperature }) {
     const want = lab.attention({ Q: [query], K: keys, V: values, scale: scaled ? undefined : 1, temperature });
     for (const name of ['scores', 'weights', 'output']) {
-      const diff = maxAbsDiff(await viewMatrix(page, 'geometry', name), want[name]);
+      const diff = maxAbsDiff(await viewTable(page, 'geometry', `table[data-matrix="${name}"]`), want[name]);
       assert.ok(diff <= TOLERANCE, `geometry ${name}: max abs diff ${diff} from lab.attention()`);
     }
   },
@@ -63,7 +48,7 @@ const VIEW_CHECKS = {
     assert.ok(maxAbsDiff([weights], [want.weights]) <= TOLERANCE, `softmax weights ${weights} vs ${want.weights}`);
   },
   async positions(page, { positions, width }) {
-    const diff = maxAbsDiff(await viewMatrix(page, 'positions', 'encoding'), lab.sinusoidalEncoding({ positions, width }));
+    const diff = maxAbsDiff(await viewTable(page, 'positions', 'table[data-matrix="encoding"]'), lab.sinusoidalEncoding({ positions, width }));
     assert.ok(diff <= TOLERANCE, `positions encoding: max abs diff ${diff} from lab.sinusoidalEncoding(${positions}, ${width})`);
   },
   async scaling(page, { headWidth }) {

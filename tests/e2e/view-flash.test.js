@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
 import { encodeHash, presetState } from './support/expected.js';
-import { assertClean, settle } from './support/lab-page.js';
+import { assertClean, settle, viewTables } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -24,23 +24,17 @@ function walkOf({ n = 8, queryRows = 2, keyRows = 2, causal = false, seed = 1 })
 const open = (t, viewState = {}, options) => session.open(t, `index.html${encodeHash({ ...presetState('flash'), viewState })}`, { view: 'flash', ...options });
 
 /** The tables of the event on view, by data-matrix, and the grid's tile states. */
-function shown(page) {
-  return page.evaluate(() => {
+async function shown(page) {
+  const tables = await viewTables(page, 'flash');
+  return page.evaluate((tables) => {
     const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-flash-view').shadowRoot;
-    const tables = {};
-    for (const table of root.querySelectorAll('table[data-matrix]')) {
-      const values = [];
-      for (const cell of table.querySelectorAll('td[data-row]'))
-        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
-      tables[table.dataset.matrix] = values;
-    }
     return {
       kind: root.querySelector('[data-role="event"]').dataset.kind,
       tables,
       grid: [...root.querySelectorAll('[data-role="tile-grid"] td')].map((td) => td.dataset.state),
       memory: [...root.querySelectorAll('[data-role="memory"] [data-value]')].map((s) => Number(s.dataset.value)),
     };
-  });
+  }, tables);
 }
 
 const close = (a, b, what, tolerance = 1e-6) => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { exerciseInputs, PATTERN_IDS } from '../../web/element/views/patterns/pattern-inputs.js';
 import { assertStepMatches, encodeHash, expectedTrace, maxAbsDiff, presetState, TOLERANCE } from './support/expected.js';
-import { assertClean, goToStep, labState, settle, waitForView } from './support/lab-page.js';
+import { assertClean, goToStep, labState, settle, viewTable, waitForView } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -16,18 +16,6 @@ const VIEW = 'attn-lab attn-patterns-view';
 
 const openPatterns = (t, viewState = {}) =>
   session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'patterns', viewState })}`, { view: 'patterns' });
-
-/** The values of a heatmap table inside the patterns view, by CSS selector. */
-function heatmap(page, selector) {
-  return page.evaluate((selector) => {
-    const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-patterns-view').shadowRoot;
-    const values = [];
-    for (const cell of root.querySelectorAll(`${selector} td[data-row]`)) {
-      (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
-    }
-    return values;
-  }, selector);
-}
 
 const softmaxOf = (id) => expectedTrace(presetState(id)).steps.find((step) => step.id === 'softmax').values;
 
@@ -59,7 +47,7 @@ test("every gallery heatmap is the core's softmax for its preset", async (t) => 
   const { page, problems } = await openPatterns(t);
   assert.equal(await page.locator(`${VIEW} [data-role="gallery"] [data-pattern]`).count(), PATTERN_IDS.length);
   for (const id of PATTERN_IDS) {
-    const got = await heatmap(page, `[data-pattern="${id}"] table[data-matrix="softmax"]`);
+    const got = await viewTable(page, 'patterns', `[data-pattern="${id}"] table[data-matrix="softmax"]`);
     const diff = maxAbsDiff(got, softmaxOf(id));
     assert.ok(diff <= TOLERANCE, `${id}: max abs diff ${diff} from lab.trace()`);
     assert.ok(SIGNATURES[id](got), `the ${id} preset shows the ${id} pattern`);
@@ -98,7 +86,7 @@ test("the exercise shows the core's weights and marks right and wrong answers, f
     await page.evaluate((seed) => document.querySelector('attn-lab').setState({ viewState: { seed } }), seed);
     await settle(page);
     const { pattern, request } = exerciseInputs(seed);
-    const diff = maxAbsDiff(await heatmap(page, '[data-role="exercise"] table[data-matrix="weights"]'), lab.attention(request).weights);
+    const diff = maxAbsDiff(await viewTable(page, 'patterns', '[data-role="exercise"] table[data-matrix="weights"]'), lab.attention(request).weights);
     assert.ok(diff <= TOLERANCE, `seed ${seed}: max abs diff ${diff} from lab.attention()`);
     assert.equal(await page.locator(`${VIEW} [data-role="verdict"]`).count(), 0, 'no verdict before an answer');
 
@@ -122,7 +110,10 @@ test("the exercise shows the core's weights and marks right and wrong answers, f
   assert.deepEqual((await labState(page)).viewState, { seed: last + 1, choice: null });
   assert.equal(await page.locator(`${VIEW} [data-role="verdict"]`).count(), 0);
   assert.equal(await page.locator(`${VIEW} [data-control="answer"]`).first().isDisabled(), false);
-  const diff = maxAbsDiff(await heatmap(page, '[data-role="exercise"] table[data-matrix="weights"]'), lab.attention(exerciseInputs(last + 1).request).weights);
+  const diff = maxAbsDiff(
+    await viewTable(page, 'patterns', '[data-role="exercise"] table[data-matrix="weights"]'),
+    lab.attention(exerciseInputs(last + 1).request).weights,
+  );
   assert.ok(diff <= TOLERANCE, `seed ${last + 1}: max abs diff ${diff}`);
   assertClean(problems);
 });

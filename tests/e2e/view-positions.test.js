@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { createAttnLab } from '../../dist/attnlab.js';
 import { permutationRequest, SENTENCE, shuffledOrder } from '../../web/element/views/positions/positions-demo.js';
 import { encodeHash, maxAbsDiff, presetState, TOLERANCE } from './support/expected.js';
-import { assertClean, labState, messageText, settle } from './support/lab-page.js';
+import { assertClean, labState, messageText, settle, viewTable } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -17,18 +17,6 @@ const VIEW = 'attn-lab attn-positions-view';
 
 const openView = (t, viewState = {}) =>
   session.open(t, `index.html${encodeHash({ ...presetState('tiny'), view: 'positions', viewState })}`, { view: 'positions' });
-
-/** The numbers of table[data-matrix=name] inside the view, by data-row and data-col. */
-function shownMatrix(page, name) {
-  return page.evaluate((name) => {
-    const view = document.querySelector('attn-lab').shadowRoot.querySelector('attn-positions-view');
-    const values = [];
-    for (const cell of view.shadowRoot.querySelectorAll(`table[data-matrix="${name}"] td[data-row][data-col]`)) {
-      (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
-    }
-    return values;
-  }, name);
-}
 
 const shownRowLabels = (page, name) => page.locator(`${VIEW} table[data-matrix="${name}"] tbody th`).allTextContents();
 const shownOrder = async (page) => (await page.locator(`${VIEW} [data-role="sentence-reordered"]`).getAttribute('data-order')).split(',').map(Number);
@@ -48,7 +36,7 @@ async function assertDemoMatchesCore(page) {
   const { viewState } = await labState(page);
   const want = lab.permutationCheck(permutationRequest(viewState), viewState.order);
   for (const name of ['original', 'permuted', 'predicted']) {
-    const diff = maxAbsDiff(await shownMatrix(page, name), want[name]);
+    const diff = maxAbsDiff(await viewTable(page, 'positions', `table[data-matrix="${name}"]`), want[name]);
     assert.ok(diff <= TOLERANCE, `${name}: max abs diff ${diff} from lab.permutationCheck`);
   }
   assert.equal(await difference(page), want.maxDifference);
@@ -69,7 +57,7 @@ test('the heatmap is lab.sinusoidalEncoding at the size the sliders set', async 
   const { viewState } = await labState(page);
   assert.equal(viewState.positions, 11);
   assert.equal(viewState.width, 7);
-  const shown = await shownMatrix(page, 'encoding');
+  const shown = await viewTable(page, 'positions', 'table[data-matrix="encoding"]');
   assert.equal(shown.length, 11);
   assert.equal(shown[0].length, 7);
   const diff = maxAbsDiff(shown, lab.sinusoidalEncoding(11, 7));

@@ -12,7 +12,7 @@ import { createAttnLab } from '../../dist/attnlab.js';
 import { QUESTIONS } from '../../web/element/shared/quiz-questions.js';
 import { alignmentRequest, biasMatrix, DEFAULT_BIAS, decodeRequest, variantRequest } from '../../web/element/views/variants/example.js';
 import { encodeHash, presetState } from './support/expected.js';
-import { assertClean, labState, messageText, settle } from './support/lab-page.js';
+import { assertClean, labState, messageText, settle, viewTables } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
 
 const session = browserSession('web/dist');
@@ -45,16 +45,10 @@ const open = (t, viewState = {}, options) =>
   session.open(t, `index.html${encodeHash({ ...presetState('variants'), viewState })}`, { view: 'variants', ...options });
 
 /** Every table of the view by data-matrix (and head), the step on view and the explanation. */
-function shown(page) {
-  return page.evaluate(() => {
+async function shown(page) {
+  const tables = await viewTables(page, 'variants');
+  return page.evaluate((tables) => {
     const root = document.querySelector('attn-lab').shadowRoot.querySelector('attn-variants-view').shadowRoot;
-    const tables = {};
-    for (const table of root.querySelectorAll('table[data-matrix]')) {
-      const values = [];
-      for (const cell of table.querySelectorAll('td[data-row]'))
-        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
-      tables[`${table.dataset.matrix}${table.dataset.head ? `/${table.dataset.head}` : ''}`] = values;
-    }
     const step = root.querySelector('[data-role="step"]');
     return {
       step: step.dataset.step,
@@ -68,7 +62,7 @@ function shown(page) {
         ]),
       ),
     };
-  });
+  }, tables);
 }
 
 const sameMatrix = (got, expected, what) => {

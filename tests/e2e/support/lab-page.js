@@ -73,6 +73,40 @@ export function renderedResults(page, index = 0) {
   }, index);
 }
 
+/**
+ * The numbers (data-value) of the table under `selector` inside teaching view `view` (its id:
+ * 'patterns' for <attn-patterns-view>) of the first <attn-lab>, by data-row and data-col.
+ */
+export function viewTable(page, view, selector) {
+  return page.evaluate(
+    ({ view, selector }) => {
+      const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
+      const values = [];
+      for (const cell of root.querySelectorAll(`${selector} td[data-row][data-col]`)) {
+        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+      }
+      return values;
+    },
+    { view, selector },
+  );
+}
+
+/** Every table of teaching view `view` by data-matrix (`matrix/head` where it has a head), as viewTable reads one. */
+export function viewTables(page, view) {
+  return page.evaluate((view) => {
+    const root = document.querySelector('attn-lab').shadowRoot.querySelector(`attn-${view}-view`).shadowRoot;
+    const tables = {};
+    for (const table of root.querySelectorAll('table[data-matrix]')) {
+      const values = [];
+      for (const cell of table.querySelectorAll('td[data-row][data-col]')) {
+        (values[Number(cell.dataset.row)] ??= [])[Number(cell.dataset.col)] = Number(cell.dataset.value);
+      }
+      tables[`${table.dataset.matrix}${table.dataset.head ? `/${table.dataset.head}` : ''}`] = values;
+    }
+    return tables;
+  }, view);
+}
+
 export const dataStep = (page, index = 0) => page.evaluate((i) => document.querySelectorAll('attn-lab')[i].dataset.step, index);
 export const labState = (page, index = 0) => page.evaluate((i) => document.querySelectorAll('attn-lab')[i].getState(), index);
 export const messageText = (page, index = 0) =>
