@@ -12,6 +12,7 @@
 #include "attnlab/kernels.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/linear_attention.hpp"
+#include "attnlab/long_linear.hpp"
 #include "attnlab/low_rank.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/permutation.hpp"

@@ -55,6 +55,12 @@ inline constexpr std::uint64_t flash_multiply_adds =
 inline constexpr std::uint64_t naive_scores = bounded_work ? std::uint64_t{1} << 23 : unbounded;
 inline constexpr std::uint64_t naive_multiply_adds =
     bounded_work ? std::uint64_t{1} << 30 : unbounded;
+// The long linear-attention and retention kernels (long_linear.hpp): the flash kernel's input
+// limits, chunks of at most long_chunk tokens (each worker holds a chunk × chunk block), and
+// in wasm at most this many multiply-adds, batch·heads·n·(chunk·(d + d_v) + 2·d·d_v).
+inline constexpr std::size_t long_chunk = 1024;
+inline constexpr std::uint64_t long_linear_multiply_adds =
+    bounded_work ? std::uint64_t{1} << 32 : unbounded;
 
 // sampled_weights (flash.hpp): each row's scores span every key, so rows are few.
 inline constexpr std::size_t sampled_rows = 32;

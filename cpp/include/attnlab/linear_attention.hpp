@@ -7,6 +7,7 @@
 // S_t = Σ_{j≤t} φ(k_j) v_jᵀ (d_k × d_v) and a normaliser z_t = Σ_{j≤t} φ(k_j) token by token.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -21,6 +22,11 @@ namespace attnlab {
 // max(x, 0) (can be all zeros), entry by entry; or Performer's positive orthogonal random
 // features (FAVOR+, favor.hpp), m of them per row, whose kernel estimates exp(qᵀk·scale).
 enum class FeatureMap : std::uint8_t { elu, relu, favor };
+
+// φ of one entry under elu or relu: the rule the small and the long kernels share.
+inline float feature_value(float x, FeatureMap map) {
+  return map == FeatureMap::relu ? (x > 0 ? x : 0.0f) : (x > 0 ? x + 1 : std::exp(x));
+}
 
 // How an efficient attention is computed: the parallel form (an n × n matrix, as exact
 // attention) or the recurrent form (a fixed-size state updated one token at a time).

@@ -6,7 +6,9 @@
 // by a key and a value per token. (RetNet's group norm and per-head γ sit outside this core.)
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "attnlab/error.hpp"
 #include "attnlab/linear_attention.hpp"  // AttentionForm
@@ -14,12 +16,24 @@
 
 namespace attnlab {
 
+// γ^m for m = 0 … count − 1, in double, each from the one before: count roundings of 1e-16 stay
+// far below float32's, and the core's wasm links no pow (about 2 KB). The small and the long
+// kernels' one rule for D.
+inline std::vector<double> decay_powers(float decay, std::size_t count) {
+  std::vector<double> powers(count, 1.0);
+  for (std::size_t m = 1; m < count; ++m) powers[m] = powers[m - 1] * decay;
+  return powers;
+}
+
 struct RetentionOptions {
   // γ in (0, 1]: 1 keeps the whole past (causal linear attention without φ or normaliser);
   // RetNet's heads use 1 − 2^(−5−h). Required: absent is an invalid_argument error.
   std::optional<float> decay;
   AttentionForm form = AttentionForm::parallel;
 };
+
+// The decay's problem, if any: missing, or outside (0, 1] (the small and the long kernels').
+std::optional<Error> check_decay(std::optional<float> decay);
 
 struct RetentionResult {
   float decay = 1.0f;

@@ -141,9 +141,9 @@ std::optional<Error> flash_tasks::untaken_rule(const FlashOptions& o) {
 // K's own checks come first, so only the heads' message names the V of sampled_weights().
 std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
                                         const FlashOptions& o, const char* v_name,
-                                        bool known_finite) {
+                                        bool known_finite, const char* kernel) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
-                                          "the flash kernel", false))
+                                          kernel, false))
     return e;
   for (const auto& [name, m] : {std::pair{"Q", &q}, std::pair{"K", &k}, std::pair{"V", &v}})
     if (std::uint64_t{m->rows} * m->cols > limits::flash_values)

@@ -19,8 +19,10 @@ std::size_t group_size(const FlashOptions& o);
 
 // check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
 // the call does not take. A caller that has already found Q, K and V finite skips that scan.
+// `kernel` names the caller in shape errors (the long linear kernels take the same inputs).
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o,
-                           const char* v_name, bool known_finite = false);
+                           const char* v_name, bool known_finite = false,
+                           const char* kernel = "the flash kernel");
 
 // The score rules these kernels do not take (the mask, global tokens, a past cache), refused.
 std::optional<Error> untaken_rule(const FlashOptions& o);

@@ -54,10 +54,8 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LinearAtt
 // φ(factor·x) entry by entry: (rows, cols) as x.
 Matrix features(const Matrix& x, float factor, FeatureMap map) {
   Matrix out(x.rows, x.cols);
-  for (std::size_t i = 0; i < x.data.size(); ++i) {
-    const float y = factor * x.data[i];
-    out.data[i] = map == FeatureMap::relu ? (y > 0 ? y : 0.0f) : (y > 0 ? y + 1 : std::exp(y));
-  }
+  for (std::size_t i = 0; i < x.data.size(); ++i)
+    out.data[i] = feature_value(factor * x.data[i], map);
   return out;
 }
 

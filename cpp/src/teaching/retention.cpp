@@ -10,6 +10,18 @@
 #include "kernels/simd_kernels.hpp"
 
 namespace attnlab {
+
+std::optional<Error> check_decay(std::optional<float> decay) {
+  if (!decay) return Error{ErrorCode::invalid_argument, "decay is missing: give γ in (0, 1]"};
+  // γ = 0 would keep nothing of the past (and 0⁰ on the diagonal); γ > 1 grows it without bound.
+  if (!(std::isfinite(*decay) && *decay > 0.0f && *decay <= 1.0f))
+    return Error{ErrorCode::invalid_argument,
+                 "decay must be a number in (0, 1] (γ, how much of "
+                 "the state each token keeps), got " +
+                     validate::number_text(*decay)};
+  return std::nullopt;
+}
+
 namespace {
 
 using validate::Problem;
@@ -22,24 +34,15 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const Retention
                                      "retention runs over one sequence, query t beside key t, so "
                                      "Q and K need the same number of rows"))
     return p;
-  if (!o.decay) return Error{ErrorCode::invalid_argument, "decay is missing: give γ in (0, 1]"};
-  // γ = 0 would keep nothing of the past (and 0⁰ on the diagonal); γ > 1 grows it without bound.
-  if (!(std::isfinite(*o.decay) && *o.decay > 0.0f && *o.decay <= 1.0f))
-    return Error{ErrorCode::invalid_argument,
-                 "decay must be a number in (0, 1] (γ, how much of "
-                 "the state each token keeps), got " +
-                     validate::number_text(*o.decay)};
+  if (auto e = check_decay(o.decay)) return e;
   return validate::finite_qkv(q, k, v);
 }
 
-// Q·Kᵀ ⊙ D: (n, n), D_ij = γ^(i−j) for j ≤ i, 0 above. The powers γ^m in double, each from the
-// one before: n roundings of 1e-16 stay far below float32's, and the core's wasm links no pow
-// (about 2 KB).
+// Q·Kᵀ ⊙ D: (n, n), D_ij = γ^(i−j) for j ≤ i, 0 above.
 Result<Matrix> decayed_scores(const Matrix& q, const Matrix& k, float decay) {
   Matrix w = kernels::matmul_transposed(q, k);
   if (auto p = validate::overflowed("the scores Q·Kᵀ", w)) return *p;
-  std::vector<double> powers(w.rows, 1.0);  // powers[m] = γ^m
-  for (std::size_t m = 1; m < powers.size(); ++m) powers[m] = powers[m - 1] * decay;
+  const std::vector<double> powers = decay_powers(decay, w.rows);  // powers[m] = γ^m
   for (std::size_t i = 0; i < w.rows; ++i)
     for (std::size_t j = 0; j < w.cols; ++j)
       w(i, j) = j > i ? 0.0f : static_cast<float>(w(i, j) * powers[i - j]);
