@@ -3,13 +3,14 @@
 // softmax weights and the family's side by side, the error per row and on the output; the
 // FLOPs and bytes as n grows; and the recurrent forms stepped token by token with their state.
 // This module is what every page loads (the view's state and its element); the view itself,
-// body.js, loads the first time it opens, so the page's first load stays within its budget.
+// body/ (its own folder, so that views/index.js's glob of views/*/*.js leaves it out), loads
+// the first time it opens, so the page's first load stays within its budget.
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { FIELDS, HEADING } from './fields.js';
 import { efficientStyles } from './styles.js';
 
 let body = null; // body.js, once loaded
-const loading = () => import('./body.js').then((module) => (body = module));
+const loading = () => import('./body/body.js').then((module) => (body = module));
 
 class EfficientView extends ViewBase {
   static styles = efficientStyles;

@@ -4,7 +4,7 @@
 // rules are the core's alone; here are only the requests and the error measures taken on the
 // core's numbers.
 
-import { FAMILY_IDS } from './fields.js';
+import { FAMILY_IDS } from '../fields.js';
 
 const INFO = {
   linear: { label: 'Linear (elu + 1 or relu)', causal: true },

@@ -3,15 +3,15 @@
 // requests); this draws and compares them.
 import { html, nothing } from 'lit';
 
-import { WEIGHT_SCALE, scoreScale } from '../../shared/colors.js';
-import { fmtWide, shape, sub } from '../../shared/format.js';
-import { formula } from '../../shared/formula.js';
-import { matrixTable } from '../../shared/matrix-table.js';
-import { tokenLabels } from '../../steps/panels.js';
+import { WEIGHT_SCALE, scoreScale } from '../../../shared/colors.js';
+import { fmtWide, shape, sub } from '../../../shared/format.js';
+import { formula } from '../../../shared/formula.js';
+import { matrixTable } from '../../../shared/matrix-table.js';
+import { tokenLabels } from '../../../steps/panels.js';
 import { causalOf, computeFamily, FAMILIES, familyOf, isRecurrent, outputErrors, recurrentStep, rowErrors } from './families.js';
-import { HEADING, MAX_TOKENS } from './fields.js';
+import { HEADING, MAX_TOKENS } from '../fields.js';
 import { renderCost, renderRecurrent, renderSentences } from './parts.js';
-import '../../shared/topic-quiz.js';
+import '../../../shared/topic-quiz.js';
 
 // Q, K and V: rows of lab.normalMatrix (random), or the stepper's (all its columns, as one head).
 function inputsOf(view, lab, v) {

@@ -3,10 +3,10 @@
 // KV cache. They draw the core's results (efficient.js computes them) and count sizes.
 import { html, nothing } from 'lit';
 
-import { lineChart } from '../../shared/chart.js';
-import { fmt, fmtWide, shape, sub, subscripted } from '../../shared/format.js';
-import { matrixTable } from '../../shared/matrix-table.js';
-import { indexLabels } from '../../steps/panels.js';
+import { lineChart } from '../../../shared/chart.js';
+import { fmt, fmtWide, shape, sub, subscripted } from '../../../shared/format.js';
+import { matrixTable } from '../../../shared/matrix-table.js';
+import { indexLabels } from '../../../steps/panels.js';
 import { causalOf, COST_SIZES, flopsAt } from './families.js';
 
 const FLOAT32 = 4;
