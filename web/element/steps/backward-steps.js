@@ -4,10 +4,13 @@
 // explain.js as the panels draw them (Aᵀ, Vᵀ… transposed as the formulas write them).
 import { fmt, fmtTerm } from '../shared/format.js';
 import { BACKWARD_WHY, outputSymbol } from './backward-why.js';
-import { at, productOf } from './explain.js';
+import { at, headCells, productOf } from './explain.js';
 import { defineStep } from './steps.js';
 
 const same = (row, col) => [{ cell: [row, col] }];
+
+// Each backward step's why is its entry in backward-why.js.
+const defineBackward = (step) => defineStep({ ...step, why: BACKWARD_WHY[step.id] });
 
 // [id, name, caption, rows, cols, perHead, transposed operand, product symbol]
 const PRODUCTS = [
@@ -24,11 +27,10 @@ const PRODUCTS = [
 
 /** Adds the backward entries after the forward ones (registry.js calls it once, at load). */
 export function defineBackwardSteps() {
-  defineStep({
+  defineBackward({
     id: 'grad-output',
     name: 'Upstream ∂, given',
     caption: 'the upstream gradient at the output',
-    why: BACKWARD_WHY['grad-output'],
     rows: 'queries',
     cols: 'features',
     heat: 'gradients',
@@ -39,11 +41,10 @@ export function defineBackwardSteps() {
   });
 
   for (const [id, name, caption, rows, cols, perHead, transposed, symbol] of PRODUCTS) {
-    defineStep({
+    defineBackward({
       id,
       name,
       caption,
-      why: BACKWARD_WHY[id],
       rows,
       cols,
       heat: 'gradients',
@@ -56,16 +57,12 @@ export function defineBackwardSteps() {
 
   // grad-softmax and grad-scores come between grad-weights and grad-q, in the core's order.
   function defineSoftmaxAndScale() {
-    defineStep({
+    defineBackward({
       id: 'grad-softmax',
       name: '∂S̃, softmax',
       detail: 'jacobian',
       caption: '∂L/∂S̃, through softmax',
-      why: BACKWARD_WHY['grad-softmax'],
-      rows: 'queries',
-      cols: 'keys',
-      heat: 'gradients',
-      perHead: true,
+      ...headCells('gradients'),
       explain: ({ panel, row, col, value }) => {
         const [a, dA] = panel.operands.map((o) => o.values[row][col]);
         const dot = panel.step.rowDot[row];
@@ -78,15 +75,11 @@ export function defineBackwardSteps() {
         };
       },
     });
-    defineStep({
+    defineBackward({
       id: 'grad-scores',
       name: '∂S, scores',
       caption: '∂L/∂S, the scores’ gradient',
-      why: BACKWARD_WHY['grad-scores'],
-      rows: 'queries',
-      cols: 'keys',
-      heat: 'gradients',
-      perHead: true,
+      ...headCells('gradients'),
       explain: ({ panel, row, col, value }) => {
         const input = panel.operands[0].values[row][col];
         return {
@@ -97,11 +90,10 @@ export function defineBackwardSteps() {
     });
   }
 
-  defineStep({
+  defineBackward({
     id: 'grad-x',
     name: '∂X',
     caption: '∂L/∂X, the tokens’ gradient',
-    why: BACKWARD_WHY['grad-x'],
     rows: 'queries',
     cols: 'features',
     heat: 'gradients',

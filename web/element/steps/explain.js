@@ -5,6 +5,9 @@ import { fmt, fmtTerm as term, sub } from '../shared/format.js';
 
 const column = (m, c) => m.map((row) => row[c]);
 
+/** One head's query × key grid, its cells coloured as `heat` (scores, weights, gradients). */
+export const headCells = (heat) => ({ rows: 'queries', cols: 'keys', heat, perHead: true });
+
 /** "a·b" subscripts of cell (row, col): "₁₂". */
 export const at = (row, col) => `${sub(row)}${sub(col)}`;
 

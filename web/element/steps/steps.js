@@ -4,7 +4,7 @@
 import { MASK_RULES } from 'attnlab';
 
 import { fmt, fmtTerm, sub } from '../shared/format.js';
-import { at, productCell, productOf } from './explain.js';
+import { at, headCells, productCell, productOf } from './explain.js';
 import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS, SOFTCAP_STEP } from './variant-steps.js';
 import * as why from './why.js';
 
@@ -121,10 +121,7 @@ defineStep({
   name: 'S, scores',
   caption: 'S, the scores',
   why: why.scoresWhy,
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'scores',
-  perHead: true,
+  ...headCells('scores'),
   transposed: 1, // K is drawn as Kᵀ, as the formula writes it
   explain: (cell) => productCell(cell, `q${sub(cell.row)}·k${sub(cell.col)}`),
   predict: {
@@ -149,10 +146,7 @@ defineStep({
   name: 'S̃, scaled',
   caption: 'S̃, the scaled scores',
   why: why.scaleWhy,
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'scores',
-  perHead: true,
+  ...headCells('scores'),
   explain: ({ panel, row, col, value }) => {
     const factor = scaleFactor(panel.step);
     const input = panel.operands[0].values[row][col];
@@ -183,10 +177,7 @@ defineStep({
   maskedRows: true,
   caption: 'S̃, masked',
   why: why.maskWhy,
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'scores',
-  perHead: true,
+  ...headCells('scores'),
   explain: ({ panel, row, col, value, labels }) => {
     const reason = maskReason(panel.step.blockedBy[row][col], col, labels.keys);
     return {
@@ -205,10 +196,7 @@ defineStep({
   detail: 'softmax-parts',
   caption: 'A, the weights',
   why: why.softmaxWhy,
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'weights',
-  perHead: true,
+  ...headCells('weights'),
   explain: ({ panel, row, col, value, labels }) => {
     const { rowMax, rowSum, exponentials } = panel.step;
     if (rowSum[row] === 0) {

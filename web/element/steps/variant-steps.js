@@ -3,7 +3,7 @@
 // with the same checks as the others: rotate-q and rotate-k after the projections, softcap and
 // bias after scale, dropout after softmax. Every number is read off the trace; the texts only lay them side by side.
 import { fmt, fmtTerm, sub } from '../shared/format.js';
-import { at } from './explain.js';
+import { at, headCells } from './explain.js';
 
 const q = (label) => `“${label}”`;
 
@@ -53,76 +53,72 @@ export const ROTATE_STEPS = [
 
 // ---- Soft-capping: softcap ----
 
-export const SOFTCAP_STEP = {
-  id: 'softcap',
-  name: 'S̃, capped',
-  caption: 'S̃ soft-capped: c·tanh(S̃ / c)',
-  why: ({ panel }) => {
-    const { softcap } = panel.step;
-    const before = panel.operands[0].values.flat();
-    // The score farthest from 0, and the core's capped value at the same cell.
-    const largest = before.reduce((best, b, i) => (Math.abs(b) > Math.abs(before[best]) ? i : best), 0);
-    return {
-      idea: 'Soft-capping (Gemma 2) squeezes every scaled score through c·tanh(s̃ / c): small scores pass almost unchanged, large ones bend towards ±c and never pass it, so no single score can grow without bound and swamp the softmax.',
-      live: `Here c = ${fmt(softcap)}: the largest score, ${fmt(before[largest])}, becomes ${fmt(panel.step.values.flat()[largest])}.`,
-    };
+// A step that changes each scaled score on its own, per head (softcap, bias): what it does to a
+// row's entries, and how its largest entry can move, for the predict questions.
+const scoreEdit = (step, elementwise, largest) => ({ ...step, ...headCells('scores'), predict: { elementwise, largest } });
+
+export const SOFTCAP_STEP = scoreEdit(
+  {
+    id: 'softcap',
+    name: 'S̃, capped',
+    caption: 'S̃ soft-capped: c·tanh(S̃ / c)',
+    why: ({ panel }) => {
+      const { softcap } = panel.step;
+      const before = panel.operands[0].values.flat();
+      // The score farthest from 0, and the core's capped value at the same cell.
+      const largest = before.reduce((best, b, i) => (Math.abs(b) > Math.abs(before[best]) ? i : best), 0);
+      return {
+        idea: 'Soft-capping (Gemma 2) squeezes every scaled score through c·tanh(s̃ / c): small scores pass almost unchanged, large ones bend towards ±c and never pass it, so no single score can grow without bound and swamp the softmax.',
+        live: `Here c = ${fmt(softcap)}: the largest score, ${fmt(before[largest])}, becomes ${fmt(panel.step.values.flat()[largest])}.`,
+      };
+    },
+    explain: ({ panel, row, col, value }) => {
+      const s = panel.operands[0].values[row][col];
+      const c = fmt(panel.step.softcap);
+      return { text: `${c}·tanh(s̃${at(row, col)} / ${c}) = ${c}·tanh(${fmt(s)} / ${c}) = ${fmt(value)}`, highlight: [{ cell: [row, col] }] };
+    },
   },
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'scores',
-  perHead: true,
-  explain: ({ panel, row, col, value }) => {
-    const s = panel.operands[0].values[row][col];
-    const c = fmt(panel.step.softcap);
-    return { text: `${c}·tanh(s̃${at(row, col)} / ${c}) = ${c}·tanh(${fmt(s)} / ${c}) = ${fmt(value)}`, highlight: [{ cell: [row, col] }] };
-  },
-  predict: {
-    elementwise: 'bends each entry towards ±c, keeping its sign and its order in the row',
-    largest: { noun: 'capped score', reason: 'tanh only grows, so the capped row keeps the order of the scores.' },
-  },
-};
+  'bends each entry towards ±c, keeping its sign and its order in the row',
+  { noun: 'capped score', reason: 'tanh only grows, so the capped row keeps the order of the scores.' },
+);
 
 // ---- Biases: ALiBi's distance bias and a given one (bias) ----
 
-export const BIAS_STEP = {
-  id: 'bias',
-  name: 'S̃ + B, bias',
-  caption: 'S̃ plus the bias B',
-  why: ({ panel, labels }) => {
-    const bias = panel.operands[1].values[0];
-    const j = bias.length - 1;
-    if (panel.step.slope === undefined) {
+export const BIAS_STEP = scoreEdit(
+  {
+    id: 'bias',
+    name: 'S̃ + B, bias',
+    caption: 'S̃ plus the bias B',
+    why: ({ panel, labels }) => {
+      const bias = panel.operands[1].values[0];
+      const j = bias.length - 1;
+      if (panel.step.slope === undefined) {
+        return {
+          idea: 'A bias adds a number of its own to each score before the softmax: a float attention mask (0 where allowed, −∞ where blocked), or a relative bias a model learned (T5). A positive entry pulls weight towards its key, a negative one pushes it away.',
+          live: `For ${q(labels.queries[0])}, ${q(labels.keys[j])} gets ${fmt(bias[j])} added to its score.`,
+        };
+      }
       return {
-        idea: 'A bias adds a number of its own to each score before the softmax: a float attention mask (0 where allowed, −∞ where blocked), or a relative bias a model learned (T5). A positive entry pulls weight towards its key, a negative one pushes it away.',
-        live: `For ${q(labels.queries[0])}, ${q(labels.keys[j])} gets ${fmt(bias[j])} added to its score.`,
+        idea: 'ALiBi adds no position vectors: it subtracts a penalty that grows in a straight line with the distance between query and key, so far keys get less weight. Each head has its own slope m: a steep head looks nearby, a gentle one far.',
+        live: `This head’s slope is m = ${fmt(panel.step.slope)}: for ${q(labels.queries[0])}, ${q(labels.keys[j])} (${j} positions away) loses ${fmt(-bias[j])}.`,
       };
-    }
-    return {
-      idea: 'ALiBi adds no position vectors: it subtracts a penalty that grows in a straight line with the distance between query and key, so far keys get less weight. Each head has its own slope m: a steep head looks nearby, a gentle one far.',
-      live: `This head’s slope is m = ${fmt(panel.step.slope)}: for ${q(labels.queries[0])}, ${q(labels.keys[j])} (${j} positions away) loses ${fmt(-bias[j])}.`,
-    };
+    },
+    explain: ({ panel, row, col, value }) => {
+      const [s, b] = panel.operands.map((o) => o.values[row][col]);
+      // The core placed the query among the keys (its alignment, a past cache), so the distance is
+      // read back from its bias, never recomputed here; with a given bias too, B is their sum.
+      const slope = panel.step.slope;
+      const alibiOnly = slope !== undefined && !panel.step.formula.includes('B_{ij}');
+      const alibi = alibiOnly ? `, ALiBi’s −m × distance = −${fmt(slope)} × ${fmt(-b / slope)}` : '';
+      return {
+        text: `s̃${at(row, col)} + b${at(row, col)} = ${fmt(s)} + ${fmtTerm(b)} = ${fmt(value)}${alibi}`,
+        highlight: [{ cell: [row, col] }, { cell: [row, col] }],
+      };
+    },
   },
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'scores',
-  perHead: true,
-  explain: ({ panel, row, col, value }) => {
-    const [s, b] = panel.operands.map((o) => o.values[row][col]);
-    // The core placed the query among the keys (its alignment, a past cache), so the distance is
-    // read back from its bias, never recomputed here; with a given bias too, B is their sum.
-    const slope = panel.step.slope;
-    const alibiOnly = slope !== undefined && !panel.step.formula.includes('B_{ij}');
-    const alibi = alibiOnly ? `, ALiBi’s −m × distance = −${fmt(slope)} × ${fmt(-b / slope)}` : '';
-    return {
-      text: `s̃${at(row, col)} + b${at(row, col)} = ${fmt(s)} + ${fmtTerm(b)} = ${fmt(value)}${alibi}`,
-      highlight: [{ cell: [row, col] }, { cell: [row, col] }],
-    };
-  },
-  predict: {
-    elementwise: 'adds to each entry the bias at the same place',
-    largest: { noun: 'biased score', reason: 'each score moves by its own bias, so the largest can change: nearby keys gain on far ones under ALiBi.' },
-  },
-};
+  'adds to each entry the bias at the same place',
+  { noun: 'biased score', reason: 'each score moves by its own bias, so the largest can change: nearby keys gain on far ones under ALiBi.' },
+);
 
 // ---- Dropout ----
 
@@ -139,10 +135,7 @@ export const DROPOUT_STEP = {
       live: `p = ${fmt(rate)}: ${cells.filter(Boolean).length} of ${cells.length} weights kept, each × ${fmt(keepScale)}; row ${q(labels.queries[0])} now sums to ${fmt(rowTotals[0])}.`,
     };
   },
-  rows: 'queries',
-  cols: 'keys',
-  heat: 'weights',
-  perHead: true,
+  ...headCells('weights'),
   explain: ({ panel, row, col, value }) => {
     const { keep, rate, keepScale } = panel.step;
     const a = panel.operands[0].values[row][col];
