@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createAttnLab } from '../dist/attnlab.js';
+import { countCells } from '../tests/support/count-cells.js';
 import { stateLink } from '../tests/support/state-link.js';
 import { launchChromium } from './chromium.mjs';
 import { firstLoadFiles } from './first-load.mjs';
@@ -94,19 +95,10 @@ function limitState(lab, n) {
 }
 
 // Before the page's scripts: record every long task (over 50 ms) of the main thread, and
-// offer a count of the DOM's cells (td and th, in every shadow root).
+// offer a count of the DOM's cells (countCells, installed beside it from its source).
 function recordLongTasks() {
   window.__longTasks = [];
   new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: true });
-  window.__countCells = () => {
-    let count = 0;
-    const walk = (root) => {
-      count += root.querySelectorAll('td, th').length;
-      for (const element of root.querySelectorAll('*')) if (element.shadowRoot) walk(element.shadowRoot);
-    };
-    walk(document);
-    return count;
-  };
 }
 
 // In the page: the time since navigation until the step is drawn and a frame has started;
@@ -156,6 +148,7 @@ async function benchLimits(browser, url, lab) {
     for (let run = 0; run < LIMIT_RUNS; run++) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.addInitScript(recordLongTasks);
+      await page.addInitScript(`window.__countCells = ${countCells};`);
       await page.goto(`${url}/${link}`);
       await page.waitForFunction(() => document.querySelector('attn-lab')?.dataset.step === 'softmax', null, { timeout: 300_000 });
       loads.push(await page.evaluate(firstRender));

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
+import { countCells } from '../support/count-cells.js';
 import { encodeHash, expectedTrace, TOLERANCE } from './support/expected.js';
 import { audit } from './support/axe.js';
 import { assertClean, goToStep, labState, settle } from './support/lab-page.js';
@@ -36,16 +37,7 @@ const STATE = {
   step: 'softmax',
 };
 
-const cellCount = (page) =>
-  page.evaluate(() => {
-    let count = 0;
-    const walk = (root) => {
-      count += root.querySelectorAll('td, th').length;
-      for (const element of root.querySelectorAll('*')) if (element.shadowRoot) walk(element.shadowRoot);
-    };
-    walk(document);
-    return count;
-  });
+const cellCount = (page) => page.evaluate(countCells);
 
 const RESULT = 'attn-lab [data-role="result"] table[data-matrix="softmax"]';
 const focusedCell = (page) =>
