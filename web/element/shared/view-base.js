@@ -10,6 +10,9 @@ import { subscripted } from './format.js';
 import { viewStyles } from './styles.js';
 import { normalizeViewState, parseWhole, SEED_RANGE } from './view-state.js';
 
+/** Lit's declarations of a view's internal reactive state: { name: { state: true } } for each name. */
+export const internalState = (...names) => Object.fromEntries(names.map((name) => [name, { state: true }]));
+
 export class ViewBase extends LitElement {
   static styles = viewStyles;
 

@@ -7,15 +7,10 @@
 import { html, nothing } from 'lit';
 
 import { CoreWorker, TaskCancelled } from './core-worker.js';
-import { ViewBase } from './view-base.js';
+import { internalState, ViewBase } from './view-base.js';
 
 export class WorkerViewBase extends ViewBase {
-  static properties = {
-    ...ViewBase.properties,
-    _busy: { state: true },
-    _message: { state: true },
-    _status: { state: true },
-  };
+  static properties = { ...ViewBase.properties, ...internalState('_busy', '_message', '_status') };
 
   constructor() {
     super();

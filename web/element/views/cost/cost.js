@@ -8,7 +8,7 @@ import { html, nothing } from 'lit';
 import { fmt } from '../../shared/format.js';
 import { lineChart } from '../../shared/chart.js';
 import '../../shared/topic-quiz.js';
-import { defineView } from '../../shared/view-base.js';
+import { defineView, internalState } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
 import { WorkerViewBase } from '../../shared/worker-view.js';
 
@@ -45,11 +45,7 @@ function bytes(value) {
 }
 
 class CostView extends WorkerViewBase {
-  static properties = {
-    ...WorkerViewBase.properties,
-    _runs: { state: true },
-    _refused: { state: true },
-  };
+  static properties = { ...WorkerViewBase.properties, ...internalState('_runs', '_refused') };
 
   constructor() {
     super();

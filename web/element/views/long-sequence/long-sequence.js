@@ -13,7 +13,7 @@ import { html, nothing } from 'lit';
 
 import { matrixTable } from '../../shared/matrix-table.js';
 import { LIMITS } from '../../../lib/core-lists.js'; // the core's limits, generated from it
-import { defineView } from '../../shared/view-base.js';
+import { defineView, internalState } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
 import { WorkerViewBase } from '../../shared/worker-view.js';
 
@@ -78,15 +78,7 @@ function maxDifference(a, b) {
 }
 
 class LongSequenceView extends WorkerViewBase {
-  static properties = {
-    ...WorkerViewBase.properties,
-    _runs: { state: true },
-    _agreement: { state: true },
-    _sample: { state: true },
-    _gpuNote: { state: true },
-    _focus: { state: true },
-    _info: { state: true },
-  };
+  static properties = { ...WorkerViewBase.properties, ...internalState('_runs', '_agreement', '_sample', '_gpuNote', '_focus', '_info') };
 
   constructor() {
     super();

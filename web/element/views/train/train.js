@@ -14,7 +14,7 @@ import { lineChart } from '../../shared/chart.js';
 import { sub } from '../../shared/format.js';
 import { matrixTable } from '../../shared/matrix-table.js';
 import '../../shared/topic-quiz.js';
-import { defineView } from '../../shared/view-base.js';
+import { defineView, internalState } from '../../shared/view-base.js';
 import { SEED_FIELD } from '../../shared/view-state.js';
 import { WorkerViewBase } from '../../shared/worker-view.js';
 
@@ -88,14 +88,7 @@ const styles = css`
 class TrainView extends WorkerViewBase {
   static styles = [WorkerViewBase.styles, styles];
 
-  static properties = {
-    ...WorkerViewBase.properties,
-    _history: { state: true },
-    _attention: { state: true },
-    _learnedAt: { state: true },
-    _speed: { state: true },
-    _logAxis: { state: true },
-  };
+  static properties = { ...WorkerViewBase.properties, ...internalState('_history', '_attention', '_learnedAt', '_speed', '_logAxis') };
 
   constructor() {
     super();
