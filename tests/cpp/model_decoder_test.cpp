@@ -5,17 +5,15 @@
 
 #include "attnlab/model_training.hpp"
 #include "attnlab/random.hpp"
+#include "model_support.hpp"
 
 using namespace attnlab;
 
 namespace {
 
 Model random_model(std::uint64_t seed) {
-  const ModelConfig c{.vocab = 30, .context_length = 12, .d_model = 16, .layers = 2, .heads = 4};
-  auto p = model_training::initial_parameters(c, seed);
-  NormalStream normal(seed + 1);
-  for (float& x : p) x += 0.2f * normal.next();
-  return Model::create(c, std::move(p)).value();
+  return test::random_model(
+      ModelConfig{.vocab = 30, .context_length = 12, .d_model = 16, .layers = 2, .heads = 4}, seed);
 }
 
 }  // namespace

@@ -8,26 +8,18 @@
 #include "attnlab/model_training.hpp"
 #include "attnlab/random.hpp"
 #include "attnlab/trace.hpp"
+#include "model_support.hpp"
 
 using namespace attnlab;
 
 namespace {
 
-Model random_model(const ModelConfig& c, std::uint64_t seed) {
-  auto p = model_training::initial_parameters(c, seed);
-  NormalStream normal(seed + 1);
-  for (float& x : p) x += 0.2f * normal.next();  // away from the tiny initial weights
-  return Model::create(c, std::move(p)).value();
-}
-
-ModelConfig small_config() {
-  return ModelConfig{.vocab = 40, .context_length = 16, .d_model = 16, .layers = 2, .heads = 4};
-}
+using test::random_model;
 
 }  // namespace
 
 TEST_CASE("each block's attention is the stepper's for its LayerNorm output", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 21);
   const std::vector<int> tokens{5, 9, 2, 33, 9, 2, 17, 0, 39, 5, 9, 2};
   const auto f = forward(m, tokens);
@@ -55,7 +47,7 @@ TEST_CASE("each block's attention is the stepper's for its LayerNorm output", "[
 
 TEST_CASE("head_weights: one head's columns, its attention the block's for that head alone",
           "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 8);
   const std::vector<int> tokens{3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
   const auto f = forward(m, tokens);
@@ -94,7 +86,7 @@ TEST_CASE("head_weights: one head's columns, its attention the block's for that 
 }
 
 TEST_CASE("the forward's loss is the training loss", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 4);
   std::vector<int> tokens(16);
   for (std::size_t i = 0; i < 16; ++i) tokens[i] = static_cast<int>((i * 7 + 3) % 40);
@@ -111,7 +103,7 @@ TEST_CASE("the forward's loss is the training loss", "[model-forward]") {
 }
 
 TEST_CASE("the forward refuses bad tokens and bad parameters", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 4);
   auto e = forward(m, {1, 40});
   REQUIRE(!e.ok());
@@ -136,7 +128,7 @@ TEST_CASE("the forward refuses bad tokens and bad parameters", "[model-forward]"
 }
 
 TEST_CASE("model head scores read every layer and head", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 8);
   const auto probe = repeated_random_tokens(c.vocab, 6, 3);
   const auto s = model_head_scores(m, probe, 6);
@@ -172,14 +164,14 @@ bool same_forward(const ModelForward& a, const ModelForward& b) {
 }  // namespace
 
 TEST_CASE("ablating no head is the forward pass, bit for bit", "[model-forward]") {
-  const Model m = random_model(small_config(), 21);
+  const Model m = random_model(test::small_model_config(), 21);
   const auto plain = forward(m, intervention_tokens).value();
   for (Ablation how : {Ablation::zero, Ablation::mean})
     CHECK(same_forward(forward(m, intervention_tokens, AblationOptions{{}, how}).value(), plain));
 }
 
 TEST_CASE("zero ablation is the head's rows of W_O set to zero", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 21);
   const ModelLayout layout(c);
   const std::size_t d = c.d_model, dh = c.d_head();
@@ -200,7 +192,7 @@ TEST_CASE("zero ablation is the head's rows of W_O set to zero", "[model-forward
 
 TEST_CASE("mean ablation writes the head's mean output over the text, float64 oracle",
           "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 5);
   const ModelLayout layout(c);
   const std::size_t d = c.d_model, dh = c.d_head(), n = intervention_tokens.size(), h = 2;
@@ -235,7 +227,7 @@ TEST_CASE("mean ablation writes the head's mean output over the text, float64 or
 }
 
 TEST_CASE("token_losses: each next token's cross-entropy, ablated or not", "[model-forward]") {
-  const Model m = random_model(small_config(), 4);
+  const Model m = random_model(test::small_model_config(), 4);
   const auto& t = intervention_tokens;
   const auto losses = token_losses(m, t).value();
   REQUIRE(losses.size() == t.size() - 1);
@@ -257,7 +249,7 @@ TEST_CASE("token_losses: each next token's cross-entropy, ablated or not", "[mod
 }
 
 TEST_CASE("attention rollout: 0.5·A + 0.5·I per layer, multiplied through", "[model-forward]") {
-  const ModelConfig c = small_config();
+  const ModelConfig c = test::small_model_config();
   const Model m = random_model(c, 9);
   const auto& t = intervention_tokens;
   const std::size_t n = t.size();
@@ -289,7 +281,7 @@ TEST_CASE("attention rollout: 0.5·A + 0.5·I per layer, multiplied through", "[
 }
 
 TEST_CASE("ablations, losses and rollout refuse what they cannot do", "[model-forward]") {
-  const Model m = random_model(small_config(), 4);
+  const Model m = random_model(test::small_model_config(), 4);
   const auto& t = intervention_tokens;
   CHECK(forward(m, t, {{{0, 0}, {2, 0}}, Ablation::zero}).error().message ==
         "ablate[1].layer is 2: the layers run from 0 to 1");

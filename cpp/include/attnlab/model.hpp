@@ -13,7 +13,11 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "attnlab/linear_attention.hpp"
+#include "attnlab/low_rank.hpp"
 #include "attnlab/matrix.hpp"
+#include "attnlab/retention.hpp"
+#include "attnlab/sparse_pattern.hpp"
 
 namespace attnlab {
 
@@ -121,13 +125,37 @@ struct HeadIndex {
   int layer = 0, head = 0;  // 0-based
 };
 
+// Replacing heads by a cheaper attention (issue 37): each replaced head computes its output
+// and weights with the family, from the same Q, K and V columns, causal as the model is, and
+// the rest of the model runs as trained: what the approximation costs a real model's loss.
+// softmax: the head as trained. The other families are the core's entries (their options as
+// those take them; causal and the sizes are set here): linear_attention (elu, relu or favor),
+// retention (its decay; unnormalised, as RetNet's parallel form is), low_rank_attention
+// (svd only: Linformer has no causal form) and sparse_pattern (its mask on top of the causal
+// rule, through attention()).
+enum class HeadFamily { softmax, linear, retention, low_rank, sparse };
+inline constexpr const char* head_family_names[] = {"softmax", "linear", "retention", "lowRank",
+                                                    "sparse"};
+
+struct HeadReplacement {
+  HeadFamily family = HeadFamily::softmax;
+  std::vector<HeadIndex> heads;  // the heads replaced (repeats allowed); every head when all
+  bool all = false;
+  LinearAttentionOptions linear;
+  RetentionOptions retention;
+  LowRankOptions low_rank;
+  SparsePatternOptions sparse;
+};
+
 struct AblationOptions {
   std::vector<HeadIndex> heads;  // none: the plain forward pass, the same bits; repeats allowed
   Ablation ablation = Ablation::zero;
+  HeadReplacement replace = {};  // applied before an ablation of the same head
 };
 
-// The forward pass with the listed heads ablated. Errors: forward()'s, and invalid-argument
-// naming ablate[i].layer or ablate[i].head out of range.
+// The forward pass with the listed heads ablated or replaced. Errors: forward()'s, the
+// family's own (naming its option), and invalid-argument naming ablate[i].layer or
+// ablate[i].head (replace.heads[i]…) out of range.
 Result<ModelForward> forward(const Model& model, const std::vector<int>& tokens,
                              const AblationOptions& ablate);
 

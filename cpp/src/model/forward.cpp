@@ -77,9 +77,57 @@ namespace {
 using model_parts::layer_norm;
 using model_parts::sum;
 
-// ablated[h]: head h's output is replaced as `ablation` says (model.hpp).
+// One head's output (n, d_head) and weights (n, n): softmax as trained, or the family that
+// replaces it (model.hpp), causal as the model is.
+struct HeadOutput {
+  Matrix output, weights;
+};
+
+Result<HeadOutput> head_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                  const HeadReplacement* family) {
+  const auto take = [](auto r, auto weights_of) -> Result<HeadOutput> {
+    if (!r) return r.error();
+    return HeadOutput{std::move(r.value().output), weights_of(r.value())};
+  };
+  switch (family ? family->family : HeadFamily::softmax) {
+    case HeadFamily::softmax: {
+      AttentionOptions causal;
+      causal.causal = true;
+      return take(attention(q, k, v, causal), [](auto& r) { return std::move(r.softmax.weights); });
+    }
+    case HeadFamily::linear: {
+      LinearAttentionOptions o = family->linear;
+      o.causal = true;
+      return take(linear_attention(q, k, v, o), [](auto& r) { return std::move(*r.weights); });
+    }
+    case HeadFamily::retention:
+      return take(retention(q, k, v, family->retention),
+                  [](auto& r) { return std::move(*r.weights); });
+    case HeadFamily::low_rank: {
+      LowRankOptions o = family->low_rank;
+      o.causal = true;
+      return take(low_rank_attention(q, k, v, o), [](auto& r) { return std::move(*r.weights); });
+    }
+    case HeadFamily::sparse: {
+      SparsePatternOptions o = family->sparse;
+      o.queries = o.keys.emplace(q.rows);
+      o.head_width = q.cols;
+      auto pattern = sparse_pattern(o);
+      if (!pattern) return pattern.error();
+      AttentionOptions masked;
+      masked.causal = true;
+      masked.mask = std::move(pattern.value().mask);
+      return take(attention(q, k, v, masked), [](auto& r) { return std::move(r.softmax.weights); });
+    }
+  }
+  return Error{ErrorCode::invalid_argument, "replace.family is not a family of attention"};
+}
+
+// ablated[h]: head h's output is replaced as `ablation` says (model.hpp); replaced[h]: head h
+// is computed by `family`.
 Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input,
-                                const std::vector<bool>& ablated, Ablation ablation) {
+                                const std::vector<bool>& ablated, Ablation ablation,
+                                const std::vector<bool>& replaced, const HeadReplacement& family) {
   const std::size_t d = m.config.d_model, dh = m.config.d_head(), n = input.rows;
   const auto heads = static_cast<std::size_t>(m.config.heads);
   ModelBlockForward b;
@@ -87,12 +135,10 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
   const Matrix q = kernels::matmul(b.norm1, m.tensor(l.w_q, d, d));
   const Matrix k = kernels::matmul(b.norm1, m.tensor(l.w_k, d, d));
   const Matrix v = kernels::matmul(b.norm1, m.tensor(l.w_v, d, d));
-  AttentionOptions causal;
-  causal.causal = true;
   Matrix concat(n, d);
   for (std::size_t h = 0; h < heads; ++h) {
-    auto r = attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
-                       column_slice(v, h * dh, dh), causal);
+    auto r = head_attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
+                            column_slice(v, h * dh, dh), replaced[h] ? &family : nullptr);
     if (!r) return r.error();
     const Matrix& z = r.value().output;  // (n, d_head)
     if (!ablated[h])
@@ -105,7 +151,7 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
         for (std::size_t i = 0; i < n; ++i) concat(i, h * dh + j) = static_cast<float>(mean);
       }
     // zero: concat's columns stay 0
-    b.attention.push_back(std::move(r.value().softmax.weights));
+    b.attention.push_back(std::move(r.value().weights));
   }
   b.attention_output = kernels::matmul(concat, m.tensor(l.w_o, d, d));
   b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
@@ -134,25 +180,37 @@ Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens,
                                tokens.size(), c.context_length);
   if (auto p = model_parts::check_tokens(m, tokens)) return *p;
   const auto heads = static_cast<std::size_t>(c.heads);
-  std::vector<std::vector<bool>> ablated(static_cast<std::size_t>(c.layers),
-                                         std::vector<bool>(heads, false));
-  for (std::size_t i = 0; i < ablate.heads.size(); ++i) {
-    const HeadIndex& at = ablate.heads[i];
-    if (at.layer < 0 || at.layer >= c.layers)
-      return validate::formatted(ErrorCode::invalid_argument,
-                                 "ablate[%zu].layer is %d: the layers run from 0 to %d", i,
-                                 at.layer, c.layers - 1);
-    if (at.head < 0 || at.head >= c.heads)
-      return validate::formatted(ErrorCode::invalid_argument,
-                                 "ablate[%zu].head is %d: the heads run from 0 to %d", i, at.head,
-                                 c.heads - 1);
-    ablated[static_cast<std::size_t>(at.layer)][static_cast<std::size_t>(at.head)] = true;
-  }
+  // Each listed head's flag per layer, or the error naming the entry out of range.
+  const auto flags = [&](const std::vector<HeadIndex>& list, const char* field,
+                         bool all) -> Result<std::vector<std::vector<bool>>> {
+    std::vector<std::vector<bool>> on(static_cast<std::size_t>(c.layers),
+                                      std::vector<bool>(heads, all));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const HeadIndex& at = list[i];
+      if (at.layer < 0 || at.layer >= c.layers)
+        return validate::formatted(ErrorCode::invalid_argument,
+                                   "%s[%zu].layer is %d: the layers run from 0 to %d", field, i,
+                                   at.layer, c.layers - 1);
+      if (at.head < 0 || at.head >= c.heads)
+        return validate::formatted(ErrorCode::invalid_argument,
+                                   "%s[%zu].head is %d: the heads run from 0 to %d", field, i,
+                                   at.head, c.heads - 1);
+      on[static_cast<std::size_t>(at.layer)][static_cast<std::size_t>(at.head)] = true;
+    }
+    return on;
+  };
+  auto ablated = flags(ablate.heads, "ablate", false);
+  if (!ablated) return ablated.error();
+  const HeadReplacement& family = ablate.replace;
+  auto replaced =
+      flags(family.heads, "replace.heads", family.all && family.family != HeadFamily::softmax);
+  if (!replaced) return replaced.error();
   const ModelLayout layout(c);
   Matrix x = model_parts::embed(m, layout, tokens, 0);
   ModelForward out;
   for (std::size_t li = 0; li < layout.layers.size(); ++li) {
-    auto b = block(m, layout.layers[li], std::move(x), ablated[li], ablate.ablation);
+    auto b = block(m, layout.layers[li], std::move(x), ablated.value()[li], ablate.ablation,
+                   replaced.value()[li], family);
     if (!b) return b.error();
     x = b.value().output;
     out.blocks.push_back(std::move(b.value()));
