@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { seededRows } from './support/seeded-rows.js';
 
 const lab = await attnlab.createAttnLab();
 
@@ -44,9 +45,7 @@ function relativeError(got, expected) {
   return Math.max(...got.flat().map((g, i) => Math.abs(g - expected.flat()[i]))) / Math.max(largest, 1e-12);
 }
 
-// Seeded float32 inputs as number[][], so the float64 oracle sees the core's very numbers.
-const nested = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
-const matrix = (rows, cols, seed) => nested(lab.normalMatrix({ rows, cols, seed }));
+const matrix = (rows, cols, seed) => seededRows(lab, rows, cols, seed);
 const inputs = { Q: matrix(4, 3, 1), K: matrix(5, 3, 2), V: matrix(5, 2, 3) };
 const dO = matrix(4, 2, 4);
 const mask = [

@@ -6,50 +6,22 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { seededRows } from './support/seeded-rows.js';
 
 const lab = await attnlab.createAttnLab();
 
+// Tokens X (4, 4) and the projections at half the spread (W_O: 4 → 2), seeded.
 const request = {
-  X: [
-    [1, 0.5, -0.3, 0.2],
-    [0.1, -1, 0.4, 0.7],
-    [-0.6, 0.2, 0.9, -0.4],
-    [0.3, 0.8, -0.2, 0.5],
-  ],
-  Wq: [
-    [0.5, -0.2, 0.1, 0.4],
-    [0.3, 0.6, -0.5, 0.2],
-    [-0.4, 0.1, 0.7, -0.3],
-    [0.2, -0.6, 0.3, 0.5],
-  ],
-  Wk: [
-    [0.1, 0.4, -0.3, 0.6],
-    [-0.5, 0.2, 0.4, 0.1],
-    [0.3, -0.1, 0.2, -0.7],
-    [0.6, 0.3, -0.4, 0.2],
-  ],
-  Wv: [
-    [0.2, -0.3, 0.5, 0.1],
-    [0.4, 0.1, -0.2, 0.6],
-    [-0.1, 0.5, 0.3, -0.4],
-    [0.3, -0.6, 0.1, 0.2],
-  ],
-  Wo: [
-    [0.5, -0.1],
-    [0.2, 0.4],
-    [-0.3, 0.6],
-    [0.1, -0.5],
-  ],
+  X: seededRows(lab, 4, 4, 1),
+  Wq: seededRows(lab, 4, 4, 2, 0.5),
+  Wk: seededRows(lab, 4, 4, 3, 0.5),
+  Wv: seededRows(lab, 4, 4, 4, 0.5),
+  Wo: seededRows(lab, 4, 2, 5, 0.5),
   heads: 2,
   causal: true,
   temperature: 1.5,
   positional: 'sinusoidal',
-  dOutput: [
-    [1, -0.5],
-    [0.3, 0.8],
-    [-0.7, 0.2],
-    [0.4, 0.6],
-  ],
+  dOutput: seededRows(lab, 4, 2, 6),
 };
 
 const maxDiff = (a, b) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i][j]))));
