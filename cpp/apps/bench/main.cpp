@@ -6,7 +6,9 @@
 // `flash` is flash_attention (`tiled`, its older name, is accepted too), `naive`
 // naive_attention, `blas` OpenBLAS matrix products around the same softmax. --window W
 // (flash and naive only; 0 = none) lets query i see keys i − W … i + W (or … i when causal):
-// flash's time then grows as n·W, not n².
+// flash's time then grows as n·W, not n². `linear` and `retention` are the long linear-attention
+// (elu) and retention (γ = 0.99) kernels (long_linear.hpp): their GFLOP/s count their own
+// multiply-adds, and they have no error column (not softmax); retention runs causal only.
 //
 // Every configuration runs in a child process, so its peak RSS is its own. Progress goes
 // to stderr; results to stdout, as a table or (--json) one JSON object per line.
@@ -27,6 +29,7 @@
 
 #include "attnlab/flash.hpp"
 #include "attnlab/kernels.hpp"
+#include "attnlab/long_linear.hpp"
 #include "blas_attention.hpp"
 #include "peak.hpp"
 #include "sampled_error.hpp"
@@ -65,7 +68,8 @@ std::vector<std::string> split(const std::string& list) {
   std::fprintf(
       stderr,
       "attnlab-bench: %s\nusage: attnlab-bench --n N[,N…] --d D --heads H --causal 0|1[,…] "
-      "--kernel naive|flash|blas[,…] [--window W[,…]] [--threads T] [--repeat R] [--json]\n",
+      "--kernel naive|flash|blas|linear|retention[,…] [--window W[,…]] [--threads T] [--repeat R] "
+      "[--json]\n",
       problem);
   std::exit(2);
 }
@@ -94,7 +98,8 @@ Config parse(int argc, char** argv) {
       c.kernels = split(value);
       for (auto& k : c.kernels) {
         if (k == "tiled") k = "flash";  // the kernel's older name, accepted on the command line
-        if (k != "naive" && k != "flash" && k != "blas") usage(("unknown kernel " + k).c_str());
+        if (k != "naive" && k != "flash" && k != "blas" && k != "linear" && k != "retention")
+          usage(("unknown kernel " + k).c_str());
       }
     } else if (flag == "--window") {
       c.windows.clear();
@@ -129,6 +134,23 @@ std::function<Matrix()> kernel(const Config& c, const Run& r, const Matrix& q, c
   if (r.kernel == "blas")
     return [&, options] {
       return attnlab::bench::blas_attention(q, k, v, c.heads, r.causal, c.threads);
+    };
+  if (r.kernel == "linear" || r.kernel == "retention")
+    return [&] {
+      attnlab::LongLinearOptions linear;
+      attnlab::LongRetentionOptions retention;
+      for (attnlab::LongLayout* o : {static_cast<attnlab::LongLayout*>(&linear),
+                                     static_cast<attnlab::LongLayout*>(&retention)})
+        o->heads = c.heads, o->threads = c.threads;
+      linear.causal = r.causal;
+      retention.decay = 0.99f;
+      auto result = r.kernel == "linear" ? attnlab::long_linear_attention(q, k, v, linear)
+                                         : attnlab::long_retention(q, k, v, retention);
+      if (!result) {
+        std::fprintf(stderr, "attnlab-bench: %s\n", result.error().message.c_str());
+        std::exit(1);
+      }
+      return std::move(result.value().output);
     };
   const auto run = r.kernel == "flash" ? attnlab::flash_attention : attnlab::naive_attention;
   return [&, options, run] {
@@ -170,10 +192,15 @@ void measure(const Config& c, const Run& r) {
                                             : r.n - 1;
     pairs += double(last - first + 1);
   }
-  const double flops = 4.0 * pairs * double(c.d) * c.heads;
+  const bool linear = r.kernel == "linear" || r.kernel == "retention";
+  // The linear kernels per token and head: the state read and its update (d·d_v each), and
+  // causal, the chunk's masked product (64 keys by d, then by d_v; long_linear.cpp).
+  const double linear_mads = double(r.n) * c.heads * c.d * (2.0 * c.d + (r.causal ? 128.0 : 0.0));
+  const double flops = linear ? 2.0 * linear_mads : 4.0 * pairs * double(c.d) * c.heads;
   const double gflops = flops / (median * 1e-3) / 1e9;
   const double error =
-      attnlab::bench::sampled_max_abs_error(q, k, v, c.heads, r.causal, r.window, output);
+      linear ? -1.0
+             : attnlab::bench::sampled_max_abs_error(q, k, v, c.heads, r.causal, r.window, output);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double rss_mb = double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
@@ -202,7 +229,9 @@ int main(int argc, char** argv) {
     for (int causal : c.causal)
       for (std::size_t window : c.windows)
         for (std::size_t n : c.n) {
-          if (window > 0 && kernel == "blas") usage("the blas kernel takes no window");
+          if (window > 0 && kernel != "flash" && kernel != "naive")
+            usage(("the " + kernel + " kernel takes no window").c_str());
+          if (kernel == "retention" && causal == 0) continue;  // retention is causal
           runs.push_back({kernel, n, causal != 0, window});
         }
 

@@ -15,11 +15,43 @@
 namespace attnlab::simd {
 namespace {
 
+// Four rows by two vectors of `out` stay in registers across the whole of k (the long linear
+// kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for every multiply-add);
+// each entry gets the same fused products in the same order as the axpy, so the same bits.
 template <class Arch>
 void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
             std::size_t n) {
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t l = 0; l < k; ++l) Spans<Arch>::axpy(a[i * k + l], b + l * n, out + i * n, n);
+  using S = Spans<Arch>;
+  using Batch = typename S::Batch;
+  constexpr std::size_t rows = 4, width = 2 * S::lanes;
+  std::size_t i = 0;
+  for (; i + rows <= m; i += rows) {
+    std::size_t j = 0;
+    for (; j + width <= n; j += width) {
+      Batch acc[rows][2];
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t h = 0; h < 2; ++h)
+          acc[r][h] = Batch::load_unaligned(out + (i + r) * n + j + h * S::lanes);
+      for (std::size_t l = 0; l < k; ++l) {
+        const Batch b0 = Batch::load_unaligned(b + l * n + j);
+        const Batch b1 = Batch::load_unaligned(b + l * n + j + S::lanes);
+        for (std::size_t r = 0; r < rows; ++r) {
+          const Batch x(a[(i + r) * k + l]);
+          acc[r][0] = S::fma(x, b0, acc[r][0]);
+          acc[r][1] = S::fma(x, b1, acc[r][1]);
+        }
+      }
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t h = 0; h < 2; ++h)
+          acc[r][h].store_unaligned(out + (i + r) * n + j + h * S::lanes);
+    }
+    if (j < n)
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t l = 0; l < k; ++l)
+          S::axpy(a[(i + r) * k + l], b + l * n + j, out + (i + r) * n + j, n - j);
+  }
+  for (; i < m; ++i)
+    for (std::size_t l = 0; l < k; ++l) S::axpy(a[i * k + l], b + l * n, out + i * n, n);
 }
 
 template <class Arch>
