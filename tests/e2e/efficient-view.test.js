@@ -23,8 +23,13 @@ const VIEW = 'attn-lab attn-efficient-view';
 const TOLERANCE = 1e-5;
 const DEFAULTS = { n: 8, width: 4, seed: 1, causal: true, featureMap: 'elu', features: 16, decay: 0.9, rank: 2, window: 2, globals: 1, random: 1, stride: 3 };
 
-const open = (t, viewState = {}, options) =>
-  session.open(t, `index.html${encodeHash({ ...presetState('efficient'), viewState })}`, { view: 'efficient', ...options });
+// The view's body loads on first opening (views/efficient/body/): wait for its weights.
+const ready = (page) => page.locator(`${VIEW} table[data-matrix="family-weights"]`).waitFor({ timeout: 30_000 });
+async function open(t, viewState = {}, options) {
+  const opened = await session.open(t, `index.html${encodeHash({ ...presetState('efficient'), viewState })}`, { view: 'efficient', ...options });
+  await ready(opened.page);
+  return opened;
+}
 
 // The random example as the view draws it: rows of lab.normalMatrix, Q then K then V.
 function inputs({ n, width: d, seed }) {
@@ -84,11 +89,12 @@ const timedChange = (page, viewState) =>
 
 test('#view=efficient opens the view; every family shows the core’s weights beside exact softmax’s, each change under 100 ms', async (t) => {
   const { page, problems } = await session.open(t, 'index.html#view=efficient', { view: 'efficient' });
+  await ready(page);
   const x = inputs(DEFAULTS);
   const times = [];
   for (const family of ['linear', 'favor', 'retention', 'svd', 'linformer', 'bigbird', 'strided']) {
     const v = { ...DEFAULTS, family };
-    times.push(await timedChange(page, { family }));
+    times.push([family, await timedChange(page, { family })]);
     await settle(page);
     const { tables, text } = await shown(page);
     const causal = causalOf(family, v.causal);
@@ -108,10 +114,13 @@ test('#view=efficient opens the view; every family shows the core’s weights be
     { family: 'retention', decay: 0.5 },
     { family: 'bigbird', window: 3 },
   ])
-    times.push(await timedChange(page, change));
-  times.sort((a, b) => a - b);
-  t.diagnostic(`family or knob change, setState to rendered: median ${times[times.length >> 1].toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms`);
-  assert.ok(times[times.length >> 1] < 100, `median ${times[times.length >> 1]} ms`);
+    times.push([JSON.stringify(change), await timedChange(page, change)]);
+  t.diagnostic(`setState to rendered, ms: ${times.map(([what, ms]) => `${what} ${ms.toFixed(1)}`).join(', ')}`);
+  const sorted = times.map(([, ms]) => ms).sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  t.diagnostic(`family or knob change: median ${median.toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`);
+  // The median, as the machine may be shared (a single change can wait on another process).
+  assert.ok(median < 100, `median ${median} ms`);
   assertClean(problems);
 });
 

@@ -41,10 +41,7 @@ export const VIEW_LIST = [
   },
   {
     id: 'efficient',
-    preset: [
-      'Cheaper attention: linear, retention, low rank, sparse',
-      'Each shortcut beside exact softmax on the same Q, K, V: its weights, its error, its cost as n grows, its state token by token.',
-    ],
+    preset: ['Cheaper attention: linear, retention, low rank, sparse', 'Each shortcut beside exact softmax: its weights, error, cost and state.'],
     topic: 'Cheaper attention',
   },
   {

@@ -5,15 +5,17 @@
 // This module is what every page loads (the view's state and its element); the view itself,
 // body/ (its own folder, so that views/index.js's glob of views/*/*.js leaves it out), loads
 // the first time it opens, so the page's first load stays within its budget.
+import { adoptStyles } from 'lit';
+
+import { viewStyles } from '../../shared/styles.js';
 import { defineView, ViewBase } from '../../shared/view-base.js';
 import { FIELDS, HEADING } from './fields.js';
-import { efficientStyles } from './styles.js';
 
 let body = null; // body.js, once loaded
 const loading = () => import('./body/body.js').then((module) => (body = module));
 
 class EfficientView extends ViewBase {
-  static styles = efficientStyles;
+  static styles = viewStyles; // the body's own styles join when it loads (_adoptBody)
 
   static properties = { ...ViewBase.properties, trace: { attribute: false }, state: { attribute: false } };
 
@@ -21,11 +23,19 @@ class EfficientView extends ViewBase {
 
   connectedCallback() {
     super.connectedCallback();
-    if (!body)
-      loading().then(() => {
-        this._computedKey = undefined; // computed now, with the body in
-        this.requestUpdate('viewState');
-      });
+    if (body) return this._adoptBody();
+    loading().then(() => {
+      this._adoptBody();
+      this._computedKey = undefined; // computed now, with the body in
+      this.requestUpdate('viewState');
+    });
+  }
+
+  // The body's styles (body/styles.js, with the shared ones), adopted once by this shadow root.
+  _adoptBody() {
+    if (this._adopted || !this.renderRoot) return;
+    adoptStyles(this.renderRoot, EfficientView.finalizeStyles(body.efficientStyles));
+    this._adopted = true;
   }
 
   willUpdate(changed) {

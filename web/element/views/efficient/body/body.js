@@ -13,6 +13,8 @@ import { HEADING, MAX_TOKENS } from '../fields.js';
 import { renderCost, renderRecurrent, renderSentences } from './parts.js';
 import '../../../shared/topic-quiz.js';
 
+export { efficientStyles } from './styles.js';
+
 // Q, K and V: rows of lab.normalMatrix (random), or the stepper's (all its columns, as one head).
 function inputsOf(view, lab, v) {
   if (v.source === 'stepper') {

@@ -85,7 +85,7 @@ export function renderSentences(v, r) {
   } else {
     const p = r.pattern;
     lines.push(
-      `Each query may attend to ${Math.min(...p.keysPerQuery)} to ${Math.max(...p.keysPerQuery)} of the ${p.mask[0].length} keys: ${p.nonzeros} of ${p.mask.length * p.mask[0].length} cells (density ${fmt(p.density)}), so ${count(p.flops)} FLOPs instead of ${count(p.denseFlops)}.`,
+      `Each query may attend to ${Math.min(...p.keysPerQuery)} to ${Math.max(...p.keysPerQuery)} of the ${p.mask[0].length} keys: ${p.nonzeros} of ${p.mask.length * p.mask[0].length} cells (density ${fmt(p.density)}), so ${count(p.flops)} FLOPs instead of ${count(p.denseFlops)}${causalOf(v) ? ' (the pattern’s counts, before the causal rule drops the later keys)' : ''}.`,
     );
     lines.push(`A hidden key's weight is shared out among the keys the pattern keeps. ${worstLine}`);
   }

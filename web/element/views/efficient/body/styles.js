@@ -2,7 +2,7 @@
 // tables, the recurrent part. On a phone the controls wrap and each matrix scrolls in its box.
 import { css } from 'lit';
 
-import { viewStyles } from '../../shared/styles.js';
+import { viewStyles } from '../../../shared/styles.js';
 
 export const efficientStyles = [
   viewStyles,
