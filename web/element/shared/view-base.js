@@ -88,6 +88,12 @@ export class ViewBase extends LitElement {
     </label>`;
   }
 
+  /** The causal checkbox of a view's controls; `also` joins the change (the flash view restarts its walk). */
+  causalInput(checked, also = {}) {
+    return html`<label><input data-control="causal" type="checkbox" .checked=${checked}
+      @change=${(e) => this.changeView({ causal: e.target.checked, ...also })} />Causal</label>`;
+  }
+
   /**
    * The message for a request the core refused (an AttnLabError: bad input, a size limit) or
    * a part of the package that could not load (a LoadError, naming it); any other error is a

@@ -102,8 +102,7 @@ class CostView extends WorkerViewBase {
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Cost options">
         ${select('headWidth', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
-        <label><input data-control="causal" type="checkbox" .checked=${causal}
-          @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
+        ${this.causalInput(causal)}
         ${this.seedInput()}
         <button data-action="measure" @click=${() => this._measure()}>Measure</button>
         ${this.cancelButton({ action: 'stop', label: 'Stop', status: () => `Stopped after ${this._runs.length} of ${this._total()} runs.` })}

@@ -74,7 +74,7 @@ class FlashView extends ViewBase {
     return html`<div class="controls">
         ${select('n', 'Tokens n', [4, 6, 8, 12, 16], n)} ${select('queryRows', 'Query block Br', [1, 2, 3, 4], queryRows)}
         ${select('keyRows', 'Key tile Bc', [1, 2, 3, 4], keyRows)}
-        <label><input data-control="causal" type="checkbox" .checked=${causal} @change=${(e) => this.changeView({ causal: e.target.checked, event: 0 })} />Causal</label>
+        ${this.causalInput(causal, { event: 0 })}
         ${this.seedInput({ use: (seed) => this.changeView({ seed, event: 0 }) })}
       </div>
       <div class="controls" role="group" aria-label="Walk">

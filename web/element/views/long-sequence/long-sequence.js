@@ -180,8 +180,7 @@ class LongSequenceView extends WorkerViewBase {
       ${this.workerNote()}
       <div class="controls" role="group" aria-label="Long-sequence options">
         ${select('n', 'Tokens n', SIZES, n)} ${select('headWidth', 'Head width d', WIDTHS, d)}
-        <label><input data-control="causal" type="checkbox" .checked=${causal}
-          @change=${(e) => this.changeView({ causal: e.target.checked })} />Causal</label>
+        ${this.causalInput(causal)}
         ${this.seedInput()}
         <button data-action="run" @click=${() => this._run(false)}>Run</button>
         <button data-action="compare" @click=${() => this._run(true)}>Run on both and compare</button>
