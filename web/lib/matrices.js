@@ -138,10 +138,18 @@ function isCoreMatrix(value) {
   return keys.length === 3 && Number.isInteger(value.rows) && Number.isInteger(value.cols) && ArrayBuffer.isView(value.data);
 }
 
+// Whether a list holds an object (a matrix, a row, a struct) to convert.
+function holdsObjects(list) {
+  for (let i = 0; i < list.length; i++) if (list[i] !== null && typeof list[i] === 'object') return true;
+  return false;
+}
+
 function plain(value) {
   if (value === null || typeof value !== 'object') return value;
   if (ArrayBuffer.isView(value)) return plainList(value);
-  if (Array.isArray(value)) return value.map(plain);
+  // A list of numbers, strings or booleans is the core's own, made for this call: kept as it
+  // is (a 512 × 512 mask's rows were 262,144 calls here).
+  if (Array.isArray(value)) return holdsObjects(value) ? value.map(plain) : value;
   if (isCoreMatrix(value)) return nestedMatrix(value);
   const out = {};
   for (const [key, entry] of Object.entries(value)) if (entry !== undefined) out[key] = plain(entry);

@@ -154,12 +154,20 @@ export class Stepper {
     const memo = this._memo;
     if (memo && memo.trace === trace && memo.id === state.step && memo.tokens === state.tokens && memo.mode === state.mode) return memo;
     const labels = tokenLabels(state);
-    const kept = new Map();
-    const once = (key, make) => {
-      if (!kept.has(key)) kept.set(key, make());
-      return kept.get(key);
+    const once = keeper(new Map());
+    // What the whole trace shares stays across steps: the scores' colour scale walks every
+    // score step's n × n numbers (tens of ms at 512 tokens), the same for each step shown.
+    if (this._traceMemo?.trace !== trace) this._traceMemo = { trace, once: keeper(new Map()) };
+    this._memo = {
+      trace,
+      id: state.step,
+      tokens: state.tokens,
+      mode: state.mode,
+      labels,
+      panels: stepPanels(trace, state.step, labels),
+      once,
+      onceForTrace: this._traceMemo.once,
     };
-    this._memo = { trace, id: state.step, tokens: state.tokens, mode: state.mode, labels, panels: stepPanels(trace, state.step, labels), once };
     return this._memo;
   }
 
@@ -167,12 +175,15 @@ export class Stepper {
   _renderStep(divided = true) {
     const { state, trace } = this.host.good;
     const id = state.step;
-    const { labels, panels, once } = this._stepOf(state, trace);
+    const { labels, panels, onceForTrace } = this._stepOf(state, trace);
     const focused = this.focus?.id === id ? this.focus : null;
     const prediction = this.predictions.forStep(panels, trace, state.predict, id, labels);
     // The scores' scale fits the matrices this step shows (its operands and its result).
     const shown = [id, ...panels[0].operands.map((o) => o.name)];
-    const scaleOf = once(`scales ${prediction.hidden}`, () => stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden, shown }));
+    // Kept for the trace: a step shown again reuses it.
+    const scaleOf = onceForTrace(`scales ${prediction.hidden ? id : 'all'} ${panels.length} ${shown.join()}`, () =>
+      stepScales(id, trace, { heads: panels.length, withResult: !prediction.hidden, shown }),
+    );
     const explanationOf = (panel) => (focused && focused.head === panel.head ? explainCell(panel, focused, labels, trace) : null);
     return html`<section class="step ${this.host.layout.resultFirst ? 'result-first' : ''} ${divided ? 'divided' : ''}" data-role="step" part="step" aria-live="polite">
       <h2>${prediction.hidden ? html`${subscripted(stepEntry(id).name)}: predict, then reveal` : stepTitle(trace, id)}</h2>
@@ -295,6 +306,14 @@ export class Stepper {
       </div>
     </details>`;
   }
+}
+
+// once(key, make): make() the first time a key is asked for, then what it made.
+function keeper(kept) {
+  return (key, make) => {
+    if (!kept.has(key)) kept.set(key, make());
+    return kept.get(key);
+  };
 }
 
 // The explanation of the focused cell of `panel`, by its step's registry entry.
