@@ -154,6 +154,17 @@ val retention(const val& request) {
   return to_js(attnlab::retention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
 }
 
+// The long linear kernels' requests: flat outputs, as the flash kernel's.
+val long_linear_attention(const val& request) {
+  const auto r = read_request<LongLinearRequest>(request, entries::long_linear);
+  return to_js(attnlab::long_linear_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
+}
+
+val long_retention(const val& request) {
+  const auto r = read_request<LongRetentionRequest>(request, entries::long_retention);
+  return to_js(attnlab::long_retention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
+}
+
 val low_rank_attention(const val& request) {
   const auto r = read_request<LowRankRequest>(request, entries::low_rank);
   return to_js(attnlab::low_rank_attention(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
@@ -215,6 +226,8 @@ val limits_table() {
       {"flashValues", l::flash_values},
       {"flashScores", double(l::flash_scores)},
       {"flashMultiplyAdds", double(l::flash_multiply_adds)},
+      {"longChunk", l::long_chunk},
+      {"longLinearMultiplyAdds", double(l::long_linear_multiply_adds)},
       {"naiveScores", double(l::naive_scores)},
       {"naiveMultiplyAdds", double(l::naive_multiply_adds)},
       {"maxHeadWidth", l::max_head_width},
@@ -402,6 +415,14 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "fullyMaskedRows", ATTNLAB_RESULT_DOC("Rows whose query sees no key under the causal "
                                                 "rule and the window, or only padding or −∞-biased "
                                                 "keys (their output is zeros)."));
+  result<LongLinearResult>(
+      "LongLinearResult", ATTNLAB_RESULT_DOC("longLinearAttention() and longRetention(): the "
+                                             "output, flat."))
+      .field<&LongLinearResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, heads·d_v), flat."))
+      .field<&LongLinearResult::zero_normalizer_rows>(
+          "zeroNormalizerRows", ATTNLAB_RESULT_DOC("Rows where some head's normaliser is 0: "
+                                                   "that head's columns are zeros (linear "
+                                                   "attention only)."));
   result<SampledWeights>(
       "SampledCells", ATTNLAB_RESULT_DOC("lab.sampledCells(): the sampled weights and what hides "
                                          "each cell."))
@@ -655,6 +676,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("retention", &guarded<&retention>::call);
   emscripten::function("sparsePattern", &guarded<&sparse_pattern>::call);
   emscripten::function("lowRankAttention", &guarded<&low_rank_attention>::call);
+  emscripten::function("longLinearAttention", &guarded<&long_linear_attention>::call);
+  emscripten::function("longRetention", &guarded<&long_retention>::call);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("resetPeakMemory", &reset_peak_allocated_bytes);
   emscripten::function("simdArch", &simd_arch);

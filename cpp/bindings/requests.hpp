@@ -356,6 +356,39 @@ inline constexpr Field retention_fields[] = {
 inline constexpr Group retention_group =
     group<RetentionOptions>("RetentionOptions", retention_fields);
 
+// The long linear kernels (long_linear.hpp): the flash kernel's layout, then each one's rule.
+inline constexpr Field long_layout_fields[] = {
+    F(LongLayout, heads, "heads",
+      "Query heads: equal column slices of Q (the core checks that they divide its width)."),
+    F(LongLayout, kv_heads, "kvHeads",
+      "K/V heads: 0 = heads, else a divisor of heads; query head h reads K/V head "
+      "⌊h / (heads / kvHeads)⌋."),
+    F(LongLayout, batch, "batch", "Sequences: Q, K and V rows split into this many."),
+    F(LongLayout, threads, "threads",
+      "Threads to run on (one sequence and head per task); 0: lab.threads."),
+    F(LongLayout, chunk, "chunk",
+      "Tokens per chunk of the causal pass (0: 64); changes the rounding only.")
+        .range("0", "longChunk"),
+};
+inline constexpr Group long_layout_group = group<LongLayout>("LongLayout", long_layout_fields);
+inline constexpr Field long_linear_fields[] = {
+    F(LongLinearOptions, feature_map, "featureMap",
+      "φ: 'elu' (elu(x) + 1) or 'relu' (max(x, 0)); 'favor' is linearAttention's only.")
+        .one_of(feature_maps),
+    F(LongLinearOptions, causal, "causal",
+      "Query i sees keys 0 … i (n_q = n_k): by chunks, the state carried across."),
+    F(LongLinearOptions, scale, "scale", "Multiplies each query before φ: φ(scale·q); default 1."),
+};
+inline constexpr Group long_linear_group =
+    group<LongLinearOptions>("LongLinearOptions", long_linear_fields);
+inline constexpr Field long_retention_fields[] = {
+    F(LongRetentionOptions, decay, "decay",
+      "γ in (0, 1]: how much of the state each token keeps (causal, n_q = n_k).")
+        .need(),
+};
+inline constexpr Group long_retention_group =
+    group<LongRetentionOptions>("LongRetentionOptions", long_retention_fields);
+
 inline constexpr Field low_rank_fields[] = {
     F(LowRankOptions, method, "method",
       "'svd': A's best rank-k approximation A_k from its singular values; 'linformer': K and V "
@@ -472,6 +505,14 @@ struct RetentionRequest {
   DirectQKV qkv;
   RetentionOptions options;
 };
+struct LongLinearRequest {
+  DirectQKV qkv;
+  LongLinearOptions options;
+};
+struct LongRetentionRequest {
+  DirectQKV qkv;
+  LongRetentionOptions options;
+};
 struct LowRankRequest {
   DirectQKV qkv;
   LowRankOptions options;
@@ -509,6 +550,13 @@ inline constexpr Part linear[] = {ATTNLAB_PART(LinearAttentionRequest, qkv, qkv)
                                   ATTNLAB_PART(LinearAttentionRequest, options, linear)};
 inline constexpr Part retention[] = {ATTNLAB_PART(RetentionRequest, qkv, qkv),
                                      ATTNLAB_PART(RetentionRequest, options, retention)};
+inline constexpr Part long_linear[] = {ATTNLAB_PART(LongLinearRequest, qkv, qkv),
+                                       ATTNLAB_PART(LongLinearRequest, options, long_layout),
+                                       ATTNLAB_PART(LongLinearRequest, options, long_linear)};
+inline constexpr Part long_retention[] = {
+    ATTNLAB_PART(LongRetentionRequest, qkv, qkv),
+    ATTNLAB_PART(LongRetentionRequest, options, long_layout),
+    ATTNLAB_PART(LongRetentionRequest, options, long_retention)};
 inline constexpr Part low_rank[] = {ATTNLAB_PART(LowRankRequest, qkv, qkv),
                                     ATTNLAB_PART(LowRankRequest, options, low_rank)};
 inline constexpr Part sparse[] = {Part{&sparse_group, 0}};
@@ -554,6 +602,8 @@ inline constexpr Entry linear = entry("linearAttention", parts::linear);
 inline constexpr Entry retention = entry("retention", parts::retention);
 inline constexpr Entry sparse = entry("sparsePattern", parts::sparse);
 inline constexpr Entry low_rank = entry("lowRankAttention", parts::low_rank);
+inline constexpr Entry long_linear = entry("longLinearAttention", parts::long_linear);
+inline constexpr Entry long_retention = entry("longRetention", parts::long_retention);
 inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &trace,       &check_gradient,
                                        &permutation, &decode,
@@ -566,7 +616,8 @@ inline constexpr const Entry* all[] = {&attention,   &attention_backward,
                                        &trainer,     &step,
                                        &gradient_at, &linear,
                                        &retention,   &sparse,
-                                       &low_rank};
+                                       &low_rank,    &long_linear,
+                                       &long_retention};
 }  // namespace entries
 
 // The trace's input from its read request: X, Wq, Wk, Wv (projected) or Q, K, V (direct).

@@ -57,6 +57,8 @@ const HOLES = [
     }),
     'X[1] is a hole',
   ],
+  ['a hole in a query row', 'longLinearAttention', valid('longLinearAttention', { Q: [[1, 0], hole([0, 2], 0), [1, 1]] }), 'Q[1][0] is a hole'],
+  ['a hole in a key row', 'longRetention', valid('longRetention', { K: [[1, 0], [0, 2], hole([1, 1], 1)] }), 'K[2][1] is a hole'],
   ['a hole in a value row', 'linearAttention', valid('linearAttention', { V: [[1, 0], hole([0, 2], 1), [1, 1]] }), 'V[1][1] is a hole'],
   [
     'a hole in E',

@@ -66,6 +66,8 @@ const TYPOS = [
   ['retention', 'decya', 0.5, 'decay'],
   ['sparsePattern', 'widow', 3, 'window'],
   ['lowRankAttention', 'rnak', 2, 'rank'],
+  ['longLinearAttention', 'chunck', 16, 'chunk'],
+  ['longRetention', 'kvheads', 1, 'kvHeads'],
 ];
 
 test(`a near miss names the field that was meant (${TYPOS.length} typos, every entry)`, () => {

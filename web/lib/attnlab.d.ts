@@ -58,6 +58,10 @@ export interface Limits {
   flashValues: number;
   flashScores: number;
   flashMultiplyAdds: number;
+  /** longLinearAttention() and longRetention(): chunk at most. */
+  longChunk: number;
+  /** longLinearAttention() and longRetention() in wasm: heads·max(n_q, n_k)·(chunk·(d + d_v) + 2·d·d_v) at most. */
+  longLinearMultiplyAdds: number;
   naiveScores: number;
   naiveMultiplyAdds: number;
   maxHeadWidth: number;
@@ -474,6 +478,33 @@ export interface LowRankOptions {
   F?: MatrixInput;
 }
 
+export interface LongLayout {
+  /** Query heads: equal column slices of Q (the core checks that they divide its width). Default 1. */
+  heads?: number;
+  /** K/V heads: 0 = heads, else a divisor of heads; query head h reads K/V head ⌊h / (heads / kvHeads)⌋. Default 0. */
+  kvHeads?: number;
+  /** Sequences: Q, K and V rows split into this many. Default 1. */
+  batch?: number;
+  /** Threads to run on (one sequence and head per task); 0: lab.threads. Default 0. */
+  threads?: number;
+  /** Tokens per chunk of the causal pass (0: 64); changes the rounding only. 0 … limits().longChunk. Default 0. */
+  chunk?: number;
+}
+
+export interface LongLinearOptions {
+  /** φ: 'elu' (elu(x) + 1) or 'relu' (max(x, 0)); 'favor' is linearAttention's only. Default 'elu'. */
+  featureMap?: 'elu' | 'relu' | 'favor';
+  /** Query i sees keys 0 … i (n_q = n_k): by chunks, the state carried across. Default false. */
+  causal?: boolean;
+  /** Multiplies each query before φ: φ(scale·q); default 1. */
+  scale?: number;
+}
+
+export interface LongRetentionOptions {
+  /** γ in (0, 1]: how much of the state each token keeps (causal, n_q = n_k). */
+  decay: number;
+}
+
 export interface ModelConfig {
   /** Token ids 0 … vocab − 1. Default 512. */
   vocab: number;
@@ -639,6 +670,12 @@ export type LowRankAttentionRequest = QKVInput & LowRankOptions;
 
 export interface LongAttentionRequest extends QKVInput, LongAttentionOptions, KernelOptions, ScoreRules {}
 
+/** longLinearAttention(): Q, K, V of many heads (flat Float32Array inputs welcome), the layout and φ. */
+export type LongLinearAttentionRequest = QKVInput & LongLayout & LongLinearOptions;
+
+/** longRetention(): Q, K, V of many heads (Q and K of the same rows), the layout and the decay. */
+export type LongRetentionRequest = QKVInput & LongLayout & LongRetentionOptions;
+
 export type SampledWeightsRequest = QKInput & LongAttentionOptions & ScoreRules & SampleAt;
 
 export interface FlashWalkRequest extends QKVInput, WalkOptions {}
@@ -786,6 +823,14 @@ export interface LongAttentionResult {
   output: FlatMatrix;
   /** Rows whose query sees no key under the causal rule and the window, or only padding or −∞-biased keys (their output is zeros). */
   fullyMaskedRows: number[];
+}
+
+/** longLinearAttention() and longRetention(): the output, flat. */
+export interface LongLinearResult {
+  /** (n_q, heads·d_v), flat. */
+  output: Matrix;
+  /** Rows where some head's normaliser is 0: that head's columns are zeros (linear attention only). */
+  zeroNormalizerRows: number[];
 }
 
 /** lab.sampledCells(): the sampled weights and what hides each cell. */
@@ -1512,6 +1557,10 @@ export interface AttnLab {
   sparsePattern(request: SparsePatternRequest): SparsePattern;
   /** Low-rank attention: A's best rank-k approximation A_k by its SVD (with the singular values and the Eckart–Young error), or Linformer's projections E and F; each beside exact attention's A and A·V. */
   lowRankAttention(request: LowRankAttentionRequest): LowRankResult;
+  /** Linear attention ('elu' or 'relu') as a long kernel: O(n·d·d_v), causal by chunks with the state carried across, heads, kvHeads, batch and threads as flashAttention; the output flat. */
+  longLinearAttention(request: LongLinearAttentionRequest): LongLinearResult;
+  /** Retention (decay γ) as a long kernel: causal by chunks with the decayed state carried across, heads, kvHeads, batch and threads as flashAttention; the output flat. */
+  longRetention(request: LongRetentionRequest): LongLinearResult;
   memoryStats(): MemoryStats & LearningMemory;
   /** Starts a new peak for memoryStats().peakTrackedBytes from the bytes held now. */
   resetPeakMemory(): void;

@@ -210,6 +210,16 @@ class AttnLab {
     return this.#longSequence('naiveAttention', request);
   }
 
+  /** Linear attention ('elu', 'relu') as a long kernel: O(n·d·d_v), causal by chunks; the output flat. */
+  longLinearAttention(request) {
+    return this.#longSequence('longLinearAttention', request);
+  }
+
+  /** Retention (decay γ) as a long kernel: causal by chunks, the decayed state carried across; the output flat. */
+  longRetention(request) {
+    return this.#longSequence('longRetention', request);
+  }
+
   /** How the flash kernel runs the request's heads: head widths, scale, and whether a score could pass float32 (its own bound). */
   flashPlan(request) {
     return unwrap(this.#core.flashPlan(longRequest('flashPlan', request)));

@@ -97,6 +97,8 @@ export const LIMITS = /* @__PURE__ */ Object.freeze({
   flashValues: 16777216,
   flashScores: 16777216,
   flashMultiplyAdds: 4294967296,
+  longChunk: 1024,
+  longLinearMultiplyAdds: 4294967296,
   naiveScores: 8388608,
   naiveMultiplyAdds: 1073741824,
   maxHeadWidth: 512,

@@ -217,6 +217,8 @@ for (const entry of ['flashAttention', 'naiveAttention', 'checkFlashAttention', 
 BOUNDS.linearAttention = ['attentionTokens', 'attentionFeatures', 'linear attention'];
 BOUNDS.retention = ['attentionTokens', 'attentionFeatures', 'retention'];
 BOUNDS.lowRankAttention = ['attentionTokens', 'attentionFeatures', 'low-rank attention'];
+BOUNDS.longLinearAttention = [...FLASH.slice(0, 2), 'long linear attention'];
+BOUNDS.longRetention = [...FLASH.slice(0, 2), 'long retention'];
 
 // An own data property, or undefined: a getter is not called (the reader reads each field once).
 const dataOf = (object, key) => Object.getOwnPropertyDescriptor(object, key)?.value;
@@ -239,7 +241,7 @@ function checkSize(entry, name, value) {
   const [most, widest] = [limits[bound[0]], limits[bound[1]]];
   const size = `${name} (${rows}×${cols}) is too large: `;
   if (rows > most || cols > widest) throw new AttnLabError('too-large', `${size}${bound[2]} allows at most ${most} rows and ${widest} columns`);
-  if (bound === FLASH && rows * cols > limits.flashValues)
+  if (bound[0] === FLASH[0] && rows * cols > limits.flashValues)
     throw new AttnLabError('too-large', `${size}the long-sequence kernels take at most ${limits.flashValues} values (rows × columns)`);
 }
 
@@ -342,7 +344,7 @@ export const permutationRequest = guarded('permutationCheck', (request, order) =
   return traceParts('permutationCheck', r);
 });
 
-/** A long-sequence request (flashAttention, naiveAttention, checkFlashAttention), its defaults filled in. */
+/** A long-sequence request (flashAttention, naiveAttention, checkFlashAttention, longLinearAttention, longRetention), its defaults filled in. */
 export function longRequest(entry, request) {
   return guarded(entry, () => withDefaults(entry, requireFields(entry, read(entry, request))))();
 }

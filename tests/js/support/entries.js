@@ -42,4 +42,6 @@ export const VALID_REQUESTS = {
   retention: () => ({ Q: structuredClone(K), K: structuredClone(K), V: structuredClone(V), decay: 0.9 }),
   sparsePattern: () => ({ queries: 4, window: 2, globalTokens: [0, 3] }),
   lowRankAttention: () => ({ Q: structuredClone(Q), K: structuredClone(K), V: structuredClone(V), rank: 2 }),
+  longLinearAttention: () => ({ Q: structuredClone(K), K: structuredClone(K), V: structuredClone(V), causal: true }),
+  longRetention: () => ({ Q: structuredClone(K), K: structuredClone(K), V: structuredClone(V), decay: 0.9 }),
 };
