@@ -55,6 +55,8 @@ for (const [width, theme] of [
       await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { generated: 10, temperature: 0.8, topK: 20 } }));
       await page.locator('attn-model-view [data-role="next-tokens"]').waitFor({ timeout: 60_000 });
     }
+    // The efficient view's body loads on first opening: wait for its weights.
+    if (view === 'efficient') await page.locator('attn-efficient-view table[data-matrix="family-weights"]').waitFor({ timeout: 60_000 });
     if (view === 'cost') {
       await page.locator('attn-cost-view [data-action="measure"]').click();
       await page.locator('attn-cost-view [data-role="cost-runs"] tr[data-n="1024"] td[data-kernel="flash"][data-bytes]').waitFor({ timeout: 60_000 });
