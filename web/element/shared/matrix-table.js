@@ -58,6 +58,30 @@ function caretAtEdge(input, side) {
   return start === end && (side < 0 ? start === 0 : end === value.length);
 }
 
+// One ResizeObserver for every windowed grid: its callback measures every box first and then
+// redraws them. A redraw between two measurements dirtied the layout, so that each next grid's
+// measurement laid the page out again (tens of ms a grid at 512 tokens).
+const grids = new WeakMap(); // box → its MatrixGrid
+let boxes = null;
+
+function observeBox(box, grid) {
+  boxes ??= new ResizeObserver((entries) => {
+    const plans = entries
+      .map((entry) => grids.get(entry.target))
+      .filter((g) => g?.isConnected)
+      .map((g) => [g, g._plan()]);
+    for (const [grid, plan] of plans) grid._apply(plan);
+  });
+  grids.set(box, grid);
+  boxes.observe(box);
+}
+
+function unobserveBox(box) {
+  if (!boxes || !box) return;
+  boxes.unobserve(box);
+  grids.delete(box);
+}
+
 class MatrixGrid extends AsyncDirective {
   constructor(part) {
     super(part);
@@ -109,12 +133,11 @@ class MatrixGrid extends AsyncDirective {
   }
 
   disconnected() {
-    this.observer?.disconnect();
-    this.observer = null;
+    unobserveBox(this._observed);
   }
 
   reconnected() {
-    if (this.box.value) this._observe(this.box.value);
+    if (this._observed) observeBox(this._observed, this);
   }
 
   _redraw() {
@@ -164,8 +187,13 @@ class MatrixGrid extends AsyncDirective {
 
   // Follows the box's scroll position and size: which rows and columns are in view.
   _follow() {
+    this._apply(this._plan());
+  }
+
+  // The first row and column in view and how many fit, measured; null when nothing changes.
+  _plan() {
     const g = this._measure();
-    if (!g) return;
+    if (!g) return null;
     const { rows, cols, windowRows, windowCols } = this._axes();
     const box = this.box.value;
     const shown = {
@@ -176,9 +204,14 @@ class MatrixGrid extends AsyncDirective {
       row: windowRows ? clamp(Math.floor((box.scrollTop + g.head - g.top) / this.pitch.row), 0, Math.max(0, rows - shown.rows)) : 0,
       col: windowCols ? clamp(Math.floor((box.scrollLeft + g.side - g.left) / this.pitch.col), 0, Math.max(0, cols - shown.cols)) : 0,
     };
-    if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return;
-    this.first = first;
-    this.shown = shown;
+    if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return null;
+    return { first, shown };
+  }
+
+  _apply(plan) {
+    if (!plan) return;
+    this.first = plan.first;
+    this.shown = plan.shown;
     this._redraw();
   }
 
@@ -190,17 +223,12 @@ class MatrixGrid extends AsyncDirective {
     });
   };
 
-  _observe(box) {
-    this.observer?.disconnect();
-    this.observer = new ResizeObserver(() => this._follow());
-    this.observer.observe(box);
-  }
-
   _boxRef = (box) => {
     this.box.value = box;
     if (box && box !== this._observed) {
+      unobserveBox(this._observed);
       this._observed = box;
-      this._observe(box);
+      observeBox(box, this);
     }
   };
 
