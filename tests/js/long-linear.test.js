@@ -129,3 +129,16 @@ test('the long kernels refuse bad requests with coded errors naming the field', 
     assert.ok(error.message.includes(field), error.message);
   }
 });
+
+test('the threaded core: the same bits on 1 and 2 threads as the single-threaded core', async () => {
+  const threaded = await attnlab.createAttnLab({ threads: true });
+  const [Q, K, V] = [matrix(512, 128, 11), matrix(512, 128, 12), matrix(512, 128, 13)];
+  for (const causal of [false, true]) {
+    const request = { Q, K, V, heads: 4, causal, chunk: 48 };
+    const single = lab.longLinearAttention(request).output.data;
+    for (const threads of [1, 2])
+      assert.deepEqual(threaded.longLinearAttention({ ...request, threads }).output.data, single, `causal ${causal}, ${threads} threads`);
+  }
+  const retained = lab.longRetention({ Q, K, V, heads: 4, decay: 0.95 }).output.data;
+  assert.deepEqual(threaded.longRetention({ Q, K, V, heads: 4, decay: 0.95, threads: 2 }).output.data, retained);
+});
