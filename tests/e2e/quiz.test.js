@@ -54,7 +54,7 @@ const MOST_QUESTIONS = { variants: 8 };
 test('every topic has 3 or 4 questions (variants up to 8), each with a valid answer and an explanation', () => {
   assert.deepEqual(
     TOPICS.map((t) => t.id),
-    ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'train', 'model'],
+    ['stepper', 'geometry', 'scaling', 'softmax', 'patterns', 'tokens', 'positions', 'cost', 'flash', 'variants', 'efficient', 'train', 'model'],
   );
   for (const { id } of TOPICS) {
     const questions = QUESTIONS[id];
