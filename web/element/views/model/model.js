@@ -6,7 +6,7 @@
 // its columns of W_Q, W_K, W_V) or in the tokens view. The model and its files load on the
 // view's first showing (lab.loadModel()), once per page. Below: each role explained (roles.js),
 // in-context learning on a repeated sequence (incontext.js), heads switched off
-// (interventions.js) and attention rollout (rollout.js).
+// (interventions.js) and attention rollout (rollout.js), loaded with the model (extras.js).
 import { html, nothing } from 'lit';
 
 import { defineView, ViewBase } from '../../shared/view-base.js';
@@ -14,10 +14,6 @@ import { isNumberIn, SEED_FIELD, wholeField } from '../../shared/view-state.js';
 import { drawThumbnails, headGrid, headName, nextTokenBars, tokenBoxes, visiblePiece } from './figures.js';
 import '../../shared/topic-quiz.js';
 import './import.js';
-import './incontext.js';
-import './interventions.js';
-import { headSentence, rolesExplained } from './roles.js';
-import { rolloutFigure } from './rollout.js';
 import { SENTENCES } from './sentences.js';
 import { modelStyles } from './styles.js';
 
@@ -78,7 +74,7 @@ class ModelView extends ViewBase {
 
   async _load() {
     try {
-      this._model = await sharedModel(this.lab);
+      [this._model, this._extras] = await Promise.all([sharedModel(this.lab), import('./parts/extras.js')]);
       const probe = this._model.inductionProbe(PROBE.period, PROBE.seed);
       this._probe = this._model.headScores(probe, PROBE.period);
       if (this.viewState) this._show(this.viewState);
@@ -211,6 +207,7 @@ class ModelView extends ViewBase {
 
   _renderResult(r, temperature, topK) {
     const { generated } = this.viewState;
+    const x = this._extras;
     return html`<h3>Tokens</h3>
       <p class="note">${r.tokenIds.length} tokens of the byte-pair vocabulary (each box one token; ␣ is a space)${generated ? html`, the last ${generated} generated (dashed)` : nothing}.</p>
       ${tokenBoxes(r.pieces, r.tokenIds, r.promptLength)}
@@ -246,15 +243,15 @@ class ModelView extends ViewBase {
             probe: this._probe,
             onOpen: (l, h) => this._open(l, h, 'stepper'),
             onTokens: (l, h) => this._open(l, h, 'tokens'),
-            sentence: (l, h) => headSentence(r.scores[l][h], r.tokenIds.length, this._probe?.[l][h]),
+            sentence: (l, h) => x.headSentence(r.scores[l][h], r.tokenIds.length, this._probe?.[l][h]),
           })
         : html`<p class="note">A head's scores need at least 2 tokens.</p>`}
-      ${r.scores ? rolesExplained(r.scores, this._probe, r.tokenIds.length, PROBE.period) : nothing}
+      ${r.scores ? html`<attn-model-roles .scores=${r.scores} .probe=${this._probe} .n=${r.tokenIds.length} .period=${PROBE.period}></attn-model-roles>` : nothing}
       <attn-model-incontext .model=${this._model} .text=${this.viewState.text}></attn-model-incontext>
       ${r.scores
         ? html`<attn-model-interventions .model=${this._model} .tokenIds=${r.tokenIds} .scores=${r.scores} .sampling=${{ temperature, topK }}></attn-model-interventions>`
         : nothing}
-      ${rolloutFigure({ rollout: r.rollout, attention: r.forward.blocks.map((b) => b.attention), pieces: r.pieces.map(visiblePiece) })}`;
+      <attn-model-rollout .rollout=${r.rollout} .attention=${r.forward.blocks.map((b) => b.attention)} .pieces=${r.pieces.map(visiblePiece)}></attn-model-rollout>`;
   }
 
   // A number typed into temperature or top-k: the core checks it (with the rest of the state).

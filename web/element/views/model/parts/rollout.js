@@ -2,9 +2,10 @@
 // input tokens reach the last position after every layer (model.rollout(), the core's), against
 // where the last layer's heads look on average. Numbers from the core; the words name the
 // largest of each.
-import { html } from 'lit';
+import { html, LitElement } from 'lit';
 
 import { f2, tokenStrip } from './charts.js';
+import { partStyles } from './styles.js';
 
 
 // The k largest entries of a row as "“piece” 0.42", largest first.
@@ -35,3 +36,14 @@ export function rolloutFigure({ rollout, attention, pieces }) {
     <p class="note">Rollout through all layers: ${largest(rolled, pieces)}.</p>
     ${tokenStrip({ pieces, values: rolled, label: 'Attention rollout of the last token, all layers', role: 'rollout' })}`;
 }
+
+class RolloutFigure extends LitElement {
+  static styles = partStyles;
+  static properties = { rollout: { attribute: false }, attention: { attribute: false }, pieces: { attribute: false } };
+
+  render() {
+    return this.rollout ? rolloutFigure(this) : '';
+  }
+}
+
+if (globalThis.customElements && !customElements.get('attn-model-rollout')) customElements.define('attn-model-rollout', RolloutFigure);

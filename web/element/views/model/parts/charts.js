@@ -46,7 +46,7 @@ export function lossChart({ series, xLabel, caption }) {
   </figure>`;
 }
 
-/** A row of tokens, each shaded by its value 0 … 1 with the value below: { pieces, values, label }. */
+/** A row of tokens, each with its value 0 … 1 as a bar and as a number: { pieces, values, label }. */
 export function tokenStrip({ pieces, values, label, role }) {
   return html`<div class="strip" data-role=${role} .values=${values} aria-label=${label} role="group">
     ${pieces.map(

@@ -2,10 +2,11 @@
 // one sentence per head card, and each role explained with this text's and the probe's
 // numbers. Nothing is claimed that the numbers do not show: a model without an induction head
 // is told so.
-import { html, nothing } from 'lit';
+import { html, LitElement, nothing } from 'lit';
 
 import { f2 } from './charts.js';
-import { headName } from './figures.js';
+import { headName } from '../figures.js';
+import { partStyles } from './styles.js';
 
 // The core names a head's role when its score is at least this many times what an even
 // spread of each query's weight would score (role_factor in head_scores.hpp).
@@ -85,3 +86,14 @@ export function rolesExplained(scores, probe, n, period) {
     </dl>
   </details>`;
 }
+
+class RolesExplained extends LitElement {
+  static styles = partStyles;
+  static properties = { scores: { attribute: false }, probe: { attribute: false }, n: { attribute: false }, period: { attribute: false } };
+
+  render() {
+    return this.scores ? rolesExplained(this.scores, this.probe, this.n, this.period) : '';
+  }
+}
+
+if (globalThis.customElements && !customElements.get('attn-model-roles')) customElements.define('attn-model-roles', RolesExplained);

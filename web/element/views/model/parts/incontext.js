@@ -8,9 +8,9 @@
 import { html, LitElement, nothing } from 'lit';
 
 import { f2, lossChart, mean, signed, tokenStrip } from './charts.js';
-import { headName, visiblePiece } from './figures.js';
+import { headName, visiblePiece } from '../figures.js';
 import { bestHead, INDUCTION_CLEAR } from './roles.js';
-import { modelStyles } from './styles.js';
+import { partStyles } from './styles.js';
 
 export const DEMO_PERIOD = 20; // the probe's length, as issue 38 measures it
 
@@ -41,7 +41,7 @@ export function inContext(model, ids, T) {
 }
 
 class InContextDemo extends LitElement {
-  static styles = modelStyles;
+  static styles = partStyles;
 
   static properties = {
     model: { attribute: false },
@@ -118,8 +118,8 @@ class InContextDemo extends LitElement {
       })}
       <h4>${name}'s attention to the token after the earlier copy</h4>
       <p class="note">
-        Each token of the second copy, shaded by the weight ${name} gives to the token that followed the same token in the first
-        copy (1 would be all of it); the mean is its induction score, ${f2(best.value)}.
+        Each token of the second copy, with the weight ${name} gives to the token that followed the same token in the first
+        copy as a bar (1 would be all of it); the mean is its induction score, ${f2(best.value)}.
       </p>
       ${tokenStrip({ pieces: pieces.slice(T), values: toNext, label: `${name}: weight to the token after the earlier copy`, role: 'induction-weights' })}
       ${this._renderCircuit(best, sources)}`;

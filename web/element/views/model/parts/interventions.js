@@ -7,9 +7,9 @@
 import { html, LitElement, nothing } from 'lit';
 
 import { f2, lossChart, mean, signed } from './charts.js';
-import { headName, nextTokenBars, roleName } from './figures.js';
-import { SENTENCES } from './sentences.js';
-import { modelStyles } from './styles.js';
+import { headName, nextTokenBars, roleName } from '../figures.js';
+import { SENTENCES } from '../sentences.js';
+import { partStyles } from './styles.js';
 
 const TOP = 10;
 const key = ({ layer, head }) => `${layer},${head}`;
@@ -21,7 +21,7 @@ export function sampleLoss(model, options) {
 }
 
 class Interventions extends LitElement {
-  static styles = modelStyles;
+  static styles = partStyles;
 
   static properties = {
     model: { attribute: false },
