@@ -2,6 +2,7 @@
 // the Union addresses and writes the shipped files (weights, tokenizer, training log).
 // Seeded and deterministic: each sequence's gradient is computed on its own and the batch's
 // are summed in sequence order, so any thread count gives the same bits.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +50,9 @@ struct Options {
       // of their own text, from repeat-min tokens to half the window (repeat_window below).
       {"repeat-share", "0"},
       {"repeat-min", "8"},
+      // Of the repeating windows, this share (0 … 1) repeat random tokens instead of their own
+      // text: the probe's kind of sequence, which only copying can predict at all.
+      {"repeat-random", "0"},
   };
   std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
   float real(const std::string& k) const { return std::stof(values.at(k)); }
@@ -80,9 +84,16 @@ std::vector<std::size_t> batch_offsets(std::size_t count, std::size_t step, std:
 // seeded place within them (text … span … span, the span L = repeat_min … (context + 1) / 2
 // tokens, the gap between the copies 0 … context + 1 − 2L). The second copy's tokens are
 // predictable only by copying: what an induction head does. Returns whether it repeats.
+struct Curriculum {
+  double share = 0, random_share = 0;
+  std::size_t repeat_min = 8, vocab = 0;
+};
+
 bool repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t context,
-                   double share, std::size_t repeat_min, std::uint64_t seed, std::size_t step,
+                   const Curriculum& curriculum, std::uint64_t seed, std::size_t step,
                    std::size_t count, std::size_t b, std::vector<int>& window) {
+  const double share = curriculum.share;
+  const std::size_t repeat_min = curriculum.repeat_min;
   const std::size_t n = context + 1;
   const auto* from = &text[offset];
   window.assign(from, from + n);
@@ -94,8 +105,13 @@ bool repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t
   const std::size_t length = shortest + attnlab::splitmix64_mix(r + 1) % (longest - shortest + 1);
   const std::size_t first = n - length;
   const std::size_t start = attnlab::splitmix64_mix(r + 2) % (first - length + 1);
-  std::copy(from + start, from + start + length,
-            window.begin() + static_cast<std::ptrdiff_t>(first));
+  // A seeded share of them repeat random tokens: the span's first copy drawn uniformly.
+  if (static_cast<double>(attnlab::splitmix64_mix(r + 3) >> 11) * 0x1.0p-53 <
+      curriculum.random_share)
+    for (std::size_t t = 0; t < length; ++t)
+      window[start + t] = static_cast<int>(attnlab::splitmix64_mix(r + 4 + t) % curriculum.vocab);
+  std::copy_n(window.begin() + static_cast<std::ptrdiff_t>(start), length,
+              window.begin() + static_cast<std::ptrdiff_t>(first));
   return true;
 }
 
@@ -137,9 +153,12 @@ int run(const Options& o) {
   std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
   std::vector<float> losses(batch), total(parameters.size());
   std::vector<std::vector<int>> windows(batch);
-  const double repeat_share = o.real("repeat-share");
-  if (!(repeat_share >= 0 && repeat_share <= 1))
+  const Curriculum curriculum{o.real("repeat-share"), o.real("repeat-random"), o.size("repeat-min"),
+                              c.vocab};
+  if (!(curriculum.share >= 0 && curriculum.share <= 1))
     throw std::runtime_error("--repeat-share takes a share from 0 to 1");
+  if (!(curriculum.random_share >= 0 && curriculum.random_share <= 1))
+    throw std::runtime_error("--repeat-random takes a share from 0 to 1");
   std::string steps_json, evals_json;
   const auto eval = [&](std::size_t step) {
     const auto model = attnlab::Model::create(c, parameters);
@@ -164,8 +183,8 @@ int run(const Options& o) {
     const float weight = 1.0f / static_cast<float>(batch * c.context_length);
     for_each_item(batch, threads, [&](std::size_t b) {
       std::fill(gradients[b].begin(), gradients[b].end(), 0.0f);
-      repeat_window(train, offsets[b], c.context_length, repeat_share, o.size("repeat-min"), seed,
-                    step, batch, b, windows[b]);
+      repeat_window(train, offsets[b], c.context_length, curriculum, seed, step, batch, b,
+                    windows[b]);
       losses[b] =
           model_training::sequence_loss(c, parameters, windows[b].data(), windows[b].data() + 1,
                                         c.context_length, weight, gradients[b].data());
