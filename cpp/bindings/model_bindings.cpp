@@ -66,28 +66,64 @@ val token_bytes(const LoadedModel& m, int token) {
   return to_js(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
-// The heads to ablate, as the wrapper hands them over once it has checked them: pairs
-// [layer, head, layer, head, …] (Int32Array) and the ablation's index in ablation_names.
-AblationOptions ablation_of(const val& heads, int ablation) {
-  const auto pairs = emscripten::convertJSArrayToNumberVector<int>(heads);
+// Pairs [layer, head, layer, head, …] (Int32Array) as heads.
+std::vector<HeadIndex> heads_of(const val& pairs) {
+  const auto numbers = emscripten::convertJSArrayToNumberVector<int>(pairs);
+  std::vector<HeadIndex> out;
+  for (std::size_t i = 0; i + 1 < numbers.size(); i += 2)
+    out.push_back({numbers[i], numbers[i + 1]});
+  return out;
+}
+
+// The interventions, as the wrapper hands them over once it has checked them: the heads to
+// ablate as pairs, the ablation's index in ablation_names, and the replacement (undefined, or
+// { family: its name in head_family_names, all, heads: pairs, options: that family's
+// replace entry's request }).
+AblationOptions ablation_of(const val& heads, int ablation, const val& replace) {
   AblationOptions o;
-  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) o.heads.push_back({pairs[i], pairs[i + 1]});
+  o.heads = heads_of(heads);
   o.ablation = ablation == 1 ? Ablation::mean : Ablation::zero;
+  if (replace.isUndefined()) return o;
+  HeadReplacement& r = o.replace;
+  const std::string family = replace["family"].as<std::string>();
+  for (std::size_t i = 0; i < std::size(head_family_names); ++i)
+    if (family == head_family_names[i]) r.family = static_cast<HeadFamily>(i);
+  r.all = replace["all"].as<bool>();
+  r.heads = heads_of(replace["heads"]);
+  const val options = replace["options"];
+  switch (r.family) {
+    case HeadFamily::linear:
+      r.linear = read_request<LinearAttentionOptions>(options, model_entries::replace_linear);
+      break;
+    case HeadFamily::retention:
+      r.retention = read_request<RetentionOptions>(options, model_entries::replace_retention);
+      break;
+    case HeadFamily::low_rank:
+      r.low_rank = read_request<LowRankOptions>(options, model_entries::replace_low_rank);
+      break;
+    case HeadFamily::sparse:
+      r.sparse = read_request<SparsePatternOptions>(options, model_entries::replace_sparse);
+      break;
+    case HeadFamily::softmax:
+      break;
+  }
   return o;
 }
 
 // The model's methods, each reading its request (model_requests.hpp).
-val forward_of(const LoadedModel& m, const val& request, const val& heads, int ablation) {
+val forward_of(const LoadedModel& m, const val& request, const val& heads, int ablation,
+               const val& replace) {
   return to_js(forward(m.model,
                        read_request<ModelTokens>(request, model_entries::forward).token_ids,
-                       ablation_of(heads, ablation)));
+                       ablation_of(heads, ablation, replace)));
 }
 
-// The loss of each next token (nats), the listed heads ablated: Float64Array of n − 1.
-val token_losses_of(const LoadedModel& m, const val& request, const val& heads, int ablation) {
+// The loss of each next token (nats), with the interventions: Float64Array of n − 1.
+val token_losses_of(const LoadedModel& m, const val& request, const val& heads, int ablation,
+                    const val& replace) {
   return to_js(token_losses(m.model,
                             read_request<ModelTokens>(request, model_entries::forward).token_ids,
-                            ablation_of(heads, ablation)));
+                            ablation_of(heads, ablation, replace)));
 }
 
 // Attention rollout after each layer: [layer] (n, n).

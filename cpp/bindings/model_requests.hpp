@@ -4,8 +4,11 @@
 // (a token below its vocab, a layer below its layers) is checked against that model.
 #pragma once
 
+#include <string_view>
+
 #include "attnlab/model.hpp"
 #include "request_reader.hpp"
+#include "requests.hpp"  // the families' option rows, which their own entries read too
 
 namespace attnlab::bindings {
 
@@ -73,6 +76,37 @@ inline constexpr Field head_at_fields[] = {
 };
 inline constexpr Group head_at_group = group<HeadAt>("HeadAt", head_at_fields);
 
+// forward()'s and loss()'s replace: each family's options as its own entry reads them, less
+// what the model sets (causal, the form, the sizes; Linformer has no causal form).
+inline constexpr Field replace_linear_fields[] = {linear_fields[0], linear_fields[3],
+                                                  linear_fields[4], linear_fields[5]};
+inline constexpr Field replace_retention_fields[] = {retention_fields[0]};
+inline constexpr Field replace_low_rank_fields[] = {low_rank_fields[1]};
+inline constexpr Field replace_sparse_fields[] = {sparse_fields[2], sparse_fields[3],
+                                                  sparse_fields[4], sparse_fields[5],
+                                                  sparse_fields[6], sparse_fields[7]};
+template <std::size_t N>
+constexpr bool named(const Field (&fields)[N], std::initializer_list<std::string_view> names) {
+  std::size_t i = 0;
+  for (std::string_view name : names)
+    if (i >= N || fields[i++].name != name) return false;
+  return i == N;
+}
+static_assert(named(replace_linear_fields, {"featureMap", "scale", "features", "seed"}) &&
+                  named(replace_retention_fields, {"decay"}) &&
+                  named(replace_low_rank_fields, {"rank"}) &&
+                  named(replace_sparse_fields,
+                        {"window", "globalTokens", "random", "blockSize", "stride", "seed"}),
+              "the rows taken from requests.hpp moved: take them by their new places");
+inline constexpr Group replace_linear_group =
+    group<LinearAttentionOptions>("ReplaceLinear", replace_linear_fields);
+inline constexpr Group replace_retention_group =
+    group<RetentionOptions>("ReplaceRetention", replace_retention_fields);
+inline constexpr Group replace_low_rank_group =
+    group<LowRankOptions>("ReplaceLowRank", replace_low_rank_fields);
+inline constexpr Group replace_sparse_group =
+    group<SparsePatternOptions>("ReplaceSparse", replace_sparse_fields);
+
 inline constexpr Field sample_fields[] = {
     F(SampleOptions, temperature, "temperature",
       "Divides the logits before the softmax; 0 takes the likeliest token."),
@@ -139,6 +173,10 @@ inline constexpr Part distribution[] = {
     Part{&distribution_group, static_cast<std::uint16_t>(offsetof(DistributionRequest, sampling))}};
 inline constexpr Part probe[] = {Part{&probe_group, 0}};
 inline constexpr Part imported[] = {Part{&import_group, 0}};
+inline constexpr Part replace_linear[] = {Part{&replace_linear_group, 0}};
+inline constexpr Part replace_retention[] = {Part{&replace_retention_group, 0}};
+inline constexpr Part replace_low_rank[] = {Part{&replace_low_rank_group, 0}};
+inline constexpr Part replace_sparse[] = {Part{&replace_sparse_group, 0}};
 }  // namespace model_parts
 
 #pragma clang diagnostic pop
@@ -153,8 +191,15 @@ inline constexpr Entry generate = entry("generate", model_parts::generate);
 inline constexpr Entry distribution = entry("nextTokenDistribution", model_parts::distribution);
 inline constexpr Entry probe = entry("inductionProbe", model_parts::probe);
 inline constexpr Entry imported = entry("importAttention", model_parts::imported);
-inline constexpr const Entry* all[] = {&load,     &forward,      &head_scores, &head_weights,
-                                       &generate, &distribution, &probe,       &imported};
+// forward()'s replace, one entry a family, named for it (head_family_names).
+inline constexpr Entry replace_linear = entry("replaceLinear", model_parts::replace_linear);
+inline constexpr Entry replace_retention =
+    entry("replaceRetention", model_parts::replace_retention);
+inline constexpr Entry replace_low_rank = entry("replaceLowRank", model_parts::replace_low_rank);
+inline constexpr Entry replace_sparse = entry("replaceSparse", model_parts::replace_sparse);
+inline constexpr const Entry* all[] = {
+    &load,  &forward,  &head_scores,    &head_weights,      &generate,         &distribution,
+    &probe, &imported, &replace_linear, &replace_retention, &replace_low_rank, &replace_sparse};
 }  // namespace model_entries
 
 }  // namespace attnlab::bindings

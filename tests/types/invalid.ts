@@ -74,6 +74,12 @@ lab.sampledWeights({ Q, K, rows: [0], cols: [0], threads: 2 });
 (await lab.loadModel()).forward([1, 2], { ablate: [{ layer: 0, head: 0 }], ablation: 'random' });
 // @ts-expect-error: an ablated head is { layer, head }, not a pair
 (await lab.loadModel()).loss([1, 2], { ablate: [[0, 0]] });
+// @ts-expect-error: decay is retention's option, not linear attention's
+(await lab.loadModel()).forward([1, 2], { replace: { family: 'linear', decay: 0.5, heads: 'all' } });
+// @ts-expect-error: retention needs its decay
+(await lab.loadModel()).loss([1, 2], { replace: { family: 'retention', heads: 'all' } });
+// @ts-expect-error: the heads to replace are a list of { layer, head } or 'all'
+(await lab.loadModel()).forward([1, 2], { replace: { family: 'lowRank', rank: 2, heads: 'every' } });
 
 // Wrong types.
 // @ts-expect-error: causal is true or false

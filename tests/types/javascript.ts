@@ -80,6 +80,8 @@ const head = model.headWeights(0, 1); // layer 1, head 2: with blocks[0].norm1 a
 lab.trace({ X: blocks[0].norm1, Wq: head.Wq, Wk: head.Wk, Wv: head.Wv, causal: true });
 model.forward(tokenIds, { ablate: [{ layer: 1, head: 2 }], ablation: 'mean' }).logits satisfies Matrix; // that head's output replaced by its mean
 model.loss(tokenIds, { ablate: [{ layer: 1, head: 2 }] }) satisfies number[]; // each next token's loss (nats), n − 1 numbers; ablation 'zero'
+model.loss(tokenIds, { replace: { family: 'linear', featureMap: 'favor', features: 64, heads: 'all' } }) satisfies number[]; // every head by FAVOR+
+model.forward(tokenIds, { replace: { family: 'sparse', window: 8, globalTokens: [0], random: 2, heads: [{ layer: 0, head: 1 }] } }).logits satisfies Matrix;
 model.rollout(tokenIds) satisfies Matrix[]; // [layer] n × n: attention rollout, how much each token reaches each position
 model.delete();
 

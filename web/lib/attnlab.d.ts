@@ -581,6 +581,42 @@ export interface ImportedAttentionFields {
   attention?: number[][][];
 }
 
+export interface ReplaceLinear {
+  /** φ: 'elu' (elu(x) + 1, always positive), 'relu' (max(x, 0)), or 'favor' (Performer's positive orthogonal random features, FAVOR+: φ(q)·φ(k) estimates exp(q·k·scale)). Default 'elu'. */
+  featureMap?: 'elu' | 'relu' | 'favor';
+  /** Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it is. 'favor': multiplies q·k (φ(√scale·q)·φ(√scale·k)); default 1/√d_k, as softmax's. */
+  scale?: number;
+  /** 'favor' only: m, the random features (default 256); m·(d_k·(4·d_k + n_q + n_k) + n_q·n_k) at most limits().favorMultiplyAdds. 1 … limits().favorFeatures. */
+  features?: number;
+  /** 'favor' only: the seed of the random features (default 1); the same seed gives the same features everywhere. */
+  seed?: number;
+}
+
+export interface ReplaceRetention {
+  /** γ in (0, 1]: how much of the state each token keeps (key j counts γ^(i−j) at query i). */
+  decay: number;
+}
+
+export interface ReplaceLowRank {
+  /** k: the singular values kept (svd: 1 … min(n_q, n_k)) or the projected keys (linformer: 1 … n_k). */
+  rank: number;
+}
+
+export interface ReplaceSparse {
+  /** Key j for query i when |i − j| < window (counted in blocks with blockSize); 0 = off. Default 0. */
+  window?: number;
+  /** Positions that attend to every key and that every query attends to. */
+  globalTokens?: number[];
+  /** Random keys per query (key blocks per query block with blockSize), drawn among those no other part allows. Default 0. */
+  random?: number;
+  /** BigBird's blocks: window and random count blocks of this many tokens; 0 = single tokens. Default 0. */
+  blockSize?: number;
+  /** The Sparse Transformer's strided pattern: key j when i − j is a multiple of stride; 0 = off. Default 0. */
+  stride?: number;
+  /** The same seed gives the same random keys everywhere. Default 1. */
+  seed?: number;
+}
+
 /** The mask's rules: the bits of the mask step's blockedBy. */
 export interface MaskRules {
   causal: 1;
@@ -1365,7 +1401,25 @@ export interface ModelAblation {
   ablate?: ModelHead[];
   /** What replaces the head's output. Default 'zero'. */
   ablation?: 'zero' | 'mean';
+  /** Heads computed by a cheaper attention instead of softmax (see ModelReplacement). */
+  replace?: ModelReplacement;
 }
+
+/**
+ * Heads of the little model computed by a cheaper attention: each replaced head's output and
+ * weights come from the family, on that head's own Q, K and V, causal as the model is, and the
+ * rest of the model runs as trained. 'softmax': the head as trained. Each family takes its own
+ * entry's options (linearAttention, retention, lowRankAttention with 'svd', sparsePattern),
+ * less what the model sets (causal, the form, the sizes). An ablation of the same head applies
+ * to the replaced head's output.
+ */
+export type ModelReplacement = { heads: ModelHead[] | 'all' } & (
+  | { family: 'softmax' }
+  | ({ family: 'linear' } & ReplaceLinear)
+  | ({ family: 'retention' } & ReplaceRetention)
+  | ({ family: 'lowRank' } & ReplaceLowRank)
+  | ({ family: 'sparse' } & ReplaceSparse)
+);
 
 /**
  * The little language model (a GPT-style decoder trained on the State of the Union addresses)

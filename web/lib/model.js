@@ -53,7 +53,9 @@ async function loadModule(loaded) {
     import('./attnlab-model.js')
       .then(({ default: createModelModule }) => instantiate(createModelModule, new URL(/* @vite-ignore */ './attnlab-model.wasm', import.meta.url)))
       .then((module) => {
-        useSchema(JSON.parse(module.schema()), { layers, heads }); // its requests, declared in model_requests.hpp, checked from now on
+        const schema = JSON.parse(module.schema());
+        useSchema(schema, { layers, heads }); // its requests, declared in model_requests.hpp, checked from now on
+        FAMILY_OPTIONS = familyOptions(schema);
         return module;
       }),
   );
@@ -66,6 +68,19 @@ const invalid = (message) => new AttnLabError('invalid-argument', message);
 
 // forward()'s and loss()'s ablations, in the order of the core's ablation_names (model.hpp).
 const ABLATIONS = ['zero', 'mean'];
+
+// forward()'s and loss()'s replace: each family and the options it takes, from the model's
+// schema (its replace<Family> entries, model_requests.hpp); softmax, the head as trained, none.
+let FAMILY_OPTIONS;
+function familyOptions({ requests, groups }) {
+  const out = { softmax: [] };
+  for (const [entry, names] of Object.entries(requests)) {
+    const family = /^replace(\w)(\w*)$/.exec(entry);
+    if (family) out[family[1].toLowerCase() + family[2]] = names.flatMap((group) => groups[group].map((field) => field.name));
+  }
+  return out;
+}
+const familyEntry = (family) => `replace${family[0].toUpperCase()}${family.slice(1)}`;
 
 // The readers of an imported attention's matrices (the Hugging Face layout), kinds of the
 // model's requests alone: one layer's heads, each [query][key], read as the one layer of the
@@ -199,24 +214,25 @@ class Model {
 
   /**
    * The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] };
-   * options.ablate: heads [{ layer, head }] whose output is replaced before W_O, by zeros or by its mean over the text's positions (options.ablation).
+   * options.ablate: heads [{ layer, head }] whose output is replaced before W_O, by zeros or by its mean over the text's positions (options.ablation);
+   * options.replace: { family, heads, …its options }, heads computed by a cheaper attention (linear, retention, lowRank, sparse) from their own Q, K, V.
    */
   forward(tokenIds, options) {
-    const { heads, ablation } = this.#ablation('forward', options);
+    const { heads, ablation, replace } = this.#interventions('forward', options);
     this.#withinContext(tokenIds);
-    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation)));
+    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation, replace)));
   }
 
   /** The loss of each next token in nats: entry i is −log p(tokenIds[i + 1] | tokenIds[0 … i]), n − 1 numbers; options as forward()'s. */
   loss(tokenIds, options) {
-    const { heads, ablation } = this.#ablation('loss', options);
+    const { heads, ablation, replace } = this.#interventions('loss', options);
     this.#withinContext(tokenIds);
     const request = modelRequest('forward', { tokenIds });
     if (request.tokenIds.length < 2)
       throw invalid(
         `tokenIds has ${request.tokenIds.length} token id${request.tokenIds.length === 1 ? '' : 's'}: loss() scores each next token, so it needs at least 2`,
       );
-    return fromCore(unwrap(this.#core().tokenLosses(request, heads, ablation)));
+    return fromCore(unwrap(this.#core().tokenLosses(request, heads, ablation, replace)));
   }
 
   /** Attention rollout (Abnar & Zuidema 2020) after each layer: [layer] (n × n), row i how much each input token reaches position i; rows sum to 1. */
@@ -225,27 +241,60 @@ class Model {
     return fromCore(unwrap(this.#core().rollout(modelRequest('forward', { tokenIds }))));
   }
 
-  // forward()'s and loss()'s options: { ablate: [{ layer, head }], ablation: 'zero' | 'mean' },
-  // as the core takes them: pairs [layer, head, …] and the ablation's index.
-  #ablation(method, options) {
-    const given = optionsOf(method, options, ['ablate', 'ablation'], 'tokenIds');
+  // forward()'s and loss()'s options: { ablate: [{ layer, head }], ablation: 'zero' | 'mean',
+  // replace }, as the core takes them: pairs [layer, head, …], the ablation's index and the
+  // checked replacement.
+  #interventions(method, options) {
+    const given = optionsOf(method, options, ['ablate', 'ablation', 'replace'], 'tokenIds');
     const ablation = given.ablation ?? 'zero';
     if (!ABLATIONS.includes(ablation))
       throw invalid(`ablation must be 'zero' or 'mean', got ${typeof ablation === 'string' ? `'${ablation}'` : describe(ablation)}`);
-    const heads = [];
-    if (given.ablate !== undefined)
-      readList(
-        'ablate',
-        given.ablate,
-        (entry, where, i) => {
-          if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
-            throw invalid(`${where}[${i}] must be { layer, head }, got ${describe(entry)}`);
-          const { layer, head } = ownFields(entry, ['layer', 'head'], { owner: `${where}[${i}]`, prefix: `${where}[${i}].` });
-          heads.push(wholeNumber(`${where}[${i}].layer`, layer, 0, this.config.layers - 1), wholeNumber(`${where}[${i}].head`, head, 0, this.config.heads - 1));
-        },
-        'an array of { layer, head }',
+    return {
+      heads: this.#headPairs('ablate', given.ablate === undefined ? [] : given.ablate),
+      ablation: ABLATIONS.indexOf(ablation),
+      replace: given.replace === undefined ? undefined : this.#replacement(given.replace),
+    };
+  }
+
+  // A list of { layer, head } within this model, as pairs [layer, head, …].
+  #headPairs(name, list) {
+    const pairs = [];
+    readList(
+      name,
+      list,
+      (entry, where, i) => {
+        if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+          throw invalid(`${where}[${i}] must be { layer, head }, got ${describe(entry)}`);
+        const { layer, head } = ownFields(entry, ['layer', 'head'], { owner: `${where}[${i}]`, prefix: `${where}[${i}].` });
+        pairs.push(wholeNumber(`${where}[${i}].layer`, layer, 0, this.config.layers - 1), wholeNumber(`${where}[${i}].head`, head, 0, this.config.heads - 1));
+      },
+      'an array of { layer, head }',
+    );
+    return Int32Array.from(pairs);
+  }
+
+  // replace: { family, heads: [{ layer, head }] | 'all', …that family's options }.
+  #replacement(replace) {
+    if (replace === null || typeof replace !== 'object' || Array.isArray(replace))
+      throw invalid(`replace must be { family, heads, …the family's options }, got ${describe(replace)}`);
+    const families = Object.keys(FAMILY_OPTIONS);
+    const known = [...new Set(Object.values(FAMILY_OPTIONS).flat())];
+    const { family, heads, ...options } = ownFields(replace, ['family', 'heads', ...known], { owner: 'replace', prefix: 'replace.' });
+    if (!families.includes(family))
+      throw invalid(
+        `replace.family must be ${families.map((name) => `'${name}'`).join(', ')}, got ${typeof family === 'string' ? `'${family}'` : describe(family)}`,
       );
-    return { heads: Int32Array.from(heads), ablation: ABLATIONS.indexOf(ablation) };
+    for (const name of Object.keys(options))
+      if (!FAMILY_OPTIONS[family].includes(name))
+        throw invalid(`replace.${name} is not an option of '${family}' (it takes ${FAMILY_OPTIONS[family].join(', ') || 'none'})`);
+    if (heads === undefined) throw invalid("replace.heads is missing: the heads to replace, [{ layer, head }], or 'all'");
+    const all = heads === 'all';
+    return {
+      family,
+      all,
+      heads: all ? new Int32Array(0) : this.#headPairs('replace.heads', heads),
+      options: family === 'softmax' ? {} : modelRequest(familyEntry(family), options),
+    };
   }
 
   /** `count` token ids after the prompt, drawn through the KV cache (temperature 0: the likeliest; topK 0: all). */
