@@ -8,7 +8,8 @@
 // at 32,768 takes minutes: its n² work is 4× that of 16,384). Rows print as they come.
 import { spawnSync } from 'node:child_process';
 
-const BENCH = 'build/native/attnlab-bench';
+import { benchRows } from './native-bench.mjs';
+
 // n = 65,536 with 8 heads of 64 is 33.5 M values per matrix, past limits::flash_values (16.8 M),
 // which every long kernel takes: the sweep ends at 32,768 (256 and 512 find the crossover).
 const SIZES = (process.env.ATTNLAB_BENCH_N ?? '256,512,1024,2048,4096,8192,16384,32768').split(',').map(Number);
@@ -27,37 +28,29 @@ const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.tr
 console.log(`load average at start: ${load}`);
 
 const rows = [];
-for (const n of SIZES) {
-  const run = spawnSync(
-    BENCH,
-    [
-      '--n',
-      String(n),
-      '--d',
-      '64',
-      '--heads',
-      '8',
-      '--causal',
-      '0,1',
-      '--kernel',
-      n <= FLASH_MAX ? 'flash,linear,retention' : 'linear,retention',
-      '--repeat',
-      String(repeats(n)),
-      '--threads',
-      THREADS,
-      '--json',
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+for (const n of SIZES)
+  rows.push(
+    ...benchRows(
+      [
+        '--n',
+        n,
+        '--d',
+        '64',
+        '--heads',
+        '8',
+        '--causal',
+        '0,1',
+        '--kernel',
+        n <= FLASH_MAX ? 'flash,linear,retention' : 'linear,retention',
+        '--repeat',
+        repeats(n),
+        '--threads',
+        THREADS,
+      ],
+      (row) =>
+        `${row.kernel.padEnd(9)} n=${String(row.n).padStart(5)} causal=${String(row.causal).padEnd(5)} ${row.ms_median.toFixed(1).padStart(9)} ms  ${row.gflops.toFixed(1)} GFLOP/s`,
+    ),
   );
-  if (run.status !== 0) throw new Error(`${BENCH} failed for n = ${n} (exit ${run.status})`);
-  for (const line of run.stdout.trim().split('\n')) {
-    const row = JSON.parse(line);
-    rows.push(row);
-    console.log(
-      `${row.kernel.padEnd(9)} n=${String(row.n).padStart(5)} causal=${String(row.causal).padEnd(5)} ${row.ms_median.toFixed(1).padStart(9)} ms  ${row.gflops.toFixed(1)} GFLOP/s`,
-    );
-  }
-}
 
 const time = (kernel, n, causal) => rows.find((r) => r.kernel === kernel && r.n === n && r.causal === causal)?.ms_median;
 const cell = (ms) => (ms === undefined ? '—' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
