@@ -2,9 +2,13 @@
 // (a docs site's or an app's build) imports them: nothing throws, no DOM is needed and none is
 // installed; where a DOM shim offers a registry, the element registers in it.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 
-import { importFromConsumer } from './support/package.js';
+import { consumerDir, importFromConsumer } from './support/package.js';
 
 const DOM_GLOBALS = ['window', 'document', 'HTMLElement', 'customElements'];
 const domGlobals = () => DOM_GLOBALS.filter((name) => globalThis[name] !== undefined);
@@ -21,14 +25,23 @@ test('the three entry points import in Node without a DOM, and install none', as
   assert.ok(element.AttnLabElement.observedAttributes.includes('preset'));
 });
 
-test('where customElements exists, importing the element registers <attn-lab>', async (t) => {
-  const defined = new Map();
-  globalThis.HTMLElement = class {}; // what a DOM shim (happy-dom, jsdom) would provide
-  globalThis.customElements = { get: (tag) => defined.get(tag), define: (tag, element) => defined.set(tag, element) };
-  t.after(() => DOM_GLOBALS.forEach((name) => delete globalThis[name]));
-
-  const { AttnLabElement } = await importFromConsumer('attnlab/element', '?with-registry');
-  assert.equal(defined.get('attn-lab'), AttnLabElement);
-  assert.ok(Object.getPrototypeOf(AttnLabElement.prototype) instanceof HTMLElement, 'built on the DOM shim');
-  assert.ok(defined.has('attn-topic-quiz') && defined.has('attn-geometry-view'), `the inner elements too: ${[...defined.keys()]}`);
+// In a process of its own, the shim installed before the first import, as an app installs
+// happy-dom or jsdom: the element bundle shares chunks (Lit among them) that a module graph
+// evaluates once, so a second import in this process would not see the shim.
+test('where customElements exists, importing the element registers <attn-lab>', () => {
+  const element = pathToFileURL(createRequire(join(consumerDir, 'package.json')).resolve('attnlab/element')).href;
+  const script = `
+    const defined = new Map();
+    globalThis.HTMLElement = class {}; // what a DOM shim (happy-dom, jsdom) would provide
+    globalThis.customElements = { get: (tag) => defined.get(tag), define: (tag, element) => defined.set(tag, element) };
+    const { AttnLabElement } = await import(${JSON.stringify(element)});
+    console.log(JSON.stringify({
+      registered: defined.get('attn-lab') === AttnLabElement,
+      onShim: Object.getPrototypeOf(AttnLabElement.prototype) instanceof HTMLElement,
+      tags: [...defined.keys()],
+    }));`;
+  const { registered, onShim, tags } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  assert.ok(registered, '<attn-lab> is the exported class');
+  assert.ok(onShim, 'built on the DOM shim');
+  assert.ok(tags.includes('attn-topic-quiz') && tags.includes('attn-geometry-view'), `the inner elements too: ${tags}`);
 });
