@@ -16,10 +16,10 @@ import { html, nothing } from 'lit';
 import { AsyncDirective, directive } from 'lit/async-directive.js';
 import { ref, createRef } from 'lit/directives/ref.js';
 import { repeat } from 'lit/directives/repeat.js';
-import { styleMap } from 'lit/directives/style-map.js';
 
 import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
+import { cssProps } from './css-props.js';
 
 /** An axis with more entries than this is drawn as a scrolling window onto it. */
 export const WINDOW_AT = 40;
@@ -422,7 +422,7 @@ class MatrixGrid extends AsyncDirective {
       <thead>
         <tr>
           <td></td>
-          ${windowCols ? html`<th class="pad pad-left" aria-hidden="true" style=${styleMap({ width: px(c0 * this.pitch.col) })}></th>` : nothing}
+          ${windowCols ? html`<th class="pad pad-left" aria-hidden="true" style=${cssProps({ width: px(c0 * this.pitch.col) })}></th>` : nothing}
           ${
             windowCols
               ? repeat(
@@ -432,14 +432,14 @@ class MatrixGrid extends AsyncDirective {
                 )
               : m.colLabels.map(colHead)
           }
-          ${windowCols ? html`<th class="pad pad-right" aria-hidden="true" style=${styleMap({ width: px((cols - c1) * this.pitch.col) })}></th>` : nothing}
+          ${windowCols ? html`<th class="pad pad-right" aria-hidden="true" style=${cssProps({ width: px((cols - c1) * this.pitch.col) })}></th>` : nothing}
           ${m.totals ? html`<th scope="col" class="total" title="row sum">Σ</th>` : nothing}
         </tr>
       </thead>
       <tbody>
-        ${windowRows ? html`<tr class="pad pad-top" aria-hidden="true" style=${styleMap({ height: px(r0 * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
+        ${windowRows ? html`<tr class="pad pad-top" aria-hidden="true" style=${cssProps({ height: px(r0 * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
         ${windowRows ? repeat(range(r0, r1), (r) => r, row) : m.values.map((_, r) => row(r))}
-        ${windowRows ? html`<tr class="pad pad-bottom" aria-hidden="true" style=${styleMap({ height: px((rows - r1) * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
+        ${windowRows ? html`<tr class="pad pad-bottom" aria-hidden="true" style=${cssProps({ height: px((rows - r1) * this.pitch.row) })}><td colspan=${allColumns}></td></tr>` : nothing}
       </tbody>
     </table>`;
     const note = windowed

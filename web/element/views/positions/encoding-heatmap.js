@@ -3,11 +3,11 @@
 // in the tab order; the arrow keys move between cells (a roving tabindex), and hovering or
 // focusing a cell reports it, so the view can explain it.
 import { html } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
 
 import { heatClass } from '../../shared/colors.js';
 import { cellOf, legend } from '../../shared/matrix-table.js';
 import { clamp } from '../../shared/view-state.js';
+import { cssProps } from '../../shared/css-props.js';
 
 // The encoding lies in [−1, 1]: a fixed range keeps colours comparable between sizes.
 const ENCODING_RANGE = [-1, 1];
@@ -42,7 +42,7 @@ export function encodingHeatmap({ values, cell, onCell, onKey }) {
   };
   const cols = values[0]?.length ?? 0;
   return html`<figure class="matrix">
-    <table data-matrix="encoding" class="encoding" style=${styleMap({ '--cols': String(cols) })} @mouseover=${report} @focusin=${report} @keydown=${onKey}>
+    <table data-matrix="encoding" class="encoding" style=${cssProps({ '--cols': String(cols) })} @mouseover=${report} @focusin=${report} @keydown=${onKey}>
       <caption>
         PE: ${values.length} positions (rows) × ${cols} dimensions (columns)
       </caption>

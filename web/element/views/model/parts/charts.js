@@ -1,7 +1,7 @@
 // The model view's line chart: the loss of each next token (nats), one line per series, drawn
 // from the numbers given (model.loss()); each series' values ride on its line for tests.
 import { html, svg } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssProps } from '../../../shared/css-props.js';
 
 const [W, H, PAD] = [600, 160, 28];
 
@@ -50,7 +50,7 @@ export function lossChart({ series, xLabel, caption }) {
 export function tokenStrip({ pieces, values, label, role }) {
   return html`<div class="strip" data-role=${role} .values=${values} aria-label=${label} role="group">
     ${pieces.map(
-      (piece, i) => html`<span class="cell" style=${styleMap({ '--w': Math.max(0, Math.min(1, values[i])).toFixed(3) })} data-value=${values[i]}
+      (piece, i) => html`<span class="cell" style=${cssProps({ '--w': Math.max(0, Math.min(1, values[i])).toFixed(3) })} data-value=${values[i]}
         ><span class="piece">${piece}</span><span class="value">${values[i].toFixed(2)}</span></span
       >`,
     )}
