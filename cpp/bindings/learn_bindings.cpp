@@ -26,7 +26,10 @@ val train_step(Trainer& t, const val& request) {
   return to_js(t.step(read_request<StepRequest>(request, entries::step).count));
 }
 val train_attention(const Trainer& t) { return to_js(t.attention()); }
-val train_model(const Trainer& t) { return to_js(t.model()); }
+// layer: 0 … layers − 1, undefined for 0 (the wrapper has checked it is a whole number).
+val train_model(const Trainer& t, const val& layer) {
+  return to_js(t.model(layer.isUndefined() ? 0 : layer.as<int>()));
+}
 
 // Every step: the forward ones and, with dOutput, the backward ones.
 val trace(const val& request) { return to_js(attnlab::trace(trace_input(request))); }

@@ -68,6 +68,8 @@ constexpr Field naming(Field f, const auto& names) {
 // linearAttention()'s φ and the two ways linearAttention() and retention() compute.
 inline constexpr const char* feature_maps[] = {"elu", "relu", "favor"};
 inline constexpr const char* attention_forms[] = {"parallel", "recurrent"};
+// trace()'s families (TraceFamily).
+inline constexpr const char* trace_families[] = {"softmax", "linear", "retention"};
 // lowRankAttention()'s two ways (LowRankMethod).
 inline constexpr const char* low_rank_methods[] = {"svd", "linformer"};
 inline constexpr const char* training_tasks[] = {"previous-token", "copy-first", "reverse",
@@ -200,6 +202,16 @@ inline constexpr Field backward_fields[] = {
       "n_q·n_k²·heads ≤ limits().traceScores, else row 0."),
 };
 inline constexpr Group backward_group = group<TraceInput>("BackwardFields", backward_fields);
+
+// trace()'s cheaper attentions: linearAttention()'s and retention()'s settings, by their names.
+inline constexpr Field family_fields[] = {
+    F(TraceInput, family, "family", "What each head computes.").one_of(trace_families),
+    F(TraceInput, feature_map, "featureMap", "'linear': φ.").one_of(feature_maps),
+    F(TraceInput, features, "features", "'linear', 'favor': m.").range("1", "favorFeatures"),
+    F(TraceInput, seed, "seed", "'linear', 'favor': the seed."),
+    F(TraceInput, decay, "decay", "'retention': γ in (0, 1]."),
+};
+inline constexpr Group family_group = group<TraceInput>("TraceFamilyOptions", family_fields);
 
 inline constexpr Field order_fields[] = {
     F(PermutationOrder, order, "order", "A permutation of 0…n−1: new row i is token order[i].")
@@ -527,10 +539,12 @@ inline constexpr Part attention[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
 inline constexpr Part attention_backward[] = {ATTNLAB_PART(AttentionRequest, qkv, qkv),
                                               ATTNLAB_PART(AttentionRequest, gradient, gradient),
                                               ATTNLAB_PART(AttentionRequest, options, attention)};
-inline constexpr Part trace[] = {
-    ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
-    ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),
-    ATTNLAB_PART(TraceRequest, input, backward)};
+inline constexpr Part trace[] = {ATTNLAB_PART(TraceRequest, projected, projections),
+                                 ATTNLAB_PART(TraceRequest, direct, qkv),
+                                 ATTNLAB_PART(TraceRequest, input, trace),
+                                 ATTNLAB_PART(TraceRequest, input.options, attention),
+                                 ATTNLAB_PART(TraceRequest, input, backward),
+                                 ATTNLAB_PART(TraceRequest, input, family)};
 inline constexpr Part permutation[] = {
     ATTNLAB_PART(TraceRequest, projected, projections), ATTNLAB_PART(TraceRequest, direct, qkv),
     ATTNLAB_PART(TraceRequest, input, trace), ATTNLAB_PART(TraceRequest, input.options, attention),

@@ -623,6 +623,13 @@ TEST_CASE("step_ids lists every id the trace emits, in trace order", "[trace]") 
     input.d_output = Matrix(output.rows, output.cols, 0.5f);
   }
   inputs.push_back(variants);
+  // The families' steps (trace_families_test.cpp): linear attention, retention.
+  TraceInput linear = direct(3, 3, 2, 2, 286), retention = linear;
+  linear.family = attnlab::TraceFamily::linear;
+  retention.family = attnlab::TraceFamily::retention;
+  retention.decay = 0.5f;
+  inputs.push_back(linear);
+  inputs.push_back(retention);
   for (const TraceInput& input : inputs) {
     const Trace t = run(input);
     std::ptrdiff_t previous = -1;

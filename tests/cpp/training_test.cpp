@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attnlab/limits.hpp"
@@ -216,35 +217,43 @@ TEST_CASE("the same seed gives the same loss curve; another seed another", "[tra
   CHECK(first != curve(c));
 }
 
-TEST_CASE("the model's layer 1 replayed by trace() gives the trainer's weights", "[training]") {
+TEST_CASE("each layer of the model replayed by trace() gives the trainer's weights", "[training]") {
   TrainingConfig c;
   c.heads = 2;
   c.layers = 2;
   auto trainer = Trainer::create(c);
   REQUIRE(trainer.value().step(20));
-  const auto layer = trainer.value().model();
   const auto weights = trainer.value().attention().weights;
   REQUIRE(weights.size() == 2);
-  REQUIRE(weights[0].size() == 2);
-  attnlab::TraceInput in;
-  in.source = attnlab::Projections{layer.x, layer.w_q, layer.w_k, layer.w_v};
-  in.w_o = layer.w_o;
-  in.heads = layer.heads;
-  in.options.causal = true;
-  const auto t = attnlab::trace(in);
-  REQUIRE(t);
-  int heads_seen = 0;
-  for (const auto& step : t.value().steps) {
-    if (step.id != std::string(attnlab::step::softmax)) continue;
-    const auto& expected = weights[0][static_cast<std::size_t>(*step.head)];
-    float diff = 0;
-    for (std::size_t i = 0; i < expected.data.size(); ++i)
-      diff = std::max(diff, std::abs(step.values.data[i] - expected.data[i]));
-    CHECK(diff <= 1e-5f);
-    ++heads_seen;
+  for (int l = 0; l < 2; ++l) {
+    INFO("layer " << l);
+    const auto layer = trainer.value().model(l).value();
+    REQUIRE(weights[static_cast<std::size_t>(l)].size() == 2);
+    attnlab::TraceInput in;
+    in.source = attnlab::Projections{layer.x, layer.w_q, layer.w_k, layer.w_v};
+    in.w_o = layer.w_o;
+    in.heads = layer.heads;
+    in.options.causal = true;
+    const auto t = attnlab::trace(in);
+    REQUIRE(t);
+    int heads_seen = 0;
+    for (const auto& step : t.value().steps) {
+      if (step.id != std::string(attnlab::step::softmax)) continue;
+      const auto& expected =
+          weights[static_cast<std::size_t>(l)][static_cast<std::size_t>(*step.head)];
+      float diff = 0;
+      for (std::size_t i = 0; i < expected.data.size(); ++i)
+        diff = std::max(diff, std::abs(step.values.data[i] - expected.data[i]));
+      CHECK(diff <= 1e-5f);
+      ++heads_seen;
+    }
+    CHECK(heads_seen == 2);
+    CHECK(layer.token_ids == trainer.value().attention().token_ids);
   }
-  CHECK(heads_seen == 2);
-  CHECK(layer.token_ids == trainer.value().attention().token_ids);
+  const auto beyond = trainer.value().model(2);
+  REQUIRE(!beyond);
+  CHECK(beyond.error().code == ErrorCode::invalid_argument);
+  CHECK(beyond.error().message == "layer must be a whole number from 0 to 1, got 2");
 }
 
 TEST_CASE("a bad config or step count names the field and its range", "[training]") {
@@ -292,4 +301,120 @@ TEST_CASE("a bad config or step count names the field and its range", "[training
                                    std::to_string(attnlab::limits::train_steps) + ", got " +
                                    std::to_string(count));
   }
+}
+
+TEST_CASE("the induction probe: distinct tokens, then the same again to fill the context",
+          "[training]") {
+  for (const auto& [n, vocab, period] :
+       {std::tuple<std::size_t, std::size_t, std::size_t>{16, 32, 8},
+        {8, 8, 4},
+        {9, 8, 4},
+        {16, 3, 3}}) {
+    TrainingConfig c;
+    c.context_length = n;
+    c.vocab = vocab;
+    INFO("context " << n << ", vocab " << vocab);
+    CHECK(training::probe_period(c) == period);
+    const auto probe = training::make_probe(c, 5, 7);
+    REQUIRE(probe.tokens.size() == 5 * n);
+    for (std::size_t s = 0; s < 5; ++s) {
+      const int* x = &probe.tokens[s * n];
+      std::vector<int> first(x, x + period);
+      std::sort(first.begin(), first.end());
+      CHECK(std::adjacent_find(first.begin(), first.end()) == first.end());
+      CHECK(first.front() >= 0);
+      CHECK(first.back() < static_cast<int>(vocab));
+      for (std::size_t i = period; i < n; ++i) CHECK(x[i] == x[i - period]);
+    }
+  }
+}
+
+TEST_CASE("head scores of uniform attention: with W_Q = W_K = 0, the mean of 1 / (i + 1)",
+          "[training]") {
+  TrainingConfig c;
+  c.layers = 2;
+  c.heads = 2;
+  c.context_length = 12;
+  c.vocab = 16;
+  auto w = training::initial_parameters(c);
+  // Zero scores, so every causal row spreads its weight evenly: query i gives 1 / (i + 1) to
+  // each key, whatever the tokens (the oracle, from the definitions in head_scores.hpp).
+  const auto all = kinds(c);
+  for (const auto& k : all)
+    if (k.name.rfind("W_Q", 0) == 0 || k.name.rfind("W_K", 0) == 0)
+      std::fill(w.begin() + static_cast<std::ptrdiff_t>(k.first),
+                w.begin() + static_cast<std::ptrdiff_t>(k.first + k.count), 0.0f);
+  const std::size_t n = 12, period = training::probe_period(c);
+  double previous = 0, induction = 0;
+  for (std::size_t i = 1; i < n; ++i) previous += 1.0 / static_cast<double>(i + 1) / (n - 1);
+  for (std::size_t i = period; i < 2 * period; ++i)
+    induction += 1.0 / static_cast<double>(i + 1) / static_cast<double>(period);
+  attnlab::TrainingProgress progress{};
+  training::score_heads(c, w, training::make_probe(c, 3, 11), progress);
+  REQUIRE(progress.previous_token.size() == 2);
+  REQUIRE(progress.induction.size() == 2);
+  for (std::size_t l = 0; l < 2; ++l) {
+    REQUIRE(progress.previous_token[l].size() == 2);
+    for (std::size_t h = 0; h < 2; ++h) {
+      CHECK(progress.previous_token[l][h] == Approx(previous).epsilon(1e-5));
+      CHECK(progress.induction[l][h] == Approx(induction).epsilon(1e-5));
+    }
+  }
+}
+
+// Induction-anywhere with two layers, the train view's task for the phase change.
+TrainingConfig two_layer_induction(std::size_t context, std::size_t vocab, std::uint64_t seed) {
+  TrainingConfig c;
+  c.task = TrainingTask::induction_anywhere;
+  c.layers = 2;
+  c.context_length = context;
+  c.vocab = vocab;
+  c.seed = seed;
+  return c;
+}
+
+TEST_CASE("held-out loss: the evaluation batch's cross-entropy, as the float64 loss gives it",
+          "[training]") {
+  const TrainingConfig c = two_layer_induction(8, 8, 5);
+  auto trainer = Trainer::create(c);
+  REQUIRE(trainer);
+  const auto evaluation = training::make_batch(c, 64, training::stream(c.seed, 1));
+  for (int calls = 0; calls < 3; ++calls) {
+    const auto p = trainer.value().step(20);
+    REQUIRE(p);
+    const auto& w = trainer.value().parameters();
+    const std::vector<double> w64(w.begin(), w.end());
+    const double expected = training::loss_and_gradients<double>(c, w64, evaluation, nullptr);
+    INFO("step " << p.value().step);
+    CHECK(p.value().held_out_loss == Approx(expected).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("induction-anywhere, two layers: a previous-token head, then an induction head",
+          "[training]") {
+  const TrainingConfig c = two_layer_induction(16, 32, 1);
+  auto trainer = Trainer::create(c);
+  REQUIRE(trainer);
+  const auto best = [](const std::vector<double>& heads) {
+    return *std::max_element(heads.begin(), heads.end());
+  };
+  const auto first = trainer.value().step(1);
+  REQUIRE(first);
+  auto p = first.value();
+  while (p.accuracy < 0.95f && p.step < 1500) {
+    const auto next = trainer.value().step(50);
+    REQUIRE(next);
+    p = next.value();
+  }
+  INFO("step " << p.step << ": accuracy " << p.accuracy << ", held-out loss " << p.held_out_loss
+               << " (from " << first.value().held_out_loss << "), induction "
+               << best(p.induction[1]) << " (from " << best(first.value().induction[1])
+               << "), previous-token " << best(p.previous_token[0]));
+  CHECK(p.accuracy >= 0.95f);
+  CHECK(best(first.value().induction[1]) < 0.2);
+  CHECK(best(p.induction[1]) >= 0.5);
+  // More than twice what uniform attention scores on 16 tokens (0.17): the head the induction
+  // head's keys read.
+  CHECK(best(p.previous_token[0]) >= 0.35);
+  CHECK(p.held_out_loss < first.value().held_out_loss / 3);
 }

@@ -6,7 +6,9 @@
 // with the arrows inside; axe clean in both themes; 390 px without sideways scrolling; the URL
 // round-trips the view state; a refused knob leaves a message and the last good numbers. A
 // family or knob change is timed (setState to the view's rendered update) and must stay under
-// 100 ms on the default example.
+// 100 ms on the default example (the median). The little model with every head or one head
+// computed by the chosen family: its loss and next-token bars are the core's from Node with the
+// same `replace`; the cost measured live in a Worker: every n timed, the page's thread free.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -254,5 +256,202 @@ test('the stepper’s Q, K and V as the example: exact weights are its own', asy
   const { tables } = await shown(page);
   sameMatrix(tables['exact-weights'].values, lab.attention(x).weights, 'the stepper’s exact weights');
   sameMatrix(tables['family-weights'].values, lab.linearAttention(x).weights, 'linear attention on the stepper’s inputs');
+  assertClean(problems);
+});
+
+// ---- The consequence for a real model (item 6) and the cost measured in a Worker (item 8) ----
+
+const model = await lab.loadModel();
+const SENTENCE = 'We are blessed with peace at home, and are without entangling alliances abroad to forebode trouble.';
+const PANEL = `${VIEW} attn-efficient-model`;
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** The panel's figures: the text's mean loss as trained and replaced, and the replaced next-token bars. */
+const panel = (page) =>
+  page.locator(PANEL).evaluate((element) => {
+    const root = element.shadowRoot;
+    const summary = root.querySelector('[data-role="replace-summary"]');
+    const bars = [...root.querySelectorAll('[data-role="replaced-next-tokens"] tbody tr')].map((tr) => [Number(tr.dataset.token), Number(tr.dataset.value)]);
+    return { exact: Number(summary?.dataset.exact), replaced: Number(summary?.dataset.replaced), bars, text: root.textContent };
+  });
+
+/** Waits until the panel shows `replaced` (the mean loss expected). */
+const panelShows = (page, replaced) =>
+  page.waitForFunction(
+    (replaced) => {
+      const summary = document
+        .querySelector('attn-lab')
+        .shadowRoot.querySelector('attn-efficient-view')
+        .shadowRoot.querySelector('attn-efficient-model')
+        ?.shadowRoot.querySelector('[data-role="replace-summary"]');
+      return summary && Math.abs(Number(summary.dataset.replaced) - replaced) <= 1e-5;
+    },
+    replaced,
+    { timeout: 30_000 },
+  );
+
+// The core from Node on the same text: the mean loss and the 10 likeliest next tokens with `replace`.
+function expectedReplaced(text, replace) {
+  const ids = model.tokenize(text).tokenIds;
+  const next = model.nextTokenDistribution(model.forward(ids, { replace }).logits.at(-1));
+  return {
+    exact: mean(model.loss(ids)),
+    replaced: mean(model.loss(ids, { replace })),
+    bars: next.tokenIds.slice(0, 10).map((id, i) => [id, next.probabilities[i]]),
+  };
+}
+
+function sameFigures(got, expected, what) {
+  assert.ok(Math.abs(got.exact - expected.exact) <= TOLERANCE, `${what}: as trained ${got.exact} vs ${expected.exact}`);
+  assert.ok(Math.abs(got.replaced - expected.replaced) <= TOLERANCE, `${what}: replaced ${got.replaced} vs ${expected.replaced}`);
+  assert.deepEqual(
+    got.bars.map(([id]) => id),
+    expected.bars.map(([id]) => id),
+    `${what}: the next tokens`,
+  );
+  got.bars.forEach(([, p], i) => assert.ok(Math.abs(p - expected.bars[i][1]) <= TOLERANCE, `${what}: bar ${i}`));
+  assert.doesNotMatch(got.text, /NaN/, `${what}: no NaN`);
+}
+
+test('the little model with every head, then one head, computed by the chosen family: loss and next-token bars are the core’s', async (t) => {
+  const { page, problems } = await open(t, { family: 'favor', features: 64 });
+  assert.equal(await page.locator(`${PANEL} [data-role="replace-summary"]`).count(), 0, 'the model loads only when asked');
+  // The keyboard loads it: the button takes focus and Enter.
+  await page.locator(`${PANEL} [data-action="load-model"]`).focus();
+  await page.keyboard.press('Enter');
+  const favor = { family: 'linear', featureMap: 'favor', features: 64, seed: 1 };
+  let expected = expectedReplaced(SENTENCE, { ...favor, heads: 'all' });
+  await panelShows(page, expected.replaced);
+  sameFigures(await panel(page), expected, 'FAVOR+ m = 64, every head');
+  assert.ok(expected.replaced > expected.exact, 'replacing every head costs loss');
+
+  await page.locator(`${PANEL} select[data-control="replace-scope"]`).selectOption('one');
+  await page.locator(`${PANEL} select[data-control="replace-layer"]`).selectOption({ value: '1' });
+  await page.locator(`${PANEL} select[data-control="replace-head"]`).selectOption({ value: '2' });
+  expected = expectedReplaced(SENTENCE, { ...favor, heads: [{ layer: 1, head: 2 }] });
+  await panelShows(page, expected.replaced);
+  sameFigures(await panel(page), expected, 'FAVOR+, L2 H3 alone');
+  assert.match((await panel(page)).text, /L2 H3/);
+
+  // The view's family and knob are the panel's: retention with γ = 0.5.
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { family: 'retention', decay: 0.5 } }));
+  expected = expectedReplaced(SENTENCE, { family: 'retention', decay: 0.5, heads: [{ layer: 1, head: 2 }] });
+  await panelShows(page, expected.replaced);
+  sameFigures(await panel(page), expected, 'retention γ = 0.5, L2 H3');
+
+  // Another text, typed.
+  const text = 'Tonight I have the honor of reporting to you on the State of the Union.';
+  await page.locator(`${PANEL} textarea[data-control="model-text"]`).fill(text);
+  expected = expectedReplaced(text, { family: 'retention', decay: 0.5, heads: [{ layer: 1, head: 2 }] });
+  await panelShows(page, expected.replaced);
+  sameFigures(await panel(page), expected, 'a typed text');
+
+  // A text past the model's context: the core's message, the last good numbers kept.
+  await page.locator(`${PANEL} textarea[data-control="model-text"]`).fill('the state of the union '.repeat(60));
+  await page.locator(`${PANEL} [data-role="model-message"][role="alert"]`).waitFor();
+  assert.match(await page.locator(`${PANEL} [data-role="model-message"]`).textContent(), /last good numbers stay/);
+  sameFigures(await panel(page), expected, 'the last good numbers');
+
+  // Linformer has no causal form: said, no number, no NaN.
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { family: 'linformer' } }));
+  await page.locator(`${PANEL} [data-role="replace-summary"]:has-text("no causal form")`).waitFor();
+  assert.doesNotMatch((await panel(page)).text, /NaN/);
+  assertClean(problems);
+});
+
+test('with the model loaded a family or knob change still renders the view at once; the panel follows after', async (t) => {
+  const { page, problems } = await open(t, { family: 'linear' });
+  await page.locator(`${PANEL} [data-action="load-model"]`).click();
+  await panelShows(page, expectedReplaced(SENTENCE, { family: 'linear', featureMap: 'elu', heads: 'all' }).replaced);
+  const view = [];
+  const withPanel = [];
+  for (const change of [
+    { family: 'svd', rank: 3 },
+    { family: 'bigbird' },
+    { family: 'favor', features: 32 },
+    { family: 'retention', decay: 0.8 },
+    { family: 'strided' },
+  ]) {
+    // setState to the view's rendered update, then on until the panel shows the new family's loss
+    // (its passes run a task after the view's render), in one go in the page.
+    const [ms, panelMs] = await page.evaluate(async (change) => {
+      const host = document.querySelector('attn-lab');
+      const efficient = host.shadowRoot.querySelector('attn-efficient-view');
+      const summary = () => efficient.shadowRoot.querySelector('attn-efficient-model').shadowRoot.querySelector('[data-role="replace-summary"]');
+      const before = summary().dataset.replaced;
+      const start = performance.now();
+      host.setState({ viewState: change });
+      await host.updateComplete;
+      await efficient.updateComplete;
+      const rendered = performance.now() - start;
+      while (summary().dataset.replaced === before) await new Promise((done) => setTimeout(done, 2));
+      return [rendered, performance.now() - start];
+    }, change);
+    view.push(ms);
+    withPanel.push(panelMs);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  t.diagnostic(
+    `model loaded: view render ms ${view.map((ms) => ms.toFixed(1)).join(', ')} (median ${median(view).toFixed(1)}); the panel updated after, ms ${withPanel.map((ms) => ms.toFixed(0)).join(', ')}`,
+  );
+  // The budget is 100 ms (the first test holds the default example to it); with the model
+  // loaded, 3× that, as other tests' pages share the machine.
+  assert.ok(median(view) < 300, `the view's render: median ${median(view)} ms`);
+  assert.ok(median(withPanel) < 2000, `the model panel: median ${median(withPanel)} ms`); // 20× the budget: a machine under load
+  assertClean(problems);
+});
+
+test('the cost measured live in a Worker: exact and the family’s long kernel at n = 128 … 4,096, the FLOPs kept', async (t) => {
+  const { page, problems } = await open(t, { family: 'retention' });
+  const timing = `${VIEW} attn-efficient-timing`;
+  // How long the page's thread was ever busy during the run: the longest gap between frames.
+  await page.evaluate(() => {
+    window.frameGap = 0;
+    let last = performance.now();
+    const frame = (now) => {
+      window.frameGap = Math.max(window.frameGap, now - last);
+      last = now;
+      if (!window.stopFrames) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  await page.locator(`${timing} [data-action="measure"]`).focus();
+  await page.keyboard.press('Enter');
+  await page.locator(`${timing} [data-role="measure-status"]:has-text("Measured in this browser")`).waitFor({ timeout: 120_000 });
+  const gap = await page.evaluate(() => ((window.stopFrames = true), window.frameGap));
+  const rows = await page
+    .locator(`${timing} table[data-role="measured"] tbody tr`)
+    .evaluateAll((trs) => trs.map((tr) => ({ n: Number(tr.dataset.n), ms: [...tr.querySelectorAll('td[data-ms]')].map((td) => Number(td.dataset.ms)) })));
+  t.diagnostic(
+    `measured (ms, exact and retention): ${rows.map((r) => `${r.n}: ${r.ms.map((x) => x.toFixed(2)).join(' / ')}`).join('; ')}; longest frame gap ${gap.toFixed(0)} ms`,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.n),
+    [128, 256, 512, 1024, 2048, 4096],
+  );
+  for (const r of rows) assert.ok(r.ms.length === 2 && r.ms.every((x) => Number.isFinite(x) && x >= 0), `n = ${r.n}: ${r.ms}`);
+  // Exact attention's n² work shows: 4,096 tokens take longer than 128.
+  assert.ok(rows.at(-1).ms[0] > rows[0].ms[0], 'exact grows with n');
+  assert.equal(await page.locator(`${timing} [data-role="worker-note"]`).count(), 0, 'a Worker ran the kernels');
+  assert.equal(await page.locator(`${VIEW} [data-role="cost-table"]`).count(), 1, 'the counted FLOPs stay');
+  // Another family's kernel: the times measured for retention go.
+  await page.evaluate(() => document.querySelector('attn-lab').setState({ viewState: { family: 'linear' } }));
+  await settle(page);
+  assert.equal(await page.locator(`${timing} table[data-role="measured"]`).count(), 0);
+  assertClean(problems);
+});
+
+test('axe finds nothing serious with the model panel loaded and the times measured; at 390 px it fits', async (t) => {
+  const { page, problems } = await open(t, { family: 'bigbird' });
+  await page.locator(`${PANEL} [data-action="load-model"]`).click();
+  await page.locator(`${PANEL} [data-role="replace-summary"]`).waitFor({ timeout: 30_000 });
+  await page.locator(`${VIEW} attn-efficient-timing [data-action="measure"]`).click();
+  await page.locator(`${VIEW} attn-efficient-timing [data-role="measure-status"]:has-text("Measured in this browser")`).waitFor({ timeout: 120_000 });
+  assert.deepEqual(await auditThemes(page), []);
+  // And on a phone: the bars, the loss chart and the measured table fit its width.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await settle(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `at 390 px the page is ${overflow} px wider than the screen`);
   assertClean(problems);
 });

@@ -70,6 +70,9 @@ test('every step of a real trace is labelled and every cell explained with its v
   const dOutput = lab.trace(BASE_REQUEST).output.map((row, i) => row.map((_, j) => ((i + j) % 3) - 1)); // the backward steps too
   // The variants' steps, and the backward steps (which refuse the variants).
   const traces = [lab.trace(REQUEST), lab.trace({ ...BASE_REQUEST, dOutput })];
+  // The families' steps: linear attention (two heads, causal) and retention.
+  const { X: x, Wq, Wk, Wv, Wo } = BASE_REQUEST;
+  traces.push(lab.trace({ X: x, Wq, Wk, Wv, Wo, heads: 2, causal: true, family: 'linear' }), lab.trace({ X: x, Wq, Wk, Wv, family: 'retention', decay: 0.5 }));
   const labels = tokenLabels(STATE);
   const seen = new Set();
   for (const trace of traces)
@@ -94,7 +97,12 @@ test('every step of a real trace is labelled and every cell explained with its v
         );
       }
     }
-  assert.deepEqual([...seen], STEP_IDS, 'this trace has every step, in step-id order');
+  // Every step (each trace's own order is lists.test.js's).
+  assert.deepEqual(
+    [...seen].sort((a, b) => STEP_IDS.indexOf(a) - STEP_IDS.indexOf(b)),
+    STEP_IDS,
+    'these traces have every step',
+  );
 });
 
 test('the mask explanation gives the reason the core blocked a cell', () => {

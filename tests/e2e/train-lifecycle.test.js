@@ -154,7 +154,7 @@ test('training progress survives a view switch: train → stepper → train goes
   await showView(page, 'train');
   await trainOf(page).locator('[data-field="step"][data-value="3"]').waitFor();
   assert.equal(await statusField(page, 'loss'), loss);
-  assert.equal(await trainOf(page).locator('[data-series="loss"] circle').count(), 3, 'the curve came back');
+  assert.equal(await trainOf(page).locator('[data-series="heldOutLoss"] circle').count(), 3, 'the curve came back');
   // The trainer was rebuilt at step 3: one more step is the Node trainer's step 4.
   await stepTo(page, 4);
   const expected = await nodeProgress({ seed: 1 }, 4);

@@ -91,7 +91,7 @@ test('previous-token reaches 95% within 10 s of training; a layer-1 head then lo
   trainer.delete();
 
   // The loss curve and the accuracy curve plot what was recorded.
-  assert.ok((await page.locator(`${view} [data-series="loss"] circle`).count()) >= step / 5);
+  assert.ok((await page.locator(`${view} [data-series="heldOutLoss"] circle`).count()) >= step / 5);
   assertClean(problems);
 });
 

@@ -61,7 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& head : layer) require(finite(head));
 
   // The trained layer through the backward trace and the gradient check.
-  const attnlab::TrainedLayer layer = trainer.model();
+  // Any layer index, out of range included: a bad one must be refused with a message.
+  const auto trained = trainer.model(static_cast<int>(in.byte() % 5) - 1);
+  if (!trained) {
+    require(!trained.error().message.empty());
+    return 0;
+  }
+  const attnlab::TrainedLayer& layer = trained.value();
   attnlab::TraceInput input;
   input.source = attnlab::Projections{layer.x, layer.w_q, layer.w_k, layer.w_v};
   input.w_o = layer.w_o;

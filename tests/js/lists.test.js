@@ -31,6 +31,8 @@ test('every step id a trace emits is in STEP_IDS, in trace order', async () => {
   const traces = [
     lab.trace({ ...request, rope: true, softcap: 5, alibi: true, dropout: 0.5 }), // the variants' steps appear only when on
     lab.trace({ ...request, dOutput: X.map(() => [1, -1, 0.5, 2]) }), // the backward steps (no variants)
+    lab.trace({ ...request, family: 'linear' }), // linear attention's steps
+    lab.trace({ ...request, causal: false, family: 'retention', decay: 0.5 }), // retention's
   ];
   const seen = new Set();
   for (const t of traces) {

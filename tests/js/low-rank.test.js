@@ -1,12 +1,14 @@
-// lab.lowRankAttention() from the packed package against float64 oracles written here: softmax
-// attention by its definition, the singular values and A_k from the eigen-decomposition of the
-// Gram matrix A·Aᵀ (or Aᵀ·A) by the cyclic Jacobi eigenvalue method, Linformer by its
-// definition; a seeded fuzz over shapes, methods and ranks; every bad input refused.
+// lab.lowRankAttention() from the packed package against float64 oracles: softmax attention
+// by its definition, the singular values and A_k from the eigen-decomposition of the Gram
+// matrix A·Aᵀ (or Aᵀ·A) by the cyclic Jacobi eigenvalue method (svdReference, shared with
+// fuzz-efficient.test.js in tests/support/float64-efficient.js), Linformer by its definition;
+// a seeded fuzz over shapes, methods and ranks; every bad input refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { svdReference } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
@@ -14,7 +16,6 @@ const { AttnLabError } = attnlab;
 const TOLERANCE = 1e-5;
 const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
 const f32 = (m) => m.map((row) => row.map(Math.fround));
-const transpose = (m) => m[0].map((_, j) => m.map((row) => row[j]));
 const product = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, l) => s + x * b[l][j], 0)));
 const maxAbs = (m) => Math.max(...m.flat().map(Math.abs));
 // Float32 against float64: max |got − want| / max(1, max |want|).
@@ -36,45 +37,6 @@ function softmaxWeights(Q, K, scale, causal) {
     const sum = e.reduce((s, x) => s + x, 0);
     return K.map((_, j) => (j < seen ? e[j] / sum : 0));
   });
-}
-
-/** Eigenvalues (descending) and unit eigenvectors (columns of vectors) of a symmetric matrix: cyclic Jacobi. */
-function symmetricEigen(S) {
-  const n = S.length;
-  const a = S.map((row) => [...row]);
-  const v = a.map((_, i) => a.map((_, j) => (i === j ? 1 : 0)));
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p][q] ** 2;
-    if (off < 1e-300) break;
-    for (let p = 0; p < n; p++)
-      for (let q = p + 1; q < n; q++) {
-        if (a[p][q] === 0) continue;
-        const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.hypot(theta, 1));
-        const c = 1 / Math.hypot(t, 1);
-        const s = t * c;
-        for (const m of [a, v]) for (let r = 0; r < n; r++) [m[r][p], m[r][q]] = [c * m[r][p] - s * m[r][q], s * m[r][p] + c * m[r][q]];
-        for (let r = 0; r < n; r++) [a[p][r], a[q][r]] = [c * a[p][r] - s * a[q][r], s * a[p][r] + c * a[q][r]];
-      }
-  }
-  const order = a.map((_, i) => i).sort((i, j) => a[j][j] - a[i][i]);
-  return { values: order.map((i) => a[i][i]), vectors: order.map((i) => v.map((row) => row[i])) };
-}
-
-/** A's singular values and A_k for each k, from the eigen-decomposition of its smaller Gram matrix. */
-function svdReference(A) {
-  const wide = A.length <= A[0].length;
-  const B = wide ? transpose(A) : A; // tall: B = A or Aᵀ, its Gram matrix Bᵀ·B the smaller one
-  const { values, vectors } = symmetricEigen(product(transpose(B), B));
-  const sigma = values.map((l) => Math.sqrt(Math.max(l, 0)));
-  // Bᵀ·B's eigenvectors are B's right singular vectors: B_k = B·W_k·W_kᵀ, A_k its transpose if wide.
-  const truncated = (k) => {
-    const W = vectors.slice(0, k); // k × cols(B)
-    const Bk = product(product(B, transpose(W)), W);
-    return wide ? transpose(Bk) : Bk;
-  };
-  return { sigma, truncated };
 }
 
 function svdCase(Q, K, V, { rank, causal = false, scale }) {

@@ -48,7 +48,9 @@ test('createAttnLab loads the wasm once and uses SIMD', async () => {
 // retention as long kernels (about 4.8 KB: the chunked kernels, their two entries and the
 // blocked matrix product), so 119 KB. No more: the next family, or these grown,
 // go to a module loaded on demand, as the learning module is (the cheaper attentions first).
-test('download size: the entry and its wasm, gzipped, at most 119 KB', async () => {
+// trace()'s families (issue 37, item 7) keep their steps in the learning module; the core holds
+// only their request fields and the refusal that points there (about 0.3 KB), so 120 KB.
+test('download size: the entry and its wasm, gzipped, at most 120 KB', async () => {
   const gz = async (name) => gzipSync(await readFile(join(packageDir, 'dist', name)), { level: 9 }).length;
   const sizes = { wasm: await gz('attnlab-core.wasm'), entry: await gz('attnlab.js') };
   const total = sizes.wasm + sizes.entry;
@@ -56,7 +58,7 @@ test('download size: the entry and its wasm, gzipped, at most 119 KB', async () 
   console.log(
     `gzipped sizes: wasm ${sizes.wasm} B, entry (wrapper + loader) ${sizes.entry} B, total ${total} B; the learning module, loaded on demand: ${learning} B`,
   );
-  assert.ok(total <= 119 * 1024, `total ${total} B`);
+  assert.ok(total <= 120 * 1024, `total ${total} B`);
 });
 
 // What the first lab.loadModel() without files downloads besides: the model module and the

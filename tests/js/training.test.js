@@ -55,6 +55,25 @@ test('attention() holds causal softmax rows for every layer and head; model() re
   }
   const model = trainer.model();
   assert.deepEqual(model.tokenIds, tokens);
+  // Layer 2 (model(1)): the residual stream entering it and its weights replay its heads too.
+  const second = trainer.model(1);
+  const replayed = lab.trace({ X: second.X, Wq: second.Wq, Wk: second.Wk, Wv: second.Wv, Wo: second.Wo, heads: 2, causal: true });
+  for (const step of replayed.steps.filter((s) => s.id === 'softmax')) {
+    const diff = Math.max(...step.values.flatMap((row, i) => row.map((w, j) => Math.abs(w - weights[1][step.head][i][j]))));
+    assert.ok(diff <= 1e-5, `layer 2, head ${step.head}: ${diff}`);
+  }
+  assert.deepEqual(
+    errorOf(() => trainer.model(2)),
+    { code: 'invalid-argument', message: 'layer must be a whole number from 0 to 1, got 2' },
+  );
+  assert.deepEqual(
+    errorOf(() => trainer.model(0.5)),
+    { code: 'invalid-argument', message: 'layer must be a whole number, got 0.5' },
+  );
+  assert.deepEqual(
+    errorOf(() => trainer.model(0, 1)),
+    { code: 'invalid-argument', message: 'model() takes one argument, the layer; got 2' },
+  );
   assert.equal(model.heads, 2);
   assert.deepEqual([model.X.length, model.X[0].length, model.Wq.length, model.Wo[0].length], [6, 16, 16, 16]);
   const { X, Wq, Wk, Wv, Wo, heads } = model;
@@ -178,4 +197,35 @@ test("induction's fixed split is learned by one layer through position alone; in
   assert.ok(fixed >= 0.99, `induction, one layer: ${fixed}`);
   assert.ok(oneLayer <= 0.9, `induction-anywhere, one layer: ${oneLayer}`);
   assert.ok(twoLayers >= oneLayer + 0.05, `induction-anywhere: two layers ${twoLayers}, one ${oneLayer}`);
+});
+
+test("step() scores every head on the induction probe: layer 1's previous-token head scores as its weights on the sample show", async () => {
+  const trainer = await lab.trainer({ task: 'previous-token', layers: 2, heads: 2, seed: 4 });
+  const single = await lab.trainer({ task: 'previous-token', seed: 4 });
+  let progress = trainer.step(1);
+  // [layer][head] of plain numbers in 0 … 1, and the held-out loss beside the batch's.
+  for (const scores of [progress.previousToken, progress.induction]) {
+    assert.ok(Array.isArray(scores) && scores.length === 2);
+    for (const layer of scores) {
+      assert.ok(Array.isArray(layer) && layer.length === 2);
+      for (const s of layer) assert.ok(typeof s === 'number' && s >= 0 && s <= 1, String(s));
+    }
+  }
+  assert.ok(Number.isFinite(progress.heldOutLoss) && progress.heldOutLoss > 0);
+  trainer.delete();
+  // One head, trained until it is all but perfect.
+  while (progress.accuracy < 0.99 && progress.step < 1000) progress = single.step(50);
+  assert.ok(progress.accuracy >= 0.99);
+  // The oracle: the mean weight on the previous token of layer 1's heads on the sample
+  // sequence, computed here from attention(); a previous-token head looks one back on any
+  // sequence, so its probe score is close.
+  const onPrevious = (w) => w.slice(1).reduce((sum, row, i) => sum + row[i], 0) / (w.length - 1);
+  const sample = single.attention().weights[0].map(onPrevious);
+  const best = sample.indexOf(Math.max(...sample));
+  console.log(
+    `previous-token at step ${progress.step}: probe ${progress.previousToken[0].map((s) => s.toFixed(3))}, sample ${sample.map((s) => s.toFixed(3))}`,
+  );
+  assert.ok(sample[best] >= 0.8);
+  assert.ok(Math.abs(progress.previousToken[0][best] - sample[best]) <= 0.1);
+  single.delete();
 });

@@ -136,6 +136,10 @@ lab.importAttention({ tokens: ['a'], attention: [[[1]]], attentions: [[[[[1]]]]]
 new AttnLabError('device-gone', 'no such code');
 // @ts-expect-error: not a step id
 document.querySelector('attn-lab')?.goToStep('softmaxx');
+// @ts-expect-error: not a family of trace()
+lab.trace({ Q, K, V, family: 'cosine' });
+// @ts-expect-error: decay is a number
+lab.trace({ Q, K, V, family: 'retention', decay: '0.9' });
 // @ts-expect-error: rope is true or false
 document.querySelector('attn-lab')?.setState({ rope: 'yes' });
 // @ts-expect-error: no such state field

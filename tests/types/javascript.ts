@@ -52,13 +52,15 @@ try {
 }
 
 const trainer = await lab.trainer({ task: 'previous-token', seed: 1 });
-const progress = trainer.step(50); // { step: 50, loss, accuracy } (accuracy on a fixed evaluation batch)
-[progress.step, progress.loss, progress.accuracy] satisfies number[];
+const progress = trainer.step(50); // { step: 50, loss, heldOutLoss, accuracy, previousToken, induction }
+[progress.step, progress.loss, progress.heldOutLoss, progress.accuracy] satisfies number[];
+[progress.previousToken, progress.induction] satisfies number[][][]; // [layer][head], 0 … 1
 const sample = trainer.attention(); // { tokenIds, weights[layer][head] }
 sample.weights[0][0] satisfies Matrix;
 sample.tokenIds satisfies number[];
 sample.tokens satisfies number[]; // the older name of tokenIds
-const layer1 = trainer.model(); // { X, Wq, Wk, Wv, Wo, heads, tokenIds }: layer 1 on the sample, for trace()
+const layer1 = trainer.model(); // { X, Wq, Wk, Wv, Wo, heads, tokenIds }: layer 1 on the sample, for trace(); model(1): layer 2
+trainer.model(1).X satisfies Matrix;
 lab.trace({ X: layer1.X, Wq: layer1.Wq, Wk: layer1.Wk, Wv: layer1.Wv, Wo: layer1.Wo, heads: layer1.heads, causal: true });
 layer1.tokenIds satisfies number[];
 layer1.tokens satisfies number[];

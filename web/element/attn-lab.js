@@ -6,6 +6,7 @@
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
+import { TRACE_GROUPS } from '../lib/core-lists.js'; // generated from the core's schema
 import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState, viewInputs } from './presets.js';
 import { mergeState, sameTrace, StateError } from './state.js';
@@ -25,6 +26,10 @@ export { StateError } from './state.js';
 const URL_WRITE_DELAY_MS = 120;
 
 // "false" turns editing off; the attribute's absence leaves it on.
+// What the core's learning module traces (lab.loadLearning): the backward steps, and linear
+// attention's and retention's steps (trace()'s family).
+const needsLearning = (state) => Boolean(state.backward) || (state.family ?? 'softmax') !== 'softmax';
+
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
 
 // This JSDoc is the source of custom-elements.json (scripts/custom-elements-manifest.config.mjs):
@@ -252,7 +257,7 @@ export class AttnLabElement extends LitElement {
    * error the message names the problem and the last good trace stays on screen. @internal
    */
   apply(state) {
-    if (state.backward && !this._learningReady) return this._applyWithLearning(state);
+    if (needsLearning(state) && !this._learningReady) return this._applyWithLearning(state);
     this._pendingBackward = null;
     this.draft = state;
     let trace;
@@ -283,12 +288,15 @@ export class AttnLabElement extends LitElement {
     return true;
   }
 
-  // The backward steps are in the core's learning module (lab.loadLearning), loaded on first
-  // use: the state applies once it is in. Meanwhile the last good trace stays or, on a first
-  // load, the forward steps show.
+  // The backward steps (and the families' steps) are in the core's learning module
+  // (lab.loadLearning), loaded on first use: the state applies once it is in. Meanwhile the last
+  // good trace stays or, on a first load, the forward steps show.
   _applyWithLearning(state) {
     // A first state whose forward steps the core refuses is refused as a whole, as without backward.
-    if (!this.good && !this.apply({ ...state, backward: false })) return false;
+    // A family's first state shows softmax's steps meanwhile.
+    const forward = { ...state, backward: false };
+    for (const { name } of TRACE_GROUPS.TraceFamilyOptions) delete forward[name];
+    if (!this.good && !this.apply(forward)) return false;
     this._pendingBackward = state;
     this._learningLoad ??= this._lab.loadLearning();
     this._learningLoad.then(

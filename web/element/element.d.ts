@@ -3,7 +3,7 @@
 // Hand-written to match web/element/README.md; the state's schema is in web/element/state.js,
 // its request fields those of trace() (the interfaces attnlab.d.ts generates from the core).
 // Copied into dist/ by the element build, beside attnlab.d.ts (hence './attnlab.js').
-import type { AttentionOptions, Matrix, ProjectionInput, QKVInput, StepId, TraceOptions } from './attnlab.js';
+import type { AttentionOptions, Matrix, ProjectionInput, QKVInput, StepId, TraceFamilyOptions, TraceOptions } from './attnlab.js';
 
 /**
  * Thrown by setState() for a malformed state: a field of the wrong type, an unknown field (a
@@ -16,7 +16,7 @@ export declare class StateError extends Error {
 }
 
 /** Every field of trace()'s request that the state mirrors, beside the ones typed below. */
-type RequestFields = Partial<Omit<ProjectionInput & QKVInput & TraceOptions & AttentionOptions, keyof StateFields>>;
+type RequestFields = Partial<Omit<ProjectionInput & QKVInput & TraceOptions & TraceFamilyOptions & AttentionOptions, keyof StateFields>>;
 
 /** The element's state, the same JSON as the page's URL (#s=…): the fields below and any other field of trace()'s request. */
 export interface AttnLabState extends StateFields, RequestFields {}

@@ -125,6 +125,12 @@ export type StepId =
   | 'project-v'
   | 'rotate-q'
   | 'rotate-k'
+  | 'feature-q'
+  | 'feature-k'
+  | 'decay'
+  | 'kv-state'
+  | 'normalizer'
+  | 'implied-weights'
   | 'scores'
   | 'scale'
   | 'softcap'
@@ -237,6 +243,19 @@ export interface BackwardFields {
   dOutput?: MatrixInput;
   /** The query row whose softmax Jacobian the grad-softmax steps carry; without it every row when n_q·n_k²·heads ≤ limits().traceScores, else row 0. */
   jacobianRow?: number;
+}
+
+export interface TraceFamilyOptions {
+  /** What each head computes. Default 'softmax'. */
+  family?: 'softmax' | 'linear' | 'retention';
+  /** 'linear': φ. Default 'elu'. */
+  featureMap?: 'elu' | 'relu' | 'favor';
+  /** 'linear', 'favor': m. 1 … limits().favorFeatures. */
+  features?: number;
+  /** 'linear', 'favor': the seed. */
+  seed?: number;
+  /** 'retention': γ in (0, 1]. */
+  decay?: number;
 }
 
 export interface PermutationOrder {
@@ -691,7 +710,7 @@ interface DirectTraceFields extends TraceCommon, QKVInput {
   context?: undefined;
 }
 
-export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields;
+export type TraceRequest = (ProjectionTraceRequest | DirectTraceRequest) & BackwardFields & TraceFamilyOptions;
 
 export type PermutationCheckRequest = ProjectionTraceRequest & PermutationOrder;
 
@@ -1093,8 +1112,14 @@ export interface TrainingProgress {
   step: number;
   /** The last step's batch: mean cross-entropy over its target positions. */
   loss: number;
+  /** The fixed evaluation batch: mean cross-entropy over its target positions. */
+  heldOutLoss: number;
   /** Argmax = target over the fixed evaluation batch's target positions, 0 … 1. */
   accuracy: number;
+  /** previousToken[layer][head]: the head's mean weight on the token before, on the induction probe (HeadScores' previousToken), 0 … 1. */
+  previousToken: number[][];
+  /** induction[layer][head]: on the induction probe (distinct random tokens, then the same again), the head's mean weight from each token of the copy on the token after its earlier occurrence (HeadScores' induction), 0 … 1. */
+  induction: number[][];
 }
 
 /** A trainer's attention(): the fixed sample and every head's weights on it. */
@@ -1105,9 +1130,9 @@ export interface TrainingAttention {
   weights: Matrix[][];
 }
 
-/** A trainer's model(): layer 1 on the sample, as trace() takes it (with causal: true). */
+/** A trainer's model(layer): one layer on the sample, as trace() takes it (with causal: true). */
 export interface TrainedLayer {
-  /** E[tokenIds] + P: (contextLength, dModel). */
+  /** The residual stream entering the layer (layer 1: E[tokenIds] + P): (contextLength, dModel). */
   X: Matrix;
   /** (dModel, dModel). */
   Wq: Matrix;
@@ -1340,11 +1365,12 @@ export interface Trainer {
    */
   attention(): TrainingAttention & OlderTokenIds;
   /**
-   * Layer 1 on the sample, as trace() takes it (with causal: true): X = E[tokenIds] + P
-   * (contextLength × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids
+   * Layer `layer` (0 … layers − 1, default 0: layer 1) on the sample, as trace() takes it
+   * (with causal: true): X, the residual stream entering the layer (layer 1: E[tokenIds] + P;
+   * contextLength × dModel), Wq, Wk, Wv (dModel × dModel), Wo, heads, and the token ids
    * (`tokens`, their older name, still reads).
    */
-  model(): TrainedLayer & OlderTokenIds;
+  model(layer?: number): TrainedLayer & OlderTokenIds;
   /** Frees the core's trainer (a second call does nothing). */
   delete(): void;
 }

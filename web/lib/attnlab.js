@@ -164,8 +164,10 @@ class AttnLab {
   /** Multi-head attention step by step. */
   trace(request) {
     const { coreRequest, tokens } = traceCoreRequest(request);
-    const forward = coreRequest.dOutput === undefined;
-    const out = traceFromCore(unwrap(forward ? this.#core.trace(coreRequest) : learning('dOutput').traceWithBackward(coreRequest)));
+    // The backward steps, and linear attention's and retention's steps (family), are in the learning module.
+    const family = (coreRequest.family ?? 'softmax') !== 'softmax';
+    const forward = coreRequest.dOutput === undefined && !family;
+    const out = traceFromCore(unwrap(forward ? this.#core.trace(coreRequest) : learning(family ? 'family' : 'dOutput').traceWithBackward(coreRequest)));
     if (tokens) out.tokens = tokens;
     return out;
   }

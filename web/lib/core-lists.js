@@ -8,6 +8,12 @@ export const STEP_IDS = Object.freeze([
   'project-v',
   'rotate-q',
   'rotate-k',
+  'feature-q',
+  'feature-k',
+  'decay',
+  'kv-state',
+  'normalizer',
+  'implied-weights',
   'scores',
   'scale',
   'softcap',
@@ -78,6 +84,13 @@ export const TRACE_GROUPS = /* @__PURE__ */ Object.freeze({
   BackwardFields: [
     { name: 'dOutput', kind: 'matrix' },
     { name: 'jacobianRow', kind: 'whole' },
+  ],
+  TraceFamilyOptions: [
+    { name: 'family', kind: 'choice', choices: ['softmax', 'linear', 'retention'] },
+    { name: 'featureMap', kind: 'choice', choices: ['elu', 'relu', 'favor'] },
+    { name: 'features', kind: 'whole', min: '1' },
+    { name: 'seed', kind: 'whole' },
+    { name: 'decay', kind: 'number' },
   ],
 });
 

@@ -50,9 +50,12 @@ class Trainer {
     return this.#handle;
   }
 
-  /** count Adam steps (1 … limits().trainSteps), then { step, loss, accuracy }. */
+  /**
+   * count Adam steps (1 … limits().trainSteps), then { step, loss, heldOutLoss, accuracy } and
+   * every head's scores on the induction probe: previousToken[layer][head], induction[layer][head].
+   */
   step(count, ...extra) {
-    return unwrap(this.#core().step(stepRequest(count, ...extra)));
+    return fromCore(unwrap(this.#core().step(stepRequest(count, ...extra))));
   }
 
   /** The sample's token ids and every head's weights on it: { tokenIds, weights[layer][head] (contextLength × contextLength) }. */
@@ -60,9 +63,16 @@ class Trainer {
     return withOlderName(fromCore(unwrap(this.#core().attention())), 'tokens', 'tokenIds');
   }
 
-  /** Layer 1 on the sample: { X, Wq, Wk, Wv, Wo, heads } as trace() takes them, and the sample's tokenIds. */
-  model() {
-    return withOlderName(fromCore(unwrap(this.#core().model())), 'tokens', 'tokenIds');
+  /**
+   * Layer `layer` (0 … layers − 1, default 0) on the sample: { X (the residual stream entering
+   * it), Wq, Wk, Wv, Wo, heads } as trace() takes them, and the sample's tokenIds.
+   */
+  model(layer = 0, ...extra) {
+    if (extra.length) throw new AttnLabError('invalid-argument', `model() takes one argument, the layer; got ${1 + extra.length}`);
+    // The core checks the range; a whole number reaches it as an int.
+    if (!Number.isInteger(layer) || Math.abs(layer) > 2 ** 31 - 1)
+      throw new AttnLabError('invalid-argument', `layer must be a whole number, got ${typeof layer === 'number' ? layer : typeof layer}`);
+    return withOlderName(fromCore(unwrap(this.#core().model(layer))), 'tokens', 'tokenIds');
   }
 
   /** Frees the core's trainer; a second call does nothing. */

@@ -50,9 +50,16 @@ struct Options {
       // of their own text, from repeat-min tokens to half the window (repeat_window below).
       {"repeat-share", "0"},
       {"repeat-min", "8"},
-      // Of the repeating windows, this share (0 … 1) repeat random tokens instead of their own
-      // text: the probe's kind of sequence, which only copying can predict at all.
+      // Of the repeating windows, this share (0 … 1) are random tokens repeated with a period of
+      // the span's length instead of text: the probe's kind of sequence, which only copying can
+      // predict at all.
       {"repeat-random", "0"},
+      // The random windows' tokens: this many at first (0: the context), growing to the context
+      // over repeat-grow steps.
+      {"repeat-start", "0"},
+      {"repeat-grow", "0"},
+      // Before this step, every window is a random one (0: none).
+      {"repeat-first", "0"},
   };
   std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
   float real(const std::string& k) const { return std::stof(values.at(k)); }
@@ -83,36 +90,59 @@ std::vector<std::size_t> batch_offsets(std::size_t count, std::size_t step, std:
 // first context + 1 − L tokens of the text at offset, then again the L tokens that start at a
 // seeded place within them (text … span … span, the span L = repeat_min … (context + 1) / 2
 // tokens, the gap between the copies 0 … context + 1 − 2L). The second copy's tokens are
-// predictable only by copying: what an induction head does. Returns whether it repeats.
+// predictable only by copying: what an induction head does. Returns the tokens to train on: the
+// context, or fewer for a random window while it grows (Curriculum below).
 struct Curriculum {
   double share = 0, random_share = 0;
   std::size_t repeat_min = 8, vocab = 0;
+  // The random windows' length: `random_start` tokens at step 0, growing linearly to the context
+  // at step `random_grow` (0: the context from the start). Copying is learnt far sooner on short
+  // sequences (model/README.md), and the head then carries over to longer ones.
+  std::size_t random_start = 0, random_grow = 0;
+  // Before this step every window is a random one: copying forms only when a batch holds
+  // enough of them (model/README.md).
+  std::size_t random_first = 0;
 };
 
-bool repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t context,
-                   const Curriculum& curriculum, std::uint64_t seed, std::size_t step,
-                   std::size_t count, std::size_t b, std::vector<int>& window) {
-  const double share = curriculum.share;
+std::size_t repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t context,
+                          const Curriculum& curriculum, std::uint64_t seed, std::size_t step,
+                          std::size_t count, std::size_t b, std::vector<int>& window) {
+  const bool random_only = step < curriculum.random_first;
+  const double share = random_only ? 1.0 : curriculum.share;
   const std::size_t repeat_min = curriculum.repeat_min;
   const std::size_t n = context + 1;
   const auto* from = &text[offset];
   window.assign(from, from + n);
-  if (share <= 0) return false;
+  if (share <= 0) return context;
   const std::uint64_t r = attnlab::splitmix64_mix(
       attnlab::splitmix64_mix(seed ^ 0x5245504541545321ULL) + step * count + b);
-  if (static_cast<double>(r >> 11) * 0x1.0p-53 >= share) return false;
-  const std::size_t longest = n / 2, shortest = std::min(repeat_min, longest);
-  const std::size_t length = shortest + attnlab::splitmix64_mix(r + 1) % (longest - shortest + 1);
+  if (static_cast<double>(r >> 11) * 0x1.0p-53 >= share) return context;
+  const auto draw = [&](std::size_t shortest, std::size_t longest, std::uint64_t k) {
+    return shortest + attnlab::splitmix64_mix(r + k) % (longest - shortest + 1);
+  };
+  // A seeded share of them are the probe's kind of sequence instead: `period` random tokens
+  // repeated over the window, predictable after the first period only by copying.
+  if (random_only || static_cast<double>(attnlab::splitmix64_mix(r + 3) >> 11) * 0x1.0p-53 <
+                         curriculum.random_share) {
+    std::size_t tokens = context;
+    if (curriculum.random_start && step < curriculum.random_grow)
+      tokens = curriculum.random_start +
+               (context - curriculum.random_start) * step / curriculum.random_grow;
+    const std::size_t m = tokens + 1, longest = m / 2;
+    const std::size_t period =
+        draw(std::min(repeat_min, std::max<std::size_t>(2, m / 5)), longest, 1);
+    for (std::size_t t = 0; t < m; ++t)
+      window[t] = t < period
+                      ? static_cast<int>(attnlab::splitmix64_mix(r + 4 + t) % curriculum.vocab)
+                      : window[t - period];
+    return tokens;
+  }
+  const std::size_t length = draw(std::min(repeat_min, n / 2), n / 2, 1);
   const std::size_t first = n - length;
   const std::size_t start = attnlab::splitmix64_mix(r + 2) % (first - length + 1);
-  // A seeded share of them repeat random tokens: the span's first copy drawn uniformly.
-  if (static_cast<double>(attnlab::splitmix64_mix(r + 3) >> 11) * 0x1.0p-53 <
-      curriculum.random_share)
-    for (std::size_t t = 0; t < length; ++t)
-      window[start + t] = static_cast<int>(attnlab::splitmix64_mix(r + 4 + t) % curriculum.vocab);
   std::copy_n(window.begin() + static_cast<std::ptrdiff_t>(start), length,
               window.begin() + static_cast<std::ptrdiff_t>(first));
-  return true;
+  return context;
 }
 
 int run(const Options& o) {
@@ -153,12 +183,16 @@ int run(const Options& o) {
   std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
   std::vector<float> losses(batch), total(parameters.size());
   std::vector<std::vector<int>> windows(batch);
-  const Curriculum curriculum{o.real("repeat-share"), o.real("repeat-random"), o.size("repeat-min"),
-                              c.vocab};
+  const Curriculum curriculum{
+      o.real("repeat-share"), o.real("repeat-random"), o.size("repeat-min"),  c.vocab,
+      o.size("repeat-start"), o.size("repeat-grow"),   o.size("repeat-first")};
   if (!(curriculum.share >= 0 && curriculum.share <= 1))
     throw std::runtime_error("--repeat-share takes a share from 0 to 1");
   if (!(curriculum.random_share >= 0 && curriculum.random_share <= 1))
     throw std::runtime_error("--repeat-random takes a share from 0 to 1");
+  if (curriculum.random_start &&
+      (curriculum.random_start < 4 || curriculum.random_start > c.context_length))
+    throw std::runtime_error("--repeat-start takes 0 or 4 … the context's tokens");
   std::string steps_json, evals_json;
   const auto eval = [&](std::size_t step) {
     const auto model = attnlab::Model::create(c, parameters);
@@ -183,11 +217,11 @@ int run(const Options& o) {
     const float weight = 1.0f / static_cast<float>(batch * c.context_length);
     for_each_item(batch, threads, [&](std::size_t b) {
       std::fill(gradients[b].begin(), gradients[b].end(), 0.0f);
-      repeat_window(train, offsets[b], c.context_length, curriculum, seed, step, batch, b,
-                    windows[b]);
+      const std::size_t tokens = repeat_window(train, offsets[b], c.context_length, curriculum,
+                                               seed, step, batch, b, windows[b]);
       losses[b] =
           model_training::sequence_loss(c, parameters, windows[b].data(), windows[b].data() + 1,
-                                        c.context_length, weight, gradients[b].data());
+                                        tokens, weight, gradients[b].data());
     });
     std::fill(total.begin(), total.end(), 0.0f);
     double loss = 0;

@@ -12,11 +12,17 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear_attention.hpp"  // FeatureMap
 #include "attnlab/matrix.hpp"
 
 namespace attnlab {
 
 enum class PositionalEncoding { none, sinusoidal };
+
+// What each head computes: softmax attention (scores … aggregate), linear attention
+// (linear_attention(): feature-q, feature-k, kv-state, normalizer, implied-weights, aggregate)
+// or retention (retention(): decay, kv-state, implied-weights, aggregate).
+enum class TraceFamily : std::uint8_t { softmax, linear, retention };
 
 // Self-attention from token embeddings: Q = X·W_Q, K = X·W_K, V = X·W_V; with a context,
 // cross-attention: Q = X·W_Q, K = context·W_K, V = context·W_V.
@@ -58,6 +64,13 @@ struct TraceInput {
   // or, without it, for every row when n_q·n_k²·heads ≤ limits::trace_scores (else row 0).
   std::optional<Matrix> d_output;
   std::optional<std::size_t> jacobian_row;
+  // The family's own settings; the score rules it takes are options.causal (linear) and
+  // options.scale (linear: φ(scale·q), as LinearAttentionOptions::scale), the others refused.
+  TraceFamily family = TraceFamily::softmax;
+  FeatureMap feature_map = FeatureMap::elu;  // linear: φ
+  std::optional<std::size_t> features;       // linear, favor: m
+  std::optional<std::uint64_t> seed;         // linear, favor: the random features' seed
+  std::optional<float> decay;                // retention: γ in (0, 1], required
 };
 
 // Step ids, in trace order. Per-head steps repeat for each head and carry its index.
@@ -69,6 +82,13 @@ inline constexpr const char* project_k = "project-k";
 inline constexpr const char* project_v = "project-v";
 inline constexpr const char* rotate_q = "rotate-q";  // RoPE only
 inline constexpr const char* rotate_k = "rotate-k";  // RoPE only
+// Linear attention and retention (TraceInput::family), per head, in place of scores … softmax.
+inline constexpr const char* feature_q = "feature-q";    // φ(Q)
+inline constexpr const char* feature_k = "feature-k";    // φ(K)
+inline constexpr const char* decay = "decay";            // D_ij = γ^(i−j), j ≤ i
+inline constexpr const char* kv_state = "kv-state";      // φ(K)ᵀV; retention: S_n
+inline constexpr const char* normalizer = "normalizer";  // φ(q_i)ᵀΣ_j φ(k_j), (n_q, 1)
+inline constexpr const char* implied_weights = "implied-weights";  // the n_q × n_k weights
 inline constexpr const char* scores = "scores";
 inline constexpr const char* scale = "scale";
 inline constexpr const char* softcap = "softcap";  // softcap only
@@ -104,6 +124,12 @@ inline constexpr std::array step_ids{step::encoding,
                                      step::project_v,
                                      step::rotate_q,
                                      step::rotate_k,
+                                     step::feature_q,
+                                     step::feature_k,
+                                     step::decay,
+                                     step::kv_state,
+                                     step::normalizer,
+                                     step::implied_weights,
                                      step::scores,
                                      step::scale,
                                      step::softcap,

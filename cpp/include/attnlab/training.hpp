@@ -2,7 +2,9 @@
 // heads learn a pattern. Token embedding E and learned positions P, 1 or 2 layers of causal
 // multi-head attention (W_Q, W_K, W_V, W_O) added to the residual stream, unembedding W_U,
 // cross-entropy on each task's target positions, Adam. Initialisation and data come from the
-// core's seeded generators, so a seed gives the same loss curve natively and in wasm.
+// core's seeded generators, so a seed gives the same loss curve natively and in wasm. Each
+// step() also scores every head on an induction probe (head_scores.hpp's rule), so the step
+// at which an induction head forms shows beside the loss.
 #pragma once
 
 #include <cstddef>
@@ -38,9 +40,14 @@ struct TrainingConfig {
 };
 
 struct TrainingProgress {
-  std::size_t step;  // steps taken since construction
-  float loss;        // the last step's training batch's mean cross-entropy
-  float accuracy;    // argmax = target on the fixed evaluation batch, 0 … 1
+  std::size_t step;     // steps taken since construction
+  float loss;           // the last step's training batch's mean cross-entropy
+  float held_out_loss;  // the fixed evaluation batch's mean cross-entropy
+  float accuracy;       // argmax = target on the fixed evaluation batch, 0 … 1
+  // Every head's scores on the induction probe (training::make_probe), [layer][head], 0 … 1:
+  // head_scores()'s previous_token and induction with the probe's period, averaged over the
+  // probe's sequences.
+  std::vector<std::vector<double>> previous_token, induction;
 };
 
 // The fixed sample sequence and every head's weights on it.
@@ -49,9 +56,10 @@ struct TrainingAttention {
   std::vector<std::vector<Matrix>> weights;  // [layer][head]: (context_length, context_length) each
 };
 
-// Layer 1 on the sample, as trace() takes it (heads·d_head = d_model).
+// One layer on the sample, as trace() takes it (heads·d_head = d_model): trace(x, W…) with
+// causal: true gives that layer's weights of attention().
 struct TrainedLayer {
-  Matrix x;              // E[tokens] + P: (context, d_model)
+  Matrix x;  // the residual stream entering the layer (layer 1: E[tokens] + P): (context, d_model)
   Matrix w_q, w_k, w_v;  // (d_model, heads·d_head)
   Matrix w_o;            // (heads·d_head, d_model)
   int heads;
@@ -67,6 +75,10 @@ struct Batch {
   std::vector<int> tokens, targets;
 };
 
+// A seed's independent streams: index 0 the initialisation, 1 the evaluation batch, 2 the
+// sample, 3 + s step s's batch, 2⁶⁴ − 1 (a step never reaches it) the probe.
+std::uint64_t stream(std::uint64_t seed, std::uint64_t index);
+
 // Every parameter in one flat vector, in this order: E (vocab, d_model), P (context, d_model),
 // per layer W_Q, W_K, W_V (d_model, d_model) and W_O (d_model, d_model), W_U (d_model, vocab).
 std::size_t parameter_count(const TrainingConfig& config);
@@ -74,6 +86,15 @@ std::size_t parameter_count(const TrainingConfig& config);
 std::vector<float> initial_parameters(const TrainingConfig& config);
 // `count` sequences of the config's task from the token stream `stream`.
 Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t stream);
+
+// The induction probe of Olsson et al. 2022, for this task's vocabulary and context: `count`
+// sequences of probe_period(config) distinct random tokens (⌊context_length / 2⌋, or vocab if
+// fewer) repeated to fill the context; no targets.
+std::size_t probe_period(const TrainingConfig& config);
+Batch make_probe(const TrainingConfig& config, std::size_t count, std::uint64_t stream);
+// The parameters' head scores on `probe` (TrainingProgress's previous_token and induction).
+void score_heads(const TrainingConfig& config, const std::vector<float>& parameters,
+                 const Batch& probe, TrainingProgress& progress);
 
 // The batch's mean cross-entropy over its targets and, given `gradients` (resized here), its
 // gradient with respect to every parameter. Float for training; float64 for the gradient
@@ -92,7 +113,8 @@ class Trainer {
   // `count` Adam steps (1 … limits::train_steps), then the progress.
   Result<TrainingProgress> step(std::size_t count);
   TrainingAttention attention() const;
-  TrainedLayer model() const;
+  // Layer `layer` (0 … layers − 1) on the sample. Errors: invalid_argument naming layer.
+  Result<TrainedLayer> model(int layer = 0) const;
 
   const TrainingConfig& config() const { return config_; }
   const std::vector<float>& parameters() const { return parameters_; }
@@ -103,7 +125,7 @@ class Trainer {
   std::vector<float> parameters_, m_, v_;  // the parameters and Adam's moments
   float beta1_power_ = 1.0f, beta2_power_ = 1.0f;
   std::size_t steps_ = 0;
-  training::Batch evaluation_, sample_;
+  training::Batch evaluation_, sample_, probe_;
 };
 
 }  // namespace attnlab

@@ -296,7 +296,7 @@ std::optional<Error> add_backward_steps(Trace& t, const TraceInput& input) {
 Result<Trace> trace(const TraceInput& input) {
   if (input.d_output)
     if (auto e = trace_steps::check_backward_size(input)) return *e;
-  auto t = detail::forward_steps(input);
+  auto t = detail::forward_steps(input, &detail::family_steps());
   if (!t) return t;
   if (input.d_output)
     if (auto e = trace_steps::add_backward_steps(t.value(), input)) return *e;

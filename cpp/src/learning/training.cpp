@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnlab/head_scores.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/random.hpp"
 #include "base/validate.hpp"
@@ -137,6 +138,17 @@ void forward(const Layout& s, const std::vector<T>& w, const int* tokens, Activa
               s.vocab);
 }
 
+// −log softmax(row)[target] for a row of `vocab` logits; softmax(row) left in `probabilities`.
+template <class T>
+T cross_entropy(const T* row, std::size_t vocab, int target, T* probabilities) {
+  const T top = *std::max_element(row, row + vocab);
+  T sum = 0;
+  for (std::size_t j = 0; j < vocab; ++j)
+    sum += probabilities[j] = T(exp_nonpositive(row[j] - top));
+  for (std::size_t j = 0; j < vocab; ++j) probabilities[j] /= sum;
+  return top + T(std::log(static_cast<double>(sum))) - row[target];
+}
+
 std::size_t target_count(const Batch& batch) {
   return static_cast<std::size_t>(
       std::count_if(batch.targets.begin(), batch.targets.end(), [](int t) { return t >= 0; }));
@@ -214,12 +226,11 @@ class TokenStream {
   std::uint64_t state_;
 };
 
-// The seed's independent streams: 0 initialisation, 1 evaluation, 2 sample, 3 + s step s.
+}  // namespace
+
 std::uint64_t stream(std::uint64_t seed, std::uint64_t index) {
   return splitmix64_mix(splitmix64_mix(seed) + index);
 }
-
-}  // namespace
 
 std::size_t parameter_count(const TrainingConfig& config) { return Layout(config).total; }
 
@@ -273,6 +284,51 @@ Batch make_batch(const TrainingConfig& config, std::size_t count, std::uint64_t 
   return b;
 }
 
+std::size_t probe_period(const TrainingConfig& config) {
+  return std::min(config.context_length / 2, config.vocab);
+}
+
+Batch make_probe(const TrainingConfig& config, std::size_t count, std::uint64_t state) {
+  const std::size_t n = config.context_length, period = probe_period(config);
+  TokenStream tokens(state);
+  Batch b{count, std::vector<int>(count * n), std::vector<int>(count * n, -1)};
+  std::vector<int> ids(config.vocab);
+  for (std::size_t s = 0; s < count; ++s) {
+    // Distinct tokens (a partial Fisher–Yates shuffle), so each query's earlier copy is one.
+    for (std::size_t t = 0; t < ids.size(); ++t) ids[t] = static_cast<int>(t);
+    int* x = &b.tokens[s * n];
+    for (std::size_t i = 0; i < period; ++i) {
+      std::swap(ids[i], ids[i + static_cast<std::size_t>(tokens.next(ids.size() - i))]);
+      x[i] = ids[i];
+    }
+    for (std::size_t i = period; i < n; ++i) x[i] = x[i - period];
+  }
+  return b;
+}
+
+void score_heads(const TrainingConfig& config, const std::vector<float>& parameters,
+                 const Batch& probe, TrainingProgress& progress) {
+  const Layout s(config);
+  const std::size_t period = probe_period(config);
+  progress.previous_token.assign(s.layers, std::vector<double>(s.heads, 0.0));
+  progress.induction = progress.previous_token;
+  Activations<float> act;
+  for (std::size_t b = 0; b < probe.count; ++b) {
+    forward(s, parameters, &probe.tokens[b * s.n], act);
+    for (std::size_t l = 0; l < s.layers; ++l)
+      for (std::size_t h = 0; h < s.heads; ++h) {
+        const auto first =
+            act.a.begin() + static_cast<std::ptrdiff_t>((l * s.heads + h) * s.n * s.n);
+        // The probe's shape always suits head_scores (n ≥ 4, 2·period ≤ n).
+        const HeadScores scores =
+            head_scores(Matrix(s.n, s.n, std::vector<float>(first, first + s.n * s.n)), period)
+                .value();
+        progress.previous_token[l][h] += scores.previous_token / static_cast<double>(probe.count);
+        progress.induction[l][h] += *scores.induction / static_cast<double>(probe.count);
+      }
+  }
+}
+
 template <class T>
 T loss_and_gradients(const TrainingConfig& config, const std::vector<T>& parameters,
                      const Batch& batch, std::vector<T>* gradients) {
@@ -289,14 +345,10 @@ T loss_and_gradients(const TrainingConfig& config, const std::vector<T>& paramet
     std::fill(d_logits.begin(), d_logits.end(), T(0));
     for (std::size_t i = 0; i < s.n; ++i) {
       if (targets[i] < 0) continue;
-      const T* row = &act.logits[i * s.vocab];
+      // ∂/∂row = (softmax − one-hot) / targets.
       T* d_row = &d_logits[i * s.vocab];
-      const T top = *std::max_element(row, row + s.vocab);
-      T sum = 0;
-      for (std::size_t j = 0; j < s.vocab; ++j) sum += d_row[j] = T(exp_nonpositive(row[j] - top));
-      // −log softmax(row)[target]; ∂/∂row = (softmax − one-hot) / targets.
-      loss += (top + T(std::log(static_cast<double>(sum))) - row[targets[i]]) * per_target;
-      for (std::size_t j = 0; j < s.vocab; ++j) d_row[j] = d_row[j] / sum * per_target;
+      loss += cross_entropy(&act.logits[i * s.vocab], s.vocab, targets[i], d_row) * per_target;
+      for (std::size_t j = 0; j < s.vocab; ++j) d_row[j] *= per_target;
       d_row[targets[i]] -= per_target;
     }
     if (gradients) backward(s, parameters, tokens, act, d_logits, *gradients);
@@ -315,7 +367,7 @@ template double loss_and_gradients(const TrainingConfig&, const std::vector<doub
 
 namespace {
 
-constexpr std::size_t evaluation_sequences = 64;
+constexpr std::size_t evaluation_sequences = 64, probe_sequences = 8;
 
 validate::Problem check(const TrainingConfig& c) {
   using validate::count_within;
@@ -354,7 +406,8 @@ Trainer::Trainer(const TrainingConfig& config)
       v_(parameters_.size(), 0.0f),
       evaluation_(
           training::make_batch(config, evaluation_sequences, training::stream(config.seed, 1))),
-      sample_(training::make_batch(config, 1, training::stream(config.seed, 2))) {}
+      sample_(training::make_batch(config, 1, training::stream(config.seed, 2))),
+      probe_(training::make_probe(config, probe_sequences, training::stream(config.seed, ~0ULL))) {}
 
 Result<Trainer> Trainer::create(const TrainingConfig& config) {
   if (auto p = check(config)) return *p;
@@ -379,20 +432,31 @@ Result<TrainingProgress> Trainer::step(std::size_t count) {
       parameters_[i] -= config_.learning_rate * m_hat / (std::sqrt(v_hat) + epsilon);
     }
   }
-  // Accuracy: the argmax logit against the target, over the evaluation batch's targets.
+  // The evaluation batch's cross-entropy, and its accuracy: the argmax logit against the target.
   const training::Layout s(config_);
   training::Activations<float> act;
+  std::vector<float> probabilities(s.vocab);
   std::size_t right = 0;
+  double held_out = 0;
   for (std::size_t b = 0; b < evaluation_.count; ++b) {
     training::forward(s, parameters_, &evaluation_.tokens[b * s.n], act);
     for (std::size_t i = 0; i < s.n; ++i) {
       const int target = evaluation_.targets[b * s.n + i];
+      if (target < 0) continue;
       const float* row = &act.logits[i * s.vocab];
-      if (target >= 0 && std::max_element(row, row + s.vocab) - row == target) ++right;
+      held_out += training::cross_entropy(row, s.vocab, target, probabilities.data());
+      if (std::max_element(row, row + s.vocab) - row == target) ++right;
     }
   }
-  const auto targets = training::target_count(evaluation_);
-  return TrainingProgress{steps_, loss, static_cast<float>(right) / static_cast<float>(targets)};
+  const auto targets = static_cast<double>(training::target_count(evaluation_));
+  TrainingProgress progress{steps_,
+                            loss,
+                            static_cast<float>(held_out / targets),
+                            static_cast<float>(right) / static_cast<float>(targets),
+                            {},
+                            {}};
+  training::score_heads(config_, parameters_, probe_, progress);
+  return progress;
 }
 
 TrainingAttention Trainer::attention() const {
@@ -410,21 +474,27 @@ TrainingAttention Trainer::attention() const {
   return out;
 }
 
-TrainedLayer Trainer::model() const {
+Result<TrainedLayer> Trainer::model(int layer) const {
+  if (auto p =
+          validate::count_within("layer", layer, 0, static_cast<std::size_t>(config_.layers) - 1,
+                                 ErrorCode::invalid_argument))
+    return *p;
   const training::Layout s(config_);
+  const auto l = static_cast<std::size_t>(layer);
   training::Activations<float> act;
   training::forward(s, parameters_, sample_.tokens.data(), act);
+  const auto entering = act.x.begin() + static_cast<std::ptrdiff_t>(l * s.n * s.d);
   const auto weight = [&](std::size_t which) {
-    const auto first = parameters_.begin() + static_cast<std::ptrdiff_t>(s.w(0, which));
+    const auto first = parameters_.begin() + static_cast<std::ptrdiff_t>(s.w(l, which));
     return Matrix(s.d, s.d, std::vector<float>(first, first + s.d * s.d));
   };
-  return {Matrix(s.n, s.d, std::vector<float>(act.x.begin(), act.x.begin() + s.n * s.d)),
-          weight(0),
-          weight(1),
-          weight(2),
-          weight(3),
-          config_.heads,
-          sample_.tokens};
+  return TrainedLayer{Matrix(s.n, s.d, std::vector<float>(entering, entering + s.n * s.d)),
+                      weight(0),
+                      weight(1),
+                      weight(2),
+                      weight(3),
+                      config_.heads,
+                      sample_.tokens};
 }
 
 }  // namespace attnlab

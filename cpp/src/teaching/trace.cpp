@@ -359,8 +359,17 @@ Result<Qkv> detail::qkv_of(Trace& t, const TraceInput& input) {
   return qkv;
 }
 
-Result<Trace> detail::forward_steps(const TraceInput& input) {
+Result<Trace> detail::forward_steps(const TraceInput& input, const FamilySteps* families) {
   if (auto e = detail::check_trace_input(input)) return *e;
+  // A family or its settings: their steps and checks are family_steps()' (trace() only).
+  if (input.family != TraceFamily::softmax || input.features || input.seed || input.decay ||
+      input.feature_map != FeatureMap::elu) {
+    if (!families)
+      return Error{
+          ErrorCode::invalid_argument,
+          "family, featureMap, features, seed, decay: by trace() only (the learning module)"};
+    if (auto e = families->check(input)) return *e;
+  }
   Trace t;
   auto prepared = detail::qkv_of(t, input);
   if (!prepared) return prepared.error();
@@ -388,6 +397,20 @@ Result<Trace> detail::forward_steps(const TraceInput& input) {
   Matrix concat(qkv.q.rows, heads * d_v);  // concat: (n_q, heads·d_v)
   std::vector<Operand> head_outputs;       // each head's aggregate: the concatenation's operands
   for (std::size_t h = 0; h < heads; ++h) {
+    if (input.family != TraceFamily::softmax) {  // linear attention or retention
+      const std::optional<int> head = heads > 1 ? std::optional(static_cast<int>(h)) : std::nullopt;
+      const std::size_t g = h / sources.group;
+      auto run =
+          families->add(t, input, qkv, h, head,
+                        {head_slice(t, sources.q, "Q", head, heads, h * sources.d_k, sources.d_k),
+                         head_slice(t, sources.k, "K", head, heads, g * sources.d_k, sources.d_k),
+                         head_slice(t, sources.v, "V", head, heads, g * d_v, d_v)});
+      if (!run) return run.error();
+      head_outputs.push_back(step_result(t, run.value().aggregate, "O"));
+      put_columns(concat, run.value().output, h * d_v);
+      t.fully_masked_rows.push_back(std::move(run.value().zero_rows));
+      continue;
+    }
     auto run = detail::run_head(input, qkv, h);
     if (!run) return run.error();
     const AttentionResult& r = run.value().result;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "attnlab/trace.hpp"
 #include "base/validate.hpp"
@@ -16,7 +17,7 @@ validate::Problem check_trace_input(const TraceInput& input);
 
 // The trace's forward steps (trace.cpp), without the groups; group() adds them once every
 // step is in. trace() (trace_backward.cpp) appends the backward steps in between.
-Result<Trace> forward_steps(const TraceInput& input);
+Result<Trace> forward_steps(const TraceInput& input, const struct FamilySteps* families = nullptr);
 void group(Trace& t);
 
 // Q (n_q, heads·d_k), K (n_k, kv_heads·d_k) and V (n_k, kv_heads·d_v) of a checked input,
@@ -65,5 +66,27 @@ struct HeadRun {
   HeadRules rules;  // the head's (ScoreRules::head of input.options)
 };
 Result<HeadRun> run_head(const TraceInput& input, const Qkv& qkv, std::size_t h);
+
+// Head h under linear attention or retention: its steps appended to t from the head's Q, K and V
+// operands (as trace.cpp names them); the aggregate step's index, the head's output and the
+// queries whose weights are zeros (a zero normaliser).
+struct HeadOperands {
+  Operand q, k, v;
+};
+struct FamilyHead {
+  std::size_t aggregate;
+  Matrix output;
+  std::vector<std::size_t> zero_rows;
+};
+// The cheaper attentions' trace (trace_families.cpp): their checks (the rules and variants they
+// have no steps for refused by name) and their steps per head. trace() (the learning module)
+// hands them to forward_steps; forward_trace() (the core module) does not, so the core links
+// without them (its download budget) and refuses a family.
+struct FamilySteps {
+  validate::Problem (*check)(const TraceInput& input);
+  Result<FamilyHead> (*add)(Trace& t, const TraceInput& input, const Qkv& qkv, std::size_t h,
+                            std::optional<int> head, HeadOperands ops);
+};
+const FamilySteps& family_steps();
 
 }  // namespace attnlab::detail

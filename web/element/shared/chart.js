@@ -61,30 +61,44 @@ function toTicks(axis) {
 
 const tickLabel = (axis, value) => (axis.format ? axis.format(value) : value >= 1e4 ? value.toExponential(0) : fmt(value));
 
+// A second y axis at the right: its ticks and its label, turned to read upwards.
+const rightAxis = (scale, axis, right) =>
+  svg`<line x1=${right} x2=${right} y1=${MARGIN.top} y2=${HEIGHT - MARGIN.bottom}></line>
+    ${ticks(scale, axis).map(
+      (t) => svg`<g transform="translate(${right},${scale(t)})"><line x2="5"></line><text x="8" dy="0.32em">${tickLabel(axis, t)}</text></g>`,
+    )}
+    <text transform="translate(${WIDTH - 8},${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)" text-anchor="middle">${axis.label}</text>`;
+
 /**
- * chart({ title, x: { label, domain, type?, ticks?, format? }, y: { … the same },
- *         series: [{ id, label, points: [[x, y], …], dashed? }] })
+ * chart({ title, x: { label, domain, type?, ticks?, format? }, y: { … the same }, y2?: { … the same },
+ *         series: [{ id, label, points: [[x, y], …], dashed?, axis?: 'y2' }] })
  * Each series is a <g data-series="id">; each point a <circle data-x data-y> with its values.
+ * With y2, a second y axis at the right, for the series whose axis is 'y2'.
  */
-export function lineChart({ title, x, y, series }) {
+export function lineChart({ title, x, y, y2, series }) {
   [x, y] = [toTicks(x), toTicks(y)];
-  const xs = makeScale(x, [MARGIN.left, WIDTH - MARGIN.right]);
+  const margin = y2 ? { ...MARGIN, right: 46 } : MARGIN; // room for the right axis's ticks and label
+  const right = WIDTH - margin.right;
+  const xs = makeScale(x, [MARGIN.left, right]);
   const ys = makeScale(y, [HEIGHT - MARGIN.bottom, MARGIN.top]);
-  const inside = ([px, py]) => Number.isFinite(xs(px)) && Number.isFinite(ys(py));
+  const ys2 = y2 && makeScale(toTicks(y2), [HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const yOf = (s) => (s.axis === 'y2' ? ys2 : ys);
   return svg`<svg class="chart" viewBox=${viewBox(HEIGHT, series.length)} role="img" aria-label=${title}>
     <title>${title}</title>
     <g class="axis">
-      ${axisLines(MARGIN, HEIGHT)}
+      ${axisLines(margin, HEIGHT)}
       ${ticks(xs, x).map(
         (t) =>
           svg`<g transform="translate(${xs(t)},${HEIGHT - MARGIN.bottom})"><line y2="5"></line><text y="17" text-anchor="middle">${tickLabel(x, t)}</text></g>`,
       )}
       ${yTicks(ys, ticks(ys, y), MARGIN.left, (t) => tickLabel(y, t))}
-      <text x=${(MARGIN.left + WIDTH - MARGIN.right) / 2} y=${HEIGHT - 6} text-anchor="middle">${x.label}</text>
+      <text x=${(MARGIN.left + right) / 2} y=${HEIGHT - 6} text-anchor="middle">${x.label}</text>
       <text transform="translate(12,${(MARGIN.top + HEIGHT - MARGIN.bottom) / 2}) rotate(-90)" text-anchor="middle">${y.label}</text>
+      ${y2 ? rightAxis(ys2, toTicks(y2), right) : ''}
     </g>
     ${series.map((s, i) => {
-      const points = s.points.filter(inside);
+      const ys = yOf(s);
+      const points = s.points.filter(([px, py]) => Number.isFinite(xs(px)) && Number.isFinite(ys(py)));
       return svg`<g class="series series-${i}" data-series=${s.id}>
         <polyline class=${s.dashed ? 'dashed' : ''} points=${points.map(([px, py]) => `${xs(px)},${ys(py)}`).join(' ')}></polyline>
         ${s.dashed ? '' : points.map(([px, py]) => svg`<circle cx=${xs(px)} cy=${ys(py)} r="3" data-x=${px} data-y=${py}><title>${s.label}: ${fmt(px)} → ${fmt(py)}</title></circle>`)}

@@ -10,10 +10,10 @@ export const TASKS = {
   /**
    * The train view's run: `steps` (≥ 0) more steps of the trainer of `config` (a new one when
    * `fresh` or the config changed; 0 steps just makes it), then { progress, attention } and,
-   * with `withModel`, layer 1's model for the stepper. The trainer is kept between calls in
+   * with `withModel`, the model of layer `layer` (0 … layers − 1, default 0) for the stepper. The trainer is kept between calls in
    * `kept`, the caller's own (one per CoreWorker, so two views never share a trainer).
    */
-  async train(lab, { config, steps, fresh, withModel }, kept) {
+  async train(lab, { config, steps, fresh, withModel, layer = 0 }, kept) {
     const key = JSON.stringify(config);
     if (fresh || kept.training?.key !== key) {
       kept.training?.trainer.delete();
@@ -24,7 +24,7 @@ export const TASKS = {
     // Any number of steps (the view rebuilds a trainer it had by replaying them), in calls the core allows.
     for (let left = steps, most = lab.limits().trainSteps; left > 0; left -= most) training.progress = training.trainer.step(Math.min(left, most));
     const result = { progress: training.progress, attention: training.trainer.attention() };
-    if (withModel) result.model = training.trainer.model();
+    if (withModel) result.model = training.trainer.model(layer);
     return { result, transfer: [] };
   },
 
@@ -63,10 +63,11 @@ export const TASKS = {
    * The cost view's figure for one kernel ('naiveAttention' or 'flashAttention') at size n:
    * the fastest of `repeats` runs (the others paid for a timer tick or the garbage
    * collector) and the bytes the core held at its peak beyond what it held before; or
-   * { refused } with the core's message when n is beyond the kernel's limits.
+   * { refused } with the core's message when n is beyond the kernel's limits. `options`: the
+   * kernel's own fields (the efficient view's window, φ or γ; longRetention takes no causal).
    */
-  measure(lab, { method, n, d, causal, seed, repeats }) {
-    const request = { ...randomQKV(lab, { n, d, seed }), causal };
+  measure(lab, { method, n, d, causal, seed, repeats, options = { causal } }) {
+    const request = { ...randomQKV(lab, { n, d, seed }), ...options };
     let ms = Infinity;
     lab.resetPeakMemory();
     const before = lab.memoryStats().trackedBytes;

@@ -9,6 +9,16 @@ import { randomMatrix, seededRandom } from '../shared/random.js';
 import { PRESETS, presetState, STEPPER_PRESET_IDS } from '../presets.js';
 import { tokenLabels } from '../steps/panels.js';
 
+// The families the stepper offers (trace()'s family, with linear's feature map), and the one a
+// state is in.
+const FAMILY_CHOICES = [
+  ['softmax', 'softmax'],
+  ['linear', 'linear, φ = elu + 1'],
+  ['linear:relu', 'linear, φ = relu'],
+  ['retention', 'retention (decay γ)'],
+];
+const familyChoice = (s) => (s.family === 'linear' && s.featureMap === 'relu' ? 'linear:relu' : (s.family ?? 'softmax'));
+
 const INPUT_CAPTIONS = { X: 'X (tokens)', Wq: 'W_Q', Wk: 'W_K', Wv: 'W_V', Wo: 'W_O', Q: 'Q', K: 'K', V: 'V' };
 
 /**
@@ -69,6 +79,21 @@ export class InputEditor {
     this.host.apply({ ...presetState(mode === 'x' ? 'self' : 'tiny'), causal, temperature, scale, predict });
   }
 
+  // The attention each head computes (trace()'s family; linear's feature map rides along as
+  // 'linear:relu'). The families take no temperature; retention needs its decay γ (0.9 unless
+  // the state already has one), and no other family takes one.
+  setFamily(choice) {
+    const [family, featureMap] = choice.split(':');
+    const { decay, featureMap: _map, ...draft } = this.host.draft;
+    this.host.apply({
+      ...draft,
+      family,
+      ...(featureMap && { featureMap }),
+      ...(family === 'retention' && { decay: decay ?? 0.9 }),
+      ...(family !== 'softmax' && { temperature: 1 }),
+    });
+  }
+
   toggleOutputProjection(on) {
     const width = this.host.draft.Wv[0].length;
     const identity = () => Array.from({ length: width }, (_, i) => Array.from({ length: width }, (_, j) => (i === j ? 1 : 0)));
@@ -116,6 +141,12 @@ export class InputEditor {
         >Heads
         <input data-control="heads" type="number" min="1" max=${MAX_EDIT_SIZE} .value=${String(s.heads)}
           @change=${(e) => this.changeHeads(e.target.value)} /></label>
+      <label
+        >Attention
+        <select data-control="family" @change=${(e) => this.setFamily(e.target.value)}>
+          ${FAMILY_CHOICES.map(([value, text]) => html`<option value=${value} ?selected=${value === familyChoice(s)}>${text}</option>`)}
+        </select></label
+      >
       <label><input data-control="causal" type="checkbox" .checked=${s.causal} @change=${(e) => this.change({ causal: e.target.checked })} />Causal mask</label>
       ${
         this.host.noPredict

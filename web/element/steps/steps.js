@@ -5,6 +5,7 @@ import { MASK_RULES } from 'attnlab';
 
 import { fmt, fmtTerm, sub } from '../shared/format.js';
 import { at, headCells, productCell, productOf } from './explain.js';
+import { FAMILY_STEPS } from './family-steps.js';
 import { BIAS_STEP, DROPOUT_STEP, ROTATE_STEPS, SOFTCAP_STEP } from './variant-steps.js';
 import * as why from './why.js';
 
@@ -115,6 +116,7 @@ for (const [id, symbol, noun, nouns, role] of [
 }
 
 ROTATE_STEPS.forEach(defineStep);
+FAMILY_STEPS.forEach(defineStep); // trace({ family: 'linear' | 'retention' }) only
 
 defineStep({
   id: 'scores',

@@ -1,7 +1,9 @@
 // The efficient view: cheaper attention beside the exact one (issue 37). One example (random
 // Q, K, V drawn by the core with a seed, or the stepper's own); a family and its knob; exact
 // softmax weights and the family's side by side, the error per row and on the output; the
-// FLOPs and bytes as n grows; and the recurrent forms stepped token by token with their state.
+// FLOPs and bytes as n grows, with times measured live in a Worker (body/measured.js); the
+// recurrent forms stepped token by token with their state; and the little model with one head
+// or every head computed by the family (body/consequence.js).
 // This module is what every page loads (the view's state and its element); the view itself,
 // body/ (its own folder, so that views/index.js's glob of views/*/*.js leaves it out), loads
 // the first time it opens, so the page's first load stays within its budget.

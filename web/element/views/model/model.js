@@ -35,9 +35,10 @@ const FIELDS = {
 
 const HEADING = 'A little language model';
 
-// One model per page: the first model view loads it, every later one shares it.
+// One model per page: the first model view loads it, every later one (and the efficient
+// view's model panel) shares it.
 let loading;
-const sharedModel = (lab) =>
+export const sharedModel = (lab) =>
   (loading ??= lab.loadModel().catch((error) => {
     loading = undefined; // a later showing tries again
     throw error;

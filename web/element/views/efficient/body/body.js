@@ -10,6 +10,8 @@ import { matrixTable } from '../../../shared/matrix-table.js';
 import { tokenLabels } from '../../../steps/panels.js';
 import { causalOf, computeFamily, FAMILIES, familyOf, isRecurrent, outputErrors, recurrentStep, rowErrors } from './families.js';
 import { HEADING, MAX_TOKENS } from '../fields.js';
+import { modelPanel } from './consequence.js';
+import { measuredTimes } from './measured.js';
 import { renderCost, renderRecurrent, renderSentences } from './parts.js';
 import '../../../shared/topic-quiz.js';
 
@@ -62,7 +64,9 @@ export function render(view) {
     ${renderControls(view)} ${view.messageLine(view.draftProblem ?? view._error)}
     <div class="formula" data-role="formula" ${formula(FORMULAS[v.family](v))}></div>
     ${renderSentences(v, r)} ${renderWeights(view)} ${renderErrors(view)} ${renderCost(v, r)}
+    ${measuredTimes(v)}
     ${r.step ? renderRecurrent({ v, r, onToken: (token) => view.changeView({ token }) }) : nothing}
+    ${modelPanel(view.lab, v)}
     <attn-topic-quiz topic="efficient"></attn-topic-quiz>`;
 }
 
