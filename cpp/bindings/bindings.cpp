@@ -66,8 +66,8 @@ val permutation_check(const val& request) {
 }
 
 // The long-sequence request through flash_attention or naive_attention.
-template <Result<FlashResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&,
-                                        const FlashOptions&)>
+template <Result<LongAttentionResult> (*kernel)(const Matrix&, const Matrix&, const Matrix&,
+                                                const LongAttentionOptions&)>
 val long_sequence(const val& request) {
   const auto r = read_request<LongRequest>(request, entries::flash);
   return to_js(kernel(r.qkv.q, r.qkv.k, r.qkv.v, r.options));
@@ -111,8 +111,8 @@ val sampled_weights(const val& request) {
   auto weights = attnlab::sampled_weights(r.qkv.q, r.qkv.k, r.cells.rows, r.cells.cols,
                                           r.cells.head, r.options);
   if (!weights) return val(ErrorValue{weights.error()});
-  auto mask = sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols, r.cells.head,
-                           r.options);
+  auto mask =
+      sampled_mask(r.qkv.q.rows, r.qkv.k.rows, r.cells.rows, r.cells.cols, r.cells.head, r.options);
   if (!mask) return val(ErrorValue{mask.error()});
   return val(SampledWeights{std::move(weights.value()), std::move(mask.value())});
 }
@@ -289,19 +289,19 @@ std::string core_schema() { return schema({entries::all}); }
 
 EMSCRIPTEN_BINDINGS(attnlab) {
   register_common();
-  result<AttentionResult>(
-      "AttentionResult", ATTNLAB_RESULT_DOC("attention(): every intermediate of softmax(Q·Kᵀ · "
-                                            "factor)·V."))
+  result<AttentionResult>("AttentionResult",
+                          ATTNLAB_RESULT_DOC("attention(): every intermediate of softmax(Q·Kᵀ · "
+                                             "factor)·V."))
       .field<&AttentionResult::scores>("scores", ATTNLAB_RESULT_DOC("Q·Kᵀ: (n_q, n_k)."))
       .field<&AttentionResult::scale>(
           "scale", ATTNLAB_RESULT_DOC("options.scale or the default 1/√d_k, temperature excluded."))
-      .field<&AttentionResult::temperature>(
-          "temperature", ATTNLAB_RESULT_DOC("options.temperature (default 1)."))
+      .field<&AttentionResult::temperature>("temperature",
+                                            ATTNLAB_RESULT_DOC("options.temperature (default 1)."))
       .field<&AttentionResult::factor>(
           "factor", ATTNLAB_RESULT_DOC("scale / temperature: what multiplies the scores."))
       .field<&AttentionResult::scaled>("scaled", ATTNLAB_RESULT_DOC("scores · factor."))
-      .field<&AttentionResult::logits>(
-          "logits", ATTNLAB_RESULT_DOC("scaled, -Infinity where masked."))
+      .field<&AttentionResult::logits>("logits",
+                                       ATTNLAB_RESULT_DOC("scaled, -Infinity where masked."))
       .field<&AttentionResult::softmax, &kernels::Softmax::row_max>(
           "rowMax", ATTNLAB_RESULT_DOC("Each row's max logit; -Infinity for a fully masked row."))
       .field<&AttentionResult::softmax, &kernels::Softmax::row_sum>(
@@ -316,25 +316,25 @@ EMSCRIPTEN_BINDINGS(attnlab) {
                                                 "and output are zeros."));
 
   register_trace_results();
-  result<DecodeHead>(
-      "DecodeHead", ATTNLAB_RESULT_DOC("One head at one position of decode(): only the new rows "
-                                       "are computed; the cache grows."))
+  result<DecodeHead>("DecodeHead",
+                     ATTNLAB_RESULT_DOC("One head at one position of decode(): only the new rows "
+                                        "are computed; the cache grows."))
       .field<&DecodeHead::q>("q", ATTNLAB_RESULT_DOC("The new row (1, d_k), rotated under RoPE."))
       .field<&DecodeHead::k>("k", ATTNLAB_RESULT_DOC("The new row (1, d_k), rotated under RoPE."))
       .field<&DecodeHead::v>("v", ATTNLAB_RESULT_DOC("The new row (1, d_v)."))
       .field<&DecodeHead::keys>(
           "keys", ATTNLAB_RESULT_DOC("The cache after adding them: (t+1, d_k) (the head's K/V "
                                      "group's; a given pastKey's rows first)."))
-      .field<&DecodeHead::values>(
-          "values", ATTNLAB_RESULT_DOC("The cache after adding them: (t+1, d_v)."))
+      .field<&DecodeHead::values>("values",
+                                  ATTNLAB_RESULT_DOC("The cache after adding them: (t+1, d_v)."))
       .field<&DecodeHead::scores>(
           "scores", ATTNLAB_RESULT_DOC("(1, t+1): q·Kᵀ·scale/temperature, plus the ALiBi bias, "
                                        "-Infinity where the window, mask or padding blocks a key."))
       .field<&DecodeHead::weights>("weights", ATTNLAB_RESULT_DOC("(1, t+1)."))
       .field<&DecodeHead::output>("output", ATTNLAB_RESULT_DOC("(1, d_v)."));
-  result<DecodeStep>(
-      "DecodeStep", ATTNLAB_RESULT_DOC("One token of decode(): its position and every head's new "
-                                       "rows."))
+  result<DecodeStep>("DecodeStep",
+                     ATTNLAB_RESULT_DOC("One token of decode(): its position and every head's new "
+                                        "rows."))
       .field<&DecodeStep::position>(
           "position", ATTNLAB_RESULT_DOC("t: the token's row, after the n_past rows of a given "
                                          "pastKey."))
@@ -347,19 +347,19 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "output", ATTNLAB_RESULT_DOC("(n, d_out): the steps' output rows stacked; equals trace({ "
                                        "...request, causal: true }).output."));
 
-  result<PermutationCheck>(
-      "PermutationCheck", ATTNLAB_RESULT_DOC("Self-attention traced on tokens X as given and "
-                                             "reordered: see AttnLab.permutationCheck."))
-      .field<&PermutationCheck::original>(
-          "original", ATTNLAB_RESULT_DOC("trace(request).output: (n, d_out)."))
+  result<PermutationCheck>("PermutationCheck",
+                           ATTNLAB_RESULT_DOC("Self-attention traced on tokens X as given and "
+                                              "reordered: see AttnLab.permutationCheck."))
+      .field<&PermutationCheck::original>("original",
+                                          ATTNLAB_RESULT_DOC("trace(request).output: (n, d_out)."))
       .field<&PermutationCheck::permuted>(
           "permuted", ATTNLAB_RESULT_DOC("The output when row i of X is the original token "
                                          "order[i]: (n, d_out)."))
       .field<&PermutationCheck::predicted>(
           "predicted", ATTNLAB_RESULT_DOC("original's rows reordered the same way: what "
                                           "equivariance predicts for permuted."))
-      .field<&PermutationCheck::max_difference>(
-          "maxDifference", ATTNLAB_RESULT_DOC("max |permuted − predicted|."))
+      .field<&PermutationCheck::max_difference>("maxDifference",
+                                                ATTNLAB_RESULT_DOC("max |permuted − predicted|."))
       .field<&PermutationCheck::tolerance>(
           "tolerance", ATTNLAB_RESULT_DOC("How far float rounding alone may move it: 1e-5 · max(1, "
                                           "max |original|)."))
@@ -367,11 +367,11 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "reorderedOnly", ATTNLAB_RESULT_DOC("maxDifference ≤ tolerance: the same rows, just "
                                               "reordered."));
 
-  result<WalkEvent>(
-      "WalkEvent", ATTNLAB_RESULT_DOC("One step of the tile walk: a query block's visit to a key "
-                                      "tile, or the block's end."))
-      .field<&WalkEvent::kind>(
-          "kind", ATTNLAB_RESULT_DOC("A tile visit or the block's finish."), "'tile' | 'finish'")
+  result<WalkEvent>("WalkEvent",
+                    ATTNLAB_RESULT_DOC("One step of the tile walk: a query block's visit to a key "
+                                       "tile, or the block's end."))
+      .field<&WalkEvent::kind>("kind", ATTNLAB_RESULT_DOC("A tile visit or the block's finish."),
+                               "'tile' | 'finish'")
       .field<&WalkEvent::query_block>("queryBlock")
       .field<&WalkEvent::key_block>("keyBlock")
       .field<&WalkEvent::first_query>("firstQuery")
@@ -391,14 +391,14 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&WalkEvent::output>(
           "output", ATTNLAB_RESULT_DOC("finish events: acc / sum, the block's rows of the "
                                        "output."));
-  result<AttentionGradients>(
-      "AttentionGradients", ATTNLAB_RESULT_DOC("The gradients of a loss L through attention(); "
-                                               "masked cells pass none."))
+  result<AttentionGradients>("AttentionGradients",
+                             ATTNLAB_RESULT_DOC("The gradients of a loss L through attention(); "
+                                                "masked cells pass none."))
       .field<&AttentionGradients::dq>("dQ", ATTNLAB_RESULT_DOC("∂L/∂Q: (n_q, d_k)."))
       .field<&AttentionGradients::dk>("dK", ATTNLAB_RESULT_DOC("∂L/∂K: (n_k, d_k)."))
       .field<&AttentionGradients::dv>("dV", ATTNLAB_RESULT_DOC("∂L/∂V: (n_k, d_v)."));
-  result<FlashWalk>(
-      "FlashWalk", ATTNLAB_RESULT_DOC("flashWalk(): the walk's events and its output."))
+  result<FlashWalk>("FlashWalk",
+                    ATTNLAB_RESULT_DOC("flashWalk(): the walk's events and its output."))
       .field<&FlashWalk::events>("events")
       .field<&FlashWalk::output>("output")
       .field<&FlashWalk::tile_floats>(
@@ -407,17 +407,17 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&FlashWalk::matrix_floats>(
           "matrixFloats", ATTNLAB_RESULT_DOC("Floats of the n_q × n_k score matrix the walk never "
                                              "forms."));
-  result<FlashResult>(
-      "LongAttentionResult", ATTNLAB_RESULT_DOC("flashAttention() and naiveAttention(): the "
-                                                "output, flat."))
-      .field<&FlashResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, heads·d_v), flat."))
-      .field<&FlashResult::fully_masked_rows>(
+  result<LongAttentionResult>("LongAttentionResult",
+                              ATTNLAB_RESULT_DOC("flashAttention() and naiveAttention(): the "
+                                                 "output, flat."))
+      .field<&LongAttentionResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, heads·d_v), flat."))
+      .field<&LongAttentionResult::fully_masked_rows>(
           "fullyMaskedRows", ATTNLAB_RESULT_DOC("Rows whose query sees no key under the causal "
                                                 "rule and the window, or only padding or −∞-biased "
                                                 "keys (their output is zeros)."));
-  result<LongLinearResult>(
-      "LongLinearResult", ATTNLAB_RESULT_DOC("longLinearAttention() and longRetention(): the "
-                                             "output, flat."))
+  result<LongLinearResult>("LongLinearResult",
+                           ATTNLAB_RESULT_DOC("longLinearAttention() and longRetention(): the "
+                                              "output, flat."))
       .field<&LongLinearResult::output>("output", ATTNLAB_RESULT_DOC("(n_q, heads·d_v), flat."))
       .field<&LongLinearResult::zero_normalizer_rows>(
           "zeroNormalizerRows", ATTNLAB_RESULT_DOC("Rows where some head's normaliser is 0: "
@@ -430,20 +430,22 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "weights", ATTNLAB_RESULT_DOC("The weights of the sampled rows (each normalised over all "
                                         "keys) at the sampled columns."))
       .field<&SampledWeights::mask, &SampledMask::hidden, &boolean_rows>(
-          "hidden", ATTNLAB_RESULT_DOC("true where the causal rule, the window, a padding key or a "
-                                       "−∞ bias hides key cols[c] from query rows[r] (its weight "
-                                       "is 0)."), "boolean[][]")
+          "hidden",
+          ATTNLAB_RESULT_DOC("true where the causal rule, the window, a padding key or a "
+                             "−∞ bias hides key cols[c] from query rows[r] (its weight "
+                             "is 0)."),
+          "boolean[][]")
       .field<&SampledWeights::mask, &SampledMask::visible_keys>(
           "visibleKeys", ATTNLAB_RESULT_DOC("The keys each sampled query row sees: its weights sum "
                                             "to 1 over them."));
-  result<FlashPlan>(
-      "FlashPlan", ATTNLAB_RESULT_DOC("lab.flashPlan(): the flash kernel's own rules for a "
-                                      "request, for a pass run elsewhere (attnlab/webgpu)."))
+  result<FlashPlan>("FlashPlan",
+                    ATTNLAB_RESULT_DOC("lab.flashPlan(): the flash kernel's own rules for a "
+                                       "request, for a pass run elsewhere (attnlab/webgpu)."))
       .field<&FlashPlan::head_width>(
           "headWidth", ATTNLAB_RESULT_DOC("d: each query head's slice of Q's columns (and its K/V "
                                           "head's of K)."))
-      .field<&FlashPlan::value_width>(
-          "valueWidth", ATTNLAB_RESULT_DOC("d_v: each head's slice of V's columns."))
+      .field<&FlashPlan::value_width>("valueWidth",
+                                      ATTNLAB_RESULT_DOC("d_v: each head's slice of V's columns."))
       .field<&FlashPlan::scale>(
           "scale", ATTNLAB_RESULT_DOC("The scale: the request's, or 1/√d (the temperature "
                                       "excluded)."))
@@ -499,14 +501,14 @@ EMSCRIPTEN_BINDINGS(attnlab) {
                                                "only their sum)."))
       .field<&SoftmaxWithoutMax::underflowed>(
           "underflowed", ATTNLAB_RESULT_DOC("sum is 0 (every term underflowed)."));
-  result<SoftmaxBreakdown>(
-      "SoftmaxBreakdown", ATTNLAB_RESULT_DOC("One row of softmax, stage by stage, in float32."))
+  result<SoftmaxBreakdown>("SoftmaxBreakdown",
+                           ATTNLAB_RESULT_DOC("One row of softmax, stage by stage, in float32."))
       .field<&SoftmaxBreakdown::temperature>("temperature")
       .field<&SoftmaxBreakdown::scaled>("scaled", ATTNLAB_RESULT_DOC("scores / temperature."))
       .field<&SoftmaxBreakdown::max>("max", ATTNLAB_RESULT_DOC("The largest scaled entry."))
       .field<&SoftmaxBreakdown::shifted>("shifted", ATTNLAB_RESULT_DOC("scaled − max, all ≤ 0."))
-      .field<&SoftmaxBreakdown::exponentials>(
-          "exponentials", ATTNLAB_RESULT_DOC("exp(shifted), in (0, 1]."))
+      .field<&SoftmaxBreakdown::exponentials>("exponentials",
+                                              ATTNLAB_RESULT_DOC("exp(shifted), in (0, 1]."))
       .field<&SoftmaxBreakdown::sum>("sum", ATTNLAB_RESULT_DOC("Σ exponentials, ≥ 1."))
       .field<&SoftmaxBreakdown::weights>("weights", ATTNLAB_RESULT_DOC("exponentials / sum."))
       .field<&SoftmaxBreakdown::without_max>("withoutMax");
@@ -539,8 +541,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field<&ScalingStudy::samples>("samples")
       .field<&ScalingStudy::max_entropy>(
           "maxEntropy", ATTNLAB_RESULT_DOC("ln(keys): the entropy of uniform weights."))
-      .field<&ScalingStudy::points>(
-          "points", ATTNLAB_RESULT_DOC("One per requested d_k, in order."));
+      .field<&ScalingStudy::points>("points",
+                                    ATTNLAB_RESULT_DOC("One per requested d_k, in order."));
 
   result<LinearAttentionResult>(
       "LinearAttentionResult",
@@ -642,8 +644,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
                              "weights over the k projected keys: (n_q, rank)."));
 
   result<MemoryStats>("MemoryStats", ATTNLAB_RESULT_DOC("memoryStats(): the core's memory."))
-      .field<&MemoryStats::allocated_bytes>(
-          "allocatedBytes", ATTNLAB_RESULT_DOC("Bytes malloc holds now."))
+      .field<&MemoryStats::allocated_bytes>("allocatedBytes",
+                                            ATTNLAB_RESULT_DOC("Bytes malloc holds now."))
       .field<&MemoryStats::heap_bytes>(
           "heapBytes", ATTNLAB_RESULT_DOC("The size of malloc's heap in the wasm memory."))
       .field<&MemoryStats::tracked_bytes>(

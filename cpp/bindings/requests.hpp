@@ -58,8 +58,8 @@ constexpr std::array<const char*, sizeof...(I)> gradient_parameter_names(
     std::index_sequence<I...>) {
   return {attnlab::gradient_parameters[I].data()...};  // literals: each ends in a null
 }
-inline constexpr auto gradient_parameters = gradient_parameter_names(
-    std::make_index_sequence<std::size(attnlab::gradient_parameters)>{});
+inline constexpr auto gradient_parameters =
+    gradient_parameter_names(std::make_index_sequence<std::size(attnlab::gradient_parameters)>{});
 constexpr Field naming(Field f, const auto& names) {
   f.choices = names.data();
   f.choice_count = static_cast<std::uint8_t>(names.size());
@@ -88,8 +88,8 @@ inline constexpr Field qk_fields[] = {qkv_fields[0], qkv_fields[1]};
 inline constexpr Group qk_group = group<DirectQKV>("QKInput", qk_fields);
 
 // The score rules (ScoreRules, score_rules.hpp), each row declared once. AttentionOptions,
-// FlashOptions and a trace's options embed ScoreRules as their first base, at offset 0, so one
-// row fills either struct; each group below lists the rules its entries take.
+// LongAttentionOptions and a trace's options embed ScoreRules as their first base, at offset 0, so
+// one row fills either struct; each group below lists the rules its entries take.
 enum class Rule : std::uint8_t {
   causal,
   alignment,
@@ -237,31 +237,32 @@ inline constexpr Field long_fields[] = {
     rule(Rule::causal),
     rule(Rule::alignment),
     rule(Rule::window),
-    F(FlashOptions, heads, "heads",
+    F(LongAttentionOptions, heads, "heads",
       "Query heads: equal column slices of Q (the core checks that they divide its width)."),
-    F(FlashOptions, kv_heads, "kvHeads",
+    F(LongAttentionOptions, kv_heads, "kvHeads",
       "K/V heads (grouped-query attention): 0 = heads, else a divisor of heads; query head h reads "
       "K/V head ⌊h / (heads / kvHeads)⌋."),
     rule(Rule::scale),
 };
 inline constexpr Group long_sequence_group =
-    group<FlashOptions>("LongAttentionOptions", long_fields);
+    group<LongAttentionOptions>("LongAttentionOptions", long_fields);
 
 // What only the long-sequence kernels take (not sampledWeights).
 inline constexpr Field kernel_fields[] = {
-    F(FlashOptions, threads, "threads",
+    F(LongAttentionOptions, threads, "threads",
       "Threads to run on; 0: lab.threads. The single-threaded core always uses 1."),
-    F(FlashOptions, batch, "batch",
+    F(LongAttentionOptions, batch, "batch",
       "Sequences: Q, K and V rows split into this many, each attending only to its own."),
 };
-inline constexpr Group kernel_group = group<FlashOptions>("KernelOptions", kernel_fields);
+inline constexpr Group kernel_group = group<LongAttentionOptions>("KernelOptions", kernel_fields);
 
 // The score rules beyond the band: the long-sequence kernels and sampledWeights.
 inline constexpr Field score_rule_fields[] = {
     rule(Rule::key_padding), rule(Rule::temperature), rule(Rule::softcap),
     rule(Rule::bias),        rule(Rule::alibi),
 };
-inline constexpr Group score_rules_group = group<FlashOptions>("ScoreRules", score_rule_fields);
+inline constexpr Group score_rules_group =
+    group<LongAttentionOptions>("ScoreRules", score_rule_fields);
 
 inline constexpr Field sampled_fields[] = {
     F(SampledCells, head, "head", "The query head whose weights are sampled (0 … heads − 1)."),
@@ -502,7 +503,7 @@ struct TraceRequest {
 };
 struct LongRequest {
   DirectQKV qkv;
-  FlashOptions options;
+  LongAttentionOptions options;
   SampledCells cells;
 };
 struct WalkRequest {
@@ -618,19 +619,19 @@ inline constexpr Entry sparse = entry("sparsePattern", parts::sparse);
 inline constexpr Entry low_rank = entry("lowRankAttention", parts::low_rank);
 inline constexpr Entry long_linear = entry("longLinearAttention", parts::long_linear);
 inline constexpr Entry long_retention = entry("longRetention", parts::long_retention);
-inline constexpr const Entry* all[] = {&attention,   &attention_backward,
-                                       &trace,       &check_gradient,
-                                       &permutation, &decode,
-                                       &cache,       &flash,
-                                       &naive,       &check_flash,
-                                       &plan,        &sampled,
-                                       &walk,        &sinusoidal,
-                                       &softmax,     &tile,
-                                       &scaling,     &normal,
-                                       &trainer,     &step,
-                                       &gradient_at, &linear,
-                                       &retention,   &sparse,
-                                       &low_rank,    &long_linear,
+inline constexpr const Entry* all[] = {&attention,     &attention_backward,
+                                       &trace,         &check_gradient,
+                                       &permutation,   &decode,
+                                       &cache,         &flash,
+                                       &naive,         &check_flash,
+                                       &plan,          &sampled,
+                                       &walk,          &sinusoidal,
+                                       &softmax,       &tile,
+                                       &scaling,       &normal,
+                                       &trainer,       &step,
+                                       &gradient_at,   &linear,
+                                       &retention,     &sparse,
+                                       &low_rank,      &long_linear,
                                        &long_retention};
 }  // namespace entries
 

@@ -55,7 +55,7 @@ int main() {
   int tested = 0, failures = 0;
   for (const attnlab::kernels::SimdArch& arch : attnlab::kernels::simd_arches()) {
     if (!arch.available || attnlab::kernels::force_simd_arch(arch.name)) continue;
-    attnlab::FlashOptions options;
+    attnlab::LongAttentionOptions options;
     options.causal = true;
     const auto one = attnlab::attention(q, k, v);
     const auto flash = attnlab::flash_attention(q, k, v, options);

@@ -215,7 +215,7 @@ Matrix block(const Matrix& m, std::size_t row, std::size_t rows, std::size_t col
 
 TEST_CASE("the flash backward matches finite differences of L = sum dO * O", "[backward]") {
   const Problem p = random_problem(5, 6, 4, 3, 61);
-  attnlab::FlashOptions flash;
+  attnlab::LongAttentionOptions flash;
   flash.causal = GENERATE(false, true);
   flash.scale = GENERATE(std::optional<float>{}, std::optional<float>{0.8f});
   AttentionOptions options;
@@ -233,7 +233,7 @@ TEST_CASE("the flash backward is the direct backward across tiles, heads and seq
   // and 64 x 16 for d = 128 (tiling.hpp), so some tiles straddle the causal diagonal.
   const std::size_t d = GENERATE(8, 128);
   const std::size_t n_q = 150, n_k = 130, d_v = 4;
-  attnlab::FlashOptions flash;
+  attnlab::LongAttentionOptions flash;
   flash.causal = GENERATE(false, true);
   flash.heads = GENERATE(1, 2);
   flash.batch = GENERATE(1, 2);
@@ -271,7 +271,7 @@ TEST_CASE("flash backward errors name the offending input", "[backward]") {
   CHECK(g.error().code == ErrorCode::shape_mismatch);
   CHECK_THAT(g.error().message, Catch::Contains("dO (4×3)") && Catch::Contains("V (4×2)"));
 
-  attnlab::FlashOptions three_heads;
+  attnlab::LongAttentionOptions three_heads;
   three_heads.heads = 3;
   g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, Matrix(4, 2, 0.0f), three_heads);
   REQUIRE_FALSE(g);

@@ -23,7 +23,7 @@ using attnlab::AttentionOptions;
 using attnlab::BoolMatrix;
 using attnlab::DirectQKV;
 using attnlab::Error;
-using attnlab::FlashOptions;
+using attnlab::LongAttentionOptions;
 using attnlab::Matrix;
 using attnlab::Projections;
 using attnlab::TraceInput;
@@ -264,7 +264,7 @@ TEST_CASE("non-finite: the long-sequence kernels report overflow as attention() 
   const Matrix passing_k = Matrix::from_rows({{1, 1}, {-1e20f, 2e20f}, {1, 1}});
   for (const bool causal : {false, true}) {
     CAPTURE(causal);
-    FlashOptions options;
+    LongAttentionOptions options;
     options.causal = causal;
     options.threads = 1;
     const auto flash = [&](const Matrix& q, const Matrix& k, const Matrix& v) {

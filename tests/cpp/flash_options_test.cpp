@@ -28,8 +28,8 @@ constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 // key position i (+ n_k − n_q bottom-right); a key is allowed when not after it (causal), inside
 // the window, not padding and not −∞ in the bias (head h's rows of a bias given per head); the
 // logit is c·tanh(q·k·scale / c) − m_h·|p − j| + bias. Empty when no key is allowed.
-std::vector<double> reference_weights(const Matrix& q, const Matrix& k, const FlashOptions& o,
-                                      std::size_t h, std::size_t i) {
+std::vector<double> reference_weights(const Matrix& q, const Matrix& k,
+                                      const LongAttentionOptions& o, std::size_t h, std::size_t i) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t kv = o.kv_heads ? static_cast<std::size_t>(o.kv_heads) : heads;
   const std::size_t g = h / (heads / kv), d = q.cols / heads;
@@ -65,7 +65,7 @@ std::vector<double> reference_weights(const Matrix& q, const Matrix& k, const Fl
 
 // Row i of query head h's output in float64 (reference_weights times V); empty without keys.
 std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix& v,
-                                  const FlashOptions& o, std::size_t h, std::size_t i) {
+                                  const LongAttentionOptions& o, std::size_t h, std::size_t i) {
   const std::vector<double> weights = reference_weights(q, k, o, h, i);
   if (weights.empty()) return {};
   const auto heads = static_cast<std::size_t>(o.heads);
@@ -79,8 +79,8 @@ std::vector<double> reference_row(const Matrix& q, const Matrix& k, const Matrix
 
 // The largest difference from the reference over the chosen rows and every head; a head the
 // reference leaves without keys must be zeros, and a row so in every head listed as fully masked.
-double worst_error(const FlashResult& r, const Matrix& q, const Matrix& k, const Matrix& v,
-                   const FlashOptions& o, const std::vector<std::size_t>& rows) {
+double worst_error(const LongAttentionResult& r, const Matrix& q, const Matrix& k, const Matrix& v,
+                   const LongAttentionOptions& o, const std::vector<std::size_t>& rows) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t d_v = r.output.cols / heads;
   double worst = 0.0;
@@ -105,7 +105,7 @@ double worst_error(const FlashResult& r, const Matrix& q, const Matrix& k, const
 // ALiBi, and a bias with −∞ cells, row 5 blocked whole.
 struct Problem {
   Matrix q, k, v;
-  FlashOptions o;
+  LongAttentionOptions o;
 };
 
 Problem every_option(std::size_t n_q, std::uint32_t seed) {
@@ -148,21 +148,21 @@ TEST_CASE(
   // Wasm's work limits (limits.hpp) stop the flash kernel at 2^24 scores per call.
   const std::size_t n = limits::bounded_work ? 1024 : 4096;
   const Problem p = every_option(n, 41);
-  const FlashResult r = flash_attention(p.q, p.k, p.v, p.o).value();
+  const LongAttentionResult r = flash_attention(p.q, p.k, p.v, p.o).value();
   CHECK(worst_error(r, p.q, p.k, p.v, p.o, sample_rows(n)) <= 1e-5);
   REQUIRE(!r.fully_masked_rows.empty());
   CHECK(r.fully_masked_rows.front() == 5);
   for (float x : std::vector<float>(r.output.row(5), r.output.row(5) + r.output.cols))
     CHECK(x == 0.0f);
-  FlashOptions threads = p.o;
+  LongAttentionOptions threads = p.o;
   threads.threads = 3;
   CHECK(max_abs_diff(flash_attention(p.q, p.k, p.v, threads).value().output, r.output) == 0.0);
 }
 
 TEST_CASE("flash, naive, attention() and the trace agree on every option", "[flash-options]") {
   const Problem p = every_option(200, 51);
-  const FlashResult flash = flash_attention(p.q, p.k, p.v, p.o).value();
-  const FlashResult naive = naive_attention(p.q, p.k, p.v, p.o).value();
+  const LongAttentionResult flash = flash_attention(p.q, p.k, p.v, p.o).value();
+  const LongAttentionResult naive = naive_attention(p.q, p.k, p.v, p.o).value();
   CHECK(worst_error(naive, p.q, p.k, p.v, p.o, sample_rows(200)) <= 1e-5);
   CHECK(max_abs_diff(flash.output, naive.output) <= 1e-5);
   CHECK(flash.fully_masked_rows == naive.fully_masked_rows);
@@ -175,9 +175,9 @@ TEST_CASE("flash, naive, attention() and the trace agree on every option", "[fla
     a.key_padding = p.o.key_padding;
     a.softcap = p.o.softcap;
     a.bias = p.o.bias;
-    FlashOptions no_alibi = p.o;
+    LongAttentionOptions no_alibi = p.o;
     no_alibi.alibi = false;
-    const FlashResult f = flash_attention(p.q, p.k, p.v, no_alibi).value();
+    const LongAttentionResult f = flash_attention(p.q, p.k, p.v, no_alibi).value();
     for (std::size_t h = 0; h < 4; ++h) {
       const auto r = attention(column_slice(p.q, h * 16, 16), column_slice(p.k, h / 2 * 16, 16),
                                column_slice(p.v, h / 2 * 8, 8), a);
@@ -186,7 +186,7 @@ TEST_CASE("flash, naive, attention() and the trace agree on every option", "[fla
     }
   }
   SECTION("the trace, ALiBi included (top-left, as many queries as keys)") {
-    FlashOptions square = p.o;
+    LongAttentionOptions square = p.o;
     square.causal_alignment = CausalAlignment::top_left;
     const auto first_rows = [](const Matrix& m) {
       return Matrix(200, m.cols, std::vector<float>(m.data.begin(), m.data.begin() + 200 * m.cols));
@@ -208,7 +208,7 @@ TEST_CASE("flash, naive, attention() and the trace agree on every option", "[fla
     t.options.softcap = square.softcap;
     t.options.bias = bias;
     const Trace trace = attnlab::trace(t).value();
-    const FlashResult f = flash_attention(p.q, k200, v200, square).value();
+    const LongAttentionResult f = flash_attention(p.q, k200, v200, square).value();
     CHECK(max_abs_diff(trace.output, f.output) <= 1e-5);
     CHECK(worst_error(f, p.q, k200, v200, square, sample_rows(200)) <= 1e-5);
   }
@@ -217,14 +217,14 @@ TEST_CASE("flash, naive, attention() and the trace agree on every option", "[fla
 TEST_CASE("flash: softcap's limit, −∞ in the bias, and the options' errors", "[flash-options]") {
   const Matrix q = random_matrix(70, 8, 61), k = random_matrix(90, 8, 62),
                v = random_matrix(90, 4, 63);
-  FlashOptions plain;
+  LongAttentionOptions plain;
   plain.causal = true;
-  FlashOptions huge = plain;
+  LongAttentionOptions huge = plain;
   huge.softcap = 1e30f;  // softcap → ∞ is no softcap (Gemma 2's c·tanh(s / c) → s)
   CHECK(max_abs_diff(flash_attention(q, k, v, huge).value().output,
                      flash_attention(q, k, v, plain).value().output) <= 1e-6);
   // A −∞ bias entry is the same as masking that key out: here, padding it.
-  FlashOptions biased = plain, padded = plain;
+  LongAttentionOptions biased = plain, padded = plain;
   biased.bias = Matrix(70, 90);
   for (std::size_t i = 0; i < 70; ++i) (*biased.bias)(i, 3) = -INFINITY;
   padded.key_padding.assign(90, false);
@@ -232,11 +232,11 @@ TEST_CASE("flash: softcap's limit, −∞ in the bias, and the options' errors",
   CHECK(max_abs_diff(flash_attention(q, k, v, biased).value().output,
                      flash_attention(q, k, v, padded).value().output) <= 1e-6);
 
-  const auto error = [&](const FlashOptions& o) {
+  const auto error = [&](const LongAttentionOptions& o) {
     const auto r = flash_attention(q, k, v, o);
     return r ? std::string() : r.error().message;
   };
-  FlashOptions bad = plain;
+  LongAttentionOptions bad = plain;
   bad.bias = Matrix(70, 89);
   CHECK(error(bad).find("bias (70×89) must be 70×90") != std::string::npos);
   bad.bias = Matrix(70, 90);
@@ -266,7 +266,7 @@ TEST_CASE("flash and naive take a bias per head: heads blocked on their own give
     }
   p.o.bias = per_head;
   for (const auto& kernel : {flash_attention, naive_attention}) {
-    const FlashResult r = kernel(p.q, p.k, p.v, p.o).value();
+    const LongAttentionResult r = kernel(p.q, p.k, p.v, p.o).value();
     CHECK(worst_error(r, p.q, p.k, p.v, p.o, sample_rows(300)) <= 1e-5);
     CHECK(std::count(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), 5) == 1);
     CHECK(std::count(r.fully_masked_rows.begin(), r.fully_masked_rows.end(), 9) == 0);
@@ -321,9 +321,9 @@ TEST_CASE("flash_plan(): the rules a pass run elsewhere applies", "[flash-option
 // kernels cannot apply are refused rather than ignored.
 TEST_CASE("every path takes its rules from ScoreRules", "[flash-options][score-rules]") {
   const Problem p = every_option(120, 92);
-  FlashOptions warm = p.o;
+  LongAttentionOptions warm = p.o;
   warm.temperature = 2.5f;
-  FlashOptions scaled = p.o;  // the same factor as a scale
+  LongAttentionOptions scaled = p.o;  // the same factor as a scale
   scaled.scale = 1.0f / std::sqrt(static_cast<float>(p.q.cols / 4)) / 2.5f;
   const Matrix out = flash_attention(p.q, p.k, p.v, warm).value().output;
   CHECK(max_abs_diff(out, flash_attention(p.q, p.k, p.v, scaled).value().output) <= 1e-6);
@@ -341,22 +341,22 @@ TEST_CASE("every path takes its rules from ScoreRules", "[flash-options][score-r
   biased.bias = alibi_bias(alibi_slope(0, 1), 3, 5, 2);
   const auto with_alibi = attention(d.q, d.k, d.v, alibi).value();
   CHECK(max_abs_diff(with_alibi.output, attention(d.q, d.k, d.v, biased).value().output) <= 1e-6);
-  FlashOptions flash;
+  LongAttentionOptions flash;
   flash.alibi = true;
   flash.causal_alignment = CausalAlignment::bottom_right;
   CHECK(max_abs_diff(with_alibi.output, flash_attention(d.q, d.k, d.v, flash).value().output) <=
         1e-6);
 
   // The rules the long-sequence kernels do not take are named, not ignored.
-  FlashOptions masked;
+  LongAttentionOptions masked;
   masked.mask = BoolMatrix(3, 5, std::vector<std::uint8_t>(15, 1));
   const auto refused = flash_attention(d.q, d.k, d.v, masked);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("mask") != std::string::npos);
-  FlashOptions global;
+  LongAttentionOptions global;
   global.global_tokens = {0};
   CHECK_FALSE(naive_attention(d.q, d.k, d.v, global));
-  FlashOptions cold;
+  LongAttentionOptions cold;
   cold.temperature = 0.0f;
   CHECK(flash_attention(d.q, d.k, d.v, cold).error().code == ErrorCode::invalid_argument);
 }

@@ -26,8 +26,8 @@ using namespace attnlab::test;
 
 namespace {
 
-FlashOptions flash_options(bool causal, int heads = 1) {
-  FlashOptions o;
+LongAttentionOptions flash_options(bool causal, int heads = 1) {
+  LongAttentionOptions o;
   o.causal = causal;
   o.heads = heads;
   return o;
@@ -74,7 +74,7 @@ TEST_CASE("the flash kernel matches float64 within 1e-5 and twice the naive kern
 
 TEST_CASE("the flash kernel splits heads and batches like the naive kernel", "[flash]") {
   const int heads = 3;
-  FlashOptions options = flash_options(true, heads);
+  LongAttentionOptions options = flash_options(true, heads);
   options.batch = 2;
   options.threads = 2;
   const Matrix q = random_matrix(2 * 70, heads * 16, 21), k = random_matrix(2 * 70, heads * 16, 22),
@@ -93,7 +93,7 @@ TEST_CASE("the flash kernel splits heads and batches like the naive kernel", "[f
 TEST_CASE("the flash kernel gives the same result on one thread and on four", "[flash]") {
   const Matrix q = random_matrix(300, 64, 31), k = random_matrix(300, 64, 32),
                v = random_matrix(300, 64, 33);
-  FlashOptions one = flash_options(false, 2), four = flash_options(false, 2);
+  LongAttentionOptions one = flash_options(false, 2), four = flash_options(false, 2);
   one.threads = 1;
   four.threads = 4;
   CHECK(flash_attention(q, k, v, one).value().output ==
@@ -128,7 +128,7 @@ TEST_CASE("the thread pool keeps its threads off the CPU of the call that woke t
   if (allowed_cpus("/proc/thread-self/status").size() < 2) return;  // one CPU: nowhere else
   const Matrix q = random_matrix(512, 64, 41), k = random_matrix(512, 64, 42),
                v = random_matrix(512, 64, 43);
-  FlashOptions options = flash_options(false);
+  LongAttentionOptions options = flash_options(false);
   options.threads = 2;
   const auto me = std::filesystem::canonical("/proc/thread-self").filename();
   bool kept_off = false;
@@ -162,7 +162,7 @@ TEST_CASE("the shared cache size is the L3 that /sys lists for cpu0", "[flash]")
 TEST_CASE("the flash kernel supports cross-attention shapes and a given scale", "[flash]") {
   const Matrix q = random_matrix(50, 8, 41), k = random_matrix(130, 8, 42),
                v = random_matrix(130, 3, 43);
-  FlashOptions options;
+  LongAttentionOptions options;
   options.scale = 0.3f;
   AttentionOptions reference;
   reference.scale = 0.3f;
@@ -184,7 +184,7 @@ TEST_CASE("a causal row's future keys never shift its softmax, however large the
   for (std::size_t i = 0; i < n_q; ++i) q(i, 0) = 1.0f;
   k(loud, 0) = 1000.0f;  // its score is 500 after the scale 1/2, every other one 0
   const Matrix v = random_matrix(n_k, 3, 51);
-  FlashOptions options;
+  LongAttentionOptions options;
   options.causal = true;
   const auto flash = flash_attention(q, k, v, options);
   REQUIRE(flash);
@@ -203,7 +203,7 @@ TEST_CASE("scores far beyond 2^24 keep their row max at weight 1", "[flash]") {
   k(2, 0) = -big;
   const Matrix v = random_matrix(3, 4, 61);
   for (const bool causal : {false, true}) {
-    FlashOptions options;
+    LongAttentionOptions options;
     options.causal = causal;  // causal: query 0 sees key 0 alone
     const auto flash = flash_attention(q, k, v, options);
     REQUIRE(flash);
@@ -218,7 +218,7 @@ TEST_CASE("tiny queries times a huge scale keep their row max at weight 1", "[fl
   q(0, 0) = 1e-30f;
   k(0, 0) = 1e10f;  // score 1e-20, scaled 1e10; key 1 scores 0
   const Matrix v = random_matrix(2, 3, 62);
-  FlashOptions options;
+  LongAttentionOptions options;
   options.scale = 1e30f;
   const auto flash = flash_attention(q, k, v, options);
   REQUIRE(flash);
@@ -227,7 +227,7 @@ TEST_CASE("tiny queries times a huge scale keep their row max at weight 1", "[fl
 
 TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
   const Matrix ok = random_matrix(4, 4, 51);
-  const auto code = [](const Result<FlashResult>& r) {
+  const auto code = [](const Result<LongAttentionResult>& r) {
     return std::string(to_string(r.error().code));
   };
   CHECK(code(flash_attention(ok, random_matrix(4, 3, 52), ok)) == "shape-mismatch");
@@ -238,10 +238,10 @@ TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[fl
   CHECK(code(flash_attention(ok, nan, ok)) == "non-finite");
   CHECK(code(flash_attention(ok, ok, ok, flash_options(false, 3))) == "invalid-argument");
   CHECK(code(flash_attention(ok, ok, ok, flash_options(false, 0))) == "invalid-argument");
-  FlashOptions batch;
+  LongAttentionOptions batch;
   batch.batch = 3;
   CHECK(code(flash_attention(ok, ok, ok, batch)) == "invalid-argument");
-  FlashOptions scale;
+  LongAttentionOptions scale;
   scale.scale = -1.0f;
   CHECK(code(flash_attention(ok, ok, ok, scale)) == "invalid-argument");
   const Matrix wide = random_matrix(2, 1024, 54);
@@ -273,7 +273,7 @@ TEST_CASE("sampled weights equal the full softmax weights at the chosen rows and
   const int heads = 2;
   const Matrix q = random_matrix(90, heads * 8, 71), k = random_matrix(90, heads * 8, 72);
   const std::vector<std::size_t> rows{0, 5, 44, 89}, cols{0, 1, 44, 60, 89};
-  FlashOptions options = flash_options(causal, heads);
+  LongAttentionOptions options = flash_options(causal, heads);
   for (int head = 0; head < heads; ++head) {
     const auto sampled = sampled_weights(q, k, rows, cols, head, options);
     REQUIRE(sampled);
@@ -296,7 +296,7 @@ TEST_CASE("sampled weights equal the full softmax weights at the chosen rows and
 
 TEST_CASE("flash_plan(): the head width, the scale and the kernel's own overflow bound",
           "[flash]") {
-  FlashOptions o = flash_options(false, 3);
+  LongAttentionOptions o = flash_options(false, 3);
   const Matrix q(5, 12, 0.5f), v(5, 6, 1.0f);
   const auto plan = flash_plan(q, q, v, o);
   REQUIRE(plan);
@@ -318,7 +318,7 @@ TEST_CASE("flash_plan(): the head width, the scale and the kernel's own overflow
 TEST_CASE(
     "sampled_mask(): the cells the causal rule and the window hide, and the keys each row sees",
     "[flash]") {
-  FlashOptions o = flash_options(true);
+  LongAttentionOptions o = flash_options(true);
   o.window = Window(3);
   const std::vector<std::size_t> rows{0, 4, 9}, cols{0, 2, 4, 7};
   const SampledMask mask = sampled_mask(10, 10, rows, cols, 0, o).value();

@@ -45,8 +45,8 @@ AttentionOptions attention_options(const BandCase& c) {
   return o;
 }
 
-FlashOptions flash_options(const BandCase& c, int heads = 1, int kv_heads = 0) {
-  FlashOptions o;
+LongAttentionOptions flash_options(const BandCase& c, int heads = 1, int kv_heads = 0) {
+  LongAttentionOptions o;
   o.causal = c.causal;
   o.causal_alignment = c.alignment;
   o.window = c.window;
@@ -145,7 +145,7 @@ TEST_CASE("flash, naive and sampled weights take the band and grouped K/V", "[ke
   for (const BandCase& c : band_cases) {
     INFO(c.name << ", n_q = " << n_q << ", n_k = " << n_k << ", heads " << heads << "/"
                 << kv_heads);
-    FlashOptions o = flash_options(c, heads, kv_heads);
+    LongAttentionOptions o = flash_options(c, heads, kv_heads);
     o.batch = 2;
     o.threads = 2;
     const auto flash = flash_attention(q, k, v, o);
@@ -177,7 +177,7 @@ TEST_CASE("flash, naive and sampled weights take the band and grouped K/V", "[ke
           for (std::size_t i : ref.fully_masked_rows) masked.push_back(b * n_q + i);
         if (b == 0) {  // the sampled weights of sequence 0
           const std::vector<std::size_t> rows{0, n_q / 2, n_q - 1}, cols{0, n_k / 3, n_k - 1};
-          FlashOptions one = o;
+          LongAttentionOptions one = o;
           one.batch = 1;
           const auto sampled = sampled_weights(qb, kb, rows, cols, static_cast<int>(h), one);
           REQUIRE(sampled);
@@ -232,7 +232,7 @@ TEST_CASE("the flash backward pass takes the band, against the explicit-mask bac
     CHECK(max_abs_diff(flash.value().dk, general.value().dk) <= 1e-5);
     CHECK(max_abs_diff(flash.value().dv, general.value().dv) <= 1e-5);
   }
-  FlashOptions grouped;
+  LongAttentionOptions grouped;
   grouped.heads = 2;
   grouped.kv_heads = 1;
   const Matrix q2 = random_matrix(n_q, 16, 63);

@@ -97,7 +97,7 @@ TEST_CASE("trace(): with W_O, every step of a finite result is finite; a late ov
 
 TEST_CASE("sampled_weights(): heads that do not divide Q are named against Q, not a V it lacks",
           "[late-overflow]") {
-  attnlab::FlashOptions o;
+  attnlab::LongAttentionOptions o;
   o.heads = 3;
   const auto r = attnlab::sampled_weights(Matrix(12, 4, 0.5f), Matrix(12, 4, 0.5f), {0}, {0}, 0, o);
   REQUIRE_FALSE(r.ok());
@@ -126,7 +126,7 @@ TEST_CASE("flash_attention(): a weighted sum of V past float32 in one row names 
   q(136, 1) = 100.0f;
   fill_v(most / 2);
   for (const std::size_t threads : {1, 2}) {
-    attnlab::FlashOptions o;
+    attnlab::LongAttentionOptions o;
     o.heads = 2;
     o.threads = threads;
     const auto r = attnlab::flash_attention(q, k, v, o);
@@ -137,7 +137,7 @@ TEST_CASE("flash_attention(): a weighted sum of V past float32 in one row names 
                                       Catch::Contains("weighted sum of V"));
   }
   fill_v(most / 300);
-  attnlab::FlashOptions o;
+  attnlab::LongAttentionOptions o;
   o.heads = 2;
   CHECK(attnlab::flash_attention(q, k, v, o).ok());
 }
@@ -152,7 +152,7 @@ TEST_CASE(
   Matrix q(2, 6, 0.5f), k(1, 6, 1.0f), v(1, 4, 1.0f);
   q(0, 2) = 1.2f;
   k(0, 2) = 3e38f;
-  attnlab::FlashOptions o;
+  attnlab::LongAttentionOptions o;
   o.heads = 2;
   o.bias = Matrix(2, 1, 0.0f);
   (*o.bias)(0, 0) = -std::numeric_limits<float>::infinity();

@@ -20,7 +20,7 @@ namespace {
 using attnlab::AttentionOptions;
 using attnlab::BoolMatrix;
 using attnlab::ErrorCode;
-using attnlab::FlashOptions;
+using attnlab::LongAttentionOptions;
 using attnlab::Matrix;
 using attnlab::test::random_matrix;
 
@@ -62,7 +62,7 @@ TEST_CASE("every entry refuses a matrix whose data is not rows x cols long", "[m
   AttentionOptions bias;
   bias.bias = short_of(6, 6, 30);
   refused_naming(attnlab::attention(q, k, v, bias), "bias");
-  FlashOptions flash_bias;
+  LongAttentionOptions flash_bias;
   flash_bias.bias = short_of(6, 6, 30);
   refused_naming(attnlab::flash_attention(q, k, v, flash_bias), "bias");
 
@@ -85,7 +85,7 @@ TEST_CASE("every entry refuses a matrix whose data is not rows x cols long", "[m
 }
 
 TEST_CASE("sampled_mask checks its cells and rules as sampled_weights does", "[malformed]") {
-  FlashOptions o;
+  LongAttentionOptions o;
   o.causal = true;
   CHECK(attnlab::sampled_mask(4, 5, {0, 3}, {0, 4}, 0, o).ok());
   CHECK(attnlab::sampled_mask(4, 5, {4}, {0}, 0, o).error().code == ErrorCode::invalid_argument);
@@ -100,7 +100,7 @@ TEST_CASE("sampled_mask checks its cells and rules as sampled_weights does", "[m
 TEST_CASE("sampled weights refuse a bias that overflows float32, as flash does", "[malformed]") {
   // 1e19 · 1e19 = 1e38; plus a bias of 3e38 it passes float32's 3.4e38.
   const Matrix q(1, 1, 1e19f), k(2, 1, std::vector<float>{1e19f, 1.0f});
-  FlashOptions o;
+  LongAttentionOptions o;
   o.scale = 1.0f;
   o.bias = Matrix(1, 2, std::vector<float>{3e38f, 0.0f});
   const auto sampled = attnlab::sampled_weights(q, k, {0}, {0, 1}, 0, o);

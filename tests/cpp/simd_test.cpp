@@ -51,8 +51,8 @@ const Matrix long_q = random_matrix(300, 48, 4), long_k = random_matrix(300, 48,
              long_v = random_matrix(300, 14, 6);
 const std::vector<std::size_t> sampled_rows{0, 63, 64, 299}, sampled_cols{0, 1, 64, 298, 299};
 
-FlashOptions causal_two_heads() {
-  FlashOptions o;
+LongAttentionOptions causal_two_heads() {
+  LongAttentionOptions o;
   o.causal = true;
   o.heads = 2;
   o.threads = 2;
@@ -218,7 +218,7 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
                sv = random_matrix(keys, 64, 23);
   const MatrixD expected =
       reference_multi_head(sq.cast<double>(), sk.cast<double>(), sv.cast<double>(), 1, {});
-  FlashOptions two_threads;
+  LongAttentionOptions two_threads;
   two_threads.threads = 2;
   for (const kernels::SimdArch& arch : kernels::simd_arches()) {
     if (!arch.available) continue;

@@ -492,7 +492,7 @@ TEST_CASE("the flash backward equals the direct backward up to 4,096 tokens",
   CAPTURE(n, causal);
   const auto qkv = attnlab::test::random_qkv(n, n, 8, 8, 121);
   const Matrix d_o = attnlab::test::random_matrix(n, 8, 123);
-  attnlab::FlashOptions flash;
+  attnlab::LongAttentionOptions flash;
   flash.causal = causal;
   const auto g = attnlab::flash_attention_backward(qkv.q, qkv.k, qkv.v, d_o, flash);
   REQUIRE(g);

@@ -344,7 +344,7 @@ TEST_CASE("ALiBi's distances start where the alignment places the queries, as fl
     keys.rows += d.k.rows, values.rows += d.v.rows;
     keys.data.insert(keys.data.end(), d.k.data.begin(), d.k.data.end());
     values.data.insert(values.data.end(), d.v.data.begin(), d.v.data.end());
-    attnlab::FlashOptions f;
+    attnlab::LongAttentionOptions f;
     f.heads = 2;
     f.alibi = true;
     f.causal = true;

@@ -1,5 +1,5 @@
 // libFuzzer target for the long-sequence entry points: the fuzz input is decoded into Q, K, V
-// and FlashOptions (and a window of rows and columns for sampled_weights). Properties:
+// and LongAttentionOptions (and a window of rows and columns for sampled_weights). Properties:
 //  - check_flash_attention refuses exactly what flash_attention and naive_attention refuse
 //    (the same code); past the check, the kernels refuse only an overflow ('non-finite'), and
 //    only where float64 partial sums pass FLT_MAX / 16;
@@ -31,7 +31,7 @@
 namespace {
 
 using attnlab::ErrorCode;
-using attnlab::FlashOptions;
+using attnlab::LongAttentionOptions;
 using attnlab::Matrix;
 
 constexpr double unit = 0x1p-24;        // float32's unit roundoff
@@ -63,7 +63,7 @@ struct Head {
   std::size_t c0, kc0, v0;  // the head's first columns in Q, in K (its K/V head's) and in V
   std::size_t n_q, n_k, d;
   double scale;
-  const FlashOptions* o;
+  const LongAttentionOptions* o;
   double slope;  // ALiBi's m_h, 0 without
 
   // Query i's key position: i, or i + n_k − n_q bottom-right.
@@ -101,7 +101,7 @@ RowReference row_reference(const Head& h, std::size_t i) {
   double magnitude = 0, k_sum = 0, q_max = 0, added = 0;  // added: the largest |logit| and bias
   for (std::size_t l = 0; l < h.d; ++l)
     q_max = std::max(q_max, std::fabs(double{(*h.q)(h.q0 + i, h.c0 + l)}));
-  const FlashOptions& o = *h.o;
+  const LongAttentionOptions& o = *h.o;
   double every = 0;  // over every key: a kernel may compute (and overflow on) any score
   for (std::size_t j = 0; j < h.n_k; ++j) {
     double dot = 0, abs = 0, k_abs = 0;
@@ -149,7 +149,7 @@ RowReference row_reference(const Head& h, std::size_t i) {
 
 // The (sequence, head) pairs of a request that check_flash_attention accepted.
 std::vector<Head> heads_of(const Matrix& q, const Matrix& k, const Matrix& v,
-                           const FlashOptions& o) {
+                           const LongAttentionOptions& o) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t group = o.kv_heads > 0 ? heads / static_cast<std::size_t>(o.kv_heads) : 1;
   const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
@@ -167,7 +167,8 @@ std::vector<Head> heads_of(const Matrix& q, const Matrix& k, const Matrix& v,
 // flash_attention and naive_attention on a request the check accepted: each refuses only an
 // overflow the float64 bound allows, or returns outputs that are finite, in their values'
 // range and near the reference.
-void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o) {
+void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v,
+                   const LongAttentionOptions& o) {
   const auto flash = attnlab::flash_attention(q, k, v, o);
   const auto naive = attnlab::naive_attention(q, k, v, o);
   const std::vector<Head> list = heads_of(q, k, v, o);
@@ -221,7 +222,7 @@ void check_kernels(const Matrix& q, const Matrix& k, const Matrix& v, const Flas
 // allows, or weights that are finite, exactly 0 where masked and near the reference (every
 // score rule included: sampled_weights takes them as the kernels do).
 void check_sampled(const Matrix& q, const Matrix& k, const std::vector<std::size_t>& rows,
-                   const std::vector<std::size_t>& cols, int head, const FlashOptions& o) {
+                   const std::vector<std::size_t>& cols, int head, const LongAttentionOptions& o) {
   const auto sampled = attnlab::sampled_weights(q, k, rows, cols, head, o);
   if (!sampled) REQUIRE(!sampled.error().message.empty());
   if (const auto problem = attnlab::check_flash_attention(q, k, k, o)) {
@@ -262,7 +263,7 @@ std::vector<std::size_t> indices(attnlab::fuzz::Reader& in, std::size_t n) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   attnlab::fuzz::Reader in(data, size);
   const std::uint8_t flags = in.byte();
-  FlashOptions o;
+  LongAttentionOptions o;
   o.causal = flags & flag::causal;
   const std::uint8_t heads_byte = in.byte();
   o.heads = static_cast<int>(heads_byte % 5) - 1;  // -1 … 3

@@ -126,7 +126,7 @@ Matrix random_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
 
 std::function<Matrix()> kernel(const Config& c, const Run& r, const Matrix& q, const Matrix& k,
                                const Matrix& v) {
-  attnlab::FlashOptions options;
+  attnlab::LongAttentionOptions options;
   options.causal = r.causal;
   options.window = r.window > 0 ? attnlab::Window(r.window, r.window) : attnlab::Window();
   options.heads = c.heads;

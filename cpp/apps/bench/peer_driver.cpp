@@ -56,7 +56,7 @@ void run(Inputs& in, std::istringstream& args) {
     return reply_error("usage: run INPUT N D HEADS CAUSAL THREADS OUTPUT");
   if (!load(in, input, n, d * static_cast<std::size_t>(heads)))
     return reply_error("cannot read the inputs from " + input);
-  attnlab::FlashOptions options;
+  attnlab::LongAttentionOptions options;
   options.causal = causal != 0;
   options.heads = heads;
   options.threads = threads;

@@ -32,6 +32,6 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
 // Scalar, one thread; options.threads applies to the forward only.
 Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matrix& k,
                                                     const Matrix& v, const Matrix& d_out,
-                                                    const FlashOptions& options = {});
+                                                    const LongAttentionOptions& options = {});
 
 }  // namespace attnlab

@@ -20,7 +20,7 @@ namespace attnlab {
 // tile of keys that no query of a block sees), and how the call runs. They take every rule but
 // the mask, global tokens and a past cache (refused: attention() and the trace take them); a
 // bias is (n_q, n_k) for every head, or one per head stacked: heads·n_q rows.
-struct FlashOptions : ScoreRules {
+struct LongAttentionOptions : ScoreRules {
   int heads = 1;  // columns of Q split into equal slices, one per query head
   // K/V heads (grouped-query attention): 0 = heads; else a divisor of heads, and K, V have
   // kv_heads slices, query head h reading K/V head h / (heads / kv_heads).
@@ -29,7 +29,7 @@ struct FlashOptions : ScoreRules {
   std::size_t threads = 0;  // worker threads; 0 = kernels::max_threads() (wasm caps it)
 };
 
-struct FlashResult {
+struct LongAttentionResult {
   Matrix output;  // (batch·n_q, heads·d_v)
   // The rows of Q whose query sees no key in any head under the causal rule and the window (a
   // bottom-right query before the first key, or a window past the last), or whose every key is
@@ -38,15 +38,19 @@ struct FlashResult {
   std::vector<std::size_t> fully_masked_rows;
 };
 
+// The names before the long kernels took linear attention and retention too.
+using FlashOptions [[deprecated("renamed LongAttentionOptions")]] = LongAttentionOptions;
+using FlashResult [[deprecated("renamed LongAttentionResult")]] = LongAttentionResult;
+
 // q: (batch·n_q, heads·d), k: (batch·n_k, kv_heads·d), v: (batch·n_k, kv_heads·d_v).
-Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                    const FlashOptions& options = {});
+Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                            const LongAttentionOptions& options = {});
 
 // The problem with these inputs, if any, as flash_attention would report it, less the work
 // limits (limits::flash_scores, flash_multiply_adds), which bound this library's own run:
 // for callers that run the flash pass elsewhere (the WebGPU shader) and validate here.
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                           const FlashOptions& options = {});
+                                           const LongAttentionOptions& options = {});
 
 // How the flash kernel runs a call's heads, for a pass run elsewhere (the WGSL shader): each
 // query head's width d (its slice of Q's columns; K/V head h / (heads / kv_heads)), d_v, the
@@ -58,7 +62,8 @@ std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, con
 // query, so a block of queries walks from its first query's begin to its last query's end),
 // where query i sits among the keys (at key i + position_offset, for ALiBi's distances), ALiBi's
 // slope m_h of each query head (empty without ALiBi), whether the bias is one per head, and the
-// rows of Q that see no key (FlashResult::fully_masked_rows), and the query heads per K/V head.
+// rows of Q that see no key (LongAttentionResult::fully_masked_rows), and the query heads per K/V
+// head.
 struct FlashPlan {
   std::size_t head_width = 0, value_width = 0;
   float scale = 1.0f;
@@ -72,7 +77,7 @@ struct FlashPlan {
   std::size_t kv_group = 1;  // query heads per K/V head: query head h reads K/V head h / kv_group
 };
 Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
-                             const FlashOptions& options = {});
+                             const LongAttentionOptions& options = {});
 
 // Exact attention weights A(i, j) of one head for the chosen query rows and key columns (at
 // most limits::sampled_rows and sampled_cols), each row normalised over all its keys as
@@ -82,7 +87,7 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
-                               const FlashOptions& options = {});
+                               const LongAttentionOptions& options = {});
 
 // Which of those cells head `head` does not see (1 = hidden: the causal rule, the window, a
 // padding key or a −∞ bias), and how many keys each of those query rows sees: the rules
@@ -95,11 +100,11 @@ struct SampledMask {
 Result<SampledMask> sampled_mask(std::size_t n_q, std::size_t n_k,
                                  const std::vector<std::size_t>& rows,
                                  const std::vector<std::size_t>& cols, int head,
-                                 const FlashOptions& options = {});
+                                 const LongAttentionOptions& options = {});
 
 // The same computation, materialising each (n_q, n_k) score matrix: the baseline the flash
 // kernel is measured and checked against. Memory O(n²) per worker.
-Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                    const FlashOptions& options = {});
+Result<LongAttentionResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                            const LongAttentionOptions& options = {});
 
 }  // namespace attnlab

@@ -18,7 +18,7 @@
 
 namespace attnlab {
 
-// How a long call is laid out and run, as in FlashOptions.
+// How a long call is laid out and run, as in LongAttentionOptions.
 struct LongLayout {
   int heads = 1;            // columns of Q split into equal slices, one per query head
   int kv_heads = 0;         // K/V heads: 0 = heads; else a divisor of heads

@@ -1,7 +1,7 @@
 // The score rules: what turns one head's scores q·k into its logits, described once. ScoreRules
 // holds every rule (scale, temperature, where the queries sit, the causal rule and the window,
 // global tokens, key padding, the mask, the bias, ALiBi, soft-capping, a past cache); the option
-// structs embed it beside their execution settings (AttentionOptions, FlashOptions, a
+// structs embed it beside their execution settings (AttentionOptions, LongAttentionOptions, a
 // TraceInput's options). ScoreRules::head() resolves them for one head of a call (its factor,
 // its ALiBi slope, its rows of a per-head bias, where its queries sit: key_band.hpp), and
 // HeadRules decides each cell: blocked_by() (which rules block it) and logit() (its value).

@@ -167,12 +167,12 @@ tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t t
 }  // namespace
 
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                           const FlashOptions& o) {
+                                           const LongAttentionOptions& o) {
   return flash_tasks::check(q, k, v, o, "V");
 }
 
 Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
-                             const FlashOptions& options) {
+                             const LongAttentionOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   std::vector<HeadTask> list = head_tasks(q, k, v, options, nullptr);
   FlashPlan plan{list.front().d,
@@ -206,8 +206,8 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
   return plan;
 }
 
-Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                    const FlashOptions& options) {
+Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                            const LongAttentionOptions& options) {
   const std::size_t threads = resolve_threads(options.threads);
   if (threads > 1) wake_workers();  // while the checks run
   // With several threads they scan Q, K and V for the check; when a value is not finite, the
@@ -217,7 +217,7 @@ Result<FlashResult> flash_attention(const Matrix& q, const Matrix& k, const Matr
   if (auto e = flash_tasks::check_work("the flash kernel", q, k, v, options, limits::flash_scores,
                                        limits::flash_multiply_adds))
     return *e;
-  FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
+  LongAttentionResult result{Matrix(q.rows, output_cols(v, options)), {}};
   std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
   const simd::Kernels& kernels = simd::active();
   const tiling::TilePlan plan = cpu_plan(list.front(), list.size(), threads, kernels);

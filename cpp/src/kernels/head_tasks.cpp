@@ -31,12 +31,12 @@ bool sees_no_key(const HeadTask& task, std::size_t i) {
 
 }  // namespace
 
-std::size_t flash_tasks::group_size(const FlashOptions& o) {
+std::size_t flash_tasks::group_size(const LongAttentionOptions& o) {
   return o.kv_heads > 0 ? static_cast<std::size_t>(o.heads / o.kv_heads) : 1;
 }
 
 std::vector<HeadTask> flash_tasks::head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
-                                              const FlashOptions& o, Matrix* out) {
+                                              const LongAttentionOptions& o, Matrix* out) {
   const auto heads = static_cast<std::size_t>(o.heads);
   const std::size_t group = group_size(o);
   const std::size_t d = q.cols / heads, d_v = v.cols / (heads / group);
@@ -54,7 +54,7 @@ std::vector<HeadTask> flash_tasks::head_tasks(const Matrix& q, const Matrix& k, 
   return list;
 }
 
-std::size_t flash_tasks::output_cols(const Matrix& v, const FlashOptions& o) {
+std::size_t flash_tasks::output_cols(const Matrix& v, const LongAttentionOptions& o) {
   const auto heads = static_cast<std::size_t>(o.heads);
   return v.cols / (heads / group_size(o)) * heads;
 }
@@ -88,7 +88,8 @@ std::optional<Error> flash_tasks::overflow(std::string_view kernel, const Matrix
                                            const std::vector<HeadTask>& list,
                                            std::vector<std::size_t>& fully_masked_rows,
                                            bool outputs_flagged) {
-  // The heads and rows that see no key (FlashResult::fully_masked_rows) have no weight by right.
+  // The heads and rows that see no key (LongAttentionResult::fully_masked_rows) have no weight by
+  // right.
   fully_masked_rows = fully_masked(list, no_weight.size() / q.rows, q.rows, &no_weight);
   std::optional<std::size_t> row;
   for (std::size_t i = 0; i < no_weight.size() && !row; ++i)
@@ -105,7 +106,7 @@ std::optional<Error> flash_tasks::overflow(std::string_view kernel, const Matrix
 }
 
 std::optional<Error> flash_tasks::check_work(const char* kernel, const Matrix& q, const Matrix& k,
-                                             const Matrix& v, const FlashOptions& o,
+                                             const Matrix& v, const LongAttentionOptions& o,
                                              std::uint64_t scores, std::uint64_t multiply_adds) {
   const std::uint64_t pairs = std::uint64_t{q.rows} * (k.rows / o.batch);  // per head
   const auto heads = static_cast<std::uint64_t>(o.heads);
@@ -129,7 +130,7 @@ std::optional<Error> flash_tasks::check_work(const char* kernel, const Matrix& q
   return std::nullopt;
 }
 
-std::optional<Error> flash_tasks::untaken_rule(const FlashOptions& o) {
+std::optional<Error> flash_tasks::untaken_rule(const LongAttentionOptions& o) {
   if (!o.mask && o.global_tokens.empty() && !o.past_key && !o.past_value) return std::nullopt;
   return Error{ErrorCode::invalid_argument,
                std::string(o.mask                     ? "mask"
@@ -140,7 +141,7 @@ std::optional<Error> flash_tasks::untaken_rule(const FlashOptions& o) {
 
 // K's own checks come first, so only the heads' message names the V of sampled_weights().
 std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
-                                        const FlashOptions& o, const char* v_name,
+                                        const LongAttentionOptions& o, const char* v_name,
                                         bool known_finite, const char* kernel) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           kernel, false))

@@ -15,30 +15,30 @@
 namespace attnlab::flash_tasks {
 
 // The query heads per K/V head of these options (1 without grouped-query attention).
-std::size_t group_size(const FlashOptions& o);
+std::size_t group_size(const LongAttentionOptions& o);
 
 // check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
 // the call does not take. A caller that has already found Q, K and V finite skips that scan.
 // `kernel` names the caller in shape errors (the long linear kernels take the same inputs).
-std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, const FlashOptions& o,
-                           const char* v_name, bool known_finite = false,
-                           const char* kernel = "the flash kernel");
+std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v,
+                           const LongAttentionOptions& o, const char* v_name,
+                           bool known_finite = false, const char* kernel = "the flash kernel");
 
 // The score rules these kernels do not take (the mask, global tokens, a past cache), refused.
-std::optional<Error> untaken_rule(const FlashOptions& o);
+std::optional<Error> untaken_rule(const LongAttentionOptions& o);
 
 // The (batch, head) tasks of a call, with the output they write (when given): query head h
 // reads K/V head h / group_size.
 std::vector<simd::HeadTask> head_tasks(const Matrix& q, const Matrix& k, const Matrix& v,
-                                       const FlashOptions& o, Matrix* out);
+                                       const LongAttentionOptions& o, Matrix* out);
 
 // The output's width: heads·d_v, V's columns once per query head.
-std::size_t output_cols(const Matrix& v, const FlashOptions& o);
+std::size_t output_cols(const Matrix& v, const LongAttentionOptions& o);
 
 // The work of a call (see limits.hpp): its scores and multiply-adds against a kernel's limits.
 std::optional<Error> check_work(const char* kernel, const Matrix& q, const Matrix& k,
-                                const Matrix& v, const FlashOptions& o, std::uint64_t scores,
-                                std::uint64_t multiply_adds);
+                                const Matrix& v, const LongAttentionOptions& o,
+                                std::uint64_t scores, std::uint64_t multiply_adds);
 
 // The rows of Q (every sequence) that see no key in any of the first `heads` tasks (one
 // sequence's heads: the rules are the same for each sequence); clears the no-weight flag 1

@@ -160,7 +160,8 @@ void causal_chunks(const simd::Kernels& simd, const Rule& rule, const Task& t, B
 
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, const LongLayout& o,
                            bool causal, const char* kernel) {
-  FlashOptions layout;  // the flash kernel's checks of shapes, heads, kvHeads, batch, values
+  LongAttentionOptions
+      layout;  // the flash kernel's checks of shapes, heads, kvHeads, batch, values
   layout.heads = o.heads;
   layout.kv_heads = o.kv_heads;
   layout.batch = o.batch;
@@ -189,7 +190,7 @@ std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, co
 
 Result<LongLinearResult> run(const Matrix& q, const Matrix& k, const Matrix& v, const LongLayout& o,
                              const Rule& rule, const char* kernel) {
-  FlashOptions layout;
+  LongAttentionOptions layout;
   layout.heads = o.heads;
   layout.kv_heads = o.kv_heads;
   layout.batch = o.batch;

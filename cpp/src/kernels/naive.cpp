@@ -26,13 +26,13 @@ bool finite(float x) { return std::isfinite(x); }
 
 }  // namespace
 
-Result<FlashResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
-                                    const FlashOptions& options) {
+Result<LongAttentionResult> naive_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                            const LongAttentionOptions& options) {
   if (auto e = check_flash_attention(q, k, v, options)) return *e;
   if (auto e = flash_tasks::check_work("the naive kernel", q, k, v, options, limits::naive_scores,
                                        limits::naive_multiply_adds))
     return *e;
-  FlashResult result{Matrix(q.rows, output_cols(v, options)), {}};
+  LongAttentionResult result{Matrix(q.rows, output_cols(v, options)), {}};
   const std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows), as in flash

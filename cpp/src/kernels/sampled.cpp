@@ -23,7 +23,7 @@ namespace {
 std::optional<Error> check_cells(std::size_t n_q, std::size_t n_k,
                                  const std::vector<std::size_t>& rows,
                                  const std::vector<std::size_t>& cols, int head,
-                                 const FlashOptions& options) {
+                                 const LongAttentionOptions& options) {
   if (options.batch != 1)
     return Error{ErrorCode::invalid_argument, "sampled weights take one sequence (batch 1)"};
   if (head < 0 || head >= options.heads)
@@ -58,7 +58,7 @@ Error overflow(const Matrix& q, const Matrix& k, std::size_t row, const char* wh
 Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
                                const std::vector<std::size_t>& rows,
                                const std::vector<std::size_t>& cols, int head,
-                               const FlashOptions& options) {
+                               const LongAttentionOptions& options) {
   if (auto e = flash_tasks::check(q, k, k, options, "K")) return *e;
   if (auto e = check_cells(q.rows, k.rows, rows, cols, head, options)) return *e;
   const simd::HeadTask task =
@@ -100,7 +100,7 @@ Result<Matrix> sampled_weights(const Matrix& q, const Matrix& k,
 Result<SampledMask> sampled_mask(std::size_t n_q, std::size_t n_k,
                                  const std::vector<std::size_t>& rows,
                                  const std::vector<std::size_t>& cols, int head,
-                                 const FlashOptions& options) {
+                                 const LongAttentionOptions& options) {
   if (auto e = check_cells(n_q, n_k, rows, cols, head, options)) return *e;
   if (auto e = flash_tasks::untaken_rule(options)) return *e;
   if (auto e = detail::check_alignment(options.alignment(), n_q, n_k)) return *e;

@@ -90,7 +90,7 @@ Result<AttentionGradients> attention_backward(const Matrix& q, const Matrix& k, 
 
 Result<AttentionGradients> flash_attention_backward(const Matrix& q, const Matrix& k,
                                                     const Matrix& v, const Matrix& d_out,
-                                                    const FlashOptions& options) {
+                                                    const LongAttentionOptions& options) {
   if (options.kv_heads > 0 && options.kv_heads != options.heads)
     return Error{ErrorCode::invalid_argument,
                  "the flash backward pass does not take kvHeads (grouped-query attention) yet: "
