@@ -62,12 +62,12 @@ class CostView extends WorkerViewBase {
     const { headWidth: d, causal, maxN, seed } = this.viewState;
     this._runs = [];
     this._refused = null; // the first size the core refuses for one call, if any
-    return this.startRun(
+    return this.run.start(
       async (current) => {
         for (const n of costSizes(maxN)) {
           for (const [kernel, method] of KERNELS) {
             const repeats = n <= 256 ? 5 : n <= 1024 ? 2 : 1;
-            const figures = await this.tasks.run('measure', { method, n, d, causal, seed, repeats });
+            const figures = await this.run.tasks.run('measure', { method, n, d, causal, seed, repeats });
             if (!current()) return;
             if (figures.refused) this._refused ??= { n, kernel, message: figures.refused };
             else this._runs = [...this._runs, { n, kernel, ...figures }];
@@ -99,13 +99,13 @@ class CostView extends WorkerViewBase {
         the flash kernel alone to 16,384 tokens on your GPU through WebGPU (4,096 in WebAssembly), with a sampled block of
         the exact weights.
       </p>
-      ${this.workerNote()}
+      ${this.run.workerNote()}
       <div class="controls" role="group" aria-label="Cost options">
         ${select('headWidth', 'Head width d', WIDTHS, d)} ${select('maxN', 'Largest n', LARGEST, maxN)}
         ${this.causalInput(causal)}
         ${this.seedInput()}
         <button data-action="measure" @click=${() => this._measure()}>Measure</button>
-        ${this.cancelButton({ action: 'stop', label: 'Stop', status: () => `Stopped after ${this._runs.length} of ${this._total()} runs.` })}
+        ${this.run.cancelButton({ action: 'stop', label: 'Stop', status: () => `Stopped after ${this._runs.length} of ${this._total()} runs.` })}
       </div>
       ${this._renderStatus()}
       ${this._refused ? html`<p class="note" data-role="cost-refused">The ${this._refused.kernel} kernel stops before n = ${this._refused.n}: ${this._refused.message}.</p>` : nothing}
@@ -121,10 +121,10 @@ class CostView extends WorkerViewBase {
 
   // A problem, else the progress of a measurement or how it ended, else what to do.
   _renderStatus() {
-    const problem = this.draftProblem ?? this._message;
-    const progress = this._busy
+    const problem = this.draftProblem ?? this.run.message;
+    const progress = this.run.busy
       ? `Measuring… ${this._runs.length} of ${this._total()} runs done.`
-      : (this._status ?? (this._runs.length ? '' : 'Press Measure: it takes a few seconds.'));
+      : (this.run.status ?? (this._runs.length ? '' : 'Press Measure: it takes a few seconds.'));
     return this.messageLine(problem ?? progress, { role: 'cost-status', error: Boolean(problem) });
   }
 

@@ -120,7 +120,7 @@ class LongSequenceView extends WorkerViewBase {
   // The WebGPU kernel on inputs from the worker: { ms, output }, or null once the run is cancelled.
   async _timeGpu(gpu, current) {
     const { n, headWidth: d, causal, seed } = this.viewState;
-    const inputs = await this.tasks.run('inputs', { n, d, seed });
+    const inputs = await this.run.tasks.run('inputs', { n, d, seed });
     if (!current()) return null;
     // A one-token run first, so the timing leaves out compiling the shader for this d.
     const one = this.lab.normalMatrix({ rows: 1, cols: d, seed: 0 });
@@ -134,7 +134,7 @@ class LongSequenceView extends WorkerViewBase {
   // weights always come from the wasm core.
   _run(compare) {
     this._info = null;
-    return this.startRun(async (current) => {
+    return this.run.start(async (current) => {
       const { n, headWidth: d, causal, seed } = this.viewState;
       this._gpuReady ??= this._findGpu();
       const gpu = await this._gpuReady;
@@ -145,9 +145,9 @@ class LongSequenceView extends WorkerViewBase {
       const rows = spread(n, SAMPLES);
       const cols = causal ? rows : spread(n, SAMPLES);
       const settings = { n, d, causal, seed, rows, cols, kernel: onWasm, keepOutput: Boolean(onGpu) && onWasm };
-      const { ms, output, refused, weights, hidden, visibleKeys } = await this.tasks.run('longSequence', settings);
+      const { ms, output, refused, weights, hidden, visibleKeys } = await this.run.tasks.run('longSequence', settings);
       if (!current()) return;
-      if (refused) this._message = `${refused}. The sample of weights below is still exact.`;
+      if (refused) this.run.message = `${refused}. The sample of weights below is still exact.`;
       // 4·n²·d floating-point operations, half of them when causal.
       const figures = (backend, time) => ({ backend, ms: time, gflops: (4 * n * n * d * (causal ? 0.5 : 1)) / time / 1e6 });
       this._runs = [...(onGpu ? [figures('webgpu', onGpu.ms)] : []), ...(onWasm && !refused ? [figures('wasm', ms)] : [])];
@@ -167,7 +167,7 @@ class LongSequenceView extends WorkerViewBase {
         <select data-control=${control} @change=${(e) => this.changeView({ [control]: Number(e.target.value) })}>
           ${values.map((v) => html`<option value=${v} ?selected=${v === current} ?disabled=${control === 'n' && v > WASM_MAX && this._noGpu}>${control === 'n' && v > WASM_MAX ? `${v} (graphics card only)` : v}</option>`)}
         </select></label>`;
-    const problem = this.draftProblem ?? this._message;
+    const problem = this.draftProblem ?? this.run.message;
     const busy = `Working out attention for ${n} tokens… (Cancel stops it.)`;
     return html`<h2>Long sequences: the flash kernel on WebGPU and in WebAssembly</h2>
       <p class="lead">
@@ -177,16 +177,16 @@ class LongSequenceView extends WorkerViewBase {
         writes down. (The Cost view is the other half: the naive and the flash kernel side by side, time and memory
         against n, in WebAssembly.) <span data-role="gpu-status">${this._gpuNote}</span>
       </p>
-      ${this.workerNote()}
+      ${this.run.workerNote()}
       <div class="controls" role="group" aria-label="Long-sequence options">
         ${select('n', 'Tokens n', SIZES, n)} ${select('headWidth', 'Head width d', WIDTHS, d)}
         ${this.causalInput(causal)}
         ${this.seedInput()}
         <button data-action="run" @click=${() => this._run(false)}>Run</button>
         <button data-action="compare" @click=${() => this._run(true)}>Run on both and compare</button>
-        ${this.cancelButton()}
+        ${this.run.cancelButton()}
       </div>
-      ${this.messageLine(this._busy ? busy : (problem ?? this._status ?? this._info), { role: 'message', error: !this._busy && Boolean(problem) })}
+      ${this.messageLine(this.run.busy ? busy : (problem ?? this.run.status ?? this._info), { role: 'message', error: !this.run.busy && Boolean(problem) })}
       ${this._runs.length ? this._renderRuns() : nothing} ${this._sample ? this._renderSample() : nothing}
       ${this._sample ? html`<p class="explanation" data-role="explanation">${this._explain() ?? 'Hover over or focus a weight to read it.'}</p>` : nothing}`;
   }

@@ -126,7 +126,7 @@ class TrainView extends WorkerViewBase {
   updated() {
     // The untrained model's weights, at first and after a reset or a change of settings; the
     // kept training on coming back. Never while away, never again after a failure.
-    if (this.isConnected && this.viewState && !this._attention && !this._busy && !this._message) this._resume();
+    if (this.isConnected && this.viewState && !this._attention && !this.run.busy && !this.run.message) this._resume();
   }
 
   clearFigures() {
@@ -145,10 +145,10 @@ class TrainView extends WorkerViewBase {
     kept.delete(this._host);
     if (saved?.key !== JSON.stringify(this._config) || !saved.history.length) return this._advance(0);
     [this._history, this._learnedAt, this._replaying] = [saved.history, saved.learnedAt, true];
-    return this.startRun(
+    return this.run.start(
       async (current) => {
         const steps = saved.history.at(-1).step;
-        const r = await this.tasks.run('train', { config: this._config, steps, fresh: true });
+        const r = await this.run.tasks.run('train', { config: this._config, steps, fresh: true });
         if (!current()) return;
         [this._fresh, this._attention, this._replaying] = [false, r.attention, false];
       },
@@ -160,14 +160,14 @@ class TrainView extends WorkerViewBase {
   async _call(steps, extra = {}) {
     const fresh = this._fresh;
     this._fresh = false;
-    const r = await this.tasks.run('train', { config: this._config, steps, fresh, ...extra });
+    const r = await this.run.tasks.run('train', { config: this._config, steps, fresh, ...extra });
     if (steps) this._history = [...this._history, r.progress];
     this._attention = r.attention;
     return r;
   }
 
   _advance(steps) {
-    return this.startRun(
+    return this.run.start(
       async (current) => {
         if (current()) await this._call(steps);
       },
@@ -178,7 +178,7 @@ class TrainView extends WorkerViewBase {
   // Trains at the chosen speed until Pause, MAX_STEPS or, the first time, the task is learned.
   _train() {
     this._pause = false;
-    return this.startRun(
+    return this.run.start(
       async (current) => {
         while (current() && !this._pause && this._step < MAX_STEPS) {
           const started = performance.now();
@@ -198,7 +198,7 @@ class TrainView extends WorkerViewBase {
   }
 
   _reset() {
-    this.cancelRun(null);
+    this.run.cancel(null);
     this.clearFigures();
     this._advance(0);
   }
@@ -225,7 +225,7 @@ class TrainView extends WorkerViewBase {
     const { task, layers, heads } = this.viewState;
     const select = (control, label, options, current, change) =>
       html`<label>${label}
-        <select data-control=${control} ?disabled=${this._busy && control !== 'speed'} @change=${(e) => change(e.target.value)}>
+        <select data-control=${control} ?disabled=${this.run.busy && control !== 'speed'} @change=${(e) => change(e.target.value)}>
           ${options.map(([value, text]) => html`<option value=${value} ?selected=${value === current}>${text}</option>`)}
         </select></label>`;
     const setting = (control, parse) => (value) => this.changeView({ [control]: parse(value) });
@@ -237,7 +237,7 @@ class TrainView extends WorkerViewBase {
         token. It starts from random weights and learns by gradient descent (Adam) on the cross-entropy of its guesses.
         Watch the loss fall, the accuracy rise, and each head's weights on one sample sequence find their pattern.
       </p>
-      ${this.workerNote()}
+      ${this.run.workerNote()}
       <div class="controls" role="group" aria-label="Training options">
         ${select('task', 'Task', TASKS, task, (value) => this.changeView({ task: value, ...(TASK_SETTINGS[value]?.layers && { layers: TASK_SETTINGS[value].layers }) }))}
         ${select(
@@ -257,12 +257,12 @@ class TrainView extends WorkerViewBase {
           heads,
           setting('heads', Number),
         )}
-        ${this.seedInput({ disabled: this._busy })}
+        ${this.seedInput({ disabled: this.run.busy })}
       </div>
       <div class="controls" role="group" aria-label="Training">
-        <button data-action="train" ?disabled=${this._busy} @click=${() => this._train()}>Train</button>
-        <button data-action="pause" ?disabled=${!this._busy} @click=${() => (this._pause = true)}>Pause</button>
-        <button data-action="step" ?disabled=${this._busy} @click=${() => this._advance(1)}>Step</button>
+        <button data-action="train" ?disabled=${this.run.busy} @click=${() => this._train()}>Train</button>
+        <button data-action="pause" ?disabled=${!this.run.busy} @click=${() => (this._pause = true)}>Pause</button>
+        <button data-action="step" ?disabled=${this.run.busy} @click=${() => this._advance(1)}>Step</button>
         <button data-action="reset" @click=${() => this._reset()}>Reset</button>
         ${select('speed', 'Speed', SPEEDS, this._speed, (value) => (this._speed = value))}
         ${
@@ -276,8 +276,8 @@ class TrainView extends WorkerViewBase {
               )
             : nothing
         }
-        <button data-action="open-stepper" ?disabled=${this._busy || !this._attention} @click=${() => this._open('stepper')}>Open in the stepper</button>
-        <button data-action="open-tokens" ?disabled=${this._busy || !this._attention} @click=${() => this._open('tokens')}>Open in the tokens view</button>
+        <button data-action="open-stepper" ?disabled=${this.run.busy || !this._attention} @click=${() => this._open('stepper')}>Open in the stepper</button>
+        <button data-action="open-tokens" ?disabled=${this.run.busy || !this._attention} @click=${() => this._open('tokens')}>Open in the tokens view</button>
       </div>
       <p class="note">${TASKS.find(([id]) => id === task)[2]}</p>
       ${SHORTCUTS[task] ? html`<p class="note" data-role="shortcut">${SHORTCUTS[task]}</p>` : nothing}
@@ -287,10 +287,10 @@ class TrainView extends WorkerViewBase {
   }
 
   _renderStatus() {
-    const problem = this.draftProblem ?? this._message;
+    const problem = this.draftProblem ?? this.run.message;
     if (problem) return this.messageLine(problem, { role: 'train-status' });
     const last = this._history.at(-1);
-    const ending = this._busy
+    const ending = this.run.busy
       ? this._replaying
         ? ' (the trainer is being rebuilt: its steps replayed…)'
         : ' (training…)'

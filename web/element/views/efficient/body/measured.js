@@ -6,7 +6,7 @@
 import { html, LitElement, nothing } from 'lit';
 
 import { lineChart } from '../../../shared/chart.js';
-import { CoreWorker, TaskCancelled } from '../../../shared/core-worker.js';
+import { WorkerRun } from '../../../shared/worker-run.js';
 import { causalOf, familyOf } from './families.js';
 import { efficientStyles } from './styles.js';
 
@@ -61,63 +61,37 @@ export function timedKernels(v) {
 class EfficientTiming extends LitElement {
   static styles = efficientStyles;
 
-  static properties = { v: { attribute: false }, _rows: { state: true }, _busy: { state: true }, _message: { state: true } };
+  static properties = { v: { attribute: false }, _rows: { state: true } };
 
   constructor() {
     super();
-    [this._rows, this._busy, this._message, this._run] = [[], false, null, 0];
-    this._tasks = new CoreWorker(() => this.requestUpdate());
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    this._tasks.open();
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._stop();
-    this._tasks.close(); // an idle worker too: it holds a core and its memory
+    this._rows = [];
+    this.run = new WorkerRun(this);
   }
 
   willUpdate() {
     // Times belong to the kernels they were measured with: another family or knob clears them.
     const key = this.v && JSON.stringify(timedKernels(this.v).kernels);
     if (key === this._key) return;
-    if (this._key !== undefined) this._stop();
-    [this._key, this._rows, this._message] = [key, [], null];
+    if (this._key !== undefined) this.run.cancel(null);
+    [this._key, this._rows, this.run.message] = [key, [], null];
   }
 
-  _stop() {
-    this._run++;
-    if (this._busy) this._tasks.stop();
-    this._busy = false;
-  }
-
-  async _measure() {
-    this._stop();
-    const run = this._run;
-    [this._busy, this._rows, this._message] = [true, [], null];
+  _measure() {
+    this._rows = [];
     const { kernels } = timedKernels(this.v);
-    try {
-      for (const n of TIMED_SIZES)
-        for (const kernel of kernels) {
-          const figures = await this._tasks.run('measure', {
-            method: kernel.method,
-            n,
-            d: TIMED_WIDTH,
-            seed: SEED,
-            repeats: REPEATS,
-            options: kernel.options,
-          });
-          if (run !== this._run) return;
-          this._rows = [...this._rows, { n, id: kernel.id, ...figures }];
-        }
-    } catch (error) {
-      if (run === this._run && !(error instanceof TaskCancelled)) this._message = `The measurement stopped: ${error.message}`;
-    } finally {
-      if (run === this._run) this._busy = false;
-    }
+    return this.run.start(
+      async (current) => {
+        for (const n of TIMED_SIZES)
+          for (const kernel of kernels) {
+            const { method, options } = kernel;
+            const figures = await this.run.tasks.run('measure', { method, n, d: TIMED_WIDTH, seed: SEED, repeats: REPEATS, options });
+            if (!current()) return;
+            this._rows = [...this._rows, { n, id: kernel.id, ...figures }];
+          }
+      },
+      (error) => `The measurement stopped: ${error.message}`,
+    );
   }
 
   render() {
@@ -127,20 +101,20 @@ class EfficientTiming extends LitElement {
     const measured = TIMED_SIZES.filter((n) => at(n, 'exact'));
     const times = this._rows.filter((r) => r.ms > 0).map((r) => r.ms);
     const status =
-      this._message ??
-      (this._busy ? `Measuring… ${this._rows.length} of ${TIMED_SIZES.length * kernels.length}` : this._rows.length ? 'Measured in this browser.' : '');
+      this.run.message ??
+      (this.run.busy ? `Measuring… ${this._rows.length} of ${TIMED_SIZES.length * kernels.length}` : this._rows.length ? 'Measured in this browser.' : '');
     return html`<h4>Time, measured in this browser</h4>
       <p class="note">
         One head of width d = ${TIMED_WIDTH} on random inputs, one thread, timed by the wasm core in a background Worker (the
         page stays responsive): the fastest of ${REPEATS} runs at each n. Times depend on this device
         and on what else it is doing.${note ? ` ${note}` : ''}
       </p>
-      ${this._tasks.onPage ? html`<p class="note" data-role="worker-note">This browser could not start a background worker, so the kernels run on the page itself: it stops responding until each one ends.</p>` : nothing}
+      ${this.run.workerNote()}
       <div class="controls">
-        <button data-action="measure" ?disabled=${this._busy} @click=${() => this._measure()}>Measure in this browser</button>
-        <button data-action="cancel-measure" ?disabled=${!this._busy} @click=${() => this._stop()}>Cancel</button>
+        <button data-action="measure" ?disabled=${this.run.busy} @click=${() => this._measure()}>Measure in this browser</button>
+        ${this.run.cancelButton({ action: 'cancel-measure' })}
       </div>
-      <p class="message ${this._message ? 'error' : ''}" data-role="measure-status" role=${this._message ? 'alert' : 'status'}>${status}</p>
+      <p class="message ${this.run.message ? 'error' : ''}" data-role="measure-status" role=${this.run.message ? 'alert' : 'status'}>${status}</p>
       ${
         measured.length
           ? html`<div class="figures">
