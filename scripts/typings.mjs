@@ -79,6 +79,20 @@ function aliasedGroup(name, fields) {
   return lines;
 }
 
+// A group whose every field is another group's field, as it is (the model's replaced heads take
+// the family's own rows): the name of that larger group, so the type picks them from it rather
+// than declaring them again.
+function takenFrom(groups, name, fields) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return Object.keys(groups).find(
+    (other) =>
+      other !== name &&
+      groups[other].length > fields.length &&
+      !groups[other].some((f) => f.aliasOf) &&
+      fields.every((field) => groups[other].some((f) => same(f, field))),
+  );
+}
+
 /** The generated part of attnlab.d.ts from a schema (lab.schema() with docs) and the step ids. */
 export function generate(schema, stepIds) {
   const lines = [
@@ -91,6 +105,11 @@ export function generate(schema, stepIds) {
   for (const [name, fields] of Object.entries(schema.groups)) {
     if (fields.some((f) => f.aliasOf)) {
       lines.push(...aliasedGroup(name, fields));
+      continue;
+    }
+    const source = takenFrom(schema.groups, name, fields);
+    if (source) {
+      lines.push('', `export type ${name} = Pick<${source}, ${fields.map((f) => `'${f.name}'`).join(' | ')}>;`);
       continue;
     }
     lines.push('', `export interface ${name} {`);
@@ -169,6 +188,35 @@ export const RESULTS_END = '// ---- End of the generated result interfaces ----'
 const AS_SENT = { LongAttentionResult: ['output'], FlashPlan: ['keyBands', 'slopes', 'factors'] };
 const TYPED = /^(Float32|Float64|Uint8|Uint32)Array$/;
 
+// The trace, which the package reshapes (web/lib/attnlab.js): each step and operand gains its
+// shape, an operand that is another step's result carries that step's values in place of its
+// index, a group lists its steps rather than their indices, and a trace of text keeps its tokens.
+const SHAPE = { name: 'shape', type: '[rows: number, cols: number]', doc: 'The rows and columns of values.' };
+const RESHAPED = {
+  TraceOperand: { drop: ['step'], required: ['values'], add: [SHAPE] },
+  TraceStep: { add: [SHAPE] },
+  TraceGroup: { types: { steps: 'TraceStep[]' } },
+  Trace: { add: [{ name: 'tokens', type: 'string[]', optional: true, doc: 'The tokens, when the request gave text.' }] },
+};
+
+// A doc comment, on one line when it is short, else wrapped at about 100 columns.
+function docComment(text) {
+  if (text.length <= 100) return [`/** ${text} */`];
+  const lines = [''];
+  for (const word of text.split(' ')) {
+    if (lines.at(-1).length + word.length > 96) lines.push('');
+    lines[lines.length - 1] += `${lines.at(-1) ? ' ' : ''}${word}`;
+  }
+  return ['/**', ...lines.map((line) => ` * ${line}`), ' */'];
+}
+
+// A result's fields as the package hands them over.
+function deliveredFields(result, rows) {
+  const { drop = [], required = [], types = {}, add = [] } = RESHAPED[result] ?? {};
+  const kept = rows.filter((row) => row.name !== undefined && !drop.includes(row.name));
+  return [...kept.map((row) => ({ ...row, optional: row.optional && !required.includes(row.name), type: types[row.name] ?? row.type })), ...add];
+}
+
 function resultType(result, { name, type }) {
   if (AS_SENT[result]?.includes(name)) return type === 'Matrix' ? 'FlatMatrix' : type;
   return TYPED.test(type) ? 'number[]' : type;
@@ -184,8 +232,8 @@ export function generateResults(results) {
   for (const [result, rows] of Object.entries(results)) {
     const own = rows.find((row) => row.name === undefined);
     if (!own) continue; // an internal value (a matrix, an error, a trace step before the package reshapes it)
-    lines.push('', `/** ${own.doc} */`, `export interface ${result} {`);
-    for (const row of rows.filter((r) => r.name !== undefined)) {
+    lines.push('', ...docComment(own.doc), `export interface ${result} {`);
+    for (const row of deliveredFields(result, rows)) {
       if (row.doc) lines.push(`  /** ${row.doc} */`);
       lines.push(`  ${row.name}${row.optional ? '?' : ''}: ${resultType(result, row)};`);
     }

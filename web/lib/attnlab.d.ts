@@ -305,25 +305,9 @@ export interface KernelOptions {
   batch?: number;
 }
 
-export interface ScoreRules {
-  /** One flag per key; true marks padding that no query attends to. */
-  keyPadding?: boolean[];
-  /** Divides the scaled scores. Default 1. */
-  temperature?: number;
-  /** Logit soft-capping: the scaled scores become softcap·tanh(S̃ / softcap); default off. */
-  softcap?: number;
-  /** An additive bias on the scaled scores, (n_q, n_k), or one per head (heads·n_q, n_k) in a trace or the long-sequence kernels (the same for every sequence); −Infinity blocks the key. */
-  bias?: MatrixInput;
-  /** ALiBi: −m_h·|p − j| added to head h's scaled scores, p the query's key position, m_h = 2^(−8(h+1)/heads). Default false. */
-  alibi?: boolean;
-}
+export type ScoreRules = Pick<AttentionOptions, 'keyPadding' | 'temperature' | 'softcap' | 'bias' | 'alibi'>;
 
-export interface QKInput {
-  /** (n_q, heads·d_k) */
-  Q: MatrixInput;
-  /** (n_k, kvHeads·d_k) */
-  K: MatrixInput;
-}
+export type QKInput = Pick<QKVInput, 'Q' | 'K'>;
 
 export interface SampleAt {
   /** The query head whose weights are sampled (0 … heads − 1). Default 0. */
@@ -537,10 +521,7 @@ export interface ModelConfig {
   heads: number;
 }
 
-export interface ForwardRequest {
-  /** Token ids, each below the model's vocab, at most its context length. */
-  tokenIds: number[];
-}
+export type ForwardRequest = Pick<HeadScoresRequest, 'tokenIds'>;
 
 export interface HeadScoresRequest {
   /** Token ids, each below the model's vocab, at most its context length. */
@@ -577,12 +558,7 @@ export interface LogitsRow {
   logits: ArrayLike<number>;
 }
 
-export interface DistributionOptions {
-  /** Divides the logits before the softmax; 0 takes the likeliest token. Default 1. */
-  temperature?: number;
-  /** Keeps the k likeliest tokens (0: all), at most the vocab. Default 0. */
-  topK?: number;
-}
+export type DistributionOptions = Pick<SampleOptions, 'temperature' | 'topK'>;
 
 export interface InductionProbeRequest {
   /** Random tokens drawn, then repeated: 1 … contextLength / 2. Default 0. */
@@ -600,41 +576,13 @@ export interface ImportedAttentionFields {
   attention?: number[][][];
 }
 
-export interface ReplaceLinear {
-  /** φ: 'elu' (elu(x) + 1, always positive), 'relu' (max(x, 0)), or 'favor' (Performer's positive orthogonal random features, FAVOR+: φ(q)·φ(k) estimates exp(q·k·scale)). Default 'elu'. */
-  featureMap?: 'elu' | 'relu' | 'favor';
-  /** Multiplies each query before φ: φ(scale·q); default 1, as the paper applies φ to q as it is. 'favor': multiplies q·k (φ(√scale·q)·φ(√scale·k)); default 1/√d_k, as softmax's. */
-  scale?: number;
-  /** 'favor' only: m, the random features (default 256); m·(d_k·(4·d_k + n_q + n_k) + n_q·n_k) at most limits().favorMultiplyAdds. 1 … limits().favorFeatures. */
-  features?: number;
-  /** 'favor' only: the seed of the random features (default 1); the same seed gives the same features everywhere. */
-  seed?: number;
-}
+export type ReplaceLinear = Pick<LinearAttentionOptions, 'featureMap' | 'scale' | 'features' | 'seed'>;
 
-export interface ReplaceRetention {
-  /** γ in (0, 1]: how much of the state each token keeps (key j counts γ^(i−j) at query i). */
-  decay: number;
-}
+export type ReplaceRetention = Pick<RetentionOptions, 'decay'>;
 
-export interface ReplaceLowRank {
-  /** k: the singular values kept (svd: 1 … min(n_q, n_k)) or the projected keys (linformer: 1 … n_k). */
-  rank: number;
-}
+export type ReplaceLowRank = Pick<LowRankOptions, 'rank'>;
 
-export interface ReplaceSparse {
-  /** Key j for query i when |i − j| < window (counted in blocks with blockSize); 0 = off. Default 0. */
-  window?: number;
-  /** Positions that attend to every key and that every query attends to. */
-  globalTokens?: number[];
-  /** Random keys per query (key blocks per query block with blockSize), drawn among those no other part allows. Default 0. */
-  random?: number;
-  /** BigBird's blocks: window and random count blocks of this many tokens; 0 = single tokens. Default 0. */
-  blockSize?: number;
-  /** The Sparse Transformer's strided pattern: key j when i − j is a multiple of stride; 0 = off. Default 0. */
-  stride?: number;
-  /** The same seed gives the same random keys everywhere. Default 1. */
-  seed?: number;
-}
+export type ReplaceSparse = Pick<SparsePatternRequest, 'window' | 'globalTokens' | 'random' | 'blockSize' | 'stride' | 'seed'>;
 
 /** The mask's rules: the bits of the mask step's blockedBy. */
 export interface MaskRules {
@@ -776,6 +724,114 @@ export interface AttentionResult {
   fullyMaskedRows: number[];
 }
 
+/**
+ * What feeds a step. An operand that is another step's result has that step's very `values` array
+ * (the same object); inputs (X, Wq, …) and head slices of Q, K, V carry their own.
+ */
+export interface TraceOperand {
+  /** The source step's id ('scores', 'project-q', …) or the input's name ('X', 'Q', 'Wq', 'Wo', …). */
+  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'context' | 'alibi' | 'bias';
+  /** Plain-text caption without a head index: 'X', 'X + PE', 'W_Q', 'Q', 'S', 'S̃', 'A', 'V', 'O', 'C', 'W_O'. */
+  symbol: string;
+  /** Zero-based head, on per-head operands when heads > 1. */
+  head?: number;
+  values: Matrix;
+  /** K and V with a pastKey: their first pastRows rows are the cache's, the rest the new tokens'. */
+  pastRows?: number;
+  /** The rows and columns of values. */
+  shape: [rows: number, cols: number];
+}
+
+/**
+ * One step of the trace. Operands by step: encoding [] (PE itself); positional [X, encoding];
+ * project-q/k/v [X (or positional), Wq/Wk/Wv] (project-k/v: [context, Wk/Wv] under
+ * cross-attention); rotate-q/k [Q/K head slice]; scores [Q, K] (head slices, or rotate-q/k); scale
+ * [scores]; bias [scale, alibi (the bias)]; mask [bias or scale]; softmax [mask, bias or scale];
+ * dropout [softmax]; aggregate [dropout or softmax, V slice]; concat [aggregate of each head];
+ * output-projection [concat (or aggregate with one head), Wo]. Backward (with dOutput): grad-output
+ * []; grad-wo [concat, grad-output]; grad-concat [grad-output, Wo]; grad-v [softmax, ∂O];
+ * grad-weights [∂O, V slice]; grad-softmax [softmax, grad-weights]; grad-scores [grad-softmax];
+ * grad-q [grad-scores, K slice]; grad-k [grad-scores, Q slice]; grad-wq/wk/wv [X (or positional),
+ * ∂Q/∂K/∂V over every head]; grad-x [∂Q, Wq, ∂K, Wk, ∂V, Wv]. ∂O is grad-concat's (or
+ * grad-output's) head slice.
+ */
+export interface TraceStep {
+  id: StepId;
+  /** Zero-based head index, on per-head steps when heads > 1. */
+  head?: number;
+  /** Plain-language name, the same for every head (the head is `head`). */
+  title: string;
+  /** TeX. */
+  formula: string;
+  values: Matrix;
+  /** The sum of each row of values, masked (-Infinity) entries left out: always finite (1 for every unmasked row of weights). */
+  rowTotals: number[];
+  operands: TraceOperand[];
+  /** Softmax steps only; -Infinity for a fully masked row. */
+  rowMax?: number[];
+  /** Softmax steps only: each row's sum of exponentials. */
+  rowSum?: number[];
+  /** Softmax steps only: exp(logit − row max). */
+  exponentials?: Matrix;
+  /** Scale steps only: the option or the default 1/√d_k, temperature excluded. */
+  scale?: number;
+  /** Scale steps only. */
+  temperature?: number;
+  /** Scale steps only: scale / temperature, what multiplies the scores. */
+  factor?: number;
+  /** Scale steps only: the head width d_k. */
+  dk?: number;
+  /** Scale steps only: true when scale is the default 1/√d_k (no scale option given). */
+  defaultScale?: boolean;
+  /** Mask steps only: (n_q, n_k), true where query i may attend to key j. */
+  allowed?: boolean[][];
+  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask, 8 window, 16 a -Infinity bias); 0 = allowed. */
+  blockedBy?: number[][];
+  /** rotate-q / rotate-k steps: (rows, d_k/2) angle of each pair, position · frequencies[i]. */
+  angles?: Matrix;
+  /** rotate-q / rotate-k steps: θ_i = ropeBase^(−2i/d_k), (d_k/2). */
+  frequencies?: number[];
+  /** rotate-q / rotate-k steps. */
+  ropeBase?: number;
+  /** bias steps with ALiBi: the head's slope m_h (the bias matrix B is operand 1, named 'alibi', or 'bias' without ALiBi). */
+  slope?: number;
+  /** softcap steps: the cap c. */
+  softcap?: number;
+  /** dropout steps: (n_q, n_k), true where the weight was kept. */
+  keep?: boolean[][];
+  /** dropout steps: p. */
+  rate?: number;
+  /** dropout steps: 1 / (1 − p). */
+  keepScale?: number;
+  /** grad-softmax steps only: rowsum(∂A ⊙ A) of every row, what the Jacobian subtracts. */
+  rowDot?: number[];
+  /** grad-softmax steps only: the rows whose Jacobian is in `jacobians`. */
+  jacobianRows?: number[];
+  /** grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), for each of jacobianRows. */
+  jacobians?: Matrix[];
+  /** The rows and columns of values. */
+  shape: [rows: number, cols: number];
+}
+
+/** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
+export interface TraceGroup {
+  id: StepId;
+  title: string;
+  /** The step's entries, one per head in head order (one entry for whole-sequence steps). */
+  steps: TraceStep[];
+}
+
+/** trace(): every step of the computation, in order. */
+export interface Trace {
+  steps: TraceStep[];
+  groups: TraceGroup[];
+  output: Matrix;
+  /** Per head h: the queries of head h that may attend to no key (their weights are zeros). */
+  fullyMaskedRows: number[][];
+  /** The tokens, when the request gave text. */
+  tokens?: string[];
+}
+
 /** One head at one position of decode(): only the new rows are computed; the cache grows. */
 export interface DecodeHead {
   /** The new row (1, d_k), rotated under RoPE. */
@@ -898,7 +954,10 @@ export interface SampledCells {
   visibleKeys: number[];
 }
 
-/** lab.flashPlan(): the flash kernel's own rules for a request, for a pass run elsewhere (attnlab/webgpu). */
+/**
+ * lab.flashPlan(): the flash kernel's own rules for a request, for a pass run elsewhere
+ * (attnlab/webgpu).
+ */
 export interface FlashPlan {
   /** d: each query head's slice of Q's columns (and its K/V head's of K). */
   headWidth: number;
@@ -998,7 +1057,10 @@ export interface ScalingStudy {
   points: ScalingPoint[];
 }
 
-/** linearAttention(): φ(q)ᵀφ(k) in place of exp(q·k), so the sum over keys regroups into a d_k × d_v state (Katharopoulos et al. 2020). */
+/**
+ * linearAttention(): φ(q)ᵀφ(k) in place of exp(q·k), so the sum over keys regroups into a d_k × d_v
+ * state (Katharopoulos et al. 2020).
+ */
 export interface LinearAttentionResult {
   /** request.scale or its default 1: multiplies Q before φ. */
   scale: number;
@@ -1052,7 +1114,10 @@ export interface RetentionResult {
   output: Matrix;
 }
 
-/** lowRankAttention(): softmax attention in k dimensions, by the SVD of A or by Linformer's projections (Wang et al. 2020). */
+/**
+ * lowRankAttention(): softmax attention in k dimensions, by the SVD of A or by Linformer's
+ * projections (Wang et al. 2020).
+ */
 export interface LowRankResult {
   /** k, request.rank. */
   rank: number;
@@ -1221,109 +1286,6 @@ export interface TokenLabels {
 export interface LearningMemory {
   /** Bytes malloc holds in the learning module; 0 before it loads. */
   learningAllocatedBytes: number;
-}
-
-/**
- * What feeds a step. An operand that is another step's result has that step's very `values`
- * array (the same object); inputs (X, Wq, …) and head slices of Q, K, V carry their own.
- */
-export interface TraceOperand {
-  /** The source step's id ('scores', 'project-q', …) or the input's name ('X', 'Q', 'Wq', 'Wo', …). */
-  name: StepId | 'X' | 'Q' | 'K' | 'V' | 'Wq' | 'Wk' | 'Wv' | 'Wo' | 'context' | 'alibi' | 'bias';
-  /** Plain-text caption without a head index: 'X', 'X + PE', 'W_Q', 'Q', 'S', 'S̃', 'A', 'V', 'O', 'C', 'W_O'. */
-  symbol: string;
-  /** Zero-based head, on per-head operands when heads > 1. */
-  head?: number;
-  shape: [rows: number, cols: number];
-  values: Matrix;
-  /** K and V with a pastKey: their first pastRows rows are the cache's, the rest the new tokens'. */
-  pastRows?: number;
-}
-
-/**
- * One step of the trace. Operands by step:
- * encoding [] (PE itself); positional [X, encoding]; project-q/k/v [X (or positional), Wq/Wk/Wv]
- * (project-k/v: [context, Wk/Wv] under cross-attention); rotate-q/k [Q/K head slice];
- * scores [Q, K] (head slices, or rotate-q/k); scale [scores]; bias [scale, alibi (the bias)];
- * mask [bias or scale]; softmax [mask, bias or scale]; dropout [softmax];
- * aggregate [dropout or softmax, V slice]; concat [aggregate of each head];
- * output-projection [concat (or aggregate with one head), Wo].
- * Backward (with dOutput): grad-output []; grad-wo [concat, grad-output]; grad-concat
- * [grad-output, Wo]; grad-v [softmax, ∂O]; grad-weights [∂O, V slice]; grad-softmax [softmax,
- * grad-weights]; grad-scores [grad-softmax]; grad-q [grad-scores, K slice]; grad-k
- * [grad-scores, Q slice]; grad-wq/wk/wv [X (or positional), ∂Q/∂K/∂V over every head];
- * grad-x [∂Q, Wq, ∂K, Wk, ∂V, Wv]. ∂O is grad-concat's (or grad-output's) head slice.
- */
-export interface TraceStep {
-  id: StepId;
-  /** Zero-based head index, on per-head steps when heads > 1. */
-  head?: number;
-  /** Plain-language name, the same for every head (the head is `head`). */
-  title: string;
-  /** TeX. */
-  formula: string;
-  shape: [rows: number, cols: number];
-  values: Matrix;
-  /** The sum of each row of values, masked (-Infinity) entries left out: always finite (1 for every unmasked row of weights). */
-  rowTotals: number[];
-  operands: TraceOperand[];
-  /** Softmax steps only; rowMax is -Infinity for a fully masked row. */
-  rowMax?: number[];
-  rowSum?: number[];
-  exponentials?: Matrix;
-  /** Scale steps only: the option or the default 1/√d_k, temperature excluded. */
-  scale?: number;
-  /** Scale steps only. */
-  temperature?: number;
-  /** Scale steps only: scale / temperature, what multiplies the scores. */
-  factor?: number;
-  /** Scale steps only: the head width d_k. */
-  dk?: number;
-  /** Scale steps only: true when scale is the default 1/√d_k (no scale option given). */
-  defaultScale?: boolean;
-  /** Mask steps only: (n_q, n_k), true where query i may attend to key j. */
-  allowed?: boolean[][];
-  /** Mask steps only: (n_q, n_k) bit flags of what blocks a cell (1 causal, 2 key padding, 4 mask, 8 window, 16 a -Infinity bias); 0 = allowed. */
-  blockedBy?: number[][];
-  /** rotate-q / rotate-k steps: (rows, d_k/2) angle of each pair, position · frequencies[i]. */
-  angles?: Matrix;
-  /** rotate-q / rotate-k steps: θ_i = ropeBase^(−2i/d_k), (d_k/2). */
-  frequencies?: number[];
-  /** rotate-q / rotate-k steps. */
-  ropeBase?: number;
-  /** bias steps with ALiBi: the head's slope m_h (the bias matrix B is operand 1, named 'alibi', or 'bias' without ALiBi). */
-  slope?: number;
-  /** softcap steps: the cap c. */
-  softcap?: number;
-  /** dropout steps: (n_q, n_k), true where the weight was kept. */
-  keep?: boolean[][];
-  /** dropout steps: p. */
-  rate?: number;
-  /** dropout steps: 1 / (1 − p). */
-  keepScale?: number;
-  /** grad-softmax steps only: rowsum(∂A ⊙ A) of every row, what the Jacobian subtracts. */
-  rowDot?: number[];
-  /** grad-softmax steps only: the rows whose Jacobian is in `jacobians`. */
-  jacobianRows?: number[];
-  /** grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), for each of jacobianRows. */
-  jacobians?: Matrix[];
-}
-
-/** One per distinct step id, in trace order; `steps` are the same objects as in Trace.steps. */
-export interface TraceGroup {
-  id: StepId;
-  title: string;
-  /** The step's entries, one per head in head order (one entry for whole-sequence steps). */
-  steps: TraceStep[];
-}
-
-export interface Trace {
-  steps: TraceStep[];
-  groups: TraceGroup[];
-  output: Matrix;
-  /** Per head h: the queries of head h that may attend to no key (their weights are zeros). */
-  fullyMaskedRows: number[][];
-  tokens?: string[];
 }
 
 /** A matrix as flat row-major float32 data: what long-sequence kernels return. */
