@@ -8,8 +8,9 @@
 // core's download leaves them out). The result interfaces come from results(), the fields of
 // every result the core registers (its Embind value objects, cpp/bindings/bindings.cpp), with
 // their docs, exported by the typings module (attnlab-typings: the core built with the docs,
-// not shipped). The rest of attnlab.d.ts (the trace's and the model's results, which the
-// package reshapes, method docs, how entries combine the groups) is kept by hand.
+// not shipped), reshaped as the package hands them over where it does (the trace: RESHAPED
+// below). The rest of attnlab.d.ts (the results the package assembles itself, method docs, how
+// entries combine the groups) is kept by hand.
 //
 //   node scripts/typings.mjs [wasm dir]          rewrites what is stale
 //   node scripts/typings.mjs [wasm dir] --check  exits 1 when something is stale
