@@ -308,6 +308,9 @@ TEST_CASE("low_rank_attention rejects every bad input with its code", "[low-rank
   CHECK(error_of(q, k, v, o) == ErrorCode::invalid_argument);
   o.scale = NAN;
   CHECK(error_of(q, k, v, o) == ErrorCode::invalid_argument);
+  LowRankOptions projected = svd_options(2);
+  projected.e = projected.f = Matrix(2, 6, 0.5f);  // Linformer's projections
+  CHECK(error_of(q, k, v, projected) == ErrorCode::invalid_argument);
   Matrix bad = q;
   bad(1, 1) = NAN;
   CHECK(error_of(bad, k, v, svd_options(2)) == ErrorCode::non_finite);

@@ -201,6 +201,7 @@ const refusals = [
   ['rank above min(n_q, n_k)', { Q, K: Q, V, rank: 3 }, 'invalid-argument', 'rank'],
   ['an unknown method', { Q, K: Q, V, rank: 1, method: 'nystrom' }, 'invalid-argument', 'method'],
   ['causal with linformer', { Q, K: Q, V, rank: 1, method: 'linformer', causal: true }, 'invalid-argument', 'causal'],
+  ['E and F with svd', { Q, K: Q, V, rank: 1, E: [[1, 0]], F: [[1, 0]] }, 'invalid-argument', 'E'],
   ['E without F', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0]] }, 'invalid-argument', 'F'],
   ['E of the wrong shape', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0, 0]], F: [[1, 0]] }, 'shape-mismatch', 'E'],
   ['NaN in F', { Q, K: Q, V, rank: 1, method: 'linformer', E: [[1, 0]], F: [[NaN, 0]] }, 'non-finite', 'F'],

@@ -34,7 +34,7 @@ struct LowRankOptions {
   // linformer: E and F drawn from N(0, 1/k) (normal_matrix(2k, n_k, seed) / √k, E its first k
   // rows, F the rest), unless the caller gives its own.
   std::uint64_t seed = 1;
-  // linformer: the caller's projections, (rank, n_k) each, both or neither.
+  // linformer: the caller's projections, (rank, n_k) each, both or neither (svd refuses them).
   std::optional<Matrix> e, f;
 };
 

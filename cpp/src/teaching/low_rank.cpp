@@ -49,6 +49,11 @@ Problem check(const Matrix& q, const Matrix& k, const Matrix& v, const LowRankOp
                  "has no causal form; use method 'svd' or causal: false"};
   if (o.scale)
     if (auto p = validate::positive_finite("scale", *o.scale)) return p;
+  if (svd && (o.e || o.f))
+    return Error{ErrorCode::invalid_argument,
+                 std::string(o.e ? "E" : "F") +
+                     ": E and F are Linformer's projections, which the svd method does not take; "
+                     "use method 'linformer'"};
   if (!svd && o.e.has_value() != o.f.has_value())
     return Error{ErrorCode::invalid_argument, std::string(o.e ? "F" : "E") +
                                                   " is missing: give E and F together, or neither "
