@@ -5,29 +5,19 @@ import { css, unsafeCSS } from 'lit';
 
 import { HEAT_RULES, RAMP_RULES } from './colors.js';
 
-export const matrixStyles = css`
-  .matrices {
-    display: flex;
-    flex-wrap: wrap;
-    gap: 12px;
-    align-items: flex-start;
-  }
-  /* A flex item may shrink below its content, so a wide matrix scrolls inside its own box
-     (figure.matrix, or .scroll-x around another wide table) instead of widening the page;
-     so does a long formula. */
-  .matrices > * {
-    min-width: 0;
-    max-width: 100%;
-  }
+/**
+ * A box that scrolls sideways (figure.matrix, .scroll-x around a wide table, a long .formula)
+ * shows that it does: its content fades out at an edge with more beyond it. The fades follow
+ * the box's own scroll position (a scroll-driven animation); a box that does not scroll has no
+ * timeline, so no fade.
+ */
+export const scrollCue = css`
   figure.matrix,
   .scroll-x,
   .formula {
     margin: 0;
     max-width: 100%;
     overflow-x: auto;
-    /* The scroll cue: the content fades out at an edge with more beyond it. The fades follow
-       the box's own scroll position (a scroll-driven animation); a box that does not scroll
-       has no timeline, so no fade. */
     --attn-fade-start: 0px;
     --attn-fade-end: 0px;
     mask-image: linear-gradient(
@@ -66,6 +56,23 @@ export const matrixStyles = css`
       --attn-fade-end: 0px;
     }
   }
+`;
+
+export const matrixStyles = css`
+  .matrices {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 12px;
+    align-items: flex-start;
+  }
+  /* A flex item may shrink below its content, so a wide matrix scrolls inside its own box
+     (figure.matrix, or .scroll-x around another wide table) instead of widening the page;
+     so does a long formula. */
+  .matrices > * {
+    min-width: 0;
+    max-width: 100%;
+  }
+  ${scrollCue}
   table {
     border-collapse: collapse;
     font-variant-numeric: tabular-nums;

@@ -62,7 +62,7 @@ export function render(view) {
       and its knob, and compare its weights and output with softmax's on the same Q, K and V, all computed by the core.
     </p>
     ${renderControls(view)} ${view.messageLine(view.draftProblem ?? view._error)}
-    <div class="formula" data-role="formula" ${formula(FORMULAS[v.family](v))}></div>
+    <div class="formulas" data-role="formula">${FORMULAS[v.family](v).map((tex) => html`<div class="formula" ${formula(tex)}></div>`)}</div>
     ${renderSentences(v, r)} ${renderWeights(view)} ${renderErrors(view)} ${renderCost(v, r)}
     ${measuredTimes(v)}
     ${r.step ? renderRecurrent({ v, r, onToken: (token) => view.changeView({ token }) }) : nothing}
@@ -164,15 +164,20 @@ function renderErrors(view) {
   </section>`;
 }
 
-// Each family's rule as its paper writes it (TeX, drawn by KaTeX).
+// Each family's rule as its paper writes it (TeX, drawn by KaTeX), in parts that wrap on a narrow
+// screen.
 const FORMULAS = {
-  linear: (v) =>
-    `o_i = \\frac{\\phi(q_i)^\\top \\sum_{j${causalOf(v) ? '\\le i' : ''}} \\phi(k_j) v_j^\\top}{\\phi(q_i)^\\top \\sum_{j${causalOf(v) ? '\\le i' : ''}} \\phi(k_j)},\\quad \\phi(x) = ${v.featureMap === 'elu' ? '\\mathrm{elu}(x) + 1' : '\\max(x, 0)'}`,
-  favor: () =>
-    '\\phi(x) = \\tfrac{1}{\\sqrt m}\\exp\\!\\left(Wx - \\tfrac{\\lVert x\\rVert^2}{2}\\right),\\quad \\mathbb{E}[\\phi(q)^\\top\\phi(k)] = \\exp(q^\\top k \\cdot s)',
-  retention: () => 'O = (QK^\\top \\odot D)V,\\quad D_{ij} = \\gamma^{\\,i-j}\\ (j \\le i),\\quad S_t = \\gamma S_{t-1} + k_t^\\top v_t',
-  svd: () => 'A_k = \\sum_{i \\le k} \\sigma_i u_i v_i^\\top,\\quad \\lVert A - A_k \\rVert_F = \\sqrt{\\textstyle\\sum_{i>k} \\sigma_i^2}',
-  linformer: () => 'O = \\mathrm{softmax}\\!\\left(Q (EK)^\\top s\\right) (FV),\\quad E, F \\in \\mathbb{R}^{k \\times n}',
-  bigbird: () => 'O = \\mathrm{softmax}(QK^\\top s + M)V,\\quad M_{ij} = 0 \\text{ in window, global or random}, -\\infty \\text{ else}',
-  strided: () => 'M_{ij} = 0 \\text{ when } |i - j| < s \\text{ or } s \\mid (i - j), -\\infty \\text{ else}',
+  linear: (v) => [
+    `o_i = \\frac{\\phi(q_i)^\\top \\sum_{j${causalOf(v) ? '\\le i' : ''}} \\phi(k_j) v_j^\\top}{\\phi(q_i)^\\top \\sum_{j${causalOf(v) ? '\\le i' : ''}} \\phi(k_j)},`,
+    `\\phi(x) = ${v.featureMap === 'elu' ? '\\mathrm{elu}(x) + 1' : '\\max(x, 0)'}`,
+  ],
+  favor: () => [
+    '\\phi(x) = \\tfrac{1}{\\sqrt m}\\exp\\!\\left(Wx - \\tfrac{\\lVert x\\rVert^2}{2}\\right),',
+    '\\mathbb{E}[\\phi(q)^\\top\\phi(k)] = \\exp(q^\\top k \\cdot s)',
+  ],
+  retention: () => ['O = (QK^\\top \\odot D)V,', 'D_{ij} = \\gamma^{\\,i-j}\\ (j \\le i),', 'S_t = \\gamma S_{t-1} + k_t^\\top v_t'],
+  svd: () => ['A_k = \\sum_{i \\le k} \\sigma_i u_i v_i^\\top,', '\\lVert A - A_k \\rVert_F = \\sqrt{\\textstyle\\sum_{i>k} \\sigma_i^2}'],
+  linformer: () => ['O = \\mathrm{softmax}\\!\\left(Q (EK)^\\top s\\right) (FV),', 'E, F \\in \\mathbb{R}^{k \\times n}'],
+  bigbird: () => ['O = \\mathrm{softmax}(QK^\\top s + M)V,', 'M_{ij} = 0 \\text{ in window, global or random}, -\\infty \\text{ else}'],
+  strided: () => ['M_{ij} = 0 \\text{ when } |i - j| < s \\text{ or } s \\mid (i - j), -\\infty \\text{ else}'],
 };

@@ -2,10 +2,12 @@
 // tables, the recurrent part. On a phone the controls wrap and each matrix scrolls in its box.
 import { css } from 'lit';
 
+import { scrollCue } from '../../../shared/matrix-styles.js';
 import { viewStyles } from '../../../shared/styles.js';
 
 export const efficientStyles = [
   viewStyles,
+  scrollCue,
   css`
     fieldset.controls {
       border: 1px solid var(--attn-border);
@@ -13,9 +15,13 @@ export const efficientStyles = [
       padding: 8px 12px;
       min-width: 0; /* a fieldset is as wide as its content by default: it would widen the page */
     }
-    .formula {
-      overflow-x: auto;
-      max-width: 100%;
+    /* A family's formula in parts, side by side, each on a line of its own on a phone. */
+    .formulas {
+      display: flex;
+      flex-wrap: wrap;
+      justify-content: center;
+      align-items: center;
+      column-gap: 1.5em;
     }
     .matrices {
       display: flex;
