@@ -44,7 +44,7 @@ test('induction-anywhere forms its induction head within two minutes: the loss d
   const step = await field(page, 'step');
   const accuracy = await field(page, 'accuracy');
   assert.ok(accuracy >= 0.9, `accuracy ${accuracy} at step ${step}`);
-  assert.match(await page.locator(`${view} [data-role="train-status"]`).textContent(), /Learned: Train stopped here/);
+  assert.match(await page.locator(`${view} [data-role="train-status"]`).textContent(), /Learned, so training stopped here/);
   assert.ok(seconds <= 120, `${seconds} s`);
 
   // The chart: layer 2's induction score starts near uniform attention's and ends high; the

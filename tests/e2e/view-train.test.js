@@ -64,7 +64,7 @@ test('previous-token reaches 95% within 10 s of training; a layer-1 head then lo
   const seconds = (Date.now() - start) / 1000;
   // Train stops by itself once the task is learned (≥ 99% on held-out sequences), and says so.
   await page.locator(`${view} [data-action="train"]:not([disabled])`).waitFor({ timeout: 10_000 });
-  assert.match(await page.locator(`${view} [data-role="train-status"]`).textContent(), /Learned: Train stopped here/);
+  assert.match(await page.locator(`${view} [data-role="train-status"]`).textContent(), /Learned, so training stopped here/);
   const step = await field(page, 'step');
   const accuracy = await field(page, 'accuracy');
   const loss = await field(page, 'loss');

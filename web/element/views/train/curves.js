@@ -67,7 +67,7 @@ export function trainingCurves({ history, task, layers, logAxis }) {
       points: curve((p) => p.previousToken[previous.layer][previous.head]),
     },
   ].filter(Boolean);
-  return html`<div class="figures">
+  return html`<div class="figures curves">
       ${lineChart({
         title: 'Loss, accuracy and head scores against steps',
         x,

@@ -93,6 +93,10 @@ const styles = css`
   .series-3 circle {
     fill: var(--attn-correct);
   }
+  /* The view's one chart, with four curves and two axes: wider than the shared 440 px. */
+  .curves svg.chart {
+    width: min(100%, 560px);
+  }
 `;
 
 class TrainView extends WorkerViewBase {
@@ -295,7 +299,7 @@ class TrainView extends WorkerViewBase {
         ? ' (the trainer is being rebuilt: its steps replayed…)'
         : ' (training…)'
       : this._learnedAt === last?.step
-        ? '. Learned: Train stopped here; press it again to go on.'
+        ? '. Learned, so training stopped here; press Train to go on.'
         : '';
     const text = last
       ? html`Step <span data-field="step" data-value=${last.step}>${last.step}</span>: loss
