@@ -19,7 +19,7 @@ test('the golden file holds the native loss curves', () => {
 
 for (const { request, losses, accuracy } of golden.trainingCurves) {
   test(`the wasm trainer repeats the native loss curve over 200 steps: ${JSON.stringify(request)}`, async () => {
-    // The same seed, the same scalar loops without fused multiply-adds (training.cpp): the
+    // The same seed, the same scalar loops without fused multiply-adds (training.cpp, trainer.cpp): the
     // curves may only part by rounding, far below 1e-4.
     const trainer = await lab.trainer(request);
     let worst = 0;

@@ -70,11 +70,11 @@ std::optional<Error> overflowed_step(const Trace& t, std::size_t first) {
 }
 
 Operand step_result(const Trace& t, std::size_t index, const char* symbol) {
-  return Operand{t.steps[index].id, symbol, t.steps[index].head, index, std::nullopt};
+  return Operand{t.steps[index].id, symbol, t.steps[index].head, index, std::nullopt, std::nullopt};
 }
 
 Operand own(std::string name, const char* symbol, std::optional<int> head, Matrix values) {
-  return Operand{std::move(name), symbol, head, std::nullopt, std::move(values)};
+  return Operand{std::move(name), symbol, head, std::nullopt, std::move(values), std::nullopt};
 }
 
 }  // namespace trace_steps
