@@ -173,6 +173,25 @@ test('a −∞ bias cell survives the reload (it showed the default example befo
   assertClean(problems);
 });
 
+test('a link put in the URL while a write of the URL is pending stays: the element never writes its older state over it', async (t) => {
+  const { page, problems } = await session.open(t);
+  const state = { ...presetState('causal'), step: 'softmax' };
+  const hash = elementLink(state);
+  // An edit schedules the element's write of the URL; then the URL changes under it
+  // (replaceState fires no hashchange, as a link pasted just before a reload is not yet read).
+  const after = await page.evaluate(async (link) => {
+    document.querySelector('attn-lab').setState({ step: 'scores' });
+    window.history.replaceState(null, '', link);
+    await new Promise((done) => setTimeout(done, 1000)); // past the element's write delay
+    return window.location.hash;
+  }, hash);
+  assert.equal(after, hash, 'the pending write left the new link alone');
+  await page.reload();
+  await waitForLabs(page);
+  assert.deepEqual(await labState(page), state);
+  assertClean(problems);
+});
+
 test('random states, −∞ and −0 included, reopen identically from their links', async (t) => {
   const { page, problems } = await session.open(t);
   const random = seeded(Number(process.env.ATTNLAB_STATE_SEED ?? 3939));

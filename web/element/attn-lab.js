@@ -129,7 +129,11 @@ export class AttnLabElement extends LitElement {
     this._onHashChange = () => this._loadInitialState();
     this._flushUrl = () => {
       clearTimeout(this._urlTimer);
-      if (this.good) window.history.replaceState(null, '', encodeHash(this.good.state));
+      // A link navigated to whose hashchange has not run yet (a reload right after it) is the
+      // newer state: it stays in the URL.
+      if (!this.good || window.location.hash !== this._linkedHash) return;
+      this._linkedHash = encodeHash(this.good.state);
+      window.history.replaceState(null, '', this._linkedHash);
     };
     this.addEventListener('keydown', (event) => {
       if (this.good?.state.view === 'stepper') this._stepper.onKeyDown(event);
@@ -359,6 +363,7 @@ export class AttnLabElement extends LitElement {
     let fromPreset = DEFAULT_PRESET; // the preset the state is, while unedited
     let problem = null;
     try {
+      this._linkedHash = window.location.hash; // the link read, or written since (_flushUrl)
       const fromUrl = this.urlState ? decodeHash(window.location.hash) : null;
       if (fromUrl) {
         state = mergeState(state, fromUrl);
@@ -396,7 +401,10 @@ export class AttnLabElement extends LitElement {
     clearTimeout(this._urlTimer);
     // Compressed off the main thread where the browser can (leaving the page, _flushUrl writes
     // at once); a link that comes back after a newer change is not written.
-    this._urlTimer = setTimeout(() => writeLink(() => this.good?.state), URL_WRITE_DELAY_MS);
+    this._urlTimer = setTimeout(() => {
+      if (window.location.hash !== this._linkedHash) return; // a link navigated to comes first
+      writeLink(() => this.good?.state).then((link) => (this._linkedHash = link ?? this._linkedHash));
+    }, URL_WRITE_DELAY_MS);
   }
 
   _emit(type, detail) {

@@ -124,13 +124,17 @@ export async function encodeHashAsync(state) {
   return link.length <= LINK_LIMIT ? link : encodeHash(state);
 }
 
-/** Writes the link of current() into the URL once it is compressed, unless the state has changed by then. */
-export function writeLink(current) {
-  const state = current();
-  if (!state) return;
-  encodeHashAsync(state).then((link) => {
-    if (current() === state) window.history.replaceState(null, '', link);
-  });
+/**
+ * Writes the link of current() into the URL once it is compressed, unless the state or the URL
+ * (a link navigated to meanwhile) has changed by then; resolves to the link written, or null.
+ */
+export async function writeLink(current) {
+  const [state, hash] = [current(), window.location.hash];
+  if (!state) return null;
+  const link = await encodeHashAsync(state);
+  if (current() !== state || window.location.hash !== hash) return null;
+  window.history.replaceState(null, '', link);
+  return link;
 }
 
 /**
