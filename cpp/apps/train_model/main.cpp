@@ -60,6 +60,9 @@ struct Options {
       {"repeat-grow", "0"},
       // Before this step, every window is a random one (0: none).
       {"repeat-first", "0"},
+      // After repeat-first, the share of windows that are random ones falls linearly from all
+      // of them to repeat-share × repeat-random over this many steps (0: at once).
+      {"repeat-fade", "0"},
   };
   std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
   float real(const std::string& k) const { return std::stof(values.at(k)); }
@@ -102,20 +105,32 @@ struct Curriculum {
   // Before this step every window is a random one: copying forms only when a batch holds
   // enough of them (model/README.md).
   std::size_t random_first = 0;
+  // Then the all-random share fades out over `random_fade` steps: text that comes in at once
+  // rewrites the embeddings the copying relies on (model/README.md).
+  std::size_t random_fade = 0;
+  // The share of windows that are random-only at `step`, on top of share × random_share.
+  double random_only_share(std::size_t step) const {
+    if (step < random_first) return 1.0;
+    if (step >= random_first + random_fade) return 0.0;
+    return 1.0 - static_cast<double>(step - random_first) / static_cast<double>(random_fade);
+  }
 };
 
 std::size_t repeat_window(const std::vector<int>& text, std::size_t offset, std::size_t context,
                           const Curriculum& curriculum, std::uint64_t seed, std::size_t step,
                           std::size_t count, std::size_t b, std::vector<int>& window) {
-  const bool random_only = step < curriculum.random_first;
-  const double share = random_only ? 1.0 : curriculum.share;
   const std::size_t repeat_min = curriculum.repeat_min;
   const std::size_t n = context + 1;
   const auto* from = &text[offset];
   window.assign(from, from + n);
-  if (share <= 0) return context;
   const std::uint64_t r = attnlab::splitmix64_mix(
       attnlab::splitmix64_mix(seed ^ 0x5245504541545321ULL) + step * count + b);
+  const double only = curriculum.random_only_share(step);
+  const bool random_only =
+      only >= 1.0 ||
+      (only > 0 && static_cast<double>(attnlab::splitmix64_mix(r + 5) >> 11) * 0x1.0p-53 < only);
+  const double share = random_only ? 1.0 : curriculum.share;
+  if (share <= 0) return context;
   if (static_cast<double>(r >> 11) * 0x1.0p-53 >= share) return context;
   const auto draw = [&](std::size_t shortest, std::size_t longest, std::uint64_t k) {
     return shortest + attnlab::splitmix64_mix(r + k) % (longest - shortest + 1);
@@ -183,9 +198,10 @@ int run(const Options& o) {
   std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
   std::vector<float> losses(batch), total(parameters.size());
   std::vector<std::vector<int>> windows(batch);
-  const Curriculum curriculum{
-      o.real("repeat-share"), o.real("repeat-random"), o.size("repeat-min"),  c.vocab,
-      o.size("repeat-start"), o.size("repeat-grow"),   o.size("repeat-first")};
+  const Curriculum curriculum{o.real("repeat-share"), o.real("repeat-random"),
+                              o.size("repeat-min"),   c.vocab,
+                              o.size("repeat-start"), o.size("repeat-grow"),
+                              o.size("repeat-first"), o.size("repeat-fade")};
   if (!(curriculum.share >= 0 && curriculum.share <= 1))
     throw std::runtime_error("--repeat-share takes a share from 0 to 1");
   if (!(curriculum.random_share >= 0 && curriculum.random_share <= 1))
