@@ -49,6 +49,9 @@ struct Options {
       // The curriculum: this share of the batch's windows (0 … 1) end with a repeat of a span
       // of their own text, from repeat-min tokens to half the window (repeat_window below).
       {"repeat-share", "0"},
+      // The curriculum starts at this step (the steps before it train on plain text), and its
+      // schedules below count from it.
+      {"repeat-from", "0"},
       {"repeat-min", "8"},
       // Of the repeating windows, this share (0 … 1) are random tokens repeated with a period of
       // the span's length instead of text: the probe's kind of sequence, which only copying can
@@ -98,6 +101,9 @@ std::vector<std::size_t> batch_offsets(std::size_t count, std::size_t step, std:
 struct Curriculum {
   double share = 0, random_share = 0;
   std::size_t repeat_min = 8, vocab = 0;
+  // Plain text before this step: copying forms far sooner (model/README.md) once the embeddings
+  // and a previous-token head have grown on text. The steps below count from here.
+  std::size_t from = 0;
   // The random windows' length: `random_start` tokens at step 0, growing linearly to the context
   // at step `random_grow` (0: the context from the start). Copying is learnt far sooner on short
   // sequences (model/README.md), and the head then carries over to longer ones.
@@ -123,9 +129,11 @@ std::size_t repeat_window(const std::vector<int>& text, std::size_t offset, std:
   const std::size_t n = context + 1;
   const auto* from = &text[offset];
   window.assign(from, from + n);
+  if (step < curriculum.from) return context;
+  const std::size_t at = step - curriculum.from;  // the curriculum's own step
   const std::uint64_t r = attnlab::splitmix64_mix(
       attnlab::splitmix64_mix(seed ^ 0x5245504541545321ULL) + step * count + b);
-  const double only = curriculum.random_only_share(step);
+  const double only = curriculum.random_only_share(at);
   const bool random_only =
       only >= 1.0 ||
       (only > 0 && static_cast<double>(attnlab::splitmix64_mix(r + 5) >> 11) * 0x1.0p-53 < only);
@@ -140,9 +148,9 @@ std::size_t repeat_window(const std::vector<int>& text, std::size_t offset, std:
   if (random_only || static_cast<double>(attnlab::splitmix64_mix(r + 3) >> 11) * 0x1.0p-53 <
                          curriculum.random_share) {
     std::size_t tokens = context;
-    if (curriculum.random_start && step < curriculum.random_grow)
+    if (curriculum.random_start && at < curriculum.random_grow)
       tokens = curriculum.random_start +
-               (context - curriculum.random_start) * step / curriculum.random_grow;
+               (context - curriculum.random_start) * at / curriculum.random_grow;
     const std::size_t m = tokens + 1, longest = m / 2;
     const std::size_t period =
         draw(std::min(repeat_min, std::max<std::size_t>(2, m / 5)), longest, 1);
@@ -200,8 +208,9 @@ int run(const Options& o) {
   std::vector<std::vector<int>> windows(batch);
   const Curriculum curriculum{o.real("repeat-share"), o.real("repeat-random"),
                               o.size("repeat-min"),   c.vocab,
-                              o.size("repeat-start"), o.size("repeat-grow"),
-                              o.size("repeat-first"), o.size("repeat-fade")};
+                              o.size("repeat-from"),  o.size("repeat-start"),
+                              o.size("repeat-grow"),  o.size("repeat-first"),
+                              o.size("repeat-fade")};
   if (!(curriculum.share >= 0 && curriculum.share <= 1))
     throw std::runtime_error("--repeat-share takes a share from 0 to 1");
   if (!(curriculum.random_share >= 0 && curriculum.random_share <= 1))
