@@ -61,7 +61,7 @@ struct Options {
       // over repeat-grow steps.
       {"repeat-start", "0"},
       {"repeat-grow", "0"},
-      // Before this step, every window is a random one (0: none).
+      // For this many steps from repeat-from, every window is a random one (0: none).
       {"repeat-first", "0"},
       // After repeat-first, the share of windows that are random ones falls linearly from all
       // of them to repeat-share × repeat-random over this many steps (0: at once).
@@ -108,11 +108,11 @@ struct Curriculum {
   // at step `random_grow` (0: the context from the start). Copying is learnt far sooner on short
   // sequences (model/README.md), and the head then carries over to longer ones.
   std::size_t random_start = 0, random_grow = 0;
-  // Before this step every window is a random one: copying forms only when a batch holds
-  // enough of them (model/README.md).
+  // For this many steps from `from` every window is a random one: copying forms only when a
+  // batch holds enough of them (model/README.md).
   std::size_t random_first = 0;
-  // Then the all-random share fades out over `random_fade` steps: text that comes in at once
-  // rewrites the embeddings the copying relies on (model/README.md).
+  // Then the all-random share fades out over `random_fade` steps: when text came in at once, an
+  // earlier trial lost the copying the random windows had formed (model/README.md).
   std::size_t random_fade = 0;
   // The share of windows that are random-only at `step`, on top of share × random_share.
   double random_only_share(std::size_t step) const {
