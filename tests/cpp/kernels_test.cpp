@@ -122,6 +122,25 @@ TEST_CASE("scale multiplies every entry exactly like the scalar reference", "[ke
   CHECK(max_abs_diff(got, original) > 0.0);
 }
 
+TEST_CASE("gelu matches the float64 tanh form for every width and into its tails", "[kernels]") {
+  const std::size_t width = GENERATE(from_range(widths));
+  const float spread = GENERATE(1.0f, 6.0f);  // 6: |x| up to 6, where tanh saturates
+  CAPTURE(width, spread);
+  const Matrix x = random_matrix(4, width, 401 + static_cast<std::uint32_t>(width), spread);
+  Matrix got = x;
+  kernels::gelu(got);
+  attnlab::BasicMatrix<double> want(x.rows, x.cols);
+  for (std::size_t i = 0; i < x.data.size(); ++i) want.data[i] = x.data[i];
+  reference::gelu(want);
+  for (std::size_t i = 0; i < x.data.size(); ++i) {
+    CAPTURE(x.data[i]);
+    // tanh within 2.4e-7 absolute, halved by 0.5·u, plus a few float32 roundings of the result
+    const double u = std::abs(static_cast<double>(x.data[i]));
+    CHECK(std::abs(got.data[i] - want.data[i]) <=
+          1.2e-7 * u + 4 * FLT_EPSILON * std::abs(want.data[i]) + 1e-30);
+  }
+}
+
 TEST_CASE("softmax_rows matches the scalar reference for every width", "[kernels]") {
   const std::size_t width = GENERATE(from_range(widths));
   const float spread = GENERATE(1.0f, 4.0f);

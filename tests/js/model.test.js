@@ -137,6 +137,21 @@ test("forward: logits and every head's weights match a float64 forward", () => {
   );
 });
 
+test('forward(…, { blocks: false }): the same logits to the bit, no blocks; blocks must be true or false', () => {
+  const tokens = model.tokenize(text).tokenIds.slice(0, 24);
+  const full = model.forward(tokens);
+  const lean = model.forward(tokens, { blocks: false });
+  assert.deepEqual(lean.blocks, []);
+  assert.deepEqual(lean.logits, full.logits);
+  assert.deepEqual(model.forward(tokens, { blocks: true }), full);
+  const ablated = { ablate: [{ layer: 0, head: 1 }], ablation: 'mean' };
+  assert.deepEqual(model.forward(tokens, { ...ablated, blocks: false }).logits, model.forward(tokens, ablated).logits);
+  const refused = (call, pattern) =>
+    assert.throws(call, (error) => error instanceof attnlab.AttnLabError && error.code === 'invalid-argument' && pattern.test(error.message));
+  refused(() => model.forward(tokens, { blocks: 0 }), /blocks must be true or false, got number/);
+  refused(() => model.loss(tokens, { blocks: false }), /blocks/);
+});
+
 test("a block's heads are the stepper's: trace() on its LayerNorm output and weights", () => {
   const tokens = model.tokenize(text).tokenIds.slice(0, 16);
   const block = model.forward(tokens).blocks[1];

@@ -71,6 +71,7 @@ const model = await lab.loadModel();
 const { tokenIds, pieces } = model.tokenize('The Congress'); // byte-pair token ids and their text
 pieces satisfies string[];
 const { logits, blocks } = model.forward(tokenIds); // blocks[l]: input, norm1, attention[h], …
+model.forward(tokenIds, { blocks: false }).logits satisfies Matrix; // the logits alone (blocks: []), faster: nothing else is copied out
 blocks[0].attention[0] satisfies Matrix;
 const distribution = model.nextTokenDistribution(logits.at(-1), { temperature: 0.8, topK: 20 }); // { tokenIds, probabilities }
 [distribution.tokenIds, distribution.probabilities, distribution.tokens] satisfies number[][];

@@ -1393,6 +1393,12 @@ export interface ModelAblation {
   replace?: ModelReplacement;
 }
 
+/** forward()'s options: the interventions, and whether to copy out every block. */
+export interface ModelForwardOptions extends ModelAblation {
+  /** false: blocks is [], the logits alone copied out of the module, which is faster. Default true. */
+  blocks?: boolean;
+}
+
 /**
  * Heads of the little model computed by a cheaper attention: each replaced head's output and
  * weights come from the family, on that head's own Q, K and V, causal as the model is, and the
@@ -1434,7 +1440,7 @@ export interface LanguageModel {
    * options.ablate, those heads switched off (see ModelAblation). `ablate: []` gives the plain
    * pass, the same numbers.
    */
-  forward(tokenIds: ArrayLike<number>, options?: ModelAblation): ModelForward;
+  forward(tokenIds: ArrayLike<number>, options?: ModelForwardOptions): ModelForward;
   /**
    * The loss of each next token in nats, n − 1 numbers: entry i is
    * −log p(tokenIds[i + 1] | tokenIds[0 … i]), with options.ablate's heads switched off.

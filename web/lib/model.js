@@ -215,12 +215,15 @@ class Model {
   /**
    * The forward pass: { logits (n × vocab), blocks: [{ input, norm1, attention: [head] (n × n), attentionOutput, norm2, mlpOutput, output }] };
    * options.ablate: heads [{ layer, head }] whose output is replaced before W_O, by zeros or by its mean over the text's positions (options.ablation);
-   * options.replace: { family, heads, …its options }, heads computed by a cheaper attention (linear, retention, lowRank, sparse) from their own Q, K, V.
+   * options.replace: { family, heads, …its options }, heads computed by a cheaper attention (linear, retention, lowRank, sparse) from their own Q, K, V;
+   * options.blocks: false leaves the blocks out (blocks: []), the logits alone copied out of the module.
    */
   forward(tokenIds, options) {
-    const { heads, ablation, replace } = this.#interventions('forward', options);
+    const { heads, ablation, replace, given } = this.#interventions('forward', options, ['blocks']);
+    const blocks = given.blocks ?? true;
+    if (typeof blocks !== 'boolean') throw invalid(`blocks must be true or false, got ${describe(blocks)}`);
     this.#withinContext(tokenIds);
-    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation, replace)));
+    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation, replace, blocks)));
   }
 
   /** The loss of each next token in nats: entry i is −log p(tokenIds[i + 1] | tokenIds[0 … i]), n − 1 numbers; options as forward()'s. */
@@ -243,9 +246,9 @@ class Model {
 
   // forward()'s and loss()'s options: { ablate: [{ layer, head }], ablation: 'zero' | 'mean',
   // replace }, as the core takes them: pairs [layer, head, …], the ablation's index and the
-  // checked replacement.
-  #interventions(method, options) {
-    const given = optionsOf(method, options, ['ablate', 'ablation', 'replace'], 'tokenIds');
+  // checked replacement; `given`, every field read, the method's own `more` among them.
+  #interventions(method, options, more = []) {
+    const given = optionsOf(method, options, ['ablate', 'ablation', 'replace', ...more], 'tokenIds');
     const ablation = given.ablation ?? 'zero';
     if (!ABLATIONS.includes(ablation))
       throw invalid(`ablation must be 'zero' or 'mean', got ${typeof ablation === 'string' ? `'${ablation}'` : describe(ablation)}`);
@@ -253,6 +256,7 @@ class Model {
       heads: this.#headPairs('ablate', given.ablate === undefined ? [] : given.ablate),
       ablation: ABLATIONS.indexOf(ablation),
       replace: given.replace === undefined ? undefined : this.#replacement(given.replace),
+      given,
     };
   }
 

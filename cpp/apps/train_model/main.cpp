@@ -4,6 +4,7 @@
 // are summed in sequence order, so any thread count gives the same bits.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -66,6 +67,10 @@ struct Options {
       // After repeat-first, the share of windows that are random ones falls linearly from all
       // of them to repeat-share × repeat-random over this many steps (0: at once).
       {"repeat-fade", "0"},
+      // S > 0: the learned positions start as sines and cosines of falling frequencies (Vaswani
+      // et al. 2017) with RMS S instead of noise, so that a head can tell the previous token
+      // from its neighbours from the start (0: noise at 0.02, as every other matrix).
+      {"sinusoidal-positions", "0"},
   };
   std::size_t size(const std::string& k) const { return std::stoul(values.at(k)); }
   float real(const std::string& k) const { return std::stof(values.at(k)); }
@@ -168,6 +173,21 @@ std::size_t repeat_window(const std::vector<int>& text, std::size_t offset, std:
   return context;
 }
 
+// Overwrites the positions tensor with sinusoids whose RMS is `scale`: row t, columns 2i and
+// 2i + 1 hold sin and cos of t / 10000^(2i / d).
+void sinusoidal_positions(const attnlab::ModelConfig& c, float scale, std::vector<float>& p) {
+  const attnlab::ModelLayout layout(c);
+  const std::size_t d = c.d_model;
+  const double amplitude = scale * std::sqrt(2.0);
+  for (std::size_t t = 0; t < c.context_length; ++t)
+    for (std::size_t i = 0; i + 1 < d; i += 2) {
+      const double angle = static_cast<double>(t) /
+                           std::pow(10000.0, static_cast<double>(i) / static_cast<double>(d));
+      p[layout.positions + t * d + i] = static_cast<float>(amplitude * std::sin(angle));
+      p[layout.positions + t * d + i + 1] = static_cast<float>(amplitude * std::cos(angle));
+    }
+}
+
 int run(const Options& o) {
   const std::string out_dir = o.values.at("out");
   std::filesystem::create_directories(out_dir);
@@ -202,6 +222,8 @@ int run(const Options& o) {
   const std::size_t threads =
       o.size("threads") ? o.size("threads") : std::max(1u, std::thread::hardware_concurrency());
   std::vector<float> parameters = model_training::initial_parameters(c, seed);
+  if (o.real("sinusoidal-positions") > 0)
+    sinusoidal_positions(c, o.real("sinusoidal-positions"), parameters);
   model_training::AdamW adam(c, s);
   std::vector<std::vector<float>> gradients(batch, std::vector<float>(parameters.size()));
   std::vector<float> losses(batch), total(parameters.size());

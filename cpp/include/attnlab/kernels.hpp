@@ -15,7 +15,11 @@ namespace attnlab::kernels {
 // out: (m, n) = a: (m, k) · b: (k, n)
 Matrix matmul(const Matrix& a, const Matrix& b);
 
-// out: (m, n) = a: (m, k) · b: (n, k)ᵀ, reading b row by row instead of forming bᵀ.
+// out: (m, n) = a: (m, k) · b: (k, n), b row-major at `b` (a tensor inside a larger array, read
+// where it lies).
+Matrix matmul(const Matrix& a, const float* b, std::size_t n);
+
+// out: (m, n) = a: (m, k) · b: (n, k)ᵀ.
 Matrix matmul_transposed(const Matrix& a, const Matrix& b);
 
 // sums: (rows) = the sum of each row of x: (rows, cols)
@@ -23,6 +27,10 @@ std::vector<float> row_sums(const Matrix& x);
 
 // x *= factor, in place.
 void scale(Matrix& x, float factor);
+
+// x = GELU(x) in GPT-2's tanh form, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in place;
+// within 1.2e-7·|x| + float32 rounding of it.
+void gelu(Matrix& x);
 
 // Row softmax that subtracts each row's max before exp. Entries equal to -inf (masked)
 // get weight 0; a row with no finite entry gets all zeros, max -inf and sum 0.

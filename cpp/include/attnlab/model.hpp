@@ -76,6 +76,8 @@ struct Model {
   static Result<Model> create(const ModelConfig& config, std::vector<float> parameters);
   // One tensor of the parameters as a matrix (its name in ModelLayout::tensors).
   Matrix tensor(std::size_t offset, std::size_t rows, std::size_t cols) const;
+  // x: (n, rows) times the tensor at offset, (rows = x.cols, cols), read where it lies.
+  Matrix times(const Matrix& x, std::size_t offset, std::size_t cols) const;
 };
 
 // One block on a text: what a learner opens. norm1 is the X the stepper takes for this

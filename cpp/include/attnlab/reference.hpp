@@ -55,6 +55,12 @@ void scale(BasicMatrix<T>& x, T factor) {
 }
 
 template <class T>
+void gelu(BasicMatrix<T>& x) {
+  for (T& u : x.data)
+    u = T(0.5) * u * (T(1) + std::tanh(T(0.7978845608028654) * (u + T(0.044715) * u * u * u)));
+}
+
+template <class T>
 struct Softmax {
   BasicMatrix<T> exponentials;
   BasicMatrix<T> weights;

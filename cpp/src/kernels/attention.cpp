@@ -194,11 +194,28 @@ Result<AttentionResult> detail::attention_head(const Matrix& q, const Matrix& k,
         r.logits(i, j) = rules.biased(first_query + i, j, r.logits(i, j));
     if (auto p = validate::overflowed("the scaled scores plus the bias", r.logits)) return *p;
   }
-  if (o.has_mask())
-    for (std::size_t i = 0; i < q.rows; ++i)
-      for (std::size_t j = 0; j < k.rows; ++j)
-        if (rules.blocked_by(first_query + i, j) != 0)
-          r.logits(i, j) = -std::numeric_limits<float>::infinity();
+  if (o.has_mask()) {
+    constexpr float blocked = -std::numeric_limits<float>::infinity();
+    // The band (causal rule, window) blocks whole runs of keys, so a row asks only the cells
+    // inside it of the other rules; global tokens pierce the window, so then every cell is asked.
+    const bool per_cell = !o.global_tokens.empty();
+    const bool in_band = !o.key_padding.empty() || o.mask || o.bias_blocks();
+    for (std::size_t i = 0; i < q.rows; ++i) {
+      float* row = r.logits.row(i);
+      const std::size_t query = first_query + i;
+      if (per_cell) {
+        for (std::size_t j = 0; j < k.rows; ++j)
+          if (rules.blocked_by(query, j) != 0) row[j] = blocked;
+        continue;
+      }
+      const KeyRange keys = rules.band.range(query);
+      std::fill(row, row + keys.begin, blocked);
+      std::fill(row + keys.end, row + k.rows, blocked);
+      if (in_band)
+        for (std::size_t j = keys.begin; j < keys.end; ++j)
+          if (rules.blocked_in_band(query, j)) row[j] = blocked;
+    }
+  }
 
   r.softmax = kernels::softmax_rows(r.logits);
   for (std::size_t i = 0; i < q.rows; ++i)

@@ -8,18 +8,21 @@
 
 namespace attnlab::kernels {
 
-Matrix matmul(const Matrix& a, const Matrix& b) {
-  Matrix out(a.rows, b.cols);  // out: (m, n), zero-filled
-  simd::active().matmul(a.data.data(), b.data.data(), out.data.data(), a.rows, a.cols, b.cols);
+Matrix matmul(const Matrix& a, const Matrix& b) { return matmul(a, b.data.data(), b.cols); }
+
+Matrix matmul(const Matrix& a, const float* b, std::size_t n) {
+  Matrix out(a.rows, n);  // out: (m, n), zero-filled
+  simd::active().matmul(a.data.data(), b, out.data.data(), a.rows, a.cols, n);
   return out;
 }
 
 Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
-  const simd::Kernels& k = simd::active();
-  Matrix out(a.rows, b.rows);  // out: (m, n)
-  for (std::size_t i = 0; i < a.rows; ++i)
-    k.dots(a.row(i), b.data.data(), b.cols, b.rows, a.cols, out.row(i));
-  return out;
+  // bᵀ formed once: the register-blocked matmul then runs at several times the speed of one
+  // horizontal dot product per entry (a third of the model's attention time).
+  Matrix bt(b.cols, b.rows);  // bt: (k, n)
+  for (std::size_t i = 0; i < b.rows; ++i)
+    for (std::size_t j = 0; j < b.cols; ++j) bt(j, i) = b(i, j);
+  return matmul(a, bt);
 }
 
 std::vector<float> row_sums(const Matrix& x) {
@@ -30,6 +33,8 @@ std::vector<float> row_sums(const Matrix& x) {
 }
 
 void scale(Matrix& x, float factor) { simd::active().scale(x.data.data(), x.data.size(), factor); }
+
+void gelu(Matrix& x) { simd::active().gelu(x.data.data(), x.data.size()); }
 
 Softmax softmax_rows(const Matrix& logits) {
   const simd::Kernels& k = simd::active();

@@ -17,17 +17,18 @@ namespace {
 
 // Four rows by two vectors of `out` stay in registers across the whole of k (the long linear
 // kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for every multiply-add);
-// each entry gets the same fused products in the same order as the axpy, so the same bits.
+// each entry gets the same fused products in the same order as the axpy, so the same bits. The
+// column blocks run outermost: one block's k × 2 vectors of b stay in L1 while every row block
+// reads them (row blocks outermost streamed all of b from L2 or beyond once per four rows).
 template <class Arch>
 void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
             std::size_t n) {
   using S = Spans<Arch>;
   using Batch = typename S::Batch;
   constexpr std::size_t rows = 4, width = 2 * S::lanes;
-  std::size_t i = 0;
-  for (; i + rows <= m; i += rows) {
-    std::size_t j = 0;
-    for (; j + width <= n; j += width) {
+  const std::size_t full_rows = m - m % rows, full_cols = n - n % width;
+  for (std::size_t j = 0; j < full_cols; j += width)
+    for (std::size_t i = 0; i < full_rows; i += rows) {
       Batch acc[rows][2];
       for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t h = 0; h < 2; ++h)
@@ -45,12 +46,11 @@ void matmul(const float* a, const float* b, float* out, std::size_t m, std::size
         for (std::size_t h = 0; h < 2; ++h)
           acc[r][h].store_unaligned(out + (i + r) * n + j + h * S::lanes);
     }
-    if (j < n)
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t l = 0; l < k; ++l)
-          S::axpy(a[(i + r) * k + l], b + l * n + j, out + (i + r) * n + j, n - j);
-  }
-  for (; i < m; ++i)
+  if (full_cols < n)
+    for (std::size_t i = 0; i < full_rows; ++i)
+      for (std::size_t l = 0; l < k; ++l)
+        S::axpy(a[i * k + l], b + l * n + full_cols, out + i * n + full_cols, n - full_cols);
+  for (std::size_t i = full_rows; i < m; ++i)
     for (std::size_t l = 0; l < k; ++l) S::axpy(a[i * k + l], b + l * n, out + i * n, n);
 }
 
@@ -80,6 +80,7 @@ constexpr Kernels table{Arch::name(),
                         &Spans<Arch>::all_finite,
                         &Spans<Arch>::max_abs,
                         &Spans<Arch>::exp_shifted,
+                        &Spans<Arch>::gelu,
                         &FlashBlock<Arch>::query_block};
 
 template <class Arch>

@@ -85,6 +85,8 @@ struct Kernels {
   float (*max_abs)(const float* x, std::size_t n);
   // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
+  // x[i] = GELU(x[i]) (tanh form) for i < n, in place
+  void (*gelu)(float* x, std::size_t n);
   // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
   // keys, written to task.out; flags in no_weight (when given) the rows with a -Infinity score,
   // whose weights summed to 0 or NaN, or whose output is not finite: an overflow, since these

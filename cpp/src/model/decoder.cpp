@@ -48,9 +48,9 @@ Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) 
     for (std::size_t l = 0; l < layout_.layers.size(); ++l) {
       const ModelLayout::Layer& w = layout_.layers[l];
       const Matrix norm1 = model_parts::layer_norm(m, x, w.ln1_gain, w.ln1_bias);
-      const Matrix q = kernels::matmul(norm1, m.tensor(w.w_q, d, d));
-      std::copy_n(kernels::matmul(norm1, m.tensor(w.w_k, d, d)).data.data(), d, keys_[l].row(t));
-      std::copy_n(kernels::matmul(norm1, m.tensor(w.w_v, d, d)).data.data(), d, values_[l].row(t));
+      const Matrix q = m.times(norm1, w.w_q, d);
+      std::copy_n(m.times(norm1, w.w_k, d).data.data(), d, keys_[l].row(t));
+      std::copy_n(m.times(norm1, w.w_v, d).data.data(), d, values_[l].row(t));
       Matrix concat(1, d);
       for (std::size_t h = 0; h < static_cast<std::size_t>(m.config.heads); ++h) {
         auto r = attention(column_slice(q, h * dh, dh), block_of(keys_[l], t + 1, h * dh, dh),
@@ -58,7 +58,7 @@ Result<std::vector<float>> ModelDecoder::append(const std::vector<int>& tokens) 
         if (!r) return r.error();
         std::copy_n(r.value().output.data.data(), dh, concat.row(0) + h * dh);
       }
-      x = model_parts::sum(x, kernels::matmul(concat, m.tensor(w.w_o, d, d)));
+      x = model_parts::sum(x, m.times(concat, w.w_o, d));
       x = model_parts::sum(
           x, model_parts::mlp(m, w, model_parts::layer_norm(m, x, w.ln2_gain, w.ln2_bias)));
     }

@@ -30,9 +30,9 @@ Matrix model_parts::sum(const Matrix& a, const Matrix& b) {
 
 namespace {
 
-// x·W + bias (bias broadcast over the rows).
-Matrix affine(const Matrix& x, const Matrix& w, const float* bias) {
-  Matrix y = kernels::matmul(x, w);
+// x·W + bias (bias broadcast over the rows), W the tensor at `w` with `cols` columns.
+Matrix affine(const Model& m, const Matrix& x, std::size_t w, std::size_t cols, const float* bias) {
+  Matrix y = m.times(x, w, cols);
   for (std::size_t i = 0; i < y.rows; ++i)
     for (std::size_t j = 0; j < y.cols; ++j) y(i, j) += bias[j];
   return y;
@@ -42,9 +42,9 @@ Matrix affine(const Matrix& x, const Matrix& w, const float* bias) {
 
 Matrix model_parts::mlp(const Model& m, const ModelLayout::Layer& l, const Matrix& norm2) {
   const std::size_t d = m.config.d_model, dm = m.config.d_mlp();
-  Matrix hidden = affine(norm2, m.tensor(l.w_fc, d, dm), &m.parameters[l.b_fc]);
-  for (float& u : hidden.data) u = model_ops::gelu(u);
-  return affine(hidden, m.tensor(l.w_proj, dm, d), &m.parameters[l.b_proj]);
+  Matrix hidden = affine(m, norm2, l.w_fc, dm, &m.parameters[l.b_fc]);
+  kernels::gelu(hidden);
+  return affine(m, hidden, l.w_proj, d, &m.parameters[l.b_proj]);
 }
 
 std::optional<Error> model_parts::check_tokens(const Model& m, const std::vector<int>& tokens) {
@@ -68,8 +68,8 @@ Matrix model_parts::embed(const Model& m, const ModelLayout& layout, const std::
 }
 
 Matrix model_parts::logits(const Model& m, const ModelLayout& layout, const Matrix& x) {
-  return kernels::matmul(layer_norm(m, x, layout.final_gain, layout.final_bias),
-                         m.tensor(layout.unembedding, m.config.d_model, m.config.vocab));
+  return m.times(layer_norm(m, x, layout.final_gain, layout.final_bias), layout.unembedding,
+                 m.config.vocab);
 }
 
 namespace {
@@ -132,9 +132,9 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
   const auto heads = static_cast<std::size_t>(m.config.heads);
   ModelBlockForward b;
   b.norm1 = layer_norm(m, input, l.ln1_gain, l.ln1_bias);
-  const Matrix q = kernels::matmul(b.norm1, m.tensor(l.w_q, d, d));
-  const Matrix k = kernels::matmul(b.norm1, m.tensor(l.w_k, d, d));
-  const Matrix v = kernels::matmul(b.norm1, m.tensor(l.w_v, d, d));
+  const Matrix q = m.times(b.norm1, l.w_q, d);
+  const Matrix k = m.times(b.norm1, l.w_k, d);
+  const Matrix v = m.times(b.norm1, l.w_v, d);
   Matrix concat(n, d);
   for (std::size_t h = 0; h < heads; ++h) {
     auto r = head_attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
@@ -153,7 +153,7 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
     // zero: concat's columns stay 0
     b.attention.push_back(std::move(r.value().weights));
   }
-  b.attention_output = kernels::matmul(concat, m.tensor(l.w_o, d, d));
+  b.attention_output = m.times(concat, l.w_o, d);
   b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
   b.mlp_output = model_parts::mlp(m, l, b.norm2);
   b.output = sum(sum(input, b.attention_output), b.mlp_output);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "attnlab/kernels.hpp"
 #include "attnlab/model.hpp"
 #include "base/validate.hpp"
 #include "model/forward_parts.hpp"
@@ -14,9 +15,10 @@ std::optional<Error> check_model_config(const ModelConfig& c) {
     if (auto p = validate::count_within(name, value, 1, static_cast<std::size_t>(most),
                                         ErrorCode::invalid_argument))
       return p;
-  for (const auto& [name, value, most] : {std::tuple{"d_model", c.d_model, limits::model_d_model},
-                                          std::tuple{"context", c.context_length, limits::model_context},
-                                          std::tuple{"vocab", c.vocab, limits::model_vocab}})
+  for (const auto& [name, value, most] :
+       {std::tuple{"d_model", c.d_model, limits::model_d_model},
+        std::tuple{"context", c.context_length, limits::model_context},
+        std::tuple{"vocab", c.vocab, limits::model_vocab}})
     if (auto p = validate::count_within(name, value, 1, most)) return p;
   if (c.d_model % static_cast<std::size_t>(c.heads) != 0)
     return validate::formatted(ErrorCode::invalid_argument,
@@ -79,6 +81,10 @@ Matrix Model::tensor(std::size_t offset, std::size_t rows, std::size_t cols) con
   const auto first = parameters.begin() + static_cast<std::ptrdiff_t>(offset);
   return Matrix(rows, cols,
                 std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows * cols)));
+}
+
+Matrix Model::times(const Matrix& x, std::size_t offset, std::size_t cols) const {
+  return kernels::matmul(x, parameters.data() + offset, cols);
 }
 
 Result<ModelHeadWeights> head_weights(const Model& m, int layer, int head) {
