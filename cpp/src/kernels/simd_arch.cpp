@@ -15,17 +15,27 @@
 namespace attnlab::simd {
 namespace {
 
-// Four rows by two vectors of `out` stay in registers across the whole of k (the long linear
-// kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for every multiply-add);
-// each entry gets the same fused products in the same order as the axpy, so the same bits. The
-// column blocks run outermost: one block's k × 2 vectors of b stay in L1 while every row block
-// reads them (row blocks outermost streamed all of b from L2 or beyond once per four rows).
+// Rows per register block. Wasm takes six: V8 keeps the 12 accumulators, two vectors of b and
+// a broadcast in its 16 vector registers, and SIMD128's mul + add pairs need the extra rows to
+// hide their latency; four elsewhere.
+#ifdef __EMSCRIPTEN__
+constexpr std::size_t matmul_rows = 6;
+#else
+constexpr std::size_t matmul_rows = 4;
+#endif
+
+// A block of rows by two vectors of `out` stays in registers across the whole of k (the long
+// linear kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for every
+// multiply-add); each entry gets the same fused products in the same order as the axpy, so the
+// same bits. The column blocks run outermost: one block's k × 2 vectors of b stay in L1 while
+// every row block reads them (row blocks outermost streamed all of b from L2 or beyond once per
+// row block).
 template <class Arch>
 void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
             std::size_t n) {
   using S = Spans<Arch>;
   using Batch = typename S::Batch;
-  constexpr std::size_t rows = 4, width = 2 * S::lanes;
+  constexpr std::size_t rows = matmul_rows, width = 2 * S::lanes;
   const std::size_t full_rows = m - m % rows, full_cols = n - n % width;
   for (std::size_t j = 0; j < full_cols; j += width)
     for (std::size_t i = 0; i < full_rows; i += rows) {
