@@ -29,8 +29,9 @@ void layer_norm_row(const T* x, const T* gain, const T* bias, std::size_t d, T* 
   if (inverse_std) *inverse_std = r;
 }
 
-// GELU, GPT-2's tanh form: 0.5·u·(1 + tanh(√(2/π)·(u + 0.044715·u³))). The training keeps the
-// tanh of the forward for the derivative, since tanh is a quarter of its time.
+// GELU, GPT-2's tanh form: 0.5·u·(1 + tanh(√(2/π)·(u + 0.044715·u³))), as the training computes
+// it (the inference forward runs kernels::gelu). The training keeps the tanh of the forward for
+// the derivative, since tanh is a quarter of its time.
 inline constexpr double gelu_c = 0.7978845608028654;  // √(2/π)
 template <class T>
 T gelu_tanh(T u) {
@@ -39,10 +40,6 @@ T gelu_tanh(T u) {
 template <class T>
 T gelu_from_tanh(T u, T t) {
   return T(0.5) * u * (T(1) + t);
-}
-template <class T>
-T gelu(T u) {
-  return gelu_from_tanh(u, gelu_tanh(u));
 }
 // d GELU / du at u, given t = gelu_tanh(u).
 template <class T>
