@@ -111,13 +111,12 @@ AblationOptions ablation_of(const val& heads, int ablation, const val& replace) 
 }
 
 // The model's methods, each reading its request (model_requests.hpp).
-// forward: without `blocks`, the logits alone cross into JavaScript (half the call's time).
+// forward: without `blocks`, the logits alone cross into JavaScript.
 val forward_of(const LoadedModel& m, const val& request, const val& heads, int ablation,
-               const val& replace, bool blocks) {
-  auto result =
-      forward(m.model, read_request<ModelTokens>(request, model_entries::forward).token_ids,
-              ablation_of(heads, ablation, replace));
-  if (result && !blocks) result.value().blocks.clear();
+               const val& replace) {
+  const auto r = read_request<ModelTokens>(request, model_entries::forward);
+  auto result = forward(m.model, r.token_ids, ablation_of(heads, ablation, replace));
+  if (result && !r.blocks) result.value().blocks.clear();
   return to_js(result);
 }
 

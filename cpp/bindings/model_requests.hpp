@@ -18,7 +18,8 @@ namespace attnlab::bindings {
 
 struct ModelTokens {
   std::vector<int> token_ids;
-  std::size_t period = 0;
+  std::size_t period = 0;  // headScores() only
+  bool blocks = true;      // forward() only
 };
 struct HeadAt {
   int layer = 0, head = 0;
@@ -66,8 +67,12 @@ inline constexpr Field head_scores_fields[] = {
 inline constexpr Group head_scores_group =
     group<ModelTokens>("HeadScoresRequest", head_scores_fields);
 
-// forward() takes the token ids alone.
-inline constexpr Field forward_fields[] = {head_scores_fields[0]};
+// forward(): the token ids, and whether every block's numbers are copied out with the logits.
+inline constexpr Field forward_fields[] = {
+    head_scores_fields[0],
+    F(ModelTokens, blocks, "blocks",
+      "false: blocks is [], the logits alone copied out of the module, which is faster."),
+};
 inline constexpr Group forward_group = group<ModelTokens>("ForwardRequest", forward_fields);
 
 inline constexpr Field head_at_fields[] = {

@@ -521,7 +521,12 @@ export interface ModelConfig {
   heads: number;
 }
 
-export type ForwardRequest = Pick<HeadScoresRequest, 'tokenIds'>;
+export interface ForwardRequest {
+  /** Token ids, each below the model's vocab, at most its context length. */
+  tokenIds: number[];
+  /** false: blocks is [], the logits alone copied out of the module, which is faster. Default true. */
+  blocks?: boolean;
+}
 
 export interface HeadScoresRequest {
   /** Token ids, each below the model's vocab, at most its context length. */
@@ -1394,10 +1399,7 @@ export interface ModelAblation {
 }
 
 /** forward()'s options: the interventions, and whether to copy out every block. */
-export interface ModelForwardOptions extends ModelAblation {
-  /** false: blocks is [], the logits alone copied out of the module, which is faster. Default true. */
-  blocks?: boolean;
-}
+export interface ModelForwardOptions extends ModelAblation, Pick<ForwardRequest, 'blocks'> {}
 
 /**
  * Heads of the little model computed by a cheaper attention: each replaced head's output and

@@ -220,10 +220,9 @@ class Model {
    */
   forward(tokenIds, options) {
     const { heads, ablation, replace, given } = this.#interventions('forward', options, ['blocks']);
-    const blocks = given.blocks ?? true;
-    if (typeof blocks !== 'boolean') throw invalid(`blocks must be true or false, got ${describe(blocks)}`);
     this.#withinContext(tokenIds);
-    return fromCore(unwrap(this.#core().forward(modelRequest('forward', { tokenIds }), heads, ablation, replace, blocks)));
+    const request = modelRequest('forward', { tokenIds, blocks: given.blocks });
+    return fromCore(unwrap(this.#core().forward(request, heads, ablation, replace)));
   }
 
   /** The loss of each next token in nats: entry i is −log p(tokenIds[i + 1] | tokenIds[0 … i]), n − 1 numbers; options as forward()'s. */
