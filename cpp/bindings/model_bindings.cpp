@@ -115,9 +115,9 @@ AblationOptions ablation_of(const val& heads, int ablation, const val& replace) 
 val forward_of(const LoadedModel& m, const val& request, const val& heads, int ablation,
                const val& replace) {
   const auto r = read_request<ModelTokens>(request, model_entries::forward);
-  auto result = forward(m.model, r.token_ids, ablation_of(heads, ablation, replace));
-  if (result && !r.blocks) result.value().blocks.clear();
-  return to_js(result);
+  AblationOptions options = ablation_of(heads, ablation, replace);
+  options.blocks = r.blocks;
+  return to_js(forward(m.model, r.token_ids, options));
 }
 
 // The loss of each next token (nats), with the interventions: Float64Array of n − 1.

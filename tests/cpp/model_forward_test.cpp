@@ -231,7 +231,9 @@ TEST_CASE("token_losses: each next token's cross-entropy, ablated or not", "[mod
   const auto& t = intervention_tokens;
   const auto losses = token_losses(m, t).value();
   REQUIRE(losses.size() == t.size() - 1);
-  const Matrix logits = forward(m, t).value().logits;
+  AblationOptions logits_only;  // token_losses' own pass: the logits alone
+  logits_only.blocks = false;
+  const Matrix logits = forward(m, t, logits_only).value().logits;
   double total = 0;
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     double z = 0;
@@ -246,6 +248,31 @@ TEST_CASE("token_losses: each next token's cross-entropy, ablated or not", "[mod
   CHECK(ablated[3] != losses[3]);
   CHECK(next_token_loss(ablated_logits, t) ==
         Approx(std::accumulate(ablated.begin(), ablated.end(), 0.0) / double(ablated.size())));
+}
+
+TEST_CASE("without blocks: the logits alone, the full pass's within float rounding",
+          "[model-forward]") {
+  // The full pass runs each head through attention(), the lean one every head through the flash
+  // kernel: two implementations, which differ only in the order of their float sums.
+  const Model m = random_model(test::small_model_config(), 8);
+  HeadReplacement retention;
+  retention.family = HeadFamily::retention;
+  retention.heads = {{0, 2}};
+  retention.retention.decay = 0.9f;
+  for (const AblationOptions& with :
+       {AblationOptions{}, AblationOptions{{{0, 1}, {1, 3}}, Ablation::zero},
+        AblationOptions{{{1, 2}}, Ablation::mean},
+        AblationOptions{{{0, 2}}, Ablation::mean, retention}}) {
+    AblationOptions without = with;
+    without.blocks = false;
+    const auto full = forward(m, intervention_tokens, with).value();
+    const auto lean = forward(m, intervention_tokens, without).value();
+    CHECK(lean.blocks.empty());
+    REQUIRE(lean.logits.rows == full.logits.rows);
+    REQUIRE(lean.logits.cols == full.logits.cols);
+    for (std::size_t i = 0; i < full.logits.data.size(); ++i)
+      CHECK(lean.logits.data[i] == Approx(full.logits.data[i]).margin(1e-5));
+  }
 }
 
 TEST_CASE("attention rollout: 0.5·A + 0.5·I per layer, multiplied through", "[model-forward]") {

@@ -137,15 +137,22 @@ test("forward: logits and every head's weights match a float64 forward", () => {
   );
 });
 
-test('forward(…, { blocks: false }): the same logits to the bit, no blocks; blocks must be true or false', () => {
+// blocks: false runs the heads through the flash kernel, the full pass through attention(): the
+// same logits but for the order of float sums.
+test('forward(…, { blocks: false }): the same logits within 1e-4, no blocks; blocks must be true or false', () => {
   const tokens = model.tokenize(text).tokenIds.slice(0, 24);
   const full = model.forward(tokens);
   const lean = model.forward(tokens, { blocks: false });
+  const near = (a, b) => {
+    let gap = 0;
+    a.forEach((row, i) => row.forEach((v, j) => (gap = Math.max(gap, Math.abs(v - b[i][j])))));
+    assert.ok(gap <= 1e-4, `logits differ by ${gap}`);
+  };
   assert.deepEqual(lean.blocks, []);
-  assert.deepEqual(lean.logits, full.logits);
+  near(lean.logits, full.logits);
   assert.deepEqual(model.forward(tokens, { blocks: true }), full);
   const ablated = { ablate: [{ layer: 0, head: 1 }], ablation: 'mean' };
-  assert.deepEqual(model.forward(tokens, { ...ablated, blocks: false }).logits, model.forward(tokens, ablated).logits);
+  near(model.forward(tokens, { ...ablated, blocks: false }).logits, model.forward(tokens, ablated).logits);
   const refused = (call, pattern) =>
     assert.throws(call, (error) => error instanceof attnlab.AttnLabError && error.code === 'invalid-argument' && pattern.test(error.message));
   refused(() => model.forward(tokens, { blocks: 0 }), /blocks must be true or false, got number/);

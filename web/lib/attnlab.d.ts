@@ -524,7 +524,7 @@ export interface ModelConfig {
 export interface ForwardRequest {
   /** Token ids, each below the model's vocab, at most its context length. */
   tokenIds: number[];
-  /** false: blocks is [], the logits alone copied out of the module, which is faster. Default true. */
+  /** false: blocks is [] and no head's n × n weights are formed (the flash kernel runs the heads): the logits alone, faster, equal to the full pass's within float rounding. Default true. */
   blocks?: boolean;
 }
 

@@ -153,6 +153,10 @@ struct AblationOptions {
   std::vector<HeadIndex> heads;  // none: the plain forward pass, the same bits; repeats allowed
   Ablation ablation = Ablation::zero;
   HeadReplacement replace = {};  // applied before an ablation of the same head
+  // false: ModelForward::blocks stays empty and the heads left as trained run through
+  // flash_attention, every head of a layer in one call, with no n × n weights formed: the
+  // logits alone, the same up to the float rounding of its online softmax.
+  bool blocks = true;
 };
 
 // The forward pass with the listed heads ablated or replaced. Errors: forward()'s, the

@@ -1,10 +1,13 @@
 // The model's inference forward pass. Its attention is the stepper's: Q = X·W_Q by
 // kernels::matmul, each head's column slice through attention() (causal, 1/√d_head), the heads
 // concatenated and multiplied by W_O, exactly as trace() does for the same X and weights.
+// Asked for the logits alone (AblationOptions::blocks false), the heads run through the flash
+// kernel instead, which forms no n × n matrix and skips the causal rule's hidden tiles.
 #include <algorithm>
 #include <cmath>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/flash.hpp"
 #include "attnlab/kernels.hpp"
 #include "attnlab/model.hpp"
 #include "base/validate.hpp"
@@ -123,37 +126,63 @@ Result<HeadOutput> head_attention(const Matrix& q, const Matrix& k, const Matrix
   return Error{ErrorCode::invalid_argument, "replace.family is not a family of attention"};
 }
 
-// ablated[h]: head h's output is replaced as `ablation` says (model.hpp); replaced[h]: head h
-// is computed by `family`.
+// The heads' outputs side by side, (n, d_model), before W_O: without blocks, the heads as
+// trained all through flash_attention at once (no weights kept), each replaced head through
+// its family; with them, head by head through head_attention, its weights kept in `weights`.
+// ablated[h]: head h's output is then replaced as `ablation` says (model.hpp); replaced[h]:
+// head h is computed by `family`.
+Result<Matrix> heads_output(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t heads,
+                            const std::vector<bool>& ablated, Ablation ablation,
+                            const std::vector<bool>& replaced, const HeadReplacement& family,
+                            std::vector<Matrix>* weights) {
+  const std::size_t n = q.rows, dh = q.cols / heads;
+  Matrix concat(n, q.cols);
+  if (!weights) {
+    LongAttentionOptions all;
+    all.causal = true;
+    all.heads = static_cast<int>(heads);
+    all.threads = 1;  // 128 tokens: a thread's start costs more than it saves
+    auto r = flash_attention(q, k, v, all);
+    if (!r) return r.error();
+    concat = std::move(r.value().output);
+  }
+  for (std::size_t h = 0; h < heads; ++h) {
+    if (!weights && !replaced[h]) continue;
+    auto r = head_attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
+                            column_slice(v, h * dh, dh), replaced[h] ? &family : nullptr);
+    if (!r) return r.error();
+    const Matrix& z = r.value().output;  // (n, d_head)
+    for (std::size_t i = 0; i < n; ++i) std::copy_n(z.row(i), dh, concat.row(i) + h * dh);
+    if (weights) weights->push_back(std::move(r.value().weights));
+  }
+  for (std::size_t h = 0; h < heads; ++h) {
+    if (!ablated[h]) continue;
+    for (std::size_t j = h * dh; j < (h + 1) * dh; ++j) {
+      double mean = 0;
+      if (ablation == Ablation::mean) {
+        for (std::size_t i = 0; i < n; ++i) mean += concat(i, j);
+        mean /= static_cast<double>(n);
+      }
+      for (std::size_t i = 0; i < n; ++i) concat(i, j) = static_cast<float>(mean);
+    }
+  }
+  return concat;
+}
+
 Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Matrix input,
-                                const std::vector<bool>& ablated, Ablation ablation,
-                                const std::vector<bool>& replaced, const HeadReplacement& family) {
-  const std::size_t d = m.config.d_model, dh = m.config.d_head(), n = input.rows;
-  const auto heads = static_cast<std::size_t>(m.config.heads);
+                                const std::vector<bool>& ablated, const AblationOptions& options,
+                                const std::vector<bool>& replaced) {
+  const std::size_t d = m.config.d_model;
   ModelBlockForward b;
   b.norm1 = layer_norm(m, input, l.ln1_gain, l.ln1_bias);
   const Matrix q = m.times(b.norm1, l.w_q, d);
   const Matrix k = m.times(b.norm1, l.w_k, d);
   const Matrix v = m.times(b.norm1, l.w_v, d);
-  Matrix concat(n, d);
-  for (std::size_t h = 0; h < heads; ++h) {
-    auto r = head_attention(column_slice(q, h * dh, dh), column_slice(k, h * dh, dh),
-                            column_slice(v, h * dh, dh), replaced[h] ? &family : nullptr);
-    if (!r) return r.error();
-    const Matrix& z = r.value().output;  // (n, d_head)
-    if (!ablated[h])
-      for (std::size_t i = 0; i < n; ++i) std::copy_n(z.row(i), dh, concat.row(i) + h * dh);
-    else if (ablation == Ablation::mean)
-      for (std::size_t j = 0; j < dh; ++j) {
-        double mean = 0;
-        for (std::size_t i = 0; i < n; ++i) mean += z(i, j);
-        mean /= static_cast<double>(n);
-        for (std::size_t i = 0; i < n; ++i) concat(i, h * dh + j) = static_cast<float>(mean);
-      }
-    // zero: concat's columns stay 0
-    b.attention.push_back(std::move(r.value().weights));
-  }
-  b.attention_output = m.times(concat, l.w_o, d);
+  auto concat =
+      heads_output(q, k, v, static_cast<std::size_t>(m.config.heads), ablated, options.ablation,
+                   replaced, options.replace, options.blocks ? &b.attention : nullptr);
+  if (!concat) return concat.error();
+  b.attention_output = m.times(concat.value(), l.w_o, d);
   b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
   b.mlp_output = model_parts::mlp(m, l, b.norm2);
   b.output = sum(sum(input, b.attention_output), b.mlp_output);
@@ -209,11 +238,11 @@ Result<ModelForward> forward(const Model& m, const std::vector<int>& tokens,
   Matrix x = model_parts::embed(m, layout, tokens, 0);
   ModelForward out;
   for (std::size_t li = 0; li < layout.layers.size(); ++li) {
-    auto b = block(m, layout.layers[li], std::move(x), ablated.value()[li], ablate.ablation,
-                   replaced.value()[li], family);
+    auto b = block(m, layout.layers[li], std::move(x), ablated.value()[li], ablate,
+                   replaced.value()[li]);
     if (!b) return b.error();
     x = b.value().output;
-    out.blocks.push_back(std::move(b.value()));
+    if (ablate.blocks) out.blocks.push_back(std::move(b.value()));
   }
   out.logits = model_parts::logits(m, layout, x);
   if (auto p = validate::finite("the logits", out.logits)) return *p;
@@ -225,7 +254,9 @@ Result<std::vector<double>> token_losses(const Model& m, const std::vector<int>&
   if (tokens.size() == 1)
     return Error{ErrorCode::invalid_argument,
                  "the loss of each next token needs at least 2 tokens, got 1"};
-  auto f = forward(m, tokens, ablate);
+  AblationOptions logits_only = ablate;
+  logits_only.blocks = false;
+  auto f = forward(m, tokens, logits_only);
   if (!f) return f.error();
   const Matrix& logits = f.value().logits;
   std::vector<double> out(tokens.size() - 1);
