@@ -57,11 +57,13 @@ TEST_CASE("matmul and matmul_transposed match the scalar reference for every wid
   const std::size_t inner = GENERATE(from_range(widths));
   const std::size_t width = GENERATE(from_range(widths));
   const bool transposed = GENERATE(false, true);  // b: (inner, width), or (width, inner) read as bᵀ
-  CAPTURE(inner, width, transposed);
+  // Rows: fewer than, as many as and more than a register block (4 natively, 6 in wasm).
+  const std::size_t rows = GENERATE(1, 5, 6, 7, 13);
+  CAPTURE(inner, width, transposed, rows);
   const auto seed = [&](std::uint32_t base, std::size_t size) {
     return base + (transposed ? 20u : 0u) + static_cast<std::uint32_t>(size);
   };
-  const Matrix a = random_matrix(5, inner, seed(11, inner));
+  const Matrix a = random_matrix(rows, inner, seed(11, inner + rows));
   const Matrix b = transposed ? random_matrix(width, inner, seed(27, width))
                               : random_matrix(inner, width, seed(23, width));
   const auto want = [&](const auto& x, const auto& y) {
@@ -69,7 +71,7 @@ TEST_CASE("matmul and matmul_transposed match the scalar reference for every wid
   };
 
   const Matrix got = transposed ? kernels::matmul_transposed(a, b) : kernels::matmul(a, b);
-  REQUIRE(got.rows == 5);
+  REQUIRE(got.rows == rows);
   REQUIRE(got.cols == width);
   const double tolerance = product_tolerance(want(absolute(a), absolute(b)), inner);
   CHECK(max_abs_diff(got, want(a, b)) <= tolerance);

@@ -6,6 +6,8 @@
 // would be compiled here with this file's instructions, and the linker may keep this copy for
 // the whole program: an AVX-512 instruction would then run on every CPU. So the tables work on
 // raw spans and their callers allocate; the core.simd-isolation test checks the objects.
+#include <array>
+#include <utility>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/flash_block.hpp"
@@ -24,44 +26,62 @@ constexpr std::size_t matmul_rows = 6;
 constexpr std::size_t matmul_rows = 4;
 #endif
 
-// A block of rows by two vectors of `out` stays in registers across the whole of k (the long
-// linear kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for every
-// multiply-add); each entry gets the same fused products in the same order as the axpy, so the
-// same bits. The column blocks run outermost: one block's k × 2 vectors of b stay in L1 while
-// every row block reads them (row blocks outermost streamed all of b from L2 or beyond once per
-// row block).
+// `rows` rows by two vectors of `out` (from column j on) stay in registers across the whole of
+// k (the long linear kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for
+// every multiply-add); each entry gets the same fused products in the same order as the axpy,
+// so the same bits.
+template <class Arch, std::size_t rows>
+void matmul_block(const float* a, const float* b, float* out, std::size_t k, std::size_t n,
+                  std::size_t j) {
+  using S = Spans<Arch>;
+  using Batch = typename S::Batch;
+  Batch acc[rows][2];
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t h = 0; h < 2; ++h)
+      acc[r][h] = Batch::load_unaligned(out + r * n + j + h * S::lanes);
+  for (std::size_t l = 0; l < k; ++l) {
+    const Batch b0 = Batch::load_unaligned(b + l * n + j);
+    const Batch b1 = Batch::load_unaligned(b + l * n + j + S::lanes);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const Batch x(a[r * k + l]);
+      acc[r][0] = S::fma(x, b0, acc[r][0]);
+      acc[r][1] = S::fma(x, b1, acc[r][1]);
+    }
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t h = 0; h < 2; ++h) acc[r][h].store_unaligned(out + r * n + j + h * S::lanes);
+}
+
+// The last m % matmul_rows rows in one smaller register block (the little model's 128 tokens
+// left 2 rows to the axpys in wasm, a few percent of its forward).
+template <class Arch, std::size_t... sizes>
+constexpr std::array<void (*)(const float*, const float*, float*, std::size_t, std::size_t,
+                              std::size_t),
+                     sizeof...(sizes)>
+block_table(std::index_sequence<sizes...>) {
+  return {&matmul_block<Arch, sizes + 1>...};
+}
+
+// The column blocks run outermost: one block's k × 2 vectors of b stay in L1 while every row
+// block reads them (row blocks outermost streamed all of b from L2 or beyond once per row
+// block).
 template <class Arch>
 void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
             std::size_t n) {
   using S = Spans<Arch>;
-  using Batch = typename S::Batch;
   constexpr std::size_t rows = matmul_rows, width = 2 * S::lanes;
+  constexpr auto remainder_blocks = block_table<Arch>(std::make_index_sequence<rows - 1>());
   const std::size_t full_rows = m - m % rows, full_cols = n - n % width;
-  for (std::size_t j = 0; j < full_cols; j += width)
-    for (std::size_t i = 0; i < full_rows; i += rows) {
-      Batch acc[rows][2];
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t h = 0; h < 2; ++h)
-          acc[r][h] = Batch::load_unaligned(out + (i + r) * n + j + h * S::lanes);
-      for (std::size_t l = 0; l < k; ++l) {
-        const Batch b0 = Batch::load_unaligned(b + l * n + j);
-        const Batch b1 = Batch::load_unaligned(b + l * n + j + S::lanes);
-        for (std::size_t r = 0; r < rows; ++r) {
-          const Batch x(a[(i + r) * k + l]);
-          acc[r][0] = S::fma(x, b0, acc[r][0]);
-          acc[r][1] = S::fma(x, b1, acc[r][1]);
-        }
-      }
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t h = 0; h < 2; ++h)
-          acc[r][h].store_unaligned(out + (i + r) * n + j + h * S::lanes);
-    }
+  for (std::size_t j = 0; j < full_cols; j += width) {
+    for (std::size_t i = 0; i < full_rows; i += rows)
+      matmul_block<Arch, rows>(a + i * k, b, out + i * n, k, n, j);
+    if (full_rows < m)
+      remainder_blocks[m - full_rows - 1](a + full_rows * k, b, out + full_rows * n, k, n, j);
+  }
   if (full_cols < n)
-    for (std::size_t i = 0; i < full_rows; ++i)
+    for (std::size_t i = 0; i < m; ++i)
       for (std::size_t l = 0; l < k; ++l)
         S::axpy(a[i * k + l], b + l * n + full_cols, out + i * n + full_cols, n - full_cols);
-  for (std::size_t i = full_rows; i < m; ++i)
-    for (std::size_t l = 0; l < k; ++l) S::axpy(a[i * k + l], b + l * n, out + i * n, n);
 }
 
 template <class Arch>

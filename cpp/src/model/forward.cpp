@@ -136,8 +136,10 @@ Result<Matrix> heads_output(const Matrix& q, const Matrix& k, const Matrix& v, s
                             const std::vector<bool>& replaced, const HeadReplacement& family,
                             std::vector<Matrix>* weights) {
   const std::size_t n = q.rows, dh = q.cols / heads;
-  Matrix concat(n, q.cols);
-  if (!weights) {
+  Matrix concat;
+  if (weights) {
+    concat = Matrix(n, q.cols);
+  } else {
     LongAttentionOptions all;
     all.causal = true;
     all.heads = static_cast<int>(heads);
@@ -183,9 +185,10 @@ Result<ModelBlockForward> block(const Model& m, const ModelLayout::Layer& l, Mat
                    replaced, options.replace, options.blocks ? &b.attention : nullptr);
   if (!concat) return concat.error();
   b.attention_output = m.times(concat.value(), l.w_o, d);
-  b.norm2 = layer_norm(m, sum(input, b.attention_output), l.ln2_gain, l.ln2_bias);
+  const Matrix attended = sum(input, b.attention_output);  // the residual stream after attention
+  b.norm2 = layer_norm(m, attended, l.ln2_gain, l.ln2_bias);
   b.mlp_output = model_parts::mlp(m, l, b.norm2);
-  b.output = sum(sum(input, b.attention_output), b.mlp_output);
+  b.output = sum(attended, b.mlp_output);
   if (auto p = validate::finite("the residual stream", b.output)) return *p;
   b.input = std::move(input);
   return b;
