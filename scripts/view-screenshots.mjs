@@ -74,6 +74,14 @@ for (const [width, theme] of [
       await page.screenshot({ path, type: 'jpeg', quality: small ? 40 : 55, fullPage: true, clip: small ? await modelClip(page) : clip });
       console.log(path);
     }
+    // The in-context demo (issue 38) lies below the clip: the element alone, once it has figures.
+    if (view === 'model') {
+      const demo = page.locator('attn-model-view attn-model-incontext');
+      await demo.locator('[data-role="incontext-summary"]').waitFor({ timeout: 60_000 });
+      const path = `docs/views/all/model-incontext-${width}-${theme}.jpg`;
+      await demo.screenshot({ path, type: 'jpeg', quality: 55 });
+      console.log(path);
+    }
   }
   await page.close();
 }

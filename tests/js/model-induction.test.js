@@ -8,9 +8,6 @@ import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
 
-// The shipped model has none yet: model/README.md has the trial run that forms one (and misses
-// the held-out loss). Until a model meeting every target replaces it, these run as todo.
-const TODO = { todo: 'issue 38: the shipped model has no induction head yet' };
 const PERIOD = 20;
 const SEEDS = [1, 2, 3];
 
@@ -52,7 +49,7 @@ function bestHead(scores) {
 
 const probes = SEEDS.map((seed) => model.inductionProbe(PERIOD, seed));
 
-test('an induction head: the best head averages ≥ 0.5 on the probe for seeds 1, 2, 3, as headScores() says', TODO, () => {
+test('an induction head: the best head averages ≥ 0.5 on the probe for seeds 1, 2, 3, as headScores() says', () => {
   const best = probes.map((probe) => {
     const scores = inductionScores(probe);
     const core = model.headScores(probe, PERIOD);
@@ -64,7 +61,7 @@ test('an induction head: the best head averages ≥ 0.5 on the probe for seeds 1
   assert.ok(average >= 0.5, `mean best induction score ${average}`);
 });
 
-test('in-context copying: the second copy costs at most 30% of the first copy’s loss', TODO, () => {
+test('in-context copying: the second copy costs at most 30% of the first copy’s loss', () => {
   const copies = probes.map((probe) => copyLosses(probe));
   const first = mean(copies.map((c) => c.first));
   const second = mean(copies.map((c) => c.second));
@@ -72,7 +69,7 @@ test('in-context copying: the second copy costs at most 30% of the first copy’
   assert.ok(second <= 0.3 * first, `second copy ${second} against first ${first}`);
 });
 
-test('ablating the induction head raises the second copy’s loss by ≥ 1 nat, and loss() agrees with the logits', TODO, () => {
+test('ablating the induction head raises the second copy’s loss by ≥ 1 nat, and loss() agrees with the logits', () => {
   const rises = probes.map((probe) => {
     const { layer, head } = bestHead(inductionScores(probe));
     const ablate = [{ layer, head }];
