@@ -102,7 +102,13 @@ function encode(s) {
   return out;
 }
 
-const maxGap = (a, b) => Math.max(...a.flat().map((v, i) => Math.abs(v - b.flat()[i])));
+function maxGap(a, b) {
+  const [x, y] = [a.flat(), b.flat()];
+  assert.equal(x.length, y.length);
+  let gap = 0;
+  for (let i = 0; i < x.length; i++) gap = Math.max(gap, Math.abs(x[i] - y[i]));
+  return gap;
+}
 
 // ---- The tests -----------------------------------------------------------------------------
 
