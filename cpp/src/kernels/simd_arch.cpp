@@ -17,43 +17,46 @@
 namespace attnlab::simd {
 namespace {
 
-// Rows per register block. Wasm takes six: V8 keeps the 12 accumulators, two vectors of b and
-// a broadcast in its 16 vector registers, and SIMD128's mul + add pairs need the extra rows to
-// hide their latency; four elsewhere.
+// The register block: rows × vectors accumulators of `out`. Wasm takes 2 × 4: V8 keeps at most
+// 15 vectors in registers and loads a step's broadcasts before its products, so 6 × 2's 12
+// accumulators spilled to the stack on every step; 2 × 4 fits, and keeps a single row (the
+// decoder's) fast too. 4 × 2 elsewhere.
 #ifdef __EMSCRIPTEN__
-constexpr std::size_t matmul_rows = 6;
+constexpr std::size_t matmul_rows = 2, matmul_vectors = 4;
 #else
-constexpr std::size_t matmul_rows = 4;
+constexpr std::size_t matmul_rows = 4, matmul_vectors = 2;
 #endif
 
-// `rows` rows by two vectors of `out` (from column j on) stay in registers across the whole of
-// k (the long linear kernels' chunk products: one axpy per (i, l) reloaded and stored `out` for
-// every multiply-add); each entry gets the same fused products in the same order as the axpy,
-// so the same bits.
+// `rows` rows by matmul_vectors vectors of `out` (from column j on) stay in registers across the
+// whole of k (the long linear kernels' chunk products: one axpy per (i, l) reloaded and stored
+// `out` for every multiply-add); each entry gets the same fused products in the same order as
+// the axpy, so the same bits.
 template <class Arch, std::size_t rows>
 void matmul_block(const float* a, const float* b, float* out, std::size_t k, std::size_t n,
                   std::size_t j) {
   using S = Spans<Arch>;
   using Batch = typename S::Batch;
-  Batch acc[rows][2];
+  constexpr std::size_t vectors = matmul_vectors;
+  Batch acc[rows][vectors];
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t h = 0; h < vectors; ++h)
       acc[r][h] = Batch::load_unaligned(out + r * n + j + h * S::lanes);
   for (std::size_t l = 0; l < k; ++l) {
-    const Batch b0 = Batch::load_unaligned(b + l * n + j);
-    const Batch b1 = Batch::load_unaligned(b + l * n + j + S::lanes);
+    Batch bl[vectors];
+    for (std::size_t h = 0; h < vectors; ++h)
+      bl[h] = Batch::load_unaligned(b + l * n + j + h * S::lanes);
     for (std::size_t r = 0; r < rows; ++r) {
       const Batch x(a[r * k + l]);
-      acc[r][0] = S::fma(x, b0, acc[r][0]);
-      acc[r][1] = S::fma(x, b1, acc[r][1]);
+      for (std::size_t h = 0; h < vectors; ++h) acc[r][h] = S::fma(x, bl[h], acc[r][h]);
     }
   }
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t h = 0; h < 2; ++h) acc[r][h].store_unaligned(out + r * n + j + h * S::lanes);
+    for (std::size_t h = 0; h < vectors; ++h)
+      acc[r][h].store_unaligned(out + r * n + j + h * S::lanes);
 }
 
-// The last m % matmul_rows rows in one smaller register block (the little model's 128 tokens
-// left 2 rows to the axpys in wasm, a few percent of its forward).
+// The last m % matmul_rows rows in one smaller register block, not an axpy per entry (which
+// took a few percent of the little model's forward).
 template <class Arch, std::size_t... sizes>
 constexpr std::array<void (*)(const float*, const float*, float*, std::size_t, std::size_t,
                               std::size_t),
@@ -62,14 +65,14 @@ block_table(std::index_sequence<sizes...>) {
   return {&matmul_block<Arch, sizes + 1>...};
 }
 
-// The column blocks run outermost: one block's k × 2 vectors of b stay in L1 while every row
-// block reads them (row blocks outermost streamed all of b from L2 or beyond once per row
-// block).
+// The column blocks run outermost: one block's k × matmul_vectors vectors of b stay in cache
+// while every row block reads them (row blocks outermost streamed all of b from L2 or beyond
+// once per row block).
 template <class Arch>
 void matmul(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
             std::size_t n) {
   using S = Spans<Arch>;
-  constexpr std::size_t rows = matmul_rows, width = 2 * S::lanes;
+  constexpr std::size_t rows = matmul_rows, width = matmul_vectors * S::lanes;
   constexpr auto remainder_blocks = block_table<Arch>(std::make_index_sequence<rows - 1>());
   const std::size_t full_rows = m - m % rows, full_cols = n - n % width;
   for (std::size_t j = 0; j < full_cols; j += width) {
