@@ -6,8 +6,9 @@
 // The peer runs scripts/model-onnx.py's export of model/ (Debian's python3-onnx writes it;
 // onnxruntime-web 1.30 from build/peers/, peers/setup.mjs), and its logits must match attnlab's
 // within 1e-4. Timed in interleaved rounds: attnlab's forward() with every block copied out,
-// forward() with { blocks: false } (the logits alone, what the peer returns), and the peer's
-// session.run(). Prints the CPU as lscpu names it; the median of REPEAT rounds after WARMUP.
+// forward() with { blocks: false } (the logits alone, what the peer returns), loss() (no logits
+// converted to arrays), and the peer's session.run(). Prints the CPU as lscpu names it; the
+// median of REPEAT rounds after WARMUP.
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +38,7 @@ async function measure(createLab, ort, onnx, now, { WARMUP, REPEAT, TEXT }) {
   const runs = {
     forward: async () => model.forward(tokens),
     logits: async () => model.forward(tokens, { blocks: false }),
+    loss: async () => model.loss(tokens),
     peer: async () => session.run(feeds),
   };
   const { logits } = model.forward(tokens, { blocks: false });
@@ -61,7 +63,7 @@ function report(where, m) {
   if (!(m.maxDiff <= TOLERANCE)) throw new Error(`bench:model: onnxruntime-web's logits differ from attnlab's by ${m.maxDiff} in ${where} (over ${TOLERANCE})`);
   console.log(
     `${where}, ${m.tokens} tokens, one thread (median of ${REPEAT}): attnlab forward() ${m.forward.toFixed(1)} ms with every block, ` +
-      `${m.logits.toFixed(1)} ms with { blocks: false }; onnxruntime-web ${m.peer.toFixed(1)} ms ` +
+      `${m.logits.toFixed(1)} ms with { blocks: false }, loss() ${m.loss.toFixed(1)} ms; onnxruntime-web ${m.peer.toFixed(1)} ms ` +
       `(peer / attnlab, logits alone: ${(m.peer / m.logits).toFixed(2)}×; logits max|Δ| ${m.maxDiff.toExponential(1)})`,
   );
 }
