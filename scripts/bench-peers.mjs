@@ -136,11 +136,21 @@ function summarise(row, results, peak) {
     const best = timed.reduce((a, b) => (a.ms_median <= b.ms_median ? a : b));
     attnlab.best_peer = best.kernel;
     attnlab.best_peer_over_attnlab = +(best.ms_median / attnlab.ms_median).toFixed(3);
+    // Each round times every kernel once, so round r's ratio is the best peer's time over
+    // attnlab's in that round; its lowest says whether one busy round could flip the row.
+    const rounds = Math.min(results[best.kernel].times.length, results.attnlab.times.length);
+    const ratios = Array.from({ length: rounds }, (_, r) => results[best.kernel].times[r] / results.attnlab.times[r]);
+    if (rounds) attnlab.lowest_round_ratio = +Math.min(...ratios).toFixed(3);
   }
   if (attnlab.ms_median !== undefined) {
-    const faster = timed.every((p) => p.ms_median > attnlab.ms_median);
-    const floor = row.section === 'wasm' ? 60 : row.n === 4096 && row.d === 64 ? (row.causal ? 65 : 75) : 0;
-    attnlab.meets_target = faster && attnlab.pct_peak >= floor;
+    // Issue 41: natively at least 1.05x the fastest peer with every round's ratio above 1, and
+    // 80% of the FMA peak at n = 4,096, d = 64, non-causal, 2 threads (65% causal); in wasm
+    // faster than onnxruntime-web at 60% of the SIMD128 peak.
+    const native = row.section === 'native';
+    const ahead =
+      timed.length === 0 || (native ? attnlab.best_peer_over_attnlab >= 1.05 && attnlab.lowest_round_ratio > 1 : attnlab.best_peer_over_attnlab > 1);
+    const floor = !native ? 60 : row.n === 4096 && row.d === 64 ? (row.causal ? 65 : row.threads === 2 ? 80 : 75) : 0;
+    attnlab.meets_target = ahead && attnlab.pct_peak >= floor;
   }
   return lines;
 }
@@ -152,7 +162,7 @@ function print(line) {
   const target = line.meets_target === undefined ? '' : line.meets_target ? 'yes' : 'no';
   console.log(
     `${line.section.padEnd(6)} ${line.simd.padEnd(9)} ${cell(line.threads, 3, 0)} ${cell(line.n, 6, 0)} ${cell(line.d, 4, 0)} ${(line.causal ? 'yes' : 'no').padEnd(6)} ${line.kernel.padEnd(17)}` +
-      `${cell(line.ms_median, 10, 2)} ${cell(line.spread_pct, 6)}% ${cell(line.gflops, 8)} ${cell(line.pct_peak, 6)}% ${cell(line.best_peer_over_attnlab, 6, 2)} ` +
+      `${cell(line.ms_median, 10, 2)} ${cell(line.spread_pct, 6)}% ${cell(line.gflops, 8)} ${cell(line.pct_peak, 6)}% ${cell(line.best_peer_over_attnlab, 6, 2)} ${cell(line.lowest_round_ratio, 6, 2)} ` +
       `${check === undefined ? '—'.padStart(8) : check.toExponential(1).padStart(8)}${flag} ${target.padEnd(3)}${line.error ? ` failed: ${line.error}` : ''}`,
   );
 }
@@ -224,14 +234,14 @@ console.log(
     .map(([k, v]) => `${k} ${v.toFixed(1)}`)
     .join(', ')}`,
 );
-console.log('section simd      thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us   max|Δ|  target');
+console.log('section simd      thr      n    d causal kernel              ms(med) spread  GFLOP/s  %peak  peer/us  lowest   max|Δ|  target');
 table.forEach(print);
 const failedChecks = table.filter((l) => (l.check?.float64 ?? l.check?.attnlab) > TOLERANCE);
 console.log(
   `checks: ${failedChecks.length ? `${failedChecks.length} FAILED (max |Δ| > ${TOLERANCE})` : `every output within ${TOLERANCE} of attnlab's, attnlab's within it of float64`}`,
 );
 console.log(
-  "peer/us: the fastest peer's median (ORT or PyTorch natively, onnxruntime-web in wasm) over attnlab's (> 1: attnlab is faster); max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)",
+  "peer/us: the fastest peer's median (ORT or PyTorch natively, onnxruntime-web in wasm) over attnlab's (> 1: attnlab is faster); lowest: the lowest ratio of a single round; max|Δ|: a peer against attnlab, attnlab against float64 (16 rows a head)",
 );
 // Target 3: the threaded core's speed-up from 1 to 2 threads.
 for (const [row, results] of measured.filter(([row]) => row.section === 'wasm')) {

@@ -37,7 +37,8 @@ function cell(pair) {
   const ratio = pair.peer.ms_median / pair.ms_median;
   const mark = ratio >= 1 ? '' : ' ✗';
   const noisy = Math.max(pair.spread_pct ?? 0, pair.peer.spread_pct ?? 0) > NOISY_PCT ? ' ~' : '';
-  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} ${PEER_NAMES[pair.peer.kernel.split('-')[0]] ?? ''}(${ratio.toFixed(2)}×${mark})${noisy}`;
+  const lowest = pair.lowest_round_ratio === undefined ? '' : `, rounds ≥ ${pair.lowest_round_ratio.toFixed(2)}`;
+  return `${number(pair.ms_median)} / ${number(pair.peer.ms_median)} ${PEER_NAMES[pair.peer.kernel.split('-')[0]] ?? ''}(${ratio.toFixed(2)}×${lowest}${mark})${noisy}`;
 }
 
 function nativeTable(list, simd, threadCounts) {
@@ -94,7 +95,7 @@ function setHeading(list, simd, best) {
 export function tables(peers) {
   const list = pairs(peers.rows ?? []);
   const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
-  const legend = `Each cell: attnlab ms / the fastest peer's ms, ONNX Runtime's kernels or PyTorch's scaled_dot_product_attention, named (its time over attnlab's; ✗ where the peer is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
+  const legend = `Each cell: attnlab ms / the fastest peer's ms, ONNX Runtime's kernels or PyTorch's scaled_dot_product_attention, named (its time over attnlab's, and the lowest ratio of a single round; ✗ where the peer is faster; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
   const native = sets.flatMap((simd) => ['', setHeading(list, simd, sets[0]), '', ...nativeTable(list, simd, [1, 2])]);
   const readme = [machine(peers), '', legend, ...native];
   const docs = [machine(peers), '', peakLine(peers), '', legend, ...native];
