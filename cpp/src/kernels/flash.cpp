@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string_view>
 #include <thread>
 #include <tuple>
@@ -97,8 +98,9 @@ using flash_tasks::output_cols;
 // d · max|q| · max|k| (no squares, so nothing underflows or overflows on the way). When that
 // bound, times the scale if above 1, is under half of float32's largest value, no score
 // overflows and the kernel skips its per-score check (a pass over every block of scores); when
-// the bound times the scale is under 2^20, the softmax may scale the scores without rounding
-// them (flash_block.hpp).
+// the bound times the scale is under 2^20 and the scale times log2(e) a normal float (no
+// overflow, no subnormal's lost bits), the softmax may run in base 2 and scale the scores
+// without rounding them (flash_block.hpp).
 void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
   const auto largest = [&](const float* rows, std::size_t ld, std::size_t count) {
     float most = 0.0f;
@@ -109,7 +111,7 @@ void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
   const double bound =
       static_cast<double>(p.d) * largest(p.q, p.ld_q, p.n_q) * largest(p.k, p.ld_k, p.n_k);
   p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
-  p.fused_scale = bound * p.scale < 0x1p20;
+  p.fused_scale = bound * p.scale < 0x1p20 && std::isnormal(p.scale * std::numbers::log2e_v<float>);
 }
 
 // Whether every value of Q, K and V is finite, scanned in chunks by the call's workers: the

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numbers>
 
 #include "attnlab/tiling.hpp"
 #include "kernels/simd_kernels.hpp"
@@ -157,48 +158,83 @@ struct FlashBlock {
 
   // The online softmax over a key block, for every row at once: the running max m of the
   // scaled scores and their sum l take the block (whose max unscaled score is block_max),
-  // correction gets exp(m_old - m_new) (0 on a row's first block, where m = -inf), and st
-  // holds exp(scale · score - m_new) for aggregate. With `fused`, the scale is applied inside
-  // one fused multiply-add, which adds no rounding of its own; the max then sits at up to half
-  // an ulp of m_new from 0, a shift shared by the whole row, so only for |m| well inside 2^24
-  // (flash.cpp decides). Otherwise each scaled score is rounded first, the max's exactly as
-  // m_new's, so it lands on exp(0) = 1 however large the scores. (A base-2 softmax with
-  // log2(e) in the scale was 8% faster but failed the long fuzzer's overflow bound.)
+  // correction gets the exponential of m_old - m_new (0 on a row's first block, where m = -inf),
+  // and st holds the exponential of scale · score - m_new for aggregate.
+  //
+  // With `fused` (scores well inside 2^20 and scale · log2(e) a normal float: flash.cpp decides),
+  // the softmax runs in base 2, with log2(e) folded into the scale and applied inside one fused
+  // multiply-add: 2^x needs no two-part reduction, so the weights cost 12 vector operations instead
+  // of 17. The scale's rounding moves each logit by at most half an ulp of itself, an error the
+  // scores' own rounding already has. The max lands within half an ulp of m_new from 0, a shift
+  // shared by the whole row. Otherwise (a rule or scores that may be huge) it runs in base e with
+  // each scaled score rounded first, the max's exactly as m_new's, so it lands on exp(0) = 1
+  // however large the scores: log2(e) in the scale would overflow there.
   static void softmax(float* st, std::size_t keys, std::size_t rows, float scale, bool fused,
                       const float* block_max, float* m, float* l, float* correction) {
+    if (fused)
+      online_softmax<true>(st, keys, rows, scale * std::numbers::log2e_v<float>, block_max, m, l,
+                           correction);
+    else
+      online_softmax<false>(st, keys, rows, scale, block_max, m, l, correction);
+  }
+
+  template <bool base2>
+  static Batch exponential(Batch x) {
+    return base2 ? S::exp2_nonpositive(x) : S::exp_nonpositive(x);
+  }
+
+  template <bool base2>
+  static void online_softmax(float* st, std::size_t keys, std::size_t rows, float scale,
+                             const float* block_max, float* m, float* l, float* correction) {
     const Batch factor(scale);
     for (std::size_t r = 0; r < rows; r += lanes) {
       const Batch m_old = Batch::load_unaligned(m + r);
       const Batch m_new = xsimd::max(m_old, Batch::load_unaligned(block_max + r) * factor);
       // A row that has seen no key yet keeps m = -inf; shifting it by 0 instead of m gives its
-      // scores exp(-inf) = 0 and its correction 0, where -inf - (-inf) would give NaN.
+      // scores a weight of 0 and its correction 0, where -inf - (-inf) would give NaN.
       const Batch shift = xsimd::select(m_new == Batch(minus_infinity), Batch(0.0f), m_new);
-      const Batch f = S::exp_nonpositive(m_old - shift);
-      const Batch block_sum = exponentiate(st + r, keys, rows, factor, shift, fused);
+      const Batch f = exponential<base2>(m_old - shift);
+      const Batch block_sum = exponentiate<base2>(st + r, keys, rows, factor, shift);
       (Batch::load_unaligned(l + r) * f + block_sum).store_unaligned(l + r);
       m_new.store_unaligned(m + r);
       f.store_unaligned(correction + r);
     }
   }
 
-  // st[j · rows] = exp(factor · st[j · rows] - shift) for j < keys, one batch of rows, and the
-  // sum of those, fused or not (see softmax). Four partial sums (keys j mod 4): a quarter of
-  // the rounding of one long sum, and four independent chains of exponentials.
+  // st[j · rows] = the exponential of factor · st[j · rows] - shift for j < keys, one batch of
+  // rows, and the sum of those (see softmax: fused in base 2, rounded in base e). Four partial
+  // sums (keys j mod 4): a quarter of the rounding of one long sum, and four independent chains
+  // of exponentials. Four named sums, not an array: GCC kept an array sum[j % 4] on the stack,
+  // a load and a store per key.
+  template <bool base2>
   static Batch exponentiate(float* st, std::size_t keys, std::size_t rows, Batch factor,
-                            Batch shift, bool fused) {
+                            Batch shift) {
     const Batch minus_shift = -shift;
-    Batch sum[4] = {};
-#ifndef __EMSCRIPTEN__  // four exponentials in flight natively; in wasm the core's size counts
-#pragma GCC unroll 4
-#endif
-    for (std::size_t j = 0; j < keys; ++j) {
-      const Batch s = Batch::load_unaligned(st + j * rows);
+    const auto weight = [&](float* at) {
+      const Batch s = Batch::load_unaligned(at);
       const Batch e =
-          S::exp_nonpositive(fused ? S::fma(s, factor, minus_shift) : s * factor - shift);
-      e.store_unaligned(st + j * rows);
-      sum[j % 4] += e;
+          exponential<base2>(base2 ? S::fma(s, factor, minus_shift) : s * factor - shift);
+      e.store_unaligned(at);
+      return e;
+    };
+    Batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+    std::size_t j = 0;
+#ifndef __EMSCRIPTEN__  // four exponentials a step natively; in wasm the core's size counts
+    for (; j + 4 <= keys; j += 4) {
+      s0 += weight(st + j * rows);
+      s1 += weight(st + (j + 1) * rows);
+      s2 += weight(st + (j + 2) * rows);
+      s3 += weight(st + (j + 3) * rows);
     }
-    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+#endif
+    for (; j < keys; ++j) {  // each key to the next sum: the sums take turns
+      const Batch next = s0 + weight(st + j * rows);
+      s0 = s1;
+      s1 = s2;
+      s2 = s3;
+      s3 = next;
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   // Reads one float of each cache line of from[0, floats), in order: a walk the hardware

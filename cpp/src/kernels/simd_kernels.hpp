@@ -34,7 +34,7 @@ struct HeadTask {
   float scale;
   KeyBand band;              // the keys each query sees (causal rule, window)
   bool may_overflow = true;  // some score could pass ±3.4e38 (see flash.cpp), so check them
-  bool fused_scale = false;  // scores stay far enough below 2^24 to scale them unrounded
+  bool fused_scale = false;  // a softmax in base 2, scores scaled unrounded (see flash.cpp)
   bool streamed = false;     // K and V come from memory, not a cache: read each block in order
   // The head's rules (ScoreRules::head) when a rule beyond the band applies
   // (ScoreRules::has_cell_rules), else none: the scale and the band alone.
