@@ -26,7 +26,7 @@ struct LoadedModel {
 // the files' shapes and types checked by the wrapper: a LoadedModel, or { error }.
 val load_model(const val& request) {
   const ModelConfig c = read_request<ModelConfig>(request["config"], model_entries::load);
-  const auto halves = emscripten::convertJSArrayToNumberVector<std::uint16_t>(request["weights"]);
+  const auto halves = numbers_from_js<std::uint16_t>(request["weights"]);
   std::vector<float> parameters(halves.size());
   for (std::size_t i = 0; i < halves.size(); ++i) parameters[i] = from_float16(halves[i]);
   std::vector<Tokenizer::Merge> merges;
@@ -68,7 +68,7 @@ val token_bytes(const LoadedModel& m, int token) {
 
 // Pairs [layer, head, layer, head, …] (Int32Array) as heads.
 std::vector<HeadIndex> heads_of(const val& pairs) {
-  const auto numbers = emscripten::convertJSArrayToNumberVector<int>(pairs);
+  const auto numbers = numbers_from_js<int>(pairs);
   std::vector<HeadIndex> out;
   for (std::size_t i = 0; i + 1 < numbers.size(); i += 2)
     out.push_back({numbers[i], numbers[i + 1]});

@@ -44,7 +44,7 @@ inline constexpr const char* kind_names[] = {
 template <class T>
 BasicMatrix<T> matrix_from_js(const val& m) {
   return BasicMatrix<T>(m["rows"].as<std::size_t>(), m["cols"].as<std::size_t>(),
-                        emscripten::convertJSArrayToNumberVector<T>(m["data"]));
+                        numbers_from_js<T>(m["data"]));
 }
 
 // Where query 0 sits: a named alignment ("top-left", "bottom-right") or a key position.
@@ -145,7 +145,7 @@ M from_js(const val& v, const Field& f) {
   else if constexpr (std::is_same_v<M, CausalAlignment>)
     return alignment_from_js(v);
   else if constexpr (std::is_same_v<M, std::vector<bool>>) {
-    const auto flags = emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);  // 0/1 each
+    const auto flags = numbers_from_js<std::uint8_t>(v);  // 0/1 each
     return std::vector<bool>(flags.begin(), flags.end());
   } else if constexpr (std::is_same_v<M, std::vector<std::string>> ||
                        std::is_same_v<M, std::vector<Matrix>> ||
@@ -154,7 +154,7 @@ M from_js(const val& v, const Field& f) {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = from_js<typename M::value_type>(v[i], f);
     return out;
   } else if constexpr (is_vector<M>)
-    return emscripten::convertJSArrayToNumberVector<typename M::value_type>(v);
+    return numbers_from_js<typename M::value_type>(v);
   else
     return v.as<M>();
 }

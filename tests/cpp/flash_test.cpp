@@ -3,6 +3,7 @@
 #include "attnlab/flash.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/limits.hpp"
@@ -223,6 +224,27 @@ TEST_CASE("tiny queries times a huge scale keep their row max at weight 1", "[fl
   const auto flash = flash_attention(q, k, v, options);
   REQUIRE(flash);
   for (std::size_t c = 0; c < v.cols; ++c) CHECK(flash.value().output(0, c) == v(0, c));
+}
+
+// The softmax runs in base 2 with log2(e) folded into the scale only while that product is a
+// normal float: a scale of 3e38 times log2(e) overflows (every weight NaN), and a subnormal one
+// loses its bits. Either way the scores here are 0 or vanish, so the weights are uniform and
+// each output is the mean of V's column, in float64. Found by libFuzzer.
+TEST_CASE("a scale whose product with log2(e) leaves float32's normal range", "[flash]") {
+  const Matrix q = random_matrix(5, 4, 63), v = random_matrix(7, 3, 64);
+  for (const bool zero_keys : {true, false}) {
+    const Matrix k = zero_keys ? Matrix(7, 4) : random_matrix(7, 4, 65);
+    LongAttentionOptions options;
+    options.scale = zero_keys ? 3e38f : 1e-44f;
+    const auto flash = flash_attention(q, k, v, options);
+    REQUIRE(flash);
+    for (std::size_t c = 0; c < v.cols; ++c) {
+      double mean = 0;
+      for (std::size_t j = 0; j < v.rows; ++j) mean += v(j, c) / double(v.rows);
+      for (std::size_t i = 0; i < q.rows; ++i)
+        CHECK(std::fabs(flash.value().output(i, c) - mean) < 1e-6);
+    }
+  }
 }
 
 TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[flash]") {
