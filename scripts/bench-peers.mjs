@@ -47,6 +47,11 @@ const ONLY_D = env.ATTNLAB_PEERS_D?.split(',').map(Number);
 const ONLY_THREADS = env.ATTNLAB_PEERS_THREADS?.split(',').map(Number);
 const TOLERANCE = 1e-4;
 const SETTLE_MS = 50;
+// A round times each kernel over about this long, in back-to-back calls (the same number for
+// every kernel of a row): one call of a millisecond measures the neighbours' noise more than
+// the kernel.
+const ROUND_MS = 25;
+const MAX_CALLS = 32;
 
 // The instruction sets the native rows run attnlab's kernels with (the driver's `simd` reply).
 function nativeSimd({ simd, available }) {
@@ -77,7 +82,8 @@ const firstLine = (error) =>
     .slice(0, 120);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-// Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check } }.
+// Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check, calls } },
+// times the mean of `calls` back-to-back calls per round.
 async function measure(row, kernels, Q, K, V) {
   const results = Object.fromEntries(kernels.map((k) => [k.name, { times: [] }]));
   const outputs = {};
@@ -92,6 +98,18 @@ async function measure(row, kernels, Q, K, V) {
   if (reference) results.attnlab.check = { float64: sampledError(Q, K, V, reference, row) };
   for (const [name, output] of Object.entries(outputs))
     if (name !== 'attnlab' && reference) results[name].check = { attnlab: maxAbsDifference(output, reference) };
+  // A second warm-up call (the first compiles, in V8's tiers) sizes the rounds' batches.
+  const warm = [];
+  for (const kernel of kernels) {
+    if (results[kernel.name].error) continue;
+    try {
+      warm.push((await kernel.run({ keepOutput: false })).ms);
+    } catch (error) {
+      results[kernel.name].error = firstLine(error);
+    }
+  }
+  const calls = Math.max(1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
+  for (const result of Object.values(results)) result.calls = calls;
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < kernels.length; i++) {
       const kernel = kernels[(i + round) % kernels.length];
@@ -101,7 +119,7 @@ async function measure(row, kernels, Q, K, V) {
       // the next kernel is timed on.
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       try {
-        result.times.push((await kernel.run({ keepOutput: false })).ms);
+        result.times.push((await kernel.run({ keepOutput: false, calls })).ms);
       } catch (error) {
         result.error = firstLine(error);
       }
@@ -122,6 +140,7 @@ function summarise(row, results, peak) {
     const spread = (Math.max(...r.times) - Math.min(...r.times)) / ms;
     return {
       ...line,
+      calls_per_round: r.calls,
       ms_median: +ms.toFixed(3),
       spread_pct: +(100 * spread).toFixed(1),
       gflops: +gflops.toFixed(2),
@@ -136,7 +155,7 @@ function summarise(row, results, peak) {
     const best = timed.reduce((a, b) => (a.ms_median <= b.ms_median ? a : b));
     attnlab.best_peer = best.kernel;
     attnlab.best_peer_over_attnlab = +(best.ms_median / attnlab.ms_median).toFixed(3);
-    // Each round times every kernel once, so round r's ratio is the best peer's time over
+    // Each round times every kernel once (one batch of calls), so round r's ratio is the best peer's time over
     // attnlab's in that round; its lowest says whether one busy round could flip the row.
     const rounds = Math.min(results[best.kernel].times.length, results.attnlab.times.length);
     const ratios = Array.from({ length: rounds }, (_, r) => results[best.kernel].times[r] / results.attnlab.times[r]);
@@ -271,6 +290,7 @@ results[subset ? 'peers_subset' : 'peers'] = {
   cpu_flags: cpuFlags,
   runtime: versions,
   rounds: ROUNDS,
+  round_ms: ROUND_MS,
   measured: new Date().toISOString(),
   subset,
   peaks,

@@ -2,8 +2,8 @@
 // attnlab's flash kernel (build/native/attnlab-peer), onnxruntime-node's CPU kernels
 // (ort-peer.mjs: com.microsoft MultiHeadAttention non-causal, GroupQueryAttention causal) and
 // PyTorch's CPU scaled_dot_product_attention (torch-peer.py), all given the same Q, K, V file
-// and thread count. Each kernel is { name, run() → { ms,
-// output } }.
+// and thread count. Each kernel is { name, run({ keepOutput, calls }) → { ms, output } }: ms is
+// the mean of `calls` back-to-back calls in the peer's process.
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -36,13 +36,13 @@ export const startOrt = (home, models) => startPeer(ORT_PEER(home, models));
 /** PyTorch under `python`, held to AVX2 where `avx2` (its ATEN_CPU_CAPABILITY switch). */
 export const startTorch = (python, avx2) => startPeer(TORCH_PEER(python), avx2 ? { ATEN_CPU_CAPABILITY: 'avx2' } : {});
 
-// One contestant: `command(output)` is its run line, writing O to `output` ('-': nowhere).
+// One contestant: `command(output, calls)` is its run line, writing O to `output` ('-': nowhere).
 function contestant(name, peer, command) {
   const output = `build/peers/${name}-output.bin`;
   return {
     name,
-    async run({ keepOutput }) {
-      const { ms } = await peer.ask(command(keepOutput ? output : '-'));
+    async run({ keepOutput, calls = 1 }) {
+      const { ms } = await peer.ask(command(keepOutput ? output : '-', calls));
       if (!keepOutput) return { ms };
       const bytes = await readFile(output);
       return { ms, output: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) };
@@ -57,7 +57,7 @@ export async function nativeKernels({ driver, ort, torch, row, Q, K, V }) {
   const concatenated = new Float32Array(3 * Q.data.length);
   [Q, K, V].forEach((m, i) => concatenated.set(m.data, i * Q.data.length));
   await writeFile(INPUTS, concatenated);
-  const command = (output) => `run ${INPUTS} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} ${output}`;
+  const command = (output, calls) => `run ${INPUTS} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} ${output} ${calls}`;
   const peer = contestant(causal ? 'ort-gqa' : 'ort-mha', ort, command);
   const kernels = [contestant('attnlab', driver, command), { ...peer, release: () => ort.ask('release') }];
   if (torch) kernels.push({ ...contestant('torch-sdpa', torch, command), release: () => torch.ask('release') });

@@ -1,8 +1,9 @@
 # PyTorch's side of bench:peers' native rows, a child process like attnlab-peer and ort-peer.mjs:
 # torch.nn.functional.scaled_dot_product_attention on the CPU (its own flash kernel), fed the
 # same Q, K, V file. One command a line on stdin, one JSON line back:
-#   run INPUT N D HEADS CAUSAL THREADS OUTPUT  → {"ms": …}; INPUT holds Q, K, V ([N, HEADS·D]
-#     each, float32, one after another), OUTPUT ("-" for none) receives O in the same layout
+#   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms": …}; INPUT holds Q, K, V
+#     ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O in the
+#     same layout; CALLS runs back to back (1 when absent), "ms" their mean
 #   release                                   → {} (drops the tensors)
 #   version                                   → {"torch": …, "capability": …}
 # The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds it to
@@ -33,12 +34,16 @@ def tensors(path, n, d, heads):
 
 def run(args):
     path, n, d, heads, causal, threads, output = args[0], *map(int, args[1:6]), args[6]
+    calls = int(args[7]) if len(args) > 7 else 1
+    if calls < 1:
+        raise ValueError(f"CALLS must be at least 1, not {calls}")
     torch.set_num_threads(threads)
     q, k, v = tensors(path, n, d, heads)
     with torch.inference_mode():
         start = time.perf_counter()
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal == 1)
-        ms = (time.perf_counter() - start) * 1e3
+        for _ in range(calls):
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=causal == 1)
+        ms = (time.perf_counter() - start) * 1e3 / calls
     if output != "-":
         o[0].transpose(0, 1).contiguous().numpy().tofile(output)
     return {"ms": ms}

@@ -2,7 +2,8 @@
 // attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
 // com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm; and
 // attnlab's threaded core on 1 and on 2 threads (createAttnLab({ threads: true })).
-// Each kernel is { name, run() → { ms, output } }.
+// Each kernel is { name, run({ calls }) → { ms, output } }, ms the mean of `calls` back-to-back
+// calls.
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -23,10 +24,11 @@ export async function tfjsWasm() {
   return { tf, attention };
 }
 
-const timed = async (run) => {
+const timed = async (run, calls = 1) => {
   const start = performance.now();
-  const output = await run();
-  return { ms: performance.now() - start, output };
+  let output;
+  for (let call = 0; call < calls; call++) output = await run();
+  return { ms: (performance.now() - start) / calls, output };
 };
 
 /** The kernels of one wasm row (one head); threadedLab is the threaded core (createAttnLab({ threads: true })). */
@@ -37,23 +39,29 @@ export function wasmKernels({ lab, threadedLab, ortWeb, tfjs, models, row, Q, K,
     let session;
     return {
       name,
-      async run() {
+      async run({ calls } = {}) {
         session ??= await ortWeb.InferenceSession.create(`${models}/${model}-h1${causal ? '-causal' : ''}.onnx`, {
           executionProviders: ['wasm'],
           logSeverityLevel: 3,
         });
-        return timed(async () => (await session.run({ Q: tensor(Q), K: tensor(K), V: tensor(V) })).O.data);
+        return timed(async () => (await session.run({ Q: tensor(Q), K: tensor(K), V: tensor(V) })).O.data, calls);
       },
       release: () => session?.release(),
     };
   };
   return [
-    { name: 'attnlab', run: () => timed(() => lab.flashAttention({ Q, K, V, causal }).output.data) },
+    { name: 'attnlab', run: ({ calls } = {}) => timed(() => lab.flashAttention({ Q, K, V, causal }).output.data, calls) },
     // The threaded core on 1 and on 2 threads (issue 41: ≥ 1.4× at n = 1,024).
-    { name: 'attnlab-thr1', run: () => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 1 }).output.data) },
-    { name: 'attnlab-thr2', run: () => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 2 }).output.data) },
+    {
+      name: 'attnlab-thr1',
+      run: ({ calls } = {}) => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 1 }).output.data, calls),
+    },
+    {
+      name: 'attnlab-thr2',
+      run: ({ calls } = {}) => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 2 }).output.data, calls),
+    },
     ortKernel('ort-web-mha', 'mha'),
     ortKernel('ort-web-attention', 'attention'),
-    { name: 'tfjs-wasm', run: () => timed(() => tfjs.attention(Q, K, V, causal)) },
+    { name: 'tfjs-wasm', run: ({ calls } = {}) => timed(() => tfjs.attention(Q, K, V, causal), calls) },
   ];
 }

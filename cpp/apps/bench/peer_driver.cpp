@@ -4,14 +4,15 @@
 //
 //   simd [NAME]                                   → {"simd":…,"available":[…]}
 //   peak THREADS                                  → {"peak_gflops":…}   (peak.cpp)
-//   run INPUT N D HEADS CAUSAL THREADS OUTPUT     → {"ms":…}
+//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS] → {"ms":…}
 //
 // `simd NAME` runs the kernels with that instruction set from then on (kernels::force_simd_arch,
 // e.g. "fma3+avx2" on an AVX-512 CPU); `peak` measures the FMA peak of the set in use.
 //
 // INPUT holds Q, K, V one after the other, each (N, HEADS·D) float32 row-major; it is read
 // once and kept while the next command names the same file. OUTPUT ("-" for none) receives
-// the (N, HEADS·D) float32 output. Only the flash_attention call is timed.
+// the (N, HEADS·D) float32 output. Only the flash_attention calls are timed: CALLS of them
+// back to back (1 when absent), "ms" their mean.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -51,9 +52,11 @@ void reply_error(const std::string& message) {
 void run(Inputs& in, std::istringstream& args) {
   std::string input, output;
   std::size_t n = 0, d = 0, threads = 0;
-  int heads = 0, causal = 0;
+  int heads = 0, causal = 0, calls = 1;
   if (!(args >> input >> n >> d >> heads >> causal >> threads >> output) || heads < 1)
-    return reply_error("usage: run INPUT N D HEADS CAUSAL THREADS OUTPUT");
+    return reply_error("usage: run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]");
+  if (!(args >> calls)) calls = 1;
+  if (calls < 1) return reply_error("CALLS must be at least 1");
   if (!load(in, input, n, d * static_cast<std::size_t>(heads)))
     return reply_error("cannot read the inputs from " + input);
   attnlab::LongAttentionOptions options;
@@ -62,8 +65,11 @@ void run(Inputs& in, std::istringstream& args) {
   options.threads = threads;
   const auto start = std::chrono::steady_clock::now();
   auto result = attnlab::flash_attention(in.q, in.k, in.v, options);
+  for (int call = 1; call < calls && result; ++call)
+    result = attnlab::flash_attention(in.q, in.k, in.v, options);
   const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+      calls;
   if (!result) return reply_error(result.error().message);
   if (output != "-") {
     const auto& data = result.value().output.data;
