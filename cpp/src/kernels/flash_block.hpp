@@ -12,6 +12,7 @@
 #include "attnlab/tiling.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/simd_spans.hpp"
+#include "kernels/transpose.hpp"
 
 namespace attnlab::simd {
 
@@ -252,16 +253,7 @@ struct FlashBlock {
                           const BlockBuffers& w, std::uint8_t* no_weight) {
     const std::size_t rows = std::min(plan.query_rows, p.n_q - first);
     const std::size_t padded = round_up(rows, row_group);  // lanes of the transposed tiles
-    // Row by row: each reads one row of Q whole (rows of all heads apart, so reading down a
-    // column would touch a new cache line at every value; at n = 256, d = 128 that was a fifth
-    // of the call), asking for the row four ahead meanwhile (the transpose waited on Q's rows:
-    // n = 4,096, d = 128, 0.98x the time).
-    for (std::size_t r = 0; r < padded; ++r) {
-      const float* row = p.q + (first + r) * p.ld_q;
-      if (r + 4 < rows)
-        for (std::size_t c = 0; c < p.d; c += 16) __builtin_prefetch(row + 4 * p.ld_q + c);
-      for (std::size_t c = 0; c < p.d; ++c) w.qt[c * padded + r] = r < rows ? row[c] : 0.0f;
-    }
+    transpose_q(p, first, rows, padded, w.qt);
     std::fill_n(w.m, padded, minus_infinity);
     std::fill_n(w.l, padded, 0.0f);
 
@@ -301,25 +293,90 @@ struct FlashBlock {
                 p.ld_v);
     }
 
-    for (std::size_t r = 0; r < rows; ++r) {
-      float* out = p.out + (first + r) * p.ld_out;
-      const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
-      float probe = 0.0f;  // stays ±0 while every output is finite: 0 · ±Infinity is NaN
-      for (std::size_t c = 0; c < p.d_v; ++c) {
-        out[c] = w.ot[c * padded + r] * inverse;
-        probe += 0.0f * out[c];
-      }
-      // No weight on a row that sees keys: its scores overflowed (a row that sees none is
-      // fully masked, its zeros expected): flag 1. An output beyond float32, flag 2, is never
-      // expected, not even in a fully masked row (a score that overflowed before a rule blocked
-      // it leaves NaN there); flagged as the row is written (reading it back at once waited on
-      // its stores), it spares the call a pass over the whole output.
-      if (!no_weight) continue;
-      if (probe != 0.0f)
-        no_weight[p.first_row + first + r] = 2;
-      else if (!(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
-        no_weight[p.first_row + first + r] = 1;
+    write_output(p, w, first, rows, padded, no_weight);
+  }
+
+  // qt: (d, padded) = the block's rows of Q transposed, zeros past `rows`. Tile by tile where
+  // the instruction set transposes tiles, then row by row: each reads one row of Q whole (rows
+  // of all heads apart, so reading down a column would touch a new cache line at every value;
+  // at n = 256, d = 128 that was a fifth of the call), asking for the row four ahead meanwhile
+  // (the copy waited on Q's rows: n = 4,096, d = 128, 0.98x the time).
+  static void transpose_q(const HeadTask& p, std::size_t first, std::size_t rows,
+                          std::size_t padded, float* qt) {
+    std::size_t tiled = 0;  // the columns the tiles copied
+    if constexpr (tile_transpose_available<Batch>()) {
+      tiled = p.d - p.d % lanes;
+      for (std::size_t r0 = 0; tiled && r0 < padded; r0 += lanes)
+        for (std::size_t c0 = 0; c0 < tiled; c0 += lanes) {
+          Batch x[lanes];
+          for (std::size_t i = 0; i < lanes; ++i)
+            x[i] = r0 + i < rows ? Batch::load_unaligned(p.q + (first + r0 + i) * p.ld_q + c0)
+                                 : Batch(0.0f);
+          transpose_tile(x);
+          for (std::size_t j = 0; j < lanes; ++j) x[j].store_unaligned(qt + (c0 + j) * padded + r0);
+        }
     }
+    for (std::size_t r = 0; tiled < p.d && r < padded; ++r) {
+      const float* row = p.q + (first + r) * p.ld_q;
+      if (r + 4 < rows)
+        for (std::size_t c = tiled; c < p.d; c += 16) __builtin_prefetch(row + 4 * p.ld_q + c);
+      for (std::size_t c = tiled; c < p.d; ++c) qt[c * padded + r] = r < rows ? row[c] : 0.0f;
+    }
+  }
+
+  // The block's output rows, O = Oᵀ transposed with each row over its sum l (zeros where no key
+  // gave it weight), and their flags in no_weight (see finish_row). Tile by tile where the
+  // instruction set transposes tiles: a row's flag then comes from the tiles' probes, lane by
+  // lane (a lane is a row before the transpose).
+  static void write_output(const HeadTask& p, const BlockBuffers& w, std::size_t first,
+                           std::size_t rows, std::size_t padded, std::uint8_t* no_weight) {
+    std::size_t r0 = 0;
+    if constexpr (tile_transpose_available<Batch>()) {
+      const std::size_t tiled = p.d_v - p.d_v % lanes;
+      for (; tiled && r0 + lanes <= rows; r0 += lanes) {
+        const Batch l = Batch::load_unaligned(w.l + r0);
+        const Batch inverse = xsimd::select(l > Batch(0.0f), Batch(1.0f) / l, Batch(0.0f));
+        Batch probes(0.0f);
+        for (std::size_t c0 = 0; c0 < tiled; c0 += lanes) {
+          Batch x[lanes];
+          for (std::size_t j = 0; j < lanes; ++j) {
+            x[j] = Batch::load_unaligned(w.ot + (c0 + j) * padded + r0) * inverse;
+            probes += Batch(0.0f) * x[j];
+          }
+          transpose_tile(x);
+          for (std::size_t i = 0; i < lanes; ++i)
+            x[i].store_unaligned(p.out + (first + r0 + i) * p.ld_out + c0);
+        }
+        float probe[lanes];
+        probes.store_unaligned(probe);
+        for (std::size_t i = 0; i < lanes; ++i)
+          finish_row(p, w, first, r0 + i, padded, tiled, probe[i], no_weight);
+      }
+    }
+    for (std::size_t r = r0; r < rows; ++r) finish_row(p, w, first, r, padded, 0, 0.0f, no_weight);
+  }
+
+  // Row r of the block's output from column `from` on, and its flag, given `probe` of the
+  // columns before: the probe stays ±0 while every output is finite (0 · ±Infinity is NaN).
+  static void finish_row(const HeadTask& p, const BlockBuffers& w, std::size_t first, std::size_t r,
+                         std::size_t padded, std::size_t from, float probe,
+                         std::uint8_t* no_weight) {
+    float* out = p.out + (first + r) * p.ld_out;
+    const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
+    for (std::size_t c = from; c < p.d_v; ++c) {
+      out[c] = w.ot[c * padded + r] * inverse;
+      probe += 0.0f * out[c];
+    }
+    // No weight on a row that sees keys: its scores overflowed (a row that sees none is fully
+    // masked, its zeros expected): flag 1. An output beyond float32, flag 2, is never expected,
+    // not even in a fully masked row (a score that overflowed before a rule blocked it leaves
+    // NaN there); flagged as the row is written (reading it back at once waited on its
+    // stores), it spares the call a pass over the whole output.
+    if (!no_weight) return;
+    if (probe != 0.0f)
+      no_weight[p.first_row + first + r] = 2;
+    else if (!(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
+      no_weight[p.first_row + first + r] = 1;
   }
 
   // Flags the rows with a -Infinity score for a key they see, in st: (keys, padded) of the
