@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/gelu_form.hpp"
 #include "kernels/simd_kernels.hpp"
 
 namespace attnlab::simd {
@@ -162,12 +163,13 @@ struct Spans {
     return p * xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<Ints>(shifted) << 23);
   }
 
-  // x[i] = GELU(x[i]), GPT-2's tanh form 0.5·u·(1 + tanh(z)), z = √(2/π)·(u + 0.044715·u³),
-  // for i < n. tanh(|z|) = (1 − e) / (1 + e) with e = exp(−2|z|) from exp_nonpositive: libm's
-  // scalar tanhf was a third of the model's forward pass. Its error in tanh is under 2.4e-7
-  // absolute, so under 1.2e-7·|u| in the GELU.
+  // x[i] = GELU(x[i]) for i < n, in GPT-2's tanh form (gelu_form.hpp), with
+  // tanh(|z|) = (1 − e) / (1 + e) and e = exp(−2|z|) from exp_nonpositive: libm's scalar tanhf
+  // was a third of the model's forward pass. Its error in tanh is under 2.4e-7 absolute, so
+  // under 1.2e-7·|u| in the GELU.
   static void gelu(float* x, std::size_t n) {
-    const Batch c(0.7978845608028654f), cubic(0.044715f), half(0.5f), one(1.0f);
+    const Batch c(static_cast<float>(gelu_form::sqrt_2_over_pi)),
+        cubic(static_cast<float>(gelu_form::cubic)), half(0.5f), one(1.0f);
     std::size_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       const Batch u = Batch::load_unaligned(x + i);
@@ -178,7 +180,7 @@ struct Spans {
     }
     for (; i < n; ++i) {
       const float u = x[i];
-      x[i] = 0.5f * u * (1.0f + std::tanh(0.7978845608028654f * (u + 0.044715f * u * u * u)));
+      x[i] = 0.5f * u * (1.0f + std::tanh(gelu_form::inner(u)));
     }
   }
 

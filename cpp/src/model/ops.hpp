@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "kernels/gelu_form.hpp"
+
 namespace attnlab::model_ops {
 
 inline constexpr double layer_norm_epsilon = 1e-5;
@@ -29,13 +31,12 @@ void layer_norm_row(const T* x, const T* gain, const T* bias, std::size_t d, T* 
   if (inverse_std) *inverse_std = r;
 }
 
-// GELU, GPT-2's tanh form: 0.5·u·(1 + tanh(√(2/π)·(u + 0.044715·u³))), as the training computes
-// it (the inference forward runs kernels::gelu). The training keeps the tanh of the forward for
-// the derivative, since tanh is a quarter of its time.
-inline constexpr double gelu_c = 0.7978845608028654;  // √(2/π)
+// GELU (kernels/gelu_form.hpp) as the training computes it (the inference forward runs
+// kernels::gelu). The training keeps the tanh of the forward for the derivative, since tanh is a
+// quarter of its time.
 template <class T>
 T gelu_tanh(T u) {
-  return std::tanh(static_cast<T>(gelu_c) * (u + T(0.044715) * u * u * u));
+  return std::tanh(gelu_form::inner(u));
 }
 template <class T>
 T gelu_from_tanh(T u, T t) {
@@ -44,8 +45,9 @@ T gelu_from_tanh(T u, T t) {
 // d GELU / du at u, given t = gelu_tanh(u).
 template <class T>
 T gelu_derivative_from_tanh(T u, T t) {
-  return T(0.5) * (T(1) + t) +
-         T(0.5) * u * (T(1) - t * t) * static_cast<T>(gelu_c) * (T(1) + T(3 * 0.044715) * u * u);
+  return T(0.5) * (T(1) + t) + T(0.5) * u * (T(1) - t * t) *
+                                   static_cast<T>(gelu_form::sqrt_2_over_pi) *
+                                   (T(1) + static_cast<T>(3 * gelu_form::cubic) * u * u);
 }
 
 }  // namespace attnlab::model_ops
