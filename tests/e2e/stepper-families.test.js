@@ -68,3 +68,33 @@ test('the Attention menu switches the stepper to retention and back, the state a
   assertClean(problems);
   assertClean(reopened.problems);
 });
+
+test('the Attention menu’s FAVOR+ choice walks the random features with the core’s numbers; softmax drops them', async (t) => {
+  const { page, problems } = await session.open(t, encodeHash({ ...presetState('causal'), step: 'scores' }));
+  const menu = page.locator('attn-lab [data-control="family"]');
+  await menu.selectOption('linear:favor');
+  await page.waitForFunction(() => document.querySelector('attn-lab').getState()?.featureMap === 'favor');
+  await settle(page);
+  const state = await labState(page);
+  assert.equal(state.family, 'linear');
+  assert.ok(Number.isInteger(state.features) && state.features >= 1, `features ${state.features}`);
+  assert.ok(Number.isInteger(state.seed), `seed ${state.seed}`);
+  assert.equal(await menu.inputValue(), 'linear:favor');
+  // The oracle: the package's own trace of the same request, m features drawn from the seed.
+  const trace = expectedTrace(state, { family: 'linear', featureMap: 'favor', features: state.features, seed: state.seed });
+  const featureQ = trace.groups.find((g) => g.id === 'feature-q').steps[0];
+  assert.equal(featureQ.shape[1], state.features, 'φ(Q) has m columns');
+  for (const id of ['feature-q', 'feature-k', 'kv-state', 'implied-weights']) {
+    await page.evaluate((step) => document.querySelector('attn-lab').goToStep(step), id);
+    await settle(page);
+    await assertStepMatches(page, trace, id);
+  }
+  await page.locator('attn-lab').screenshot({ path: `${SCREENSHOT_DIR}/family-favor-implied-weights.png` });
+  await menu.selectOption('softmax');
+  await settle(page);
+  const back = await labState(page);
+  assert.equal(back.family, 'softmax');
+  assert.equal(back.features, undefined, 'no features outside FAVOR+');
+  assert.equal(back.seed, undefined, 'no seed outside FAVOR+');
+  assertClean(problems);
+});

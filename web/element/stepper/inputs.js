@@ -9,15 +9,21 @@ import { randomMatrix, seededRandom } from '../shared/random.js';
 import { PRESETS, presetState, STEPPER_PRESET_IDS } from '../presets.js';
 import { tokenLabels } from '../steps/panels.js';
 
+// FAVOR+'s random features in the stepper, unless the state already names them: m and the seed
+// that draws them (the efficient view's defaults).
+const FAVOR_FEATURES = 16;
+const FAVOR_SEED = 1;
+
 // The families the stepper offers (trace()'s family, with linear's feature map), and the one a
 // state is in.
 const FAMILY_CHOICES = [
   ['softmax', 'softmax'],
   ['linear', 'linear, φ = elu + 1'],
   ['linear:relu', 'linear, φ = relu'],
+  ['linear:favor', 'linear, φ = FAVOR+ random features'],
   ['retention', 'retention (decay γ)'],
 ];
-const familyChoice = (s) => (s.family === 'linear' && s.featureMap === 'relu' ? 'linear:relu' : (s.family ?? 'softmax'));
+const familyChoice = (s) => (s.family === 'linear' && s.featureMap && s.featureMap !== 'elu' ? `linear:${s.featureMap}` : (s.family ?? 'softmax'));
 
 const INPUT_CAPTIONS = { X: 'X (tokens)', Wq: 'W_Q', Wk: 'W_K', Wv: 'W_V', Wo: 'W_O', Q: 'Q', K: 'K', V: 'V' };
 
@@ -80,15 +86,17 @@ export class InputEditor {
   }
 
   // The attention each head computes (trace()'s family; linear's feature map rides along as
-  // 'linear:relu'). The families take no temperature; retention needs its decay γ (0.9 unless
-  // the state already has one), and no other family takes one.
+  // 'linear:relu' or 'linear:favor'). The families take no temperature; retention needs its
+  // decay γ (0.9 unless the state already has one), FAVOR+ its features and seed, and no other
+  // family takes them.
   setFamily(choice) {
     const [family, featureMap] = choice.split(':');
-    const { decay, featureMap: _map, ...draft } = this.host.draft;
+    const { decay, featureMap: _map, features, seed, ...draft } = this.host.draft;
     this.host.apply({
       ...draft,
       family,
       ...(featureMap && { featureMap }),
+      ...(featureMap === 'favor' && { features: features ?? FAVOR_FEATURES, seed: seed ?? FAVOR_SEED }),
       ...(family === 'retention' && { decay: decay ?? 0.9 }),
       ...(family !== 'softmax' && { temperature: 1 }),
     });

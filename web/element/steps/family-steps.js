@@ -33,7 +33,7 @@ const featureExplain =
 const featureWhy =
   (letter, axis) =>
   ({ panel, labels }) => ({
-    idea: `Linear attention replaces exp(q·k) by a product of features φ(q)·φ(k), with φ positive (elu(x) + 1: x + 1 above 0, eˣ below). Because the weight of a key is now a product, the sum over keys can be regrouped: the keys and values are summed once into a small state that every query reads.`,
+    idea: `Linear attention replaces exp(q·k) by a product of features φ(q)·φ(k), with φ positive: elu(x) + 1 (x + 1 above 0, eˣ below) or relu entry by entry, or FAVOR+’s m random features exp(w·x − ‖x‖²/2)/√m of the whole row, whose product estimates exp(q·k) itself. Because the weight of a key is now a product, the sum over keys can be regrouped: the keys and values are summed once into a small state that every query reads.`,
     live: `${q(labels[axis][0])}: φ(${letter}${sub(0)}) = [${panel.step.values[0].map(fmt).join(', ')}].`,
   });
 
@@ -130,7 +130,7 @@ const WEIGHTS_STEP = {
   caption: 'A, the implied weights',
   why: ({ panel, labels }) => ({
     idea: isLinear(panel)
-      ? 'Linear attention never forms these weights, but they are there: a_ij = φ(q_i)·φ(k_j) / z_i. Drawn here so they can be set beside softmax’s, cell by cell: each row sums to 1, but the kernel is flatter than exp, so the weights are spread more evenly.'
+      ? 'Linear attention never forms these weights, but they are there: a_ij = φ(q_i)·φ(k_j) / z_i. Drawn here so they can be set beside softmax’s, cell by cell: each row sums to 1. With elu + 1 or relu the kernel is flatter than exp, so the weights are spread more evenly; FAVOR+’s random features estimate exp itself, so its weights come closer to softmax’s as m grows.'
       : 'Retention’s weights are the scores q_i·k_j times the decay D_ij: no softmax, no normaliser, so they can be negative and need not sum to 1.',
     live: `Row ${q(labels.queries[0])} sums to ${fmt(panel.step.rowTotals[0])}.`,
   }),
