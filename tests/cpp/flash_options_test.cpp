@@ -100,19 +100,19 @@ double worst_error(const LongAttentionResult& r, const Matrix& q, const Matrix& 
   return worst;
 }
 
-// Every option at once: 4 query heads over 2 K/V heads, causal bottom-right with 64 more keys
-// than queries, a window of 300 keys behind and 2 ahead, about one key in 9 padding, softcap 4,
-// ALiBi, and a bias with −∞ cells, row 5 blocked whole.
+// Every option at once: 4 query heads over 2 K/V heads of width d (V's d_v), causal
+// bottom-right with 64 more keys than queries, a window of 300 keys behind and 2 ahead, about
+// one key in 9 padding, softcap 4, ALiBi, and a bias with −∞ cells, row 5 blocked whole.
 struct Problem {
   Matrix q, k, v;
   LongAttentionOptions o;
 };
 
-Problem every_option(std::size_t n_q, std::uint32_t seed) {
-  const std::size_t n_k = n_q + 64, d = 16;
+Problem every_option(std::size_t n_q, std::uint32_t seed, std::size_t d = 16, std::size_t d_v = 8) {
+  const std::size_t n_k = n_q + 64;
   Problem p{random_matrix(n_q, 4 * d, seed),
             random_matrix(n_k, 2 * d, seed + 1),
-            random_matrix(n_k, 2 * 8, seed + 2),
+            random_matrix(n_k, 2 * d_v, seed + 2),
             {}};
   for (float& x : p.q.data) x *= 2.0f;  // scores a cap of 4 bends
   p.o.heads = 4;
@@ -154,6 +154,23 @@ TEST_CASE(
   CHECK(r.fully_masked_rows.front() == 5);
   for (float x : std::vector<float>(r.output.row(5), r.output.row(5) + r.output.cols))
     CHECK(x == 0.0f);
+  LongAttentionOptions threads = p.o;
+  threads.threads = 3;
+  CHECK(max_abs_diff(flash_attention(p.q, p.k, p.v, threads).value().output, r.output) == 0.0);
+}
+
+// Where a head's K and V fill more than half a core's L2 (here 1,088 or 2,112 keys of width
+// 64 + 64: over 512 KiB), each worker takes spans of query blocks through stretches of keys
+// (flash.cpp's cpu_plan): one thread takes spans of 16 blocks, three take spans of 4, and a
+// block's result does not depend on its span.
+TEST_CASE("flash's spans of query blocks match float64 and smaller spans on every option",
+          "[flash-options]") {
+  const std::size_t n = limits::bounded_work ? 1024 : 2048;
+  const Problem p = every_option(n, 43, 64, 64);
+  LongAttentionOptions one = p.o;
+  one.threads = 1;
+  const LongAttentionResult r = flash_attention(p.q, p.k, p.v, one).value();
+  CHECK(worst_error(r, p.q, p.k, p.v, p.o, sample_rows(n)) <= 1e-5);
   LongAttentionOptions threads = p.o;
   threads.threads = 3;
   CHECK(max_abs_diff(flash_attention(p.q, p.k, p.v, threads).value().output, r.output) == 0.0);

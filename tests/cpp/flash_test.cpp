@@ -147,16 +147,19 @@ TEST_CASE("the thread pool keeps its threads off the CPU of the call that woke t
 
 // Where Linux lists an L3 as cpu0's last cache, its size is the one the flash kernel sizes its
 // streaming by (base/caches.hpp), not glibc's sysconf (a whole package's L3 in a VM).
-TEST_CASE("the shared cache size is the L3 that /sys lists for cpu0", "[flash]") {
-  const std::string l3 = "/sys/devices/system/cpu/cpu0/cache/index3";
-  std::ifstream level(l3 + "/level"), size(l3 + "/size");
-  int l3_level = 0;
-  std::string text;
-  if (!(level >> l3_level) || l3_level != 3 || !(size >> text) ||
-      std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index4"))
-    return;                     // no L3 listed, or caches beyond it
-  REQUIRE(text.back() == 'K');  // "32768K"
-  CHECK(shared_cache_bytes() == std::stoull(text) * 1024);
+TEST_CASE("the cache sizes are the L2 and L3 that /sys lists for cpu0", "[flash]") {
+  const auto listed = [](int index, int want_level) -> std::size_t {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level(dir + "/level"), size(dir + "/size");
+    int found = 0;
+    std::string text;
+    if (!(level >> found) || found != want_level || !(size >> text) || text.back() != 'K') return 0;
+    return std::stoull(text) * 1024;  // "32768K"
+  };
+  // x86's usual listing: L1d, L1i, L2, L3 and nothing beyond
+  if (std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache/index4")) return;
+  if (const std::size_t l2 = listed(2, 2)) CHECK(core_cache_bytes() == l2);
+  if (const std::size_t l3 = listed(3, 3)) CHECK(shared_cache_bytes() == l3);
 }
 #endif
 

@@ -45,21 +45,26 @@ using simd::round_up;
 using simd::Workspace;
 
 // Floats of one worker's simd::BlockBuffers, and the buffers carved from `w`.
-std::size_t block_floats(const tiling::TilePlan& plan, std::size_t d_v, const simd::Kernels& k) {
-  const std::size_t padded = round_up(plan.query_rows, k.row_group);
-  return Workspace::rounded(plan.head_width * padded) +
-         Workspace::rounded(round_up(plan.cpu_key_rows(), k.key_group) * padded) +
-         Workspace::rounded(k.value_width(d_v) * padded) + 4 * Workspace::rounded(padded);
+std::size_t block_floats(const simd::SpanPlan& plan, std::size_t d_v, const simd::Kernels& k) {
+  const std::size_t padded = round_up(plan.tile.query_rows, k.row_group);
+  return plan.blocks *
+             (Workspace::rounded(plan.tile.head_width * padded) +
+              Workspace::rounded(k.value_width(d_v) * padded) + 2 * Workspace::rounded(padded)) +
+         Workspace::rounded(round_up(plan.tile.cpu_key_rows(), k.key_group) * padded) +
+         2 * Workspace::rounded(padded);
 }
 
-simd::BlockBuffers block_buffers(Workspace& w, const tiling::TilePlan& plan, std::size_t d_v,
+simd::BlockBuffers block_buffers(Workspace& w, const simd::SpanPlan& plan, std::size_t d_v,
                                  const simd::Kernels& k) {
-  const std::size_t padded = round_up(plan.query_rows, k.row_group);
+  const std::size_t padded = round_up(plan.tile.query_rows, k.row_group);
   simd::BlockBuffers b;
-  b.qt = w.take(plan.head_width * padded);
-  b.st = w.take(round_up(plan.cpu_key_rows(), k.key_group) * padded);
-  b.ot = w.take(k.value_width(d_v) * padded);
-  for (float** row : {&b.m, &b.l, &b.block_max, &b.correction}) *row = w.take(padded);
+  b.qt = w.take(plan.blocks * plan.tile.head_width * padded);
+  b.ot = w.take(plan.blocks * k.value_width(d_v) * padded);
+  b.m = w.take(plan.blocks * padded);
+  b.l = w.take(plan.blocks * padded);
+  b.st = w.take(round_up(plan.tile.cpu_key_rows(), k.key_group) * padded);
+  b.block_max = w.take(padded);
+  b.correction = w.take(padded);
   return b;
 }
 
@@ -131,38 +136,55 @@ bool finite_inputs(const Matrix& q, const Matrix& k, const Matrix& v, std::size_
   return finite.load();
 }
 
-// Whether a head's K and V come from memory rather than a cache in every query block: from a
-// quarter of the cache a core shares (base/caches.hpp: 8 MiB of the measured EPYC's 32 MiB L3),
-// which two workers and the machine's other tenants share. Then query blocks take 256 rows, to
-// read them a quarter as often (n = 16,384, d = 128: 0.84x the time), and each key block is
-// read in order before the micro-kernels use it (flash_block.hpp's bring_in: 0.90x at 1
-// thread, 0.94x at 2). At 8 MiB (n = 16,384, d = 64) the L3 held K and V on a quiet machine
-// (there both cost 1.06-1.14x) but not on a busy one (0.76x at 1 thread, AVX2 0.68x); at 4 MiB
-// they cost 1.04x.
+// Whether a head's K and V come from memory rather than a cache in every span: from a quarter
+// of the cache a core shares (base/caches.hpp: 8 MiB of the measured EPYC's 32 MiB L3), which
+// two workers and the machine's other tenants share. Then the first query block of a span reads
+// each key block in order before the micro-kernels use it (flash_span.hpp's bring_in: 0.90x
+// the time at 1 thread, 0.94x at 2, n = 16,384, d = 128, measured with 256-row query blocks). At
+// 8 MiB (n = 16,384, d = 64) the L3 held K and V on a quiet machine (there the reads cost
+// 1.06-1.14x) but not on a busy one (0.76x at 1 thread, AVX2 0.68x); at 4 MiB they cost 1.04x.
 bool streamed(const HeadTask& task) {
   return task.n_k * (task.d + task.d_v) * sizeof(float) >= shared_cache_bytes() / 4;
 }
 
-// The tile plan of a call on the CPU: tiling's (or 256 query rows when K and V are streamed),
-// with query blocks halved (down to one row group) until every worker has several items, so
-// that a small call keeps all threads busy to the end, and a key block of whole micro-kernel
-// groups: the scores pass computes whole groups, so tiling's 64 keys cost AVX-512's groups of
-// 12 the work of 72. The smallest whole number of tiles from 64 to 128 keys that is whole
-// groups (96 for groups of 12 or 6; at n = 4,096, d = 64, AVX-512, 2 threads: 0.95x the time of
-// 64 keys), else tiling's.
-tiling::TilePlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
-                          const simd::Kernels& k) {
-  tiling::TilePlan plan = *tiling::plan_for(task.d);
-  if (streamed(task)) plan.query_rows = 256;
-  const auto items = [&] { return tasks * ((task.n_q + plan.query_rows - 1) / plan.query_rows); };
-  while (threads > 1 && plan.query_rows / 2 >= k.row_group &&
-         plan.query_rows % (2 * k.row_group) == 0 && items() < 4 * threads)
-    plan.query_rows /= 2;
-  for (std::size_t tiles = plan.cpu_key_tiles; tiles * plan.key_rows <= 128; ++tiles)
-    if (tiles * plan.key_rows % k.key_group == 0) {
-      plan.cpu_key_tiles = tiles;
+// The plan of a call on the CPU. Its tile: tiling's query blocks, halved (down to one row
+// group) until every worker has several items, so that a small call keeps all threads busy to
+// the end, and a key block of whole micro-kernel groups: the scores pass computes whole groups,
+// so tiling's 64 keys cost AVX-512's groups of 12 the work of 72. The smallest whole number of
+// tiles from 64 to 128 keys that is whole groups (96 for groups of 12 or 6; at n = 4,096,
+// d = 64, AVX-512, 2 threads: 0.95x the time of 64 keys), else tiling's.
+//
+// Its spans: where a head's K and V fill more than half the L2 of a core (base/caches.hpp),
+// as many query blocks as keep their state (Qᵀ, Oᵀ) in the other half, up to 16, walking
+// stretches of 4 key blocks (at d = 64 a stretch of K and V is 192 KiB); fewer where the
+// workers would lack items. One query block at a time read the whole of K and V from the L3
+// (or memory) once per 64 rows: n = 4,096, d = 64, 0.98x the time at 1 and 2 threads; d = 128
+// no change; n = 16,384, d = 64, 2 threads, against the 256-row blocks streamed K and V had,
+// 0.98x.
+simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
+                        const simd::Kernels& k) {
+  simd::SpanPlan plan{*tiling::plan_for(task.d), 1, 4};
+  tiling::TilePlan& tile = plan.tile;
+  for (std::size_t tiles = tile.cpu_key_tiles; tiles * tile.key_rows <= 128; ++tiles)
+    if (tiles * tile.key_rows % k.key_group == 0) {
+      tile.cpu_key_tiles = tiles;
       break;
     }
+  const std::size_t half_l2 = core_cache_bytes() / 2;
+  const std::size_t block_bytes =
+      (task.d + k.value_width(task.d_v)) * round_up(tile.query_rows, k.row_group) * sizeof(float);
+  if (task.n_k * (task.d + task.d_v) * sizeof(float) > half_l2)
+    plan.blocks = std::clamp(half_l2 / block_bytes, std::size_t{1}, simd::max_span_blocks);
+  const auto items = [&] {
+    const std::size_t rows = plan.blocks * tile.query_rows;
+    return tasks * ((task.n_q + rows - 1) / rows);
+  };
+  // Spans are halved first, and sooner: they are large items, and a worker slowed by the
+  // machine's other tenants would leave the other waiting at the end.
+  while (threads > 1 && plan.blocks > 1 && items() < 16 * threads) plan.blocks /= 2;
+  while (threads > 1 && tile.query_rows / 2 >= k.row_group &&
+         tile.query_rows % (2 * k.row_group) == 0 && items() < 4 * threads)
+    tile.query_rows /= 2;
   return plan;
 }
 
@@ -222,12 +244,13 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   LongAttentionResult result{Matrix(q.rows, output_cols(v, options)), {}};
   std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
   const simd::Kernels& kernels = simd::active();
-  const tiling::TilePlan plan = cpu_plan(list.front(), list.size(), threads, kernels);
-  const std::size_t blocks = (list.front().n_q + plan.query_rows - 1) / plan.query_rows;
+  const simd::SpanPlan plan = cpu_plan(list.front(), list.size(), threads, kernels);
+  const std::size_t span_rows = plan.blocks * plan.tile.query_rows;
+  const std::size_t spans = (list.front().n_q + span_rows - 1) / span_rows;
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
-  const std::size_t workers = std::min(threads, list.size() * blocks);
+  const std::size_t workers = std::min(threads, list.size() * spans);
   // The query heads of one K/V head are consecutive tasks: their K and V are gathered once.
   const std::size_t group = group_size(options), shared = list.size() / group;
   const std::size_t per_kv = gathered_floats(list.front(), kernels);
@@ -257,14 +280,14 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     }
     ready[item].store(2, std::memory_order_release);
   };
-  // Items run each head's blocks in turn (its K and V stay in this core's caches),
-  // causal-heavy blocks (the last query blocks) first for better balance.
-  parallel_for(list.size() * blocks, threads, [&](std::size_t item, std::size_t worker) {
-    const std::size_t block = blocks - 1 - item % blocks;
-    const std::size_t task = item / blocks;
+  // Items run each head's spans in turn (its K and V stay in this core's caches),
+  // causal-heavy spans (the last query rows) first for better balance.
+  parallel_for(list.size() * spans, threads, [&](std::size_t item, std::size_t worker) {
+    const std::size_t span = spans - 1 - item % spans;
+    const std::size_t task = item / spans;
     prepare(task / group);
-    kernels.query_block(list[task], plan, block * plan.query_rows, buffers[worker],
-                        no_weight.data() + task % heads * q.rows);
+    kernels.query_span(list[task], plan, span * span_rows, buffers[worker],
+                       no_weight.data() + task % heads * q.rows);
   });
   if (auto e = flash_tasks::overflow("the flash kernel", q, k, v, result.output, no_weight, list,
                                      result.fully_masked_rows, true))

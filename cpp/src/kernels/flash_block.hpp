@@ -1,6 +1,6 @@
-// The flash kernel's micro-kernels and its query block pass, for one xsimd architecture
-// (internal; only simd_arch.cpp includes this). flash.cpp splits a call into head tasks and
-// query blocks and owns the buffers (see simd_kernels.hpp).
+// The flash kernel's micro-kernels for one query block against one key block, for one xsimd
+// architecture (internal; flash_span.hpp walks them through a span of query blocks, flash.cpp
+// splits a call into head tasks and spans and owns the buffers, see simd_kernels.hpp).
 #pragma once
 
 #include <algorithm>
@@ -12,7 +12,6 @@
 #include "attnlab/tiling.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/simd_spans.hpp"
-#include "kernels/transpose.hpp"
 
 namespace attnlab::simd {
 
@@ -236,159 +235,6 @@ struct FlashBlock {
       s3 = next;
     }
     return (s0 + s1) + (s2 + s3);
-  }
-
-  // Reads one float of each cache line of from[0, floats), in order: a walk the hardware
-  // prefetchers follow, where the micro-kernels' walks (12 key rows at once, then V by column
-  // groups) left them behind once K and V came from memory (see HeadTask::streamed).
-  static void bring_in(const float* from, std::size_t floats) {
-    float sum = 0.0f;
-    for (std::size_t i = 0; i < floats; i += 16) sum += from[i];
-    volatile float kept = sum;  // so the loads stay
-    (void)kept;
-  }
-
-  // Kernels::query_block for this architecture.
-  static void query_block(const HeadTask& p, const tiling::TilePlan& plan, std::size_t first,
-                          const BlockBuffers& w, std::uint8_t* no_weight) {
-    const std::size_t rows = std::min(plan.query_rows, p.n_q - first);
-    const std::size_t padded = round_up(rows, row_group);  // lanes of the transposed tiles
-    transpose_q(p, first, rows, padded, w.qt);
-    std::fill_n(w.m, padded, minus_infinity);
-    std::fill_n(w.l, padded, 0.0f);
-
-    // The keys any row of the block sees, [begin, end): tiles outside are skipped.
-    const KeyRange first_keys = p.band.range(first), last_keys = p.band.range(first + rows - 1);
-    const std::size_t begin = first_keys.begin, end = last_keys.end;
-    // No key block: zeros (l = 0 too); otherwise the first block sets ot.
-    if (begin >= end) std::fill_n(w.ot, value_width(p.d_v) * padded, 0.0f);
-    for (std::size_t j0 = begin; j0 < end; j0 += plan.cpu_key_rows()) {
-      const std::size_t keys = std::min(plan.cpu_key_rows(), end - j0);
-#ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
-      if (p.streamed) {
-        bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
-        bring_in(p.v + j0 * p.ld_v, keys * p.ld_v);
-      }
-#endif
-      // A block that every row sees whole takes its max from the scores in registers. Those
-      // include the up to key_group - 1 keys the last pass reads past the block: the next block's
-      // (a larger shift than needed only where a key really dominates) or copies of the last
-      // key, but outside some rows' bands when a rule limits them, hence their place in the test.
-      const std::size_t last_read = std::min(j0 + round_up(keys, key_group), p.n_k) - 1;
-      const bool whole = !p.rules && j0 >= last_keys.begin && last_read < first_keys.end;
-      if (whole) std::fill_n(w.block_max, padded, minus_infinity);
-      scores(w.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, padded, p.d,
-             whole ? w.block_max : nullptr);
-      // No key is masked with -Infinity before this, so one is a score that overflowed (a
-      // partial sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged
-      // below.
-      if (no_weight && p.may_overflow)
-        flag_minus_infinity(p, w.st, keys, rows, padded, first, j0, no_weight);
-      // Score rules beyond the band turn the scores into logits, scale included.
-      if (p.rules) apply_score_rules(p, w.st, keys, rows, padded, 1, first, j0);
-      if (!whole) mask_and_max(w.st, keys, rows, padded, p.band, first, j0, w.block_max);
-      softmax(w.st, keys, padded, p.rules ? 1.0f : p.scale, p.fused_scale && !p.rules, w.block_max,
-              w.m, w.l, w.correction);
-      aggregate(w.st, p.v + j0 * p.ld_v, j0 == begin ? nullptr : w.correction, w.ot, keys, padded,
-                p.ld_v);
-    }
-
-    write_output(p, w, first, rows, padded, no_weight);
-  }
-
-  // qt: (d, padded) = the block's rows of Q transposed, zeros past `rows`. Tile by tile where
-  // the instruction set transposes tiles, then row by row: each reads one row of Q whole (rows
-  // of all heads apart, so reading down a column would touch a new cache line at every value;
-  // at n = 256, d = 128 that was a fifth of the call), asking for the row four ahead meanwhile
-  // (the copy waited on Q's rows: n = 4,096, d = 128, 0.98x the time).
-  static void transpose_q(const HeadTask& p, std::size_t first, std::size_t rows,
-                          std::size_t padded, float* qt) {
-    std::size_t tiled = 0;  // the columns the tiles copied
-    if constexpr (tile_transpose_available<Batch>()) {
-      tiled = p.d - p.d % lanes;
-      for (std::size_t r0 = 0; tiled && r0 < padded; r0 += lanes)
-        for (std::size_t c0 = 0; c0 < tiled; c0 += lanes) {
-          Batch x[lanes];
-          for (std::size_t i = 0; i < lanes; ++i)
-            x[i] = r0 + i < rows ? Batch::load_unaligned(p.q + (first + r0 + i) * p.ld_q + c0)
-                                 : Batch(0.0f);
-          transpose_tile(x);
-          for (std::size_t j = 0; j < lanes; ++j) x[j].store_unaligned(qt + (c0 + j) * padded + r0);
-        }
-    }
-    for (std::size_t r = 0; tiled < p.d && r < padded; ++r) {
-      const float* row = p.q + (first + r) * p.ld_q;
-      if (r + 4 < rows)
-        for (std::size_t c = tiled; c < p.d; c += 16) __builtin_prefetch(row + 4 * p.ld_q + c);
-      for (std::size_t c = tiled; c < p.d; ++c) qt[c * padded + r] = r < rows ? row[c] : 0.0f;
-    }
-  }
-
-  // The block's output rows, O = Oᵀ transposed with each row over its sum l (zeros where no key
-  // gave it weight), and their flags in no_weight (see finish_row). Tile by tile where the
-  // instruction set transposes tiles: a row's flag then comes from the tiles' probes, lane by
-  // lane (a lane is a row before the transpose).
-  static void write_output(const HeadTask& p, const BlockBuffers& w, std::size_t first,
-                           std::size_t rows, std::size_t padded, std::uint8_t* no_weight) {
-    std::size_t r0 = 0;
-    if constexpr (tile_transpose_available<Batch>()) {
-      const std::size_t tiled = p.d_v - p.d_v % lanes;
-      for (; tiled && r0 + lanes <= rows; r0 += lanes) {
-        const Batch l = Batch::load_unaligned(w.l + r0);
-        const Batch inverse = xsimd::select(l > Batch(0.0f), Batch(1.0f) / l, Batch(0.0f));
-        Batch probes(0.0f);
-        for (std::size_t c0 = 0; c0 < tiled; c0 += lanes) {
-          Batch x[lanes];
-          for (std::size_t j = 0; j < lanes; ++j) {
-            x[j] = Batch::load_unaligned(w.ot + (c0 + j) * padded + r0) * inverse;
-            probes += Batch(0.0f) * x[j];
-          }
-          transpose_tile(x);
-          for (std::size_t i = 0; i < lanes; ++i)
-            x[i].store_unaligned(p.out + (first + r0 + i) * p.ld_out + c0);
-        }
-        float probe[lanes];
-        probes.store_unaligned(probe);
-        for (std::size_t i = 0; i < lanes; ++i)
-          finish_row(p, w, first, r0 + i, padded, tiled, probe[i], no_weight);
-      }
-    }
-    for (std::size_t r = r0; r < rows; ++r) finish_row(p, w, first, r, padded, 0, 0.0f, no_weight);
-  }
-
-  // Row r of the block's output from column `from` on, and its flag, given `probe` of the
-  // columns before: the probe stays ±0 while every output is finite (0 · ±Infinity is NaN).
-  static void finish_row(const HeadTask& p, const BlockBuffers& w, std::size_t first, std::size_t r,
-                         std::size_t padded, std::size_t from, float probe,
-                         std::uint8_t* no_weight) {
-    float* out = p.out + (first + r) * p.ld_out;
-    const float inverse = w.l[r] > 0.0f ? 1.0f / w.l[r] : 0.0f;  // no key: zeros, not NaN
-    for (std::size_t c = from; c < p.d_v; ++c) {
-      out[c] = w.ot[c * padded + r] * inverse;
-      probe += 0.0f * out[c];
-    }
-    // No weight on a row that sees keys: its scores overflowed (a row that sees none is fully
-    // masked, its zeros expected): flag 1. An output beyond float32, flag 2, is never expected,
-    // not even in a fully masked row (a score that overflowed before a rule blocked it leaves
-    // NaN there); flagged as the row is written (reading it back at once waited on its
-    // stores), it spares the call a pass over the whole output.
-    if (!no_weight) return;
-    if (probe != 0.0f)
-      no_weight[p.first_row + first + r] = 2;
-    else if (!(w.l[r] > 0.0f) && !p.band.range(first + r).empty())
-      no_weight[p.first_row + first + r] = 1;
-  }
-
-  // Flags the rows with a -Infinity score for a key they see, in st: (keys, padded) of the
-  // block from key j0.
-  static void flag_minus_infinity(const HeadTask& p, const float* st, std::size_t keys,
-                                  std::size_t rows, std::size_t padded, std::size_t first,
-                                  std::size_t j0, std::uint8_t* no_weight) {
-    if (!S::any_minus_infinity(st, keys * padded)) return;
-    for (std::size_t j = 0; j < keys; ++j)
-      for (std::size_t r = 0; r < rows; ++r)
-        if (st[j * padded + r] == minus_infinity && p.band.range(first + r).contains(j0 + j))
-          no_weight[p.first_row + first + r] = 1;
   }
 };
 

@@ -11,6 +11,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/flash_block.hpp"
+#include "kernels/flash_span.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/simd_spans.hpp"
 
@@ -114,7 +115,7 @@ constexpr Kernels table{Arch::name(),
                         &Spans<Arch>::max_abs,
                         &Spans<Arch>::exp_shifted,
                         &Spans<Arch>::gelu,
-                        &FlashBlock<Arch>::query_block};
+                        &FlashSpan<Arch>::query_span};
 
 template <class Arch>
 const Kernels& kernels_for(Arch) {

@@ -49,16 +49,29 @@ void apply_score_rules(const HeadTask& task, float* s, std::size_t keys, std::si
                        std::size_t key_stride, std::size_t row_stride, std::size_t first,
                        std::size_t j0);
 
-// A worker's buffers for one query block against one key block, in the transposed layout of
-// the flash micro-kernels (query rows along the lanes, see flash_block.hpp). `padded` is the
-// plan's query rows rounded up to whole row groups; keys and d_v are rounded up to whole key
-// and column groups.
+// How a worker takes one item of the flash kernel (flash.cpp's cpu_plan): a span of `blocks`
+// query blocks of tile.query_rows rows, walked through the keys a stretch of `stretch_blocks`
+// key blocks (tile.cpu_key_rows() keys each) at a time, every block of the span taking the
+// stretch before the next: that stretch of K and V stays in the core's L2 meanwhile, where a
+// block at a time would read all of a head's K and V from further out once per block.
+struct SpanPlan {
+  tiling::TilePlan tile;
+  std::size_t blocks;          // query blocks per span, 1 to max_span_blocks
+  std::size_t stretch_blocks;  // key blocks per stretch
+};
+
+inline constexpr std::size_t max_span_blocks = 16;
+
+// A worker's buffers for one span, in the transposed layout of the flash micro-kernels (query
+// rows along the lanes, see flash_block.hpp): each query block's state, one block after the
+// other, and the buffers of one block against one key block. `padded` is the plan's query rows
+// rounded up to whole row groups; keys and d_v are rounded up to whole key and column groups.
 struct BlockBuffers {
-  float* qt;          // (d, padded): the query block, transposed
+  float* qt;          // (blocks, d, padded): the query blocks, transposed
+  float* ot;          // (blocks, d_v, padded): their output accumulators, transposed
+  float* m;           // (blocks, padded): the running max of each row
+  float* l;           // (blocks, padded): the running sum of each row
   float* st;          // (keys, padded): scores, then unnormalised probabilities
-  float* ot;          // (d_v, padded): the output accumulator, transposed
-  float* m;           // (padded): the running max of each row
-  float* l;           // (padded): the running sum of each row
   float* block_max;   // (padded): each row's max over a key block
   float* correction;  // (padded): exp(m_old - m_new) of each row in a key block
 };
@@ -87,12 +100,12 @@ struct Kernels {
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   // x[i] = GELU(x[i]) (tanh form) for i < n, in place
   void (*gelu)(float* x, std::size_t n);
-  // Queries [first, first + plan.query_rows) of one head task against all its (unmasked)
-  // keys, written to task.out; flags in no_weight (when given) the rows with a -Infinity score,
-  // whose weights summed to 0 or NaN, or whose output is not finite: an overflow, since these
-  // kernels mask no whole row.
-  void (*query_block)(const HeadTask& task, const tiling::TilePlan& plan, std::size_t first,
-                      const BlockBuffers& w, std::uint8_t* no_weight);
+  // Queries [first, first + plan.blocks · plan.tile.query_rows) of one head task against all
+  // their (unmasked) keys, written to task.out; flags in no_weight (when given) the rows with a
+  // -Infinity score, whose weights summed to 0 or NaN, or whose output is not finite: an
+  // overflow, since these kernels mask no whole row.
+  void (*query_span)(const HeadTask& task, const SpanPlan& plan, std::size_t first,
+                     const BlockBuffers& w, std::uint8_t* no_weight);
 };
 
 // The table for one architecture: defined in simd_arch.cpp, in the object compiled for it.
