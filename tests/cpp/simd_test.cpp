@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -228,5 +229,41 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
     const double error = max_abs_diff(flash.value().output, expected);
     INFO(arch.name << ": max |error| " << error);
     CHECK(error <= 1e-5);
+  }
+}
+
+// The flash kernel's scan of its inputs (input_scan.cpp) finds a value that is not finite in
+// a batch's body or in the scalar tail of a row (width 2 · 19: no batch width divides it),
+// in Q, K or V, on one thread and two, and the error names the matrix and the cell.
+TEST_CASE("a value that is not finite is found wherever it lies, under every instruction set",
+          "[simd]") {
+  const ArchGuard guard;
+  LongAttentionOptions o;
+  o.heads = 2;
+  o.batch = 2;
+  const Matrix base = random_matrix(40, 38, 24);
+  const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity()};
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) continue;
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    for (const char* name : {"Q", "K", "V"})
+      for (const auto& [row, col] : {std::pair{0, 0}, {5, 3}, {25, 37}, {39, 36}})
+        for (std::size_t threads : {1, 2}) {
+          Matrix q = base, k = base, v = base;
+          Matrix& m = name[0] == 'Q' ? q : name[0] == 'K' ? k : v;
+          m(row, col) = bad[(row + col) % 3];
+          o.threads = threads;
+          const auto r = flash_attention(q, k, v, o);
+          INFO(arch.name << ": " << name << "(" << row << ", " << col << "), " << threads
+                         << " threads");
+          REQUIRE_FALSE(r);
+          CHECK(std::string(to_string(r.error().code)) == "non-finite");
+          const std::string cell =  // 1-based, as read
+              "row " + std::to_string(row + 1) + ", column " + std::to_string(col + 1);
+          CHECK(r.error().message.rfind(name, 0) == 0);
+          CHECK(r.error().message.find(cell) != std::string::npos);
+        }
   }
 }

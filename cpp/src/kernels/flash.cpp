@@ -21,6 +21,7 @@
 #include "base/validate.hpp"
 #include "kernels/attention_checks.hpp"
 #include "kernels/head_tasks.hpp"
+#include "kernels/input_scan.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/workspace.hpp"
 
@@ -99,41 +100,26 @@ using flash_tasks::group_size;
 using flash_tasks::head_tasks;
 using flash_tasks::output_cols;
 
-// Bounds a task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
-// d · max|q| · max|k| (no squares, so nothing underflows or overflows on the way). When that
-// bound, times the scale if above 1, is under half of float32's largest value, no score
-// overflows and the kernel skips its per-score check (a pass over every block of scores); when
-// the bound times the scale is under 2^20 and the scale times log2(e) a normal float (no
-// overflow, no subnormal's lost bits), the softmax may run in base 2 and scale the scores
-// without rounding them (flash_block.hpp).
-void bound_scores(HeadTask& p, const simd::Kernels& kernels) {
-  const auto largest = [&](const float* rows, std::size_t ld, std::size_t count) {
-    float most = 0.0f;
-    for (std::size_t r = 0; r < count; ++r)
-      most = std::max(most, kernels.max_abs(rows + r * ld, p.d));
-    return double{most};
-  };
-  const double bound =
-      static_cast<double>(p.d) * largest(p.q, p.ld_q, p.n_q) * largest(p.k, p.ld_k, p.n_k);
-  p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
-  p.fused_scale = bound * p.scale < 0x1p20 && std::isnormal(p.scale * std::numbers::log2e_v<float>);
-}
-
-// Whether every value of Q, K and V is finite, scanned in chunks by the call's workers: the
-// check's own scan is one serial pass over all three (a tenth of a 2-thread call at n = 256).
-bool finite_inputs(const Matrix& q, const Matrix& k, const Matrix& v, std::size_t threads) {
-  constexpr std::size_t chunk = std::size_t{1} << 16;
-  std::vector<std::pair<const float*, std::size_t>> parts;
-  for (const Matrix* m : {&q, &k, &v})
-    for (std::size_t at = 0; at < m->data.size(); at += chunk)
-      parts.emplace_back(m->data.data() + at, std::min(chunk, m->data.size() - at));
-  std::atomic<bool> finite{true};
-  const simd::Kernels& kernels = simd::active();
-  parallel_for(parts.size(), threads, [&](std::size_t i, std::size_t) {
-    if (!kernels.all_finite(parts[i].first, parts[i].second))
-      finite.store(false, std::memory_order_relaxed);
-  });
-  return finite.load();
+// Bounds each task's scores, to set its flags (see HeadTask): no partial sum of q · k exceeds
+// d · max|q| · max|k| (no squares, so nothing underflows or overflows on the way), with the
+// maxima of the task's sequence and heads from the scan. When that bound, times the scale if
+// above 1, is under half of float32's largest value, no score overflows and the kernel skips its
+// per-score check (a pass over every block of scores); when the bound times the scale is under
+// 2^20 and the scale times log2(e) a normal float (no overflow, no subnormal's lost bits), the
+// softmax may run in base 2 and scale the scores without rounding them (flash_block.hpp).
+void bound_scores(std::vector<HeadTask>& list, const flash_tasks::InputScan& scan,
+                  const LongAttentionOptions& o) {
+  const auto heads = static_cast<std::size_t>(o.heads);
+  const std::size_t group = group_size(o);
+  for (std::size_t t = 0; t < list.size(); ++t) {
+    HeadTask& p = list[t];
+    const std::size_t b = t / heads, h = t % heads;
+    const double bound = static_cast<double>(p.d) * double{scan.q_max[t]} *
+                         double{scan.k_max[b * (heads / group) + h / group]};
+    p.may_overflow = !(bound * std::max(1.0f, p.scale) < 0.5 * std::numeric_limits<float>::max());
+    p.fused_scale =
+        bound * p.scale < 0x1p20 && std::isnormal(p.scale * std::numbers::log2e_v<float>);
+  }
 }
 
 // Whether a head's K and V come from memory rather than a cache in every span: from a quarter
@@ -211,10 +197,8 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                  {}};
   const auto heads = static_cast<std::size_t>(options.heads);
   for (std::size_t h = 0; h < heads; ++h) plan.factors.push_back(list[h].scale);
-  for (HeadTask& task : list) {
-    bound_scores(task, simd::active());
-    plan.may_overflow = plan.may_overflow || task.may_overflow;
-  }
+  bound_scores(list, flash_tasks::scan_inputs(q, k, v, options, 1), options);
+  for (const HeadTask& task : list) plan.may_overflow = plan.may_overflow || task.may_overflow;
   const HeadTask& first = list.front();
   for (std::size_t i = 0; i < first.n_q; ++i) {
     const KeyRange seen = first.band.range(i);  // n_k ≤ limits::flash_tokens: a u32
@@ -234,15 +218,17 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
                                             const LongAttentionOptions& options) {
   const std::size_t threads = resolve_threads(options.threads);
   if (threads > 1) wake_workers();  // while the checks run
-  // With several threads they scan Q, K and V for the check; when a value is not finite, the
-  // check's own scan names it.
-  const bool known_finite = threads > 1 && finite_inputs(q, k, v, threads);
-  if (auto e = flash_tasks::check(q, k, v, options, "V", known_finite)) return *e;
+  if (auto e = flash_tasks::check(q, k, v, options, "V", false)) return *e;
+  // The workers scan the values; where one is not finite, the check's own scan names it.
+  const flash_tasks::InputScan scan = flash_tasks::scan_inputs(q, k, v, options, threads);
+  if (!scan.finite)
+    if (auto e = validate::finite_qkv(q, k, v)) return *e;
   if (auto e = flash_tasks::check_work("the flash kernel", q, k, v, options, limits::flash_scores,
                                        limits::flash_multiply_adds))
     return *e;
   LongAttentionResult result{Matrix(q.rows, output_cols(v, options)), {}};
   std::vector<HeadTask> list = head_tasks(q, k, v, options, &result.output);
+  bound_scores(list, scan, options);
   const simd::Kernels& kernels = simd::active();
   const simd::SpanPlan plan = cpu_plan(list.front(), list.size(), threads, kernels);
   const std::size_t span_rows = plan.blocks * plan.tile.query_rows;
@@ -260,9 +246,9 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   std::vector<simd::BlockBuffers> buffers;
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
-  // One dispatch per call: the first item of a K/V head gathers it (and bounds its query
-  // heads' scores); an item that finds its head under way waits for it (another worker's
-  // first item, briefly). 0: not yet, 1: under way, 2: ready.
+  // One dispatch per call: the first item of a K/V head gathers it; an item that finds its head
+  // under way waits for it (another worker's first item, briefly). 0: not yet, 1: under way, 2:
+  // ready.
   std::vector<std::atomic<std::uint8_t>> ready(shared);
   const auto prepare = [&](std::size_t item) {
     std::uint8_t idle = 0;
@@ -273,7 +259,6 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     HeadTask source = list[item * group];
     gather(source, kernels, gathered[item]);
     for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
-      bound_scores(list[t], kernels);
       list[t].streamed = streamed(list[t]);
       std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =
           std::tuple(source.k, source.ld_k, source.v, source.ld_v);

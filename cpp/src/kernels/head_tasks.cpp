@@ -142,7 +142,7 @@ std::optional<Error> flash_tasks::untaken_rule(const LongAttentionOptions& o) {
 // K's own checks come first, so only the heads' message names the V of sampled_weights().
 std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const Matrix& v,
                                         const LongAttentionOptions& o, const char* v_name,
-                                        bool known_finite, const char* kernel) {
+                                        bool values, const char* kernel) {
   if (auto e = validate::attention_shapes(q, k, v, limits::flash_tokens, limits::flash_features,
                                           kernel, false))
     return e;
@@ -190,7 +190,7 @@ std::optional<Error> flash_tasks::check(const Matrix& q, const Matrix& k, const 
             "scale / temperature",
             o.head(h, static_cast<std::size_t>(o.heads), n_q, n_k, d).factor))
       return e;
-  if (known_finite) return std::nullopt;
+  if (!values) return std::nullopt;
   return validate::finite_qkv(q, k, v);
 }
 

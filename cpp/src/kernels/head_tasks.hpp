@@ -18,11 +18,12 @@ namespace attnlab::flash_tasks {
 std::size_t group_size(const LongAttentionOptions& o);
 
 // check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
-// the call does not take. A caller that has already found Q, K and V finite skips that scan.
-// `kernel` names the caller in shape errors (the long linear kernels take the same inputs).
+// the call does not take. A caller that scans the values itself (scan_inputs) checks all but
+// them with `values` false. `kernel` names the caller in shape errors (the long linear kernels
+// take the same inputs).
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v,
-                           const LongAttentionOptions& o, const char* v_name,
-                           bool known_finite = false, const char* kernel = "the flash kernel");
+                           const LongAttentionOptions& o, const char* v_name, bool values = true,
+                           const char* kernel = "the flash kernel");
 
 // The score rules these kernels do not take (the mask, global tokens, a past cache), refused.
 std::optional<Error> untaken_rule(const LongAttentionOptions& o);

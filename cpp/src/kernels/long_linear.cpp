@@ -165,7 +165,7 @@ std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v, co
   layout.heads = o.heads;
   layout.kv_heads = o.kv_heads;
   layout.batch = o.batch;
-  if (auto e = flash_tasks::check(q, k, v, layout, "V", false, kernel)) return e;
+  if (auto e = flash_tasks::check(q, k, v, layout, "V", true, kernel)) return e;
   if (causal && q.rows != k.rows)
     return validate::formatted(ErrorCode::shape_mismatch,
                                "%s reads query t after key t: Q (%zu rows) and K (%zu rows) need "

@@ -82,18 +82,24 @@ struct Spans {
     return max;
   }
 
-  // max |x[i]| for i < n (0 when n = 0)
-  static float max_abs(const float* x, std::size_t n) {
-    Batch acc(0.0f);
-    std::size_t i = 0;
-    for (; i + lanes <= n; i += lanes)
-      acc = xsimd::max(acc, xsimd::abs(Batch::load_unaligned(x + i)));
-    float parts[lanes];
-    acc.store_unaligned(parts);
-    float max = 0.0f;
-    for (float part : parts) max = std::max(max, part);
-    for (; i < n; ++i) max = std::max(max, std::fabs(x[i]));
-    return max;
+  // out[c] = max(out[c], |x[r · cols + c]|) for r < rows, c < cols; returns whether every x is
+  // finite, tested as all_finite does (a NaN's max would be lost, so its result means nothing).
+  static bool column_max_abs(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    Batch sum(0.0f);
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; ++r, x += cols) {
+      std::size_t c = 0;
+      for (; c + lanes <= cols; c += lanes) {
+        const Batch b = Batch::load_unaligned(x + c);
+        sum += b - b;
+        xsimd::max(Batch::load_unaligned(out + c), xsimd::abs(b)).store_unaligned(out + c);
+      }
+      for (; c < cols; ++c) {
+        finite = finite && std::isfinite(x[c]);
+        out[c] = std::max(out[c], std::fabs(x[c]));
+      }
+    }
+    return finite && xsimd::all(sum == Batch(0.0f));
   }
 
   // Whether every x[i] is finite, for i < n: x - x is 0 for a finite x and NaN for ±Infinity
