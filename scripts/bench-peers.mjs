@@ -23,13 +23,12 @@
 // ATTNLAB_PEERS_ROUNDS (default 5),
 // ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only), ATTNLAB_PEERS_TORCH=0 (no PyTorch).
 // onnxruntime-node/-web 1.30 and torch (PyPI) are installed on demand into build/peers/ (peers/setup.mjs).
-import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 
 import { createAttnLab } from '../dist/attnlab.js';
 import { plot } from './bench-plot.mjs';
-import { readResults, writeResults } from './bench-results.mjs';
+import { lscpuMachine, readResults, writeResults } from './bench-results.mjs';
 import { maxAbsDifference, seededQKV, sampledError } from './peers/check.mjs';
 import { nativeKernels, startDriver, startOrt, startTorch } from './peers/native.mjs';
 import { firstCallFigures } from './peers/first-call.mjs';
@@ -186,12 +185,7 @@ function print(line) {
   );
 }
 
-const lscpu = execFileSync('lscpu', { encoding: 'utf8' });
-const cpu = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
-const cpuFlags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '')
-  .split(' ')
-  .filter((f) => /^(avx|fma|sse4)/.test(f))
-  .join(' ');
+const { cpu, flags: cpuFlags } = lscpuMachine();
 const { ortWeb, versions: ortVersions } = await ensurePeers();
 const torchPython = SECTIONS.includes('native') ? ensureTorch() : undefined;
 const driver = SECTIONS.includes('native') ? startDriver() : undefined;

@@ -3,16 +3,13 @@
 // the peaks and wasm, for docs/long-sequences.md, each between its file's `<!-- peers:begin -->` and
 // `<!-- peers:end -->`. bench-peers.mjs calls writeTables() after a run; run this file to
 // redo them from the stored figures.
-import { readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 
-import { readResults } from '../bench-results.mjs';
+import { readResults, replaceBetweenMarkers } from '../bench-results.mjs';
 
 const TARGETS = { readme: new URL('../../README.md', import.meta.url), docs: new URL('../../docs/long-sequences.md', import.meta.url) };
 // A cell whose runs spread ((max − min) / median) past this, either kernel's, is marked.
 const NOISY_PCT = 25;
-const BEGIN = '<!-- peers:begin -->';
-const END = '<!-- peers:end -->';
 
 const number = (ms) => (ms === undefined ? '—' : ms >= 100 ? Math.round(ms).toLocaleString('en-US') : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const grouped = (n) => n.toLocaleString('en-US');
@@ -104,18 +101,10 @@ export function tables(peers) {
   return { readme: readme.join('\n'), docs: docs.join('\n') };
 }
 
-async function replaceBetweenMarkers(url, block) {
-  const text = await readFile(url, 'utf8');
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${url.pathname} has no ${BEGIN} … ${END} markers`);
-  await writeFile(url, `${text.slice(0, start + BEGIN.length)}\n${block}\n${text.slice(end)}`);
-}
-
 export async function writeTables(peers) {
   const { readme, docs } = tables(peers);
-  await replaceBetweenMarkers(TARGETS.readme, readme);
-  await replaceBetweenMarkers(TARGETS.docs, docs);
+  await replaceBetweenMarkers(TARGETS.readme, 'peers', readme);
+  await replaceBetweenMarkers(TARGETS.docs, 'peers', docs);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

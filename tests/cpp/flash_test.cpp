@@ -3,6 +3,7 @@
 #include "attnlab/flash.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 
 #include "attnlab/attention.hpp"
@@ -355,3 +356,30 @@ TEST_CASE(
       CHECK(mask.hidden(r, c) == !(cols[c] <= rows[r] && rows[r] - cols[c] < 3));
   }
 }
+
+#ifndef __EMSCRIPTEN__
+// start_flash_profile(): each phase of the calls made while it runs gets its time, summed over
+// the workers (no more than the calls' wall time times their threads), and nothing after it
+// stops.
+TEST_CASE("the flash kernel's profile splits its calls' time into phases", "[flash]") {
+  const Matrix q = random_matrix(700, 128, 61), k = random_matrix(700, 128, 62),
+               v = random_matrix(700, 128, 63);
+  LongAttentionOptions o = flash_options(true, 2);
+  o.threads = 2;
+  start_flash_profile();
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(flash_attention(q, k, v, o));
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const FlashProfile p = stop_flash_profile();
+  for (double phase : {p.transpose_in, p.scores, p.softmax, p.value, p.transpose_out})
+    CHECK(phase > 0.0);
+  CHECK(p.transpose_in + p.scores + p.softmax + p.value + p.transpose_out <= 2.0 * wall);
+  CHECK(p.scores > p.transpose_in);  // 700 keys of multiply-adds against a copy of the rows
+  REQUIRE(flash_attention(q, k, v, o));
+  start_flash_profile();
+  const FlashProfile idle = stop_flash_profile();
+  CHECK(idle.scores == 0.0);
+  CHECK(idle.value == 0.0);
+}
+#endif

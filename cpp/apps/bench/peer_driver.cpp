@@ -5,6 +5,8 @@
 //   simd [NAME]                                   → {"simd":…,"available":[…]}
 //   peak THREADS                                  → {"peak_gflops":…}   (peak.cpp)
 //   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS] → {"ms":…}
+//   profile (run's arguments)                     → {"ms":…,"phases":{…}}
+//   bandwidth THREADS MIB                         → {"gb_per_s":…}
 //
 // `simd NAME` runs the kernels with that instruction set from then on (kernels::force_simd_arch,
 // e.g. "fma3+avx2" on an AVX-512 CPU); `peak` measures the FMA peak of the set in use.
@@ -12,13 +14,19 @@
 // INPUT holds Q, K, V one after the other, each (N, HEADS·D) float32 row-major; it is read
 // once and kept while the next command names the same file. OUTPUT ("-" for none) receives
 // the (N, HEADS·D) float32 output. Only the flash_attention calls are timed: CALLS of them
-// back to back (1 when absent), "ms" their mean.
+// back to back (1 when absent), "ms" their mean. `profile` times them the same way with the
+// kernel's phase timers on (attnlab::start_flash_profile), and adds each phase's seconds per
+// call, summed over the workers (npm run bench:profile). `bandwidth` measures how fast THREADS
+// threads read a buffer of MIB MiB each, GB/s in all (the roofline's memory roof).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
+#include <xsimd/xsimd.hpp>
 
 #include "attnlab/flash.hpp"
 #include "attnlab/kernels.hpp"
@@ -49,7 +57,7 @@ void reply_error(const std::string& message) {
   std::printf("{\"error\":\"%s\"}\n", message.c_str());
 }
 
-void run(Inputs& in, std::istringstream& args) {
+void run(Inputs& in, std::istringstream& args, bool profiled) {
   std::string input, output;
   std::size_t n = 0, d = 0, threads = 0;
   int heads = 0, causal = 0, calls = 1;
@@ -63,6 +71,7 @@ void run(Inputs& in, std::istringstream& args) {
   options.causal = causal != 0;
   options.heads = heads;
   options.threads = threads;
+  if (profiled) attnlab::start_flash_profile();
   const auto start = std::chrono::steady_clock::now();
   auto result = attnlab::flash_attention(in.q, in.k, in.v, options);
   for (int call = 1; call < calls && result; ++call)
@@ -70,6 +79,8 @@ void run(Inputs& in, std::istringstream& args) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
       calls;
+  const attnlab::FlashProfile phases =
+      profiled ? attnlab::stop_flash_profile() : attnlab::FlashProfile{};
   if (!result) return reply_error(result.error().message);
   if (output != "-") {
     const auto& data = result.value().output.data;
@@ -77,7 +88,51 @@ void run(Inputs& in, std::istringstream& args) {
         .write(reinterpret_cast<const char*>(data.data()),
                static_cast<std::streamsize>(data.size() * sizeof(float)));
   }
-  std::printf("{\"ms\":%.4f}\n", ms);
+  if (!profiled) return (void)std::printf("{\"ms\":%.4f}\n", ms);
+  std::printf(
+      "{\"ms\":%.4f,\"phases\":{\"transpose_in\":%.4g,\"scores\":%.4g,\"softmax\":%.4g,"
+      "\"value\":%.4g,\"transpose_out\":%.4g}}\n",
+      ms, phases.transpose_in / calls, phases.scores / calls, phases.softmax / calls,
+      phases.value / calls, phases.transpose_out / calls);
+}
+
+// The sum of x[0, n) for n a multiple of four batches, four batches at a time: a read as fast
+// as the memory gives it (-march=native's widest batch).
+float sum_floats(const float* x, std::size_t n) {
+  using Batch = xsimd::batch<float>;
+  constexpr std::size_t lanes = Batch::size;
+  Batch a(0.0f), b(0.0f), c(0.0f), d(0.0f);
+  for (std::size_t i = 0; i + 4 * lanes <= n; i += 4 * lanes) {
+    a += Batch::load_unaligned(x + i);
+    b += Batch::load_unaligned(x + i + lanes);
+    c += Batch::load_unaligned(x + i + 2 * lanes);
+    d += Batch::load_unaligned(x + i + 3 * lanes);
+  }
+  return xsimd::hadd((a + b) + (c + d));
+}
+
+// GB/s of `threads` threads each summing its own buffer of `mib` MiB, five times over (the
+// first pass faults the pages in and is not timed).
+double read_bandwidth(std::size_t threads, std::size_t mib) {
+  const std::size_t floats = mib << 18;
+  std::vector<std::vector<float>> buffers(threads, std::vector<float>(floats, 1.0f));
+  std::vector<double> sums(threads);
+  const auto pass = [&](int times) {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int i = 0; i < times; ++i) sums[t] += sum_floats(buffers[t].data(), floats);
+      });
+    for (auto& t : pool) t.join();
+  };
+  pass(1);
+  const auto start = std::chrono::steady_clock::now();
+  pass(5);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  volatile double keep = sums[0];
+  (void)keep;
+  return 5.0 * static_cast<double>(threads * floats * sizeof(float)) / seconds / 1e9;
 }
 
 // Chooses the kernels' instruction set when named; replies with the one in use and the
@@ -107,8 +162,10 @@ int main() {
                   attnlab::bench::measure_fma_peak_gflops(threads, attnlab::kernels::simd_arch()));
     else if (command == "simd")
       simd(args);
-    else if (command == "run")
-      run(inputs, args);
+    else if (command == "run" || command == "profile")
+      run(inputs, args, command == "profile");
+    else if (std::size_t mib = 0; command == "bandwidth" && args >> threads >> mib && threads > 0)
+      std::printf("{\"gb_per_s\":%.3f}\n", read_bandwidth(threads, mib));
     else
       reply_error("unknown command: " + line);
     std::fflush(stdout);

@@ -46,6 +46,23 @@ using FlashResult [[deprecated("renamed LongAttentionResult")]] = LongAttentionR
 Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                             const LongAttentionOptions& options = {});
 
+// Where flash_attention's time goes, for profiling (attnlab-profile, npm run bench:profile):
+// from start_flash_profile() to stop_flash_profile(), every worker adds the time it spends in
+// each phase of its query blocks, in seconds summed over the workers. The rest of a call's
+// time (its wall time times its threads, less these) is the pool's and the call's own: the
+// checks, the scan of the inputs, gathering K and V, waiting for work. Timing costs a call about 1%
+// (bench:profile's rows: 0.98-1.06x); stopped, a flag tested per key block. Natively only (wasm's
+// calls time nothing).
+struct FlashProfile {
+  double transpose_in = 0;   // Q's rows into the transposed query blocks
+  double scores = 0;         // Sᵀ = K·Qᵀ (and the rules and masks, where a call has them)
+  double softmax = 0;        // the online softmax: max, exponentials, sums, rescale factors
+  double value = 0;          // Oᵀ = Oᵀ · diag(rescale) + Vᵀ·P
+  double transpose_out = 0;  // Oᵀ over the sums, transposed back into the output's rows
+};
+void start_flash_profile();
+FlashProfile stop_flash_profile();
+
 // The problem with these inputs, if any, as flash_attention would report it, less the work
 // limits (limits::flash_scores, flash_multiply_adds), which bound this library's own run:
 // for callers that run the flash pass elsewhere (the WebGPU shader) and validate here.

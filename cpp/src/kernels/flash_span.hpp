@@ -10,6 +10,7 @@
 
 #include "attnlab/key_band.hpp"
 #include "kernels/flash_block.hpp"
+#include "kernels/phase_times.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/transpose.hpp"
 
@@ -55,7 +56,10 @@ struct FlashSpan {
       b.last_keys = p.band.range(at + b.rows - 1);
       b.begin = b.first_keys.begin;
       b.end = b.last_keys.end;
-      transpose_q(p, b.first, b.rows, b.padded, b.qt);
+      {
+        const PhaseTimer timer(Phase::transpose_in);
+        transpose_q(p, b.first, b.rows, b.padded, b.qt);
+      }
       std::fill_n(b.m, b.padded, minus_infinity);
       std::fill_n(b.l, b.padded, 0.0f);
       // No key block: zeros (l = 0 too); otherwise the first block sets ot.
@@ -71,6 +75,7 @@ struct FlashSpan {
         for (std::size_t j0 = b.begin + t0 * key_rows; j0 < stop; j0 += key_rows)
           key_block(p, key_rows, b, j0, i == 0, w, no_weight);
       }
+    const PhaseTimer timer(Phase::transpose_out);
     for (std::size_t i = 0; i < count; ++i) write_output(p, span[i], no_weight);
   }
 
@@ -79,30 +84,39 @@ struct FlashSpan {
   static void key_block(const HeadTask& p, std::size_t key_rows, const Block& b, std::size_t j0,
                         bool leads, const BlockBuffers& w, std::uint8_t* no_weight) {
     const std::size_t keys = std::min(key_rows, b.end - j0);
-#ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
-    if (p.streamed && leads) {
-      bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
-      bring_in(p.v + j0 * p.ld_v, keys * p.ld_v);
-    }
-#endif
     // A key block that every row sees whole takes its max from the scores in registers. Those
     // include the up to key_group - 1 keys the last pass reads past the block: the next block's
     // (a larger shift than needed only where a key really dominates) or copies of the last key,
     // but outside some rows' bands when a rule limits them, hence their place in the test.
     const std::size_t last_read = std::min(j0 + round_up(keys, Micro::key_group), p.n_k) - 1;
     const bool whole = !p.rules && j0 >= b.last_keys.begin && last_read < b.first_keys.end;
-    if (whole) std::fill_n(w.block_max, b.padded, minus_infinity);
-    Micro::scores(b.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, b.padded, p.d,
-                  whole ? w.block_max : nullptr);
-    // No key is masked with -Infinity before this, so one is a score that overflowed (a partial
-    // sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged at the end.
-    if (no_weight && p.may_overflow)
-      flag_minus_infinity(p, w.st, keys, b.rows, b.padded, b.first, j0, no_weight);
-    // Score rules beyond the band turn the scores into logits, scale included.
-    if (p.rules) apply_score_rules(p, w.st, keys, b.rows, b.padded, 1, b.first, j0);
-    if (!whole) Micro::mask_and_max(w.st, keys, b.rows, b.padded, p.band, b.first, j0, w.block_max);
-    Micro::softmax(w.st, keys, b.padded, p.rules ? 1.0f : p.scale, p.fused_scale && !p.rules,
-                   w.block_max, b.m, b.l, w.correction);
+    {
+      const PhaseTimer timer(Phase::scores);  // K's and V's reads, streamed, included
+#ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
+      if (p.streamed && leads) {
+        bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
+        bring_in(p.v + j0 * p.ld_v, keys * p.ld_v);
+      }
+#endif
+      if (whole) std::fill_n(w.block_max, b.padded, minus_infinity);
+      Micro::scores(b.qt, p.k + j0 * p.ld_k, p.ld_k, w.st, keys, b.padded, p.d,
+                    whole ? w.block_max : nullptr);
+      // No key is masked with -Infinity before this, so one is a score that overflowed (a
+      // partial sum past -3.4e38), not a zero weight; +Infinity and NaN leave l NaN, flagged
+      // at the end.
+      if (no_weight && p.may_overflow)
+        flag_minus_infinity(p, w.st, keys, b.rows, b.padded, b.first, j0, no_weight);
+      // Score rules beyond the band turn the scores into logits, scale included.
+      if (p.rules) apply_score_rules(p, w.st, keys, b.rows, b.padded, 1, b.first, j0);
+      if (!whole)
+        Micro::mask_and_max(w.st, keys, b.rows, b.padded, p.band, b.first, j0, w.block_max);
+    }
+    {
+      const PhaseTimer timer(Phase::softmax);
+      Micro::softmax(w.st, keys, b.padded, p.rules ? 1.0f : p.scale, p.fused_scale && !p.rules,
+                     w.block_max, b.m, b.l, w.correction);
+    }
+    const PhaseTimer timer(Phase::value);
     Micro::aggregate(w.st, p.v + j0 * p.ld_v, j0 == b.begin ? nullptr : w.correction, b.ot, keys,
                      b.padded, p.ld_v);
   }
