@@ -174,6 +174,28 @@ simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t thr
   return plan;
 }
 
+// The order the workers take a call's items in, each item task · spans + i for span
+// spans - 1 - i: a run of whole K/V heads per worker (at most one per K/V head), the runs
+// interleaved item by item, so that workers starting together start on different heads and
+// each gathers its own; in head order the second worker waited at every head for the first's
+// gather (2 threads, 8 heads, medians of 31-41 interleaved calls, AMD EPYC: n = 256, d = 64
+// 0.89x the time, causal 0.87x; d = 128 0.93x; n = 1,024 0.98-0.99x). Within a run, each head's
+// spans in turn (its K and V stay in this core's caches), causal-heavy spans (the last query rows)
+// first.
+std::vector<std::size_t> item_order(std::size_t kv_tasks, std::size_t group, std::size_t spans,
+                                    std::size_t workers) {
+  const std::size_t streams = std::min(workers, kv_tasks);
+  std::vector<std::vector<std::size_t>> runs(streams);
+  for (std::size_t kv = 0; kv < kv_tasks; ++kv)
+    for (std::size_t item = kv * group * spans; item < (kv + 1) * group * spans; ++item)
+      runs[kv * streams / kv_tasks].push_back(item);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; order.size() < kv_tasks * group * spans; ++k)
+    for (const auto& run : runs)
+      if (k < run.size()) order.push_back(run[k]);
+  return order;
+}
+
 }  // namespace
 
 std::optional<Error> check_flash_attention(const Matrix& q, const Matrix& k, const Matrix& v,
@@ -265,11 +287,12 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     }
     ready[item].store(2, std::memory_order_release);
   };
-  // Items run each head's spans in turn (its K and V stay in this core's caches),
-  // causal-heavy spans (the last query rows) first for better balance.
+  const std::vector<std::size_t> order =
+      one_thread ? std::vector<std::size_t>{} : item_order(shared, group, spans, workers);
   parallel_for(list.size() * spans, threads, [&](std::size_t item, std::size_t worker) {
-    const std::size_t span = spans - 1 - item % spans;
-    const std::size_t task = item / spans;
+    const std::size_t code = one_thread ? item : order[item];
+    const std::size_t span = spans - 1 - code % spans;
+    const std::size_t task = code / spans;
     prepare(task / group);
     kernels.query_span(list[task], plan, span * span_rows, buffers[worker],
                        no_weight.data() + task % heads * q.rows);
