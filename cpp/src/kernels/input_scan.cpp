@@ -35,10 +35,13 @@ flash_tasks::InputScan flash_tasks::scan_inputs(const Matrix& q, const Matrix& k
           finite.store(false, std::memory_order_relaxed);
       });
       scan.finite = scan.finite && finite.load();
-      for (std::size_t i = 0; most && i < maxima.size(); ++i) {  // V's maxima go unused
-        float& head = most[(b * cols + i % cols) / d];           // (batch, heads) of cols / d heads
-        head = std::max(head, maxima[i]);
-      }
+      const std::size_t heads_here = cols / d;  // V's maxima go unused (its width is d_v)
+      for (std::size_t c = 0; most && c < chunks; ++c)
+        for (std::size_t h = 0; h < heads_here; ++h) {
+          const float* column = &maxima[c * cols + h * d];
+          float& head = most[b * heads_here + h];
+          head = std::max(head, *std::max_element(column, column + d));
+        }
     }
   }
   return scan;
