@@ -3,9 +3,7 @@
 // is on. Wasm builds time nothing and keep no code for it.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <cstdint>
 
 namespace attnlab::simd {
 
@@ -17,23 +15,13 @@ class PhaseTimer {
   explicit PhaseTimer(Phase) {}
 };
 #else
-// Nanoseconds per phase, summed over the workers; whether they are being added.
-extern std::atomic<std::uint64_t> phase_nanoseconds[static_cast<int>(Phase::count)];
-extern std::atomic<bool> timing_phases;
-
+// Its constructor and destructor are out of line (phase_times.cpp): defined here, they would
+// be compiled into every instruction set's kernels, and the linker could pick any one of those
+// copies for all (core.simd-isolation checks that no kernel object shares a symbol).
 class PhaseTimer {
  public:
-  explicit PhaseTimer(Phase phase)
-      : phase_(phase), on_(timing_phases.load(std::memory_order_relaxed)) {
-    if (on_) start_ = std::chrono::steady_clock::now();
-  }
-  ~PhaseTimer() {
-    if (!on_) return;
-    const auto spent = std::chrono::steady_clock::now() - start_;
-    phase_nanoseconds[static_cast<int>(phase_)].fetch_add(
-        static_cast<std::uint64_t>(std::chrono::nanoseconds(spent).count()),
-        std::memory_order_relaxed);
-  }
+  explicit PhaseTimer(Phase phase);
+  ~PhaseTimer();
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
