@@ -22,12 +22,11 @@ import { cpus } from 'node:os';
 
 import { lscpuMachine, readResults, replaceBetweenMarkers, writeResults } from './bench-results.mjs';
 import { seededQKV } from './peers/check.mjs';
-import { startDriver } from './peers/native.mjs';
+import { startDriver, writeInputs } from './peers/native.mjs';
 
 const env = process.env;
 const ROUNDS = Number(env.ATTNLAB_PROFILE_ROUNDS ?? 5);
 const ONLY_N = env.ATTNLAB_PROFILE_N?.split(',').map(Number);
-const INPUTS = 'build/peers/qkv.bin';
 const ROUND_MS = 200; // each round's calls last about this long
 const PHASES = ['transpose_in', 'scores', 'softmax', 'value', 'transpose_out'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -63,10 +62,8 @@ const measured = [];
 for (const row of rows) {
   const { n, d, heads, causal, threads } = row;
   const [Q, K, V] = seededQKV({ n, d, heads, seed: n + d });
-  const inputs = new Float32Array(3 * Q.data.length);
-  [Q, K, V].forEach((m, i) => inputs.set(m.data, i * Q.data.length));
-  await writeFile(INPUTS, inputs);
-  const line = (command, calls) => `${command} ${INPUTS} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} - ${calls}`;
+  const inputs = await writeInputs(Q, K, V);
+  const line = (command, calls) => `${command} ${inputs} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} - ${calls}`;
   const warm = (await driver.ask(line('run', 1))).ms;
   const calls = Math.max(1, Math.min(64, Math.round(ROUND_MS / warm)));
   const plain = [];

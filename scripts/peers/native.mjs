@@ -50,13 +50,19 @@ function contestant(name, peer, command) {
   };
 }
 
+/** Writes Q, K and V one after the other into the file attnlab-peer's commands name; returns its path. */
+export async function writeInputs(Q, K, V) {
+  const concatenated = new Float32Array(3 * Q.data.length);
+  [Q, K, V].forEach((m, i) => concatenated.set(m.data, i * Q.data.length));
+  await writeFile(INPUTS, concatenated);
+  return INPUTS;
+}
+
 /** The kernels of one native row: attnlab's `driver`, the ORT process `ort` and PyTorch's `torch` (when there is one). */
 export async function nativeKernels({ driver, ort, torch, row, Q, K, V }) {
   const { n, d, heads, causal, threads } = row;
   // One file of Q, K, V for both: each reads it on the first run and keeps it.
-  const concatenated = new Float32Array(3 * Q.data.length);
-  [Q, K, V].forEach((m, i) => concatenated.set(m.data, i * Q.data.length));
-  await writeFile(INPUTS, concatenated);
+  await writeInputs(Q, K, V);
   const command = (output, calls) => `run ${INPUTS} ${n} ${d} ${heads} ${causal ? 1 : 0} ${threads} ${output} ${calls}`;
   const peer = contestant(causal ? 'ort-gqa' : 'ort-mha', ort, command);
   const kernels = [contestant('attnlab', driver, command), { ...peer, release: () => ort.ask('release') }];
