@@ -46,41 +46,82 @@ struct FlashBlock {
                                       : std::max(tail_group, round_up(d_v, 2));
   }
 
+  // Where the registers allow (AVX-512's 32), a scores pass may instead take wide_keys keys
+  // against four batches of queries, a whole 64-row block: the same 24 accumulators, with 10
+  // loads for 24 multiply-adds where 12 keys take 14 (on Zen 4, AVX-512, 1 thread: n = 4,096,
+  // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x). Never more keys than
+  // key_group.
+  static constexpr std::size_t wide_keys = 6;
+#ifdef __EMSCRIPTEN__
+  static constexpr bool wide_passes = false;
+#else
+  static constexpr bool wide_passes = lanes >= 16;
+#endif
+
   // st: (keys, rows) = k: (keys, d) · qᵀ, with qt: (d, rows) and k's rows ld_k apart. The
   // last pass reads up to key_group - 1 keys past `keys` (gather() provides them), so st holds as
-  // many rows of extra scores after `keys`. With row_max (rows), it also folds the scores into
-  // each row's max while they are in registers, which saves the softmax a pass over the
-  // block. The loops walk pointers rather than index, which wasm's code generation needs.
+  // many rows of extra scores after `keys`. With row_max (rows), it also folds the block's scores
+  // into each row's max while they are in registers, which saves the softmax a pass over it. Wide
+  // passes take the rows in whole wide batches first, and the rest keys first, so the narrow passes
+  // over a group of keys read its K from the L1.
   static void scores(const float* qt, const float* k, std::size_t ld_k, float* st, std::size_t keys,
                      std::size_t rows, std::size_t d, float* row_max) {
-    for (std::size_t j = 0; j < keys; j += key_group) {
-      for (std::size_t r = 0; r < rows; r += row_group) {
-        Batch acc[key_group][2] = {};
-        const float* q = qt + r;          // qt[l][r …]
-        const float* key = k + j * ld_k;  // k[j][l]
-        for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {
-          const Batch q0 = Batch::load_unaligned(q);
-          const Batch q1 = Batch::load_unaligned(q + lanes);
-          for (std::size_t i = 0; i < key_group; ++i) {
-            const Batch kv(key[i * ld_k]);
-            acc[i][0] = S::fma(kv, q0, acc[i][0]);
-            acc[i][1] = S::fma(kv, q1, acc[i][1]);
-          }
-        }
-        for (std::size_t i = 0; i < key_group; ++i) {
-          acc[i][0].store_unaligned(st + (j + i) * rows + r);
-          acc[i][1].store_unaligned(st + (j + i) * rows + r + lanes);
-        }
-        if (!row_max) continue;
-        for (std::size_t i = 1; i < key_group; ++i) {
-          acc[0][0] = xsimd::max(acc[0][0], acc[i][0]);
-          acc[0][1] = xsimd::max(acc[0][1], acc[i][1]);
-        }
-        xsimd::max(acc[0][0], Batch::load_unaligned(row_max + r)).store_unaligned(row_max + r);
-        xsimd::max(acc[0][1], Batch::load_unaligned(row_max + r + lanes))
-            .store_unaligned(row_max + r + lanes);
+    std::size_t wide_rows = 0;
+    if constexpr (wide_passes)
+      for (; wide_rows + 4 * lanes <= rows; wide_rows += 4 * lanes)
+        for (std::size_t j = 0; j < keys; j += wide_keys)
+          score_pass<wide_keys, 4>(qt + wide_rows, k + j * ld_k, ld_k, st + j * rows + wide_rows,
+                                   rows, d, keys - j, row_max ? row_max + wide_rows : nullptr);
+    for (std::size_t j = 0; j < keys && wide_rows < rows; j += key_group)
+      for (std::size_t r = wide_rows; r < rows; r += row_group)
+        score_pass<key_group, 2>(qt + r, k + j * ld_k, ld_k, st + j * rows + r, rows, d, keys - j,
+                                 row_max ? row_max + r : nullptr);
+  }
+
+  // One pass of scores: `group` keys from `key` against `batches` batches of queries from q,
+  // their scores to st (keys `rows` apart), and the max of the first `left` keys' into row_max
+  // (when given). A key read past the block never moves the max, so a block's max, and so the
+  // result, is the same whichever passes took it: a pass with keys past the block takes its max
+  // from st, not from the registers. The loops walk pointers rather than index, which wasm's
+  // code generation needs. Out of line: inlined into the span's walk, GCC ran short of
+  // registers for the addresses and reloaded them from the stack in the inner loop (1.05x).
+  template <std::size_t group, std::size_t batches>
+  [[gnu::noinline]] static void score_pass(const float* q, const float* key, std::size_t ld_k,
+                                           float* st, std::size_t rows, std::size_t d,
+                                           std::size_t left, float* row_max) {
+    Batch acc[group][batches] = {};
+    for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {  // q: qt[l][r …], key: k[j][l]
+      Batch qs[batches];
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b) qs[b] = Batch::load_unaligned(q + b * lanes);
+#pragma GCC unroll 16
+      for (std::size_t i = 0; i < group; ++i) {
+        const Batch kv(key[i * ld_k]);
+#pragma GCC unroll 4
+        for (std::size_t b = 0; b < batches; ++b) acc[i][b] = S::fma(kv, qs[b], acc[i][b]);
       }
     }
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < group; ++i)
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b)
+        acc[i][b].store_unaligned(st + i * rows + b * lanes);
+    if (!row_max) return;
+    if (left < group) {
+      for (std::size_t i = 0; i < left; ++i)
+        for (std::size_t c = 0; c < batches * lanes; c += lanes)
+          xsimd::max(Batch::load_unaligned(st + i * rows + c), Batch::load_unaligned(row_max + c))
+              .store_unaligned(row_max + c);
+      return;
+    }
+#pragma GCC unroll 16
+    for (std::size_t i = 1; i < group; ++i)
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b) acc[0][b] = xsimd::max(acc[0][b], acc[i][b]);
+#pragma GCC unroll 4
+    for (std::size_t b = 0; b < batches; ++b)
+      xsimd::max(acc[0][b], Batch::load_unaligned(row_max + b * lanes))
+          .store_unaligned(row_max + b * lanes);
   }
 
   // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: (keys,
@@ -104,10 +145,12 @@ struct FlashBlock {
   // One pass of aggregate: `group` columns of ot (rows `rows` apart) for one row group, from
   // p's row group (keys, rows apart), v's columns (keys, width apart) and the row group's
   // correction. Its loops over the group are unrolled by request: left to itself, GCC kept the
-  // accumulators on the stack in some of its inlining choices (1.04x to 1.6x the time).
+  // accumulators on the stack in some of its inlining choices (1.04x to 1.6x the time). Out of
+  // line, like score_pass, so that the span's walk around it cannot change its registers.
   template <std::size_t group>
-  static void columns(const float* p, const float* v, const float* correction, float* ot,
-                      std::size_t keys, std::size_t rows, std::size_t width) {
+  [[gnu::noinline]] static void columns(const float* p, const float* v, const float* correction,
+                                        float* ot, std::size_t keys, std::size_t rows,
+                                        std::size_t width) {
     const Batch f0 = correction ? Batch::load_unaligned(correction) : Batch(0.0f);
     const Batch f1 = correction ? Batch::load_unaligned(correction + lanes) : Batch(0.0f);
     Batch acc[group][2] = {};

@@ -84,12 +84,8 @@ struct FlashSpan {
   static void key_block(const HeadTask& p, std::size_t key_rows, const Block& b, std::size_t j0,
                         bool leads, const BlockBuffers& w, std::uint8_t* no_weight) {
     const std::size_t keys = std::min(key_rows, b.end - j0);
-    // A key block that every row sees whole takes its max from the scores in registers. Those
-    // include the up to key_group - 1 keys the last pass reads past the block: the next block's
-    // (a larger shift than needed only where a key really dominates) or copies of the last key,
-    // but outside some rows' bands when a rule limits them, hence their place in the test.
-    const std::size_t last_read = std::min(j0 + round_up(keys, Micro::key_group), p.n_k) - 1;
-    const bool whole = !p.rules && j0 >= b.last_keys.begin && last_read < b.first_keys.end;
+    // A key block that every row sees whole takes its max from the scores in registers.
+    const bool whole = !p.rules && j0 >= b.last_keys.begin && j0 + keys <= b.first_keys.end;
     {
       const PhaseTimer timer(Phase::scores);  // K's and V's reads, streamed, included
 #ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
