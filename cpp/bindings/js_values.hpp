@@ -246,7 +246,7 @@ std::string type_name() {
 
 struct ResultField {
   const char* result;
-  const char* name;  // none: the doc is the result's own
+  const char* name;       // none: the doc is the result's own
   std::string (*type)();  // asked once every result is registered (a later one's name)
   const char* type_override;
   const char* doc;

@@ -49,19 +49,15 @@ export function wasmKernels({ lab, threadedLab, ortWeb, tfjs, models, row, Q, K,
       release: () => session?.release(),
     };
   };
+  // A kernel that one synchronous call runs: `call` returns its output.
+  const synchronous = (name, call) => ({ name, run: ({ calls } = {}) => timed(call, calls) });
   return [
-    { name: 'attnlab', run: ({ calls } = {}) => timed(() => lab.flashAttention({ Q, K, V, causal }).output.data, calls) },
+    synchronous('attnlab', () => lab.flashAttention({ Q, K, V, causal }).output.data),
     // The threaded core on 1 and on 2 threads (issue 41: ≥ 1.4× at n = 1,024).
-    {
-      name: 'attnlab-thr1',
-      run: ({ calls } = {}) => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 1 }).output.data, calls),
-    },
-    {
-      name: 'attnlab-thr2',
-      run: ({ calls } = {}) => timed(() => threadedLab.flashAttention({ Q, K, V, causal, threads: 2 }).output.data, calls),
-    },
+    synchronous('attnlab-thr1', () => threadedLab.flashAttention({ Q, K, V, causal, threads: 1 }).output.data),
+    synchronous('attnlab-thr2', () => threadedLab.flashAttention({ Q, K, V, causal, threads: 2 }).output.data),
     ortKernel('ort-web-mha', 'mha'),
     ortKernel('ort-web-attention', 'attention'),
-    { name: 'tfjs-wasm', run: ({ calls } = {}) => timed(() => tfjs.attention(Q, K, V, causal), calls) },
+    synchronous('tfjs-wasm', () => tfjs.attention(Q, K, V, causal)),
   ];
 }

@@ -18,9 +18,9 @@ namespace attnlab {
 
 // The m × d matrix W of FAVOR+, from the seeded generator alone, the same in every build:
 // normal_matrix(2m, d, seed)'s first m rows are the Gaussian rows, orthonormalised in float64
-// (modified Gram–Schmidt) block by block (rows 0 … d−1, d … 2d−1, …; the last block may be shorter), and row m + i's
-// length is row i's. Errors: invalid_argument (features or width 0), too_large (features above
-// limits::favor_features, width above limits::attention_features).
+// (modified Gram–Schmidt) block by block (rows 0 … d−1, d … 2d−1, …; the last block may be
+// shorter), and row m + i's length is row i's. Errors: invalid_argument (features or width 0),
+// too_large (features above limits::favor_features, width above limits::attention_features).
 Result<Matrix> favor_projection(std::size_t features, std::size_t width, std::uint64_t seed);
 
 // φ(root·x) for each row of x (n, d): exp(w_l·(root·x) − ‖root·x‖²/2) / √m, (n, m) for W
