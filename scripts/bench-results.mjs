@@ -23,7 +23,10 @@ export async function writeResults(results) {
 /** `lscpu`'s model name and its AVX, FMA and SSE4 flags: the machine a figure names. */
 export function lscpuMachine() {
   const lscpu = execFileSync('lscpu', { encoding: 'utf8' });
-  const cpu = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
+  // The model name alone ("AMD EPYC") does not tell one generation from the next; the family does.
+  const name = lscpu.match(/Model name:\s*(.+)/)?.[1] ?? 'unknown CPU';
+  const family = lscpu.match(/CPU family:\s*(\d+)/)?.[1];
+  const cpu = family ? `${name} (family ${family})` : name;
   const flags = (lscpu.match(/Flags:\s*(.+)/)?.[1] ?? '')
     .split(' ')
     .filter((f) => /^(avx|fma|sse4)/.test(f))
