@@ -315,7 +315,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
           "fullyMaskedRows", ATTNLAB_RESULT_DOC("The rows whose query sees no key: their weights "
                                                 "and output are zeros."));
 
-  register_trace_results();
+  register_trace_results<core_has_family_fields>();
   result<DecodeHead>("DecodeHead",
                      ATTNLAB_RESULT_DOC("One head at one position of decode(): only the new rows "
                                         "are computed; the cache grows."))

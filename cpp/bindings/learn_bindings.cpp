@@ -51,7 +51,7 @@ std::string every_schema() { return schema({entries::all, model_entries::all}); 
 
 EMSCRIPTEN_BINDINGS(attnlab_learn) {
   register_common();
-  register_trace_results();
+  register_trace_results<true>();
   register_learning_results();
   // The one stateful object: the wrapper's trainer() owns it and deletes it.
   emscripten::class_<Trainer>("Trainer")

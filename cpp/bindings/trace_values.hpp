@@ -3,13 +3,40 @@
 // requests.hpp.
 #pragma once
 
+#include <string>
+
 #include "attnlab/attnlab.hpp"
 #include "js_values.hpp"
+#include "requests.hpp"  // feature_maps
 
 namespace attnlab::bindings {
 
+inline std::string feature_map_name(const FeatureMap& map) {
+  return feature_maps[static_cast<int>(map)];
+}
+
+// The names as the typings' union: 'elu' | 'relu' | 'favor'.
+template <std::size_t N>
+const char* union_type(const char* const (&names)[N]) {
+  static const std::string text = [&] {
+    std::string out;
+    for (const char* name : names) out += (out.empty() ? "'" : " | '") + std::string(name) + "'";
+    return out;
+  }();
+  return text.c_str();
+}
+
+// Only the learning module computes the cheaper attentions' steps: the core module's download
+// leaves out their fields, which the typings module (the core with the docs) lists.
+#ifdef ATTNLAB_RESULT_DOCS
+inline constexpr bool core_has_family_fields = true;
+#else
+inline constexpr bool core_has_family_fields = false;
+#endif
+
 // The trace's result types, declared once for both modules.
-inline void register_trace_results() {
+template <bool family_fields>
+void register_trace_results() {
   result<BoolMatrix>("BoolMatrix")
       .field<&BoolMatrix::rows>("rows")
       .field<&BoolMatrix::cols>("cols")
@@ -38,7 +65,7 @@ inline void register_trace_results() {
       .field<&Operand::past_rows>(
           "pastRows", ATTNLAB_RESULT_DOC("K and V with a pastKey: their first pastRows rows are "
                                          "the cache's, the rest the new tokens'."));
-  result<TraceStep>(
+  result<TraceStep> step(
       "TraceStep",
       ATTNLAB_RESULT_DOC(
           "One step of the trace. Operands by step: encoding [] (PE itself); positional [X, "
@@ -52,8 +79,12 @@ inline void register_trace_results() {
           "grad-weights [∂O, V slice]; grad-softmax [softmax, grad-weights]; grad-scores "
           "[grad-softmax]; grad-q [grad-scores, K slice]; grad-k [grad-scores, Q slice]; "
           "grad-wq/wk/wv [X (or positional), ∂Q/∂K/∂V over every head]; grad-x [∂Q, Wq, ∂K, Wk, "
-          "∂V, Wv]. ∂O is grad-concat's (or grad-output's) head slice."))
-      .field<&TraceStep::id>("id", "", "StepId")
+          "∂V, Wv]. ∂O is grad-concat's (or grad-output's) head slice. The families (linear, "
+          "retention; the learning module): feature-q/k [Q/K slice]; kv-state [feature-k, V "
+          "slice] (retention: [K, V slices]); normalizer [feature-q, feature-k]; decay []; "
+          "implied-weights [feature-q, feature-k, normalizer] (retention: [Q, K slices, decay]); "
+          "aggregate [implied-weights, V slice]."));
+  step.field<&TraceStep::id>("id", "", "StepId")
       .field<&TraceStep::head>(
           "head", ATTNLAB_RESULT_DOC("Zero-based head index, on per-head steps when heads > 1."))
       .field<&TraceStep::title>(
@@ -125,6 +156,24 @@ inline void register_trace_results() {
       .field<&TraceStep::jacobian, &SoftmaxJacobian::jacobians>(
           "jacobians", ATTNLAB_RESULT_DOC("grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), "
                                           "for each of jacobianRows."));
+  if constexpr (family_fields)
+    step.field<&TraceStep::family, &FamilyParts::feature_map, &feature_map_name>(
+            "featureMap",
+            ATTNLAB_RESULT_DOC("feature-q / feature-k steps: φ, entry by entry (elu: x > 0 ? x "
+                               "+ 1 : eˣ; relu: max(x, 0)) or FAVOR+'s random features of the "
+                               "whole row x (favor: exp(W·x − ‖x‖²/2)/√m), x = featureScale · "
+                               "the input."),
+            union_type(feature_maps))
+        .field<&TraceStep::family, &FamilyParts::factor>(
+            "featureScale", ATTNLAB_RESULT_DOC("feature-q / feature-k steps: what multiplies the "
+                                               "input before φ (elu, relu: the scale for Q, 1 "
+                                               "for K; favor: √scale for both)."))
+        .field<&TraceStep::family, &FamilyParts::decay>(
+            "decay", ATTNLAB_RESULT_DOC("retention's decay and kv-state steps: γ (kv-state: S_t "
+                                        "= γ·S_{t−1} + k_tᵀv_t, from S_0 = 0)."))
+        .field<&TraceStep::family, &FamilyParts::causal>(
+            "causal", ATTNLAB_RESULT_DOC("linear attention's normalizer and implied-weights "
+                                         "steps: whether query i sees keys j ≤ i only."));
   result<TraceGroup>("TraceGroup",
                      ATTNLAB_RESULT_DOC("One per distinct step id, in trace order; `steps` are the "
                                         "same objects as in Trace.steps."))
@@ -133,13 +182,20 @@ inline void register_trace_results() {
       .field<&TraceGroup::steps>(
           "steps", ATTNLAB_RESULT_DOC("The step's entries, one per head in head order (one entry "
                                       "for whole-sequence steps)."));
-  result<Trace>("Trace", ATTNLAB_RESULT_DOC("trace(): every step of the computation, in order."))
-      .field<&Trace::steps>("steps")
+  result<Trace> trace("Trace",
+                      ATTNLAB_RESULT_DOC("trace(): every step of the computation, in order."));
+  trace.field<&Trace::steps>("steps")
       .field<&Trace::groups>("groups")
       .field<&Trace::output>("output")
       .field<&Trace::fully_masked_rows>(
           "fullyMaskedRows", ATTNLAB_RESULT_DOC("Per head h: the queries of head h that may "
                                                 "attend to no key (their weights are zeros)."));
+  if constexpr (family_fields)
+    trace.field<&Trace::random_features>(
+        "randomFeatures",
+        ATTNLAB_RESULT_DOC("Family 'linear' with featureMap 'favor': W, the m random rows (m, "
+                           "d_k) drawn from the seed, the same for every head's feature-q and "
+                           "feature-k."));
 }
 
 }  // namespace attnlab::bindings

@@ -1,8 +1,10 @@
 // trace() with family 'linear' and 'retention': the steps in order, each head the family's
 // own entry (linear_attention(), retention()) on its slices, and the state, normaliser and
 // output against float64 references written here from the papers' formulas.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +153,78 @@ TEST_CASE("trace with family retention: D, the state and the output against floa
   options.decay = 0.75f;
   const RetentionResult want = ok(retention(q, k, v, options));
   CHECK(max_abs_diff(steps_of(t, "implied-weights")[0]->values, *want.weights) <= 1e-5);
+}
+
+// φ of one row x (the step's operand row times its factor), in float64 from the step's parts.
+std::vector<double> features_of(const FamilyParts& f, const Trace& t, const float* input,
+                                std::size_t d) {
+  std::vector<double> x(d), out;
+  double half = 0;
+  for (std::size_t a = 0; a < d; ++a) {
+    x[a] = double(*f.factor) * input[a];
+    half += x[a] * x[a] / 2;
+  }
+  if (f.feature_map != FeatureMap::favor) {
+    for (double value : x)
+      out.push_back(f.feature_map == FeatureMap::relu ? std::max(value, 0.0) : elu1(value));
+    return out;
+  }
+  const Matrix& w = *t.random_features;
+  for (std::size_t l = 0; l < w.rows; ++l) {
+    double dot = 0;
+    for (std::size_t a = 0; a < d; ++a) dot += double(w(l, a)) * x[a];
+    out.push_back(std::exp(dot - half) / std::sqrt(double(w.rows)));
+  }
+  return out;
+}
+
+TEST_CASE("trace's family steps carry what recomputes them: φ, its factor and W, γ, causal",
+          "[trace-families]") {
+  const FeatureMap map = GENERATE(FeatureMap::elu, FeatureMap::relu, FeatureMap::favor);
+  const bool causal = GENERATE(false, true);
+  INFO("map " << int(map) << ", causal " << causal);
+  TraceInput input;
+  input.source = random_qkv(4, 4, 6, 4, 111);
+  input.heads = 2;
+  input.family = TraceFamily::linear;
+  input.feature_map = map;
+  input.options.causal = causal;
+  input.options.scale = 0.7f;
+  if (map == FeatureMap::favor) input.features = 5;
+  const Trace t = ok(trace(input));
+  for (const char* id : {"feature-q", "feature-k"})
+    for (const TraceStep* s : steps_of(t, id)) {
+      INFO(id << ", head " << s->head.value_or(0));
+      REQUIRE(s->family);
+      const FamilyParts& f = *s->family;
+      CHECK(f.feature_map == map);
+      // elu and relu scale Q only; favor takes √scale on both sides.
+      const bool query = std::string(id) == "feature-q";
+      const float want_factor = map == FeatureMap::favor ? std::sqrt(0.7f) : (query ? 0.7f : 1.0f);
+      CHECK(f.factor == want_factor);
+      CHECK(t.random_features.has_value() == (map == FeatureMap::favor));
+      const Matrix& operand = operand_values(t, s->operands.at(0));
+      for (std::size_t r = 0; r < operand.rows; ++r) {
+        const std::vector<double> want = features_of(f, t, operand.row(r), operand.cols);
+        REQUIRE(want.size() == s->values.cols);
+        for (std::size_t c = 0; c < want.size(); ++c)
+          CHECK(std::abs(s->values(r, c) - want[c]) <= 1e-5 * std::max(1.0, std::abs(want[c])));
+      }
+    }
+  for (const char* id : {"normalizer", "implied-weights"})
+    for (const TraceStep* s : steps_of(t, id)) CHECK(s->family->causal == std::optional(causal));
+  for (const TraceStep& s : t.steps)
+    if (s.id != "normalizer" && s.id != "implied-weights")
+      CHECK_FALSE((s.family && s.family->causal));
+
+  TraceInput retention_input;
+  retention_input.source = random_qkv(3, 3, 2, 2, 113);
+  retention_input.family = TraceFamily::retention;
+  retention_input.decay = 0.8f;
+  const Trace r = ok(trace(retention_input));
+  for (const char* id : {"decay", "kv-state"}) CHECK(steps_of(r, id)[0]->family->decay == 0.8f);
+  CHECK_FALSE(steps_of(r, "implied-weights")[0]->family);
+  CHECK_FALSE(r.random_features);
 }
 
 TEST_CASE("trace's families refuse what they have no steps for, by name", "[trace-families]") {

@@ -1,5 +1,5 @@
 // The NumPy and PyTorch exports of every step of ≥ 500 random element states, over every
-// option the stepper can show (support/export-states.js), run by Python and compared with
+// option and attention family the stepper can show (support/export-states.js), run by Python and compared with
 // the trace the core returned (the numbers on screen): the oracle is the core, never the
 // export. The NumPy exports run under Debian's python3-numpy; the PyTorch exports under a
 // NumPy-backed stand-in of the few torch functions they use (support/torch-standin), so CI
@@ -126,6 +126,11 @@ test(`≥ ${STATES} random states cover every option, and every step of each can
     pastKey: has((s) => s.pastKey),
     Wo: has((s) => s.Wo),
     backward: has((s) => s.backward),
+    linearElu: has((s) => s.family === 'linear' && s.featureMap === 'elu'),
+    linearRelu: has((s) => s.family === 'linear' && s.featureMap === 'relu'),
+    favor: has((s) => s.featureMap === 'favor'),
+    linearCausal: has((s) => s.family === 'linear' && s.causal),
+    retention: has((s) => s.family === 'retention'),
     ...(numericAlignment ? { numericAlignment: has((s) => typeof s.causalAlignment === 'number') } : {}),
   };
   for (const [option, count] of Object.entries(coverage)) assert.ok(count >= 5, `${option}: only ${count} states`);

@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 
+import { createAttnLab } from '../../dist/attnlab.js';
 import { fromJson } from '../../web/element/steps/export.js';
+import { stateToTraceRequest } from '../support/state-request.js';
 import { encodeHash, expectedTrace, presetState } from './support/expected.js';
 import { settle } from './support/lab-page.js';
 import { browserSession } from './support/session.js';
@@ -75,6 +77,31 @@ test('the NumPy and PyTorch exports run and print the same weights', async (t) =
   assert.doesNotMatch(torch.bytes.toString(), /\bfalse\b|\btrue\b/);
   assert.match(torch.bytes.toString(), /torch\.tensor\(rows, dtype=torch\.float32\)/);
   assert.match(torch.bytes.toString(), /torch\.softmax\(S, dim=1\)/);
+});
+
+// The cheaper attentions' steps, computed in the learning module: the element's export of
+// FAVOR+'s features carries the core's random rows W, retention's state its γ.
+test('the cheaper attentions’ steps export too, and their code computes the core’s numbers', async (t) => {
+  const lab = await createAttnLab();
+  await lab.loadLearning();
+  const cases = [
+    [{ family: 'linear', featureMap: 'favor', features: 4, seed: 3, temperature: 1 }, 'feature-q', /W=f32\(/],
+    [{ family: 'linear', featureMap: 'relu', temperature: 1 }, 'implied-weights', /causal=True/],
+    [{ family: 'retention', decay: 0.8, temperature: 1 }, 'kv-state', /gamma=np\.float32\(0\.8\)/],
+  ];
+  for (const [family, id, shows] of cases) {
+    const familyState = { ...state, keyPadding: [false, false, false, false], ...family, step: id };
+    const { page } = await session.open(t, encodeHash(familyState));
+    const want = lab
+      .trace({ ...stateToTraceRequest(familyState), ...family })
+      .steps.filter((s) => s.id === id)
+      .flatMap((s) => s.values.flat());
+    const code = (await exported(page, 'numpy')).bytes.toString();
+    assert.match(code, shows, `${id}: ${code}`);
+    const got = numbers(execFileSync('/usr/bin/python3', ['-c', code], { encoding: 'utf8' }));
+    assert.equal(got.length, want.length, `${family.family} ${id}`);
+    got.forEach((v, i) => assert.ok(Math.abs(v - want[i]) <= 1e-5 * Math.max(1, Math.abs(want[i])), `${id}, value ${i}: ${v} vs ${want[i]}`));
+  }
 });
 
 test('the JSON export writes −∞ as "-Infinity" and reads it back', async (t) => {

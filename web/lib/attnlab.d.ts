@@ -758,7 +758,10 @@ export interface TraceOperand {
  * grad-weights [∂O, V slice]; grad-softmax [softmax, grad-weights]; grad-scores [grad-softmax];
  * grad-q [grad-scores, K slice]; grad-k [grad-scores, Q slice]; grad-wq/wk/wv [X (or positional),
  * ∂Q/∂K/∂V over every head]; grad-x [∂Q, Wq, ∂K, Wk, ∂V, Wv]. ∂O is grad-concat's (or
- * grad-output's) head slice.
+ * grad-output's) head slice. The families (linear, retention; the learning module): feature-q/k
+ * [Q/K slice]; kv-state [feature-k, V slice] (retention: [K, V slices]); normalizer [feature-q,
+ * feature-k]; decay []; implied-weights [feature-q, feature-k, normalizer] (retention: [Q, K
+ * slices, decay]); aggregate [implied-weights, V slice].
  */
 export interface TraceStep {
   id: StepId;
@@ -814,6 +817,14 @@ export interface TraceStep {
   jacobianRows?: number[];
   /** grad-softmax steps only: diag(a) − aaᵀ, (n_k, n_k), for each of jacobianRows. */
   jacobians?: Matrix[];
+  /** feature-q / feature-k steps: φ, entry by entry (elu: x > 0 ? x + 1 : eˣ; relu: max(x, 0)) or FAVOR+'s random features of the whole row x (favor: exp(W·x − ‖x‖²/2)/√m), x = featureScale · the input. */
+  featureMap?: 'elu' | 'relu' | 'favor';
+  /** feature-q / feature-k steps: what multiplies the input before φ (elu, relu: the scale for Q, 1 for K; favor: √scale for both). */
+  featureScale?: number;
+  /** retention's decay and kv-state steps: γ (kv-state: S_t = γ·S_{t−1} + k_tᵀv_t, from S_0 = 0). */
+  decay?: number;
+  /** linear attention's normalizer and implied-weights steps: whether query i sees keys j ≤ i only. */
+  causal?: boolean;
   /** The rows and columns of values. */
   shape: [rows: number, cols: number];
 }
@@ -833,6 +844,8 @@ export interface Trace {
   output: Matrix;
   /** Per head h: the queries of head h that may attend to no key (their weights are zeros). */
   fullyMaskedRows: number[][];
+  /** Family 'linear' with featureMap 'favor': W, the m random rows (m, d_k) drawn from the seed, the same for every head's feature-q and feature-k. */
+  randomFeatures?: Matrix;
   /** The tokens, when the request gave text. */
   tokens?: string[];
 }

@@ -52,6 +52,9 @@ struct LinearAttentionOptions {
 
 struct LinearAttentionResult {
   float scale = 1.0f;  // options.scale or its default (1; favor: 1/√d_k)
+  // What multiplies Q and K before φ: scale and 1 (elu, relu), √scale and √scale (favor).
+  float query_factor = 1.0f;
+  float key_factor = 1.0f;
   // The features, d = d_k columns (favor: d = m): φ(scale·Q) and φ(K); favor φ(√scale·Q) and
   // φ(√scale·K).
   Matrix feature_q;  // (n_q, d)

@@ -183,6 +183,18 @@ struct ScaleFactors {
   bool default_scale = true;  // scale is the default 1/√d_k (no scale option given)
 };
 
+// The cheaper attentions' steps (TraceInput::family): what each is recomputed from (FAVOR+'s W
+// is the trace's). One plain member of TraceStep for all: a member that owns memory added code
+// to every step's copy and move in the core module.
+struct FamilyParts {
+  // feature-q and feature-k: φ(factor·x) entry by entry (elu, relu), or FAVOR+'s features of
+  // each whole row x = factor·input, exp(W·x − ‖x‖²/2)/√m.
+  std::optional<FeatureMap> feature_map;
+  std::optional<float> factor;  // LinearAttentionResult::query_factor or key_factor
+  std::optional<float> decay;   // retention's decay and kv-state steps: γ
+  std::optional<bool> causal;   // linear attention's normalizer and implied-weights steps
+};
+
 // Mask steps: which cells may be attended to, and why not (mask_rule bits, attention.hpp).
 struct MaskCells {
   BoolMatrix allowed;                    // (n_q, n_k): 1 where query i may attend to key j
@@ -229,6 +241,7 @@ struct TraceStep {
   std::optional<float> softcap;             // softcap steps only: the cap c
   std::optional<DropoutCells> dropout;      // dropout steps only
   std::optional<SoftmaxJacobian> jacobian;  // grad-softmax steps only
+  std::optional<FamilyParts> family;        // the cheaper attentions' steps only
 };
 
 // One per distinct step id, in trace order: the step's entries (one per head) by index.
@@ -245,6 +258,8 @@ struct Trace {
   // One list per head: the queries of head h that may attend to no key (their weights are
   // zeros). Heads differ under a per-head bias.
   std::vector<std::vector<std::size_t>> fully_masked_rows;
+  // Linear attention with FAVOR+: W, the m random rows every head's features use (m, d_k).
+  std::optional<Matrix> random_features;
 };
 
 // An operand's values: its own, or those of the step it refers to.

@@ -49,14 +49,15 @@ struct FlashBlock {
   // Where the registers allow (AVX-512's 32), a scores pass may instead take wide_keys keys
   // against four batches of queries, a whole 64-row block: the same 24 accumulators, with 10
   // loads for 24 multiply-adds where 12 keys take 14 (on Zen 4, AVX-512, 1 thread: n = 4,096,
-  // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x). Never more keys than
-  // key_group.
+  // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x).
   static constexpr std::size_t wide_keys = 6;
 #ifdef __EMSCRIPTEN__
   static constexpr bool wide_passes = false;
 #else
   static constexpr bool wide_passes = lanes >= 16;
 #endif
+  static_assert(!wide_passes || wide_keys <= key_group,
+                "a pass reads past its keys only as far as gather() pads");
 
   // st: (keys, rows) = k: (keys, d) · qᵀ, with qt: (d, rows) and k's rows ld_k apart. The
   // last pass reads up to key_group - 1 keys past `keys` (gather() provides them), so st holds as
@@ -72,7 +73,8 @@ struct FlashBlock {
         for (std::size_t j = 0; j < keys; j += wide_keys)
           score_pass<wide_keys, 4>(qt + wide_rows, k + j * ld_k, ld_k, st + j * rows + wide_rows,
                                    rows, d, keys - j, row_max ? row_max + wide_rows : nullptr);
-    for (std::size_t j = 0; j < keys && wide_rows < rows; j += key_group)
+    if (wide_rows == rows) return;
+    for (std::size_t j = 0; j < keys; j += key_group)
       for (std::size_t r = wide_rows; r < rows; r += row_group)
         score_pass<key_group, 2>(qt + r, k + j * ld_k, ld_k, st + j * rows + r, rows, d, keys - j,
                                  row_max ? row_max + r : nullptr);

@@ -127,20 +127,20 @@ Result<LinearAttentionResult> linear_attention(const Matrix& q, const Matrix& k,
   LinearAttentionResult r;
   if (options.feature_map == FeatureMap::favor) {  // φ(√s·x) = exp(W√s·x − s‖x‖²/2)/√m
     r.scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols)));
+    r.query_factor = r.key_factor = std::sqrt(r.scale);
     auto w = favor_projection(options.features.value_or(default_features), q.cols,
                               options.seed.value_or(1));
     if (!w) return w.error();
-    const float root = std::sqrt(r.scale);
-    r.feature_q = favor_features(q, w.value(), root);  // (n_q, m)
+    r.feature_q = favor_features(q, w.value(), r.query_factor);  // (n_q, m)
     if (auto p = validate::overflowed("the features φ(√scale·Q)", r.feature_q)) return *p;
-    r.feature_k = favor_features(k, w.value(), root);  // (n_k, m)
+    r.feature_k = favor_features(k, w.value(), r.key_factor);  // (n_k, m)
     if (auto p = validate::overflowed("the features φ(√scale·K)", r.feature_k)) return *p;
     r.random_features = std::move(w.value());
   } else {
-    r.scale = options.scale.value_or(1.0f);
-    r.feature_q = features(q, r.scale, options.feature_map);  // (n_q, d_k)
+    r.scale = r.query_factor = options.scale.value_or(1.0f);
+    r.feature_q = features(q, r.query_factor, options.feature_map);  // (n_q, d_k)
     if (auto p = validate::overflowed("the features φ(scale·Q)", r.feature_q)) return *p;
-    r.feature_k = features(k, 1.0f, options.feature_map);  // (n_k, d_k)
+    r.feature_k = features(k, r.key_factor, options.feature_map);  // (n_k, d_k)
     if (auto p = validate::overflowed("the features φ(K)", r.feature_k)) return *p;
   }
 

@@ -2,8 +2,9 @@
 // inputs in either mode (integer presets too), heads and K/V heads, causal with each
 // alignment, windows, global tokens, key padding, masks, biases (shared or per head, with −∞
 // cells), ALiBi, soft-capping, temperature, scale, RoPE, dropout, a past cache, positional
-// encodings, a context, W_O, and the backward steps where the core follows them. Seeded, so
-// a failure repeats.
+// encodings, a context, W_O, and the backward steps where the core follows them; and the
+// cheaper attentions (linear with each φ, retention) with the options they take. Seeded, so a
+// failure repeats.
 
 export { seededRandom as seeded } from '../../../web/element/shared/random.js';
 
@@ -18,13 +19,16 @@ export function randomState(random, { numericAlignment }) {
   const matrix = (rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, value));
   const flags = (count, p) => Array.from({ length: count }, () => chance(p));
 
+  // A quarter of the states compute a cheaper attention, which takes no score rules.
+  const family = chance(0.25) ? pick(['linear', 'linear', 'retention']) : 'softmax';
+  const softmax = family === 'softmax';
   const heads = pick([1, 1, 2, 2, 3, 4]);
   const kvHeads = chance(0.3) ? pick([0, 1, ...[2, 3, 4].filter((k) => heads % k === 0 && k <= heads)]) : 0;
   const kv = kvHeads || heads;
-  const rope = chance(0.3);
+  const rope = softmax && chance(0.3);
   const dk = rope ? pick([2, 4]) : pick([1, 2, 3]);
   const dv = pick([1, 2, 3]);
-  const past = !rope && chance(0.25) ? int(1, 3) : 0;
+  const past = softmax && !rope && chance(0.25) ? int(1, 3) : 0;
   const mode = chance(0.6) ? 'x' : 'qkv';
   const nq = int(1, 5);
   const context = mode === 'x' && !past && chance(0.15) ? int(1, 5) : 0;
@@ -34,9 +38,14 @@ export function randomState(random, { numericAlignment }) {
     mode,
     heads,
     tokens: [],
-    scale: pick([true, true, false, Number((0.2 + random()).toFixed(3))]),
-    temperature: chance(0.3) ? pick([0.5, 2, 0.7]) : 1,
+    scale: family === 'retention' ? true : pick([true, true, false, Number((0.2 + random()).toFixed(3))]),
+    temperature: softmax && chance(0.3) ? pick([0.5, 2, 0.7]) : 1,
   };
+  if (family === 'linear') {
+    const featureMap = pick(['elu', 'relu', 'favor']);
+    Object.assign(state, { family, featureMap, ...(featureMap === 'favor' && { features: int(1, 6), seed: int(1, 100) }) });
+  }
+  if (family === 'retention') Object.assign(state, { family, decay: pick([1, 0.9, 0.5, Number((0.05 + random() * 0.95).toFixed(3))]) });
   if (mode === 'x') {
     const width = int(1, 5);
     state.tokens = Array.from({ length: nq }, (_, i) => `t${i}`);
@@ -51,6 +60,7 @@ export function randomState(random, { numericAlignment }) {
   if (past) Object.assign(state, { pastKey: matrix(past, kv * dk), pastValue: matrix(past, kv * dv) });
   if (chance(0.3)) state.Wo = matrix(heads * dv, int(1, 4));
   if (chance(0.5)) state.causal = true;
+  if (!softmax) return { ...state, backward: false };
   if (chance(0.4)) state.causalAlignment = numericAlignment && chance(0.4) ? int(-nq, nk) : pick(['top-left', 'bottom-right']);
   if (chance(0.3)) state.window = pick([int(1, 3), { left: int(0, 3) }, { right: int(0, 2) }, { left: int(0, 2), right: int(0, 2) }]);
   if (state.window && chance(0.5)) state.globalTokens = [...new Set([int(0, Math.max(nq, nk) - 1), int(0, Math.max(nq, nk) - 1)])].sort((a, b) => a - b);

@@ -1,10 +1,11 @@
 // The NumPy and PyTorch exports of the step on view, generated from the trace alone: each of
 // the step's heads passes its operands, written as float32 literals (the very numbers the
 // screen shows), to one function holding the step's math (forward-export.js,
-// backward-export.js). No rule of attention is restated here, so an export computes what the
-// screen shows for every option the core has, and an export that cannot be written says why
-// (exportProblem) instead of computing something else.
+// family-export.js, backward-export.js). No rule of attention is restated here, so an export
+// computes what the screen shows for every option the core has, and an export that cannot be
+// written says why (exportProblem) instead of computing something else.
 import { BACKWARD_MATH } from './backward-export.js';
+import { FAMILY_MATH } from './family-export.js';
 import { FORWARD_MATH } from './forward-export.js';
 import { sdpaCheck } from './sdpa-check.js';
 
@@ -12,7 +13,7 @@ import { sdpaCheck } from './sdpa-check.js';
  * @typedef {object} ExportField  one of the step's own tables or numbers that its math reads
  * @property {string} name                               its name in the code
  * @property {'matrix' | 'int' | 'bool' | 'scalar'} kind  float32 matrix, integer table or
- *   number, boolean table, float32 number
+ *   number, boolean table or flag, float32 number
  * @property {*} value                                   as the trace holds it
  * @property {string} note                               what it is, for a comment
  *
@@ -24,7 +25,7 @@ import { sdpaCheck } from './sdpa-check.js';
  * @property {string[]} torch     the same in PyTorch
  */
 
-const MATH = { ...FORWARD_MATH, ...BACKWARD_MATH };
+const MATH = { ...FORWARD_MATH, ...FAMILY_MATH, ...BACKWARD_MATH };
 
 /** The math of one step of the trace (an entry may depend on the step's operands). */
 function mathOf(trace, step) {
@@ -144,6 +145,7 @@ function argumentsOf(trace, step, math, language) {
   const fields = (math.fields?.(step, trace) ?? []).flatMap(({ name, kind, value, note }) => {
     if (kind === 'scalar') return [`${indent}${name}=${language.scalar(value)},  # ${note}`];
     if (typeof value === 'number') return [`${indent}${name}=${value},  # ${note}`];
+    if (typeof value === 'boolean') return [`${indent}${name}=${value ? 'True' : 'False'},  # ${note}`];
     return [`${indent}# ${note}`, `${indent}${name}=${table(kind, value, indent)},`];
   });
   return [...operands, ...fields];

@@ -59,6 +59,22 @@ def where(condition, x, y):
     return _t(np.where(_a(condition), _a(x), _a(y)))
 
 
+def clamp(x, min=None, max=None):  # noqa: A002 (torch's keyword names)
+    return _t(np.clip(_a(x), min, max))
+
+
+def tril(x):
+    return _t(np.tril(_a(x)))
+
+
+def outer(a, b):
+    return _t(np.outer(_a(a), _a(b)))
+
+
+def ones_like(x):
+    return _t(np.ones_like(_a(x)))
+
+
 def full_like(x, value):
     return _t(np.full_like(_a(x), value))
 
