@@ -20,10 +20,7 @@ export const loadLearning = onDemand("attnlab's learning module (attnlab-learn.j
 /** The loaded learning module, for `what` (a request field or a method); throws if not loaded yet. */
 export function learning(what) {
   if (!learnModule)
-    throw new AttnLabError(
-      'invalid-argument',
-      `${what}: the backward pass is in attnlab's learning module, a download of its own; load it once with await lab.loadLearning()`,
-    );
+    throw new AttnLabError('invalid-argument', `${what}: needs attnlab's learning module, a download of its own; load it once with await lab.loadLearning()`);
   return learnModule;
 }
 
