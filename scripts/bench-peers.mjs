@@ -7,9 +7,9 @@
 //     flashAttention vs onnxruntime-web (MultiHeadAttention, opset-23 Attention), tfjs-wasm
 // with the measured peaks (FMA natively, SIMD128 in wasm). Every kernel runs once to warm up
 // and be checked (max |Δ| against attnlab, attnlab against float64 on sampled rows, ≤ 1e-4),
-// then once per round, in an order that rotates each round. Medians, spreads
-// ((max − min) / median) and the targets go to one table, bench/results.json ("peers") and
-// bench/peers-native.svg, bench/peers-wasm.svg.
+// then for about ROUND_MS (below) in each round, in an order that rotates each round. Medians,
+// spreads ((max − min) / median) and the targets go to one table, bench/results.json ("peers")
+// and bench/peers-native.svg, bench/peers-wasm.svg.
 //
 // Then the first call (target 5): load, first and later flashAttention in fresh processes.
 //
@@ -47,10 +47,14 @@ const ONLY_THREADS = env.ATTNLAB_PEERS_THREADS?.split(',').map(Number);
 const TOLERANCE = 1e-4;
 const SETTLE_MS = 50;
 // A round times each kernel over about this long, in back-to-back calls (the same number for
-// every kernel of a row): one call of a millisecond measures the neighbours' noise more than
-// the kernel.
-const ROUND_MS = 25;
+// every kernel of a row), and keeps their median: one call of a millisecond measures the
+// neighbours' noise more than the kernel, and one call the neighbours interrupt would be the
+// round's figure. Where a call is short, at least 3 calls, after one untimed call: a kernel's
+// first call after the settling pause ran 1.04-1.10x the time of the next ones (attnlab, n = 1,024,
+// d = 128, AMD EPYC family 25), a cost of the pause, not of the kernel.
+const ROUND_MS = 200;
 const MAX_CALLS = 32;
+const SHORT_CALL_MS = 1000;
 
 // The instruction sets the native rows run attnlab's kernels with (the driver's `simd` reply).
 function nativeSimd({ simd, available }) {
@@ -82,7 +86,7 @@ const firstLine = (error) =>
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check, calls } },
-// times the mean of `calls` back-to-back calls per round.
+// times the median of `calls` back-to-back calls per round.
 async function measure(row, kernels, Q, K, V) {
   const results = Object.fromEntries(kernels.map((k) => [k.name, { times: [] }]));
   const outputs = {};
@@ -107,7 +111,8 @@ async function measure(row, kernels, Q, K, V) {
       results[kernel.name].error = firstLine(error);
     }
   }
-  const calls = Math.max(1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
+  const short = Math.min(...warm) < SHORT_CALL_MS;
+  const calls = Math.max(short ? 3 : 1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
   for (const result of Object.values(results)) result.calls = calls;
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < kernels.length; i++) {
@@ -118,7 +123,8 @@ async function measure(row, kernels, Q, K, V) {
       // the next kernel is timed on.
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       try {
-        result.times.push((await kernel.run({ keepOutput: false, calls })).ms);
+        if (short) await kernel.run({ keepOutput: false });
+        result.times.push(median((await kernel.run({ keepOutput: false, calls })).times));
       } catch (error) {
         result.error = firstLine(error);
       }

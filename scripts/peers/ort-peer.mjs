@@ -1,9 +1,9 @@
 // ONNX Runtime's side of bench:peers' native rows, a child process like attnlab-peer, so that
 // each row can run the onnxruntime-node it names (the installed one, or its AVX2 copy: a
 // process holds one libonnxruntime). One command a line on stdin, one JSON line back:
-//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms":…}; INPUT holds Q, K, V
-//     ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O; CALLS
-//     runs back to back (1 when absent), "ms" their mean
+//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms":…,"times":[…]}; INPUT holds Q,
+//     K, V ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O;
+//     CALLS runs back to back (1 when absent), "ms" their mean, "times" each one's
 //   release                                   → {} (frees the sessions)
 // argv: the folder whose node_modules holds onnxruntime-node, the folder of .onnx models.
 // Non-causal rows run com.microsoft MultiHeadAttention, causal ones GroupQueryAttention.
@@ -56,12 +56,15 @@ async function run([input, ...rest]) {
   if (!(calls >= 1)) throw new Error(`CALLS must be at least 1, not ${rest[6]}`);
   const feeds = feedsFor(input, n, d, heads, causal === 1);
   const ready = await session(causal ? `gqa-h${heads}` : `mha-h${heads}`, threads);
-  const start = performance.now();
+  const times = []; // each call's ms
   let O;
-  for (let call = 0; call < calls; call++) ({ O } = await ready.run(feeds, ['O']));
-  const ms = (performance.now() - start) / calls;
+  for (let call = 0; call < calls; call++) {
+    const start = performance.now();
+    ({ O } = await ready.run(feeds, ['O']));
+    times.push(performance.now() - start);
+  }
   if (output !== '-') writeFileSync(output, O.data);
-  return { ms };
+  return { ms: times.reduce((a, b) => a + b) / calls, times };
 }
 
 async function release() {

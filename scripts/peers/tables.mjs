@@ -76,7 +76,7 @@ function peakLine(peers) {
 }
 
 function machine(peers) {
-  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's mean over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row)` : ''}${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ''}`;
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second)` : ''}${peers.measured ? `, ${peers.measured.slice(0, 10)}` : ''}`;
 }
 
 // The heading of one instruction set's native table: which kernels each side ran.

@@ -1,9 +1,9 @@
 # PyTorch's side of bench:peers' native rows, a child process like attnlab-peer and ort-peer.mjs:
 # torch.nn.functional.scaled_dot_product_attention on the CPU (its own flash kernel), fed the
 # same Q, K, V file. One command a line on stdin, one JSON line back:
-#   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms": …}; INPUT holds Q, K, V
+#   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms": …, "times": […]}; INPUT holds Q, K, V
 #     ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O in the
-#     same layout; CALLS runs back to back (1 when absent), "ms" their mean
+#     same layout; CALLS runs back to back (1 when absent), "ms" their mean, "times" each one's
 #   release                                   → {} (drops the tensors)
 #   version                                   → {"torch": …, "capability": …}
 # The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds it to
@@ -40,13 +40,14 @@ def run(args):
     torch.set_num_threads(threads)
     q, k, v = tensors(path, n, d, heads)
     with torch.inference_mode():
-        start = time.perf_counter()
+        times = []  # each call's ms
         for _ in range(calls):
+            start = time.perf_counter()
             o = F.scaled_dot_product_attention(q, k, v, is_causal=causal == 1)
-        ms = (time.perf_counter() - start) * 1e3 / calls
+            times.append((time.perf_counter() - start) * 1e3)
     if output != "-":
         o[0].transpose(0, 1).contiguous().numpy().tofile(output)
-    return {"ms": ms}
+    return {"ms": sum(times) / calls, "times": times}
 
 
 def release(_):

@@ -2,8 +2,8 @@
 // attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
 // com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm; and
 // attnlab's threaded core on 1 and on 2 threads (createAttnLab({ threads: true })).
-// Each kernel is { name, run({ calls }) → { ms, output } }, ms the mean of `calls` back-to-back
-// calls.
+// Each kernel is { name, run({ calls }) → { ms, times, output } }: times each of `calls`
+// back-to-back calls, ms their mean.
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -25,10 +25,14 @@ export async function tfjsWasm() {
 }
 
 const timed = async (run, calls = 1) => {
-  const start = performance.now();
+  const times = [];
   let output;
-  for (let call = 0; call < calls; call++) output = await run();
-  return { ms: (performance.now() - start) / calls, output };
+  for (let call = 0; call < calls; call++) {
+    const start = performance.now();
+    output = await run();
+    times.push(performance.now() - start);
+  }
+  return { ms: times.reduce((a, b) => a + b) / calls, times, output };
 };
 
 /** The kernels of one wasm row (one head); threadedLab is the threaded core (createAttnLab({ threads: true })). */

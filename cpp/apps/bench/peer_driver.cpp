@@ -4,7 +4,7 @@
 //
 //   simd [NAME]                                   → {"simd":…,"available":[…]}
 //   peak THREADS                                  → {"peak_gflops":…}   (peak.cpp)
-//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS] → {"ms":…}
+//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS] → {"ms":…,"times":[…]}
 //   profile (run's arguments)                     → {"ms":…,"phases":{…}}
 //   bandwidth THREADS MIB                         → {"gb_per_s":…}
 //
@@ -14,10 +14,10 @@
 // INPUT holds Q, K, V one after the other, each (N, HEADS·D) float32 row-major; it is read
 // once and kept while the next command names the same file. OUTPUT ("-" for none) receives
 // the (N, HEADS·D) float32 output. Only the flash_attention calls are timed: CALLS of them
-// back to back (1 when absent), "ms" their mean. `profile` times them the same way with the
-// kernel's phase timers on (attnlab::start_flash_profile), and adds each phase's seconds per
-// call, summed over the workers (npm run bench:profile). `bandwidth` measures how fast THREADS
-// threads read a buffer of MIB MiB each, GB/s in all (the roofline's memory roof).
+// back to back (1 when absent), "ms" their mean, "times" each one's. `profile` times them the same
+// way with the kernel's phase timers on (attnlab::start_flash_profile), and adds each phase's
+// seconds per call, summed over the workers (npm run bench:profile). `bandwidth` measures how fast
+// THREADS threads read a buffer of MIB MiB each, GB/s in all (the roofline's memory roof).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -72,13 +72,18 @@ void run(Inputs& in, std::istringstream& args, bool profiled) {
   options.heads = heads;
   options.threads = threads;
   if (profiled) attnlab::start_flash_profile();
-  const auto start = std::chrono::steady_clock::now();
-  auto result = attnlab::flash_attention(in.q, in.k, in.v, options);
-  for (int call = 1; call < calls && result; ++call)
-    result = attnlab::flash_attention(in.q, in.k, in.v, options);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
-      calls;
+  std::vector<double> times;  // each call's milliseconds
+  const auto timed_call = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = attnlab::flash_attention(in.q, in.k, in.v, options);
+    const auto end = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    return r;
+  };
+  auto result = timed_call();
+  while (result && times.size() < static_cast<std::size_t>(calls)) result = timed_call();
+  double ms = 0;
+  for (const double t : times) ms += t / static_cast<double>(times.size());
   const attnlab::FlashProfile phases =
       profiled ? attnlab::stop_flash_profile() : attnlab::FlashProfile{};
   if (!result) return reply_error(result.error().message);
@@ -88,7 +93,11 @@ void run(Inputs& in, std::istringstream& args, bool profiled) {
         .write(reinterpret_cast<const char*>(data.data()),
                static_cast<std::streamsize>(data.size() * sizeof(float)));
   }
-  if (!profiled) return (void)std::printf("{\"ms\":%.4f}\n", ms);
+  if (!profiled) {
+    std::string list;
+    for (const double t : times) list += (list.empty() ? "" : ",") + std::to_string(t);
+    return (void)std::printf("{\"ms\":%.4f,\"times\":[%s]}\n", ms, list.c_str());
+  }
   std::printf(
       "{\"ms\":%.4f,\"phases\":{\"transpose_in\":%.4g,\"scores\":%.4g,\"softmax\":%.4g,"
       "\"value\":%.4g,\"transpose_out\":%.4g}}\n",
