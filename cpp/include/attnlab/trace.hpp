@@ -189,10 +189,10 @@ struct ScaleFactors {
 struct FamilyParts {
   // feature-q and feature-k: φ(factor·x) entry by entry (elu, relu), or FAVOR+'s features of
   // each whole row x = factor·input, exp(W·x − ‖x‖²/2)/√m.
-  std::optional<FeatureMap> feature_map;
-  std::optional<float> factor;  // LinearAttentionResult::query_factor or key_factor
-  std::optional<float> decay;   // retention's decay and kv-state steps: γ
-  std::optional<bool> causal;   // linear attention's normalizer and implied-weights steps
+  std::optional<FeatureMap> feature_map{};
+  std::optional<float> factor{};  // LinearAttentionResult::query_factor or key_factor
+  std::optional<float> decay{};   // retention's decay and kv-state steps: γ
+  std::optional<bool> causal{};   // linear attention's normalizer and implied-weights steps
 };
 
 // Mask steps: which cells may be attended to, and why not (mask_rule bits, attention.hpp).

@@ -60,11 +60,11 @@ Result<detail::FamilyHead> linear_steps(Trace& t, const TraceInput& input,
   const std::size_t fq = add_step(t, step::feature_q, head, "Feature map of the queries",
                                   feature_formula(s, "Q", input.feature_map, r.scale, true),
                                   std::move(r.feature_q), {std::move(ops.q)});
-  t.steps[fq].family = FamilyParts{input.feature_map, r.query_factor, {}, {}};
+  t.steps[fq].family = FamilyParts{.feature_map = input.feature_map, .factor = r.query_factor};
   const std::size_t fk = add_step(t, step::feature_k, head, "Feature map of the keys",
                                   feature_formula(s, "K", input.feature_map, r.scale, favor),
                                   std::move(r.feature_k), {std::move(ops.k)});
-  t.steps[fk].family = FamilyParts{input.feature_map, r.key_factor, {}, {}};
+  t.steps[fk].family = FamilyParts{.feature_map = input.feature_map, .factor = r.key_factor};
   if (r.random_features) t.random_features = std::move(r.random_features);  // the same per head
   add_step(t, step::kv_state, head, "The state: keys times values, summed once for every query",
            s.of("S") + " = \\phi(" + s.of("K") + ")^\\top " + s.of("V") +
@@ -76,14 +76,14 @@ Result<detail::FamilyHead> linear_steps(Trace& t, const TraceInput& input,
                "z_i = \\phi(q_i)^\\top " + visible + " \\phi(k_j)",
                Matrix(r.normalizer.size(), 1, r.normalizer),
                {step_result(t, fq, "φ(Q)"), step_result(t, fk, "φ(K)")});
-  t.steps[z].family = FamilyParts{{}, {}, {}, options.causal};
+  t.steps[z].family = FamilyParts{.causal = options.causal};
   const std::size_t w =
       add_step(t, step::implied_weights, head, "The implied weights: the kernel over its row's z",
                s.of("A") + "_{ij} = \\frac{\\phi(q_i)^\\top \\phi(k_j)}{z_i}" +
                    (options.causal ? ", \\; 0 \\text{ for } j > i" : ""),
                std::move(*r.weights),
                {step_result(t, fq, "φ(Q)"), step_result(t, fk, "φ(K)"), step_result(t, z, "z")});
-  t.steps[w].family = FamilyParts{{}, {}, {}, options.causal};
+  t.steps[w].family = FamilyParts{.causal = options.causal};
   const std::size_t out = add_step(
       t, step::aggregate, head, "Aggregate: the same output as the state gives",
       s.of("O") + " = " + s.of("A") + " " + s.of("V") +
@@ -115,12 +115,12 @@ Result<detail::FamilyHead> retention_steps(Trace& t, const TraceInput& input,
                "\\gamma = " +
                    gamma,
                std::move(d), {});
-  t.steps[decay].family = FamilyParts{{}, {}, r.decay, {}};
+  t.steps[decay].family = FamilyParts{.decay = r.decay};
   const std::size_t state = add_step(t, step::kv_state, head, "The state after the last token",
                                      s.of("S") + "_t = \\gamma\\, " + s.of("S") +
                                          "_{t-1} + k_t^\\top v_t, \\quad t = " + std::to_string(n),
                                      std::move(r.state), {ops.k, ops.v});
-  t.steps[state].family = FamilyParts{{}, {}, r.decay, {}};
+  t.steps[state].family = FamilyParts{.decay = r.decay};
   const std::size_t w = add_step(
       t, step::implied_weights, head, "The implied weights: scores times the decay",
       s.of("A") + " = " + s.of("Q") + " " + s.of("K") + "^\\top \\odot D", std::move(*r.weights),
