@@ -106,7 +106,7 @@ async function measure(row, kernels, Q, K, V) {
   for (const kernel of kernels) {
     if (results[kernel.name].error) continue;
     try {
-      warm.push((await kernel.run({ keepOutput: false })).ms);
+      warm.push((await kernel.run({ keepOutput: false })).times[0]);
     } catch (error) {
       results[kernel.name].error = firstLine(error);
     }

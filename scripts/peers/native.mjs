@@ -2,8 +2,8 @@
 // attnlab's flash kernel (build/native/attnlab-peer), onnxruntime-node's CPU kernels
 // (ort-peer.mjs: com.microsoft MultiHeadAttention non-causal, GroupQueryAttention causal) and
 // PyTorch's CPU scaled_dot_product_attention (torch-peer.py), all given the same Q, K, V file
-// and thread count. Each kernel is { name, run({ keepOutput, calls }) → { ms, times, output } }:
-// times each of `calls` back-to-back calls in the peer's process, ms their mean.
+// and thread count. Each kernel is { name, run({ keepOutput, calls }) → { times, output } }:
+// times each of `calls` back-to-back calls' ms in the peer's process.
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -42,10 +42,10 @@ function contestant(name, peer, command) {
   return {
     name,
     async run({ keepOutput, calls = 1 }) {
-      const { ms, times } = await peer.ask(command(keepOutput ? output : '-', calls));
-      if (!keepOutput) return { ms, times };
+      const { times } = await peer.ask(command(keepOutput ? output : '-', calls));
+      if (!keepOutput) return { times };
       const bytes = await readFile(output);
-      return { ms, times, output: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) };
+      return { times, output: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) };
     },
   };
 }

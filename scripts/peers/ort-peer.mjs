@@ -1,9 +1,9 @@
 // ONNX Runtime's side of bench:peers' native rows, a child process like attnlab-peer, so that
 // each row can run the onnxruntime-node it names (the installed one, or its AVX2 copy: a
 // process holds one libonnxruntime). One command a line on stdin, one JSON line back:
-//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms":…,"times":[…]}; INPUT holds Q,
-//     K, V ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O;
-//     CALLS runs back to back (1 when absent), "ms" their mean, "times" each one's
+//   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"times":[…]}; INPUT holds Q, K, V
+//     ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O; CALLS
+//     runs back to back (1 when absent), "times" each one's ms
 //   release                                   → {} (frees the sessions)
 // argv: the folder whose node_modules holds onnxruntime-node, the folder of .onnx models.
 // Non-causal rows run com.microsoft MultiHeadAttention, causal ones GroupQueryAttention.
@@ -64,7 +64,7 @@ async function run([input, ...rest]) {
     times.push(performance.now() - start);
   }
   if (output !== '-') writeFileSync(output, O.data);
-  return { ms: times.reduce((a, b) => a + b) / calls, times };
+  return { times };
 }
 
 async function release() {

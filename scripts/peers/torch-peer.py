@@ -1,9 +1,9 @@
 # PyTorch's side of bench:peers' native rows, a child process like attnlab-peer and ort-peer.mjs:
 # torch.nn.functional.scaled_dot_product_attention on the CPU (its own flash kernel), fed the
 # same Q, K, V file. One command a line on stdin, one JSON line back:
-#   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"ms": …, "times": […]}; INPUT holds Q, K, V
+#   run INPUT N D HEADS CAUSAL THREADS OUTPUT [CALLS]  → {"times": […]}; INPUT holds Q, K, V
 #     ([N, HEADS·D] each, float32, one after another), OUTPUT ("-" for none) receives O in the
-#     same layout; CALLS runs back to back (1 when absent), "ms" their mean, "times" each one's
+#     same layout; CALLS runs back to back (1 when absent), "times" each one's ms
 #   release                                   → {} (drops the tensors)
 #   version                                   → {"torch": …, "capability": …}
 # The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds it to
@@ -47,7 +47,7 @@ def run(args):
             times.append((time.perf_counter() - start) * 1e3)
     if output != "-":
         o[0].transpose(0, 1).contiguous().numpy().tofile(output)
-    return {"ms": sum(times) / calls, "times": times}
+    return {"times": times}
 
 
 def release(_):

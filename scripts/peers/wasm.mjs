@@ -2,8 +2,8 @@
 // attnlab's flashAttention (dist/), onnxruntime-web's wasm backend (SIMD) with the
 // com.microsoft MultiHeadAttention and the opset-23 Attention op, and tfjs-backend-wasm; and
 // attnlab's threaded core on 1 and on 2 threads (createAttnLab({ threads: true })).
-// Each kernel is { name, run({ calls }) → { ms, times, output } }: times each of `calls`
-// back-to-back calls, ms their mean.
+// Each kernel is { name, run({ calls }) → { times, output } }: times each of `calls`
+// back-to-back calls' ms.
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -32,7 +32,7 @@ const timed = async (run, calls = 1) => {
     output = await run();
     times.push(performance.now() - start);
   }
-  return { ms: times.reduce((a, b) => a + b) / calls, times, output };
+  return { times, output };
 };
 
 /** The kernels of one wasm row (one head); threadedLab is the threaded core (createAttnLab({ threads: true })). */
