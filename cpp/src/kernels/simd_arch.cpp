@@ -42,12 +42,14 @@ void matmul_block(const float* a, const float* b, float* out, std::size_t k, std
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t h = 0; h < vectors; ++h)
       acc[r][h] = Batch::load_unaligned(out + r * n + j + h * S::lanes);
-  for (std::size_t l = 0; l < k; ++l) {
+  // Pointers stepped rather than indices multiplied: Emscripten turns off LLVM's loop strength
+  // reduction, so `b + l * n` cost a multiply and a reload of n on every step of k in wasm.
+  const float* b_row = b + j;
+  for (const float* a_col = a; a_col != a + k; ++a_col, b_row += n) {
     Batch bl[vectors];
-    for (std::size_t h = 0; h < vectors; ++h)
-      bl[h] = Batch::load_unaligned(b + l * n + j + h * S::lanes);
+    for (std::size_t h = 0; h < vectors; ++h) bl[h] = Batch::load_unaligned(b_row + h * S::lanes);
     for (std::size_t r = 0; r < rows; ++r) {
-      const Batch x(a[r * k + l]);
+      const Batch x(a_col[r * k]);
       for (std::size_t h = 0; h < vectors; ++h) acc[r][h] = S::fma(x, bl[h], acc[r][h]);
     }
   }
