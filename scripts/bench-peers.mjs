@@ -20,7 +20,7 @@
 //
 // Subsets: ATTNLAB_PEERS_QUICK=1 (n ≤ 1,024, d = 64), ATTNLAB_PEERS_SECTIONS=native,wasm,first,
 // ATTNLAB_PEERS_N=256,4096 (these sizes only; ATTNLAB_PEERS_D, ATTNLAB_PEERS_THREADS alike),
-// ATTNLAB_PEERS_ROUNDS (default 9, issue 41's count; a full run takes about 76 minutes),
+// ATTNLAB_PEERS_ROUNDS (default 9, issue 41's count; a full run took 74 minutes on 2 vCPUs),
 // ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only), ATTNLAB_PEERS_TORCH=0 (no PyTorch).
 // onnxruntime-node/-web 1.30 and torch (PyPI) are installed on demand into build/peers/ (peers/setup.mjs).
 import { writeFile } from 'node:fs/promises';
