@@ -5,13 +5,30 @@
 // and thread count. Each kernel is { name, run({ keepOutput, calls }) → { times, output } }:
 // times each of `calls` back-to-back calls' ms in the peer's process.
 import { spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 const ATTNLAB_PEER = ['build/native/attnlab-peer'];
 const ORT_PEER = (home, models) => [process.execPath, new URL('ort-peer.mjs', import.meta.url).pathname, home, models];
 const TORCH_PEER = (python) => [python, new URL('torch-peer.py', import.meta.url).pathname];
-const INPUTS = 'build/peers/qkv.bin';
+// The files the processes exchange (Q, K, V in; each one's O out) lie in memory, in /dev/shm
+// where there is one: written to disk, a large row's 100-200 MB were flushed out by the kernel's
+// writeback some 30 s later, in the middle of the next rows' timings (2 threads, n = 256,
+// d = 128 after the n = 16,384 rows: attnlab 1.9 ms against 1.5, ORT 2.6 against 1.7; the
+// calls in the 15 s after a 300 MB write took 2-4x their time; AMD EPYC family 25).
+const EXCHANGE = (() => {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+  } catch {
+    return 'build/peers';
+  }
+  const dir = mkdtempSync('/dev/shm/attnlab-peers-');
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
+  return dir;
+})();
+const INPUTS = `${EXCHANGE}/qkv.bin`;
 
 /** A peer process (its argv, and variables added to its environment): ask(line) → its JSON reply. */
 function startPeer([program, ...args], env = {}) {
@@ -38,7 +55,7 @@ export const startTorch = (python, avx2) => startPeer(TORCH_PEER(python), avx2 ?
 
 // One contestant: `command(output, calls)` is its run line, writing O to `output` ('-': nowhere).
 function contestant(name, peer, command) {
-  const output = `build/peers/${name}-output.bin`;
+  const output = `${EXCHANGE}/${name}-output.bin`;
   return {
     name,
     async run({ keepOutput, calls = 1 }) {

@@ -82,7 +82,8 @@ struct FlashSpan {
   // Block b against keys [j0, j0 + key_rows), clipped to its end: scores, the rules and masks,
   // the online softmax and the value pass. The span's first block brings streamed keys in.
   static void key_block(const HeadTask& p, std::size_t key_rows, const Block& b, std::size_t j0,
-                        bool leads, const BlockBuffers& w, std::uint8_t* no_weight) {
+                        [[maybe_unused]] bool leads, const BlockBuffers& w,
+                        std::uint8_t* no_weight) {
     const std::size_t keys = std::min(key_rows, b.end - j0);
     // A key block that every row sees whole takes its max from the scores in registers.
     const bool whole = !p.rules && j0 >= b.last_keys.begin && j0 + keys <= b.first_keys.end;
