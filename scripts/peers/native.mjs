@@ -5,7 +5,8 @@
 // and thread count. Each kernel is { name, run({ keepOutput, calls }) → { times, output } }:
 // times each of `calls` back-to-back calls' ms in the peer's process.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { constants } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
@@ -13,19 +14,17 @@ const ATTNLAB_PEER = ['build/native/attnlab-peer'];
 const ORT_PEER = (home, models) => [process.execPath, new URL('ort-peer.mjs', import.meta.url).pathname, home, models];
 const TORCH_PEER = (python) => [python, new URL('torch-peer.py', import.meta.url).pathname];
 // The files the processes exchange (Q, K, V in; each one's O out) lie in memory, in /dev/shm
-// where there is one: written to disk, a large row's 100-200 MB were flushed out by the kernel's
-// writeback some 30 s later, in the middle of the next rows' timings (2 threads, n = 256,
-// d = 128 after the n = 16,384 rows: attnlab 1.9 ms against 1.5, ORT 2.6 against 1.7; the
-// calls in the 15 s after a 300 MB write took 2-4x their time; AMD EPYC family 25).
+// where there is one: on disk, the kernel's writeback flushed a large row's files in the middle
+// of the next rows' timings (docs/long-sequences.md, "Against the peers").
 const EXCHANGE = (() => {
+  let dir;
   try {
-    accessSync('/dev/shm', constants.W_OK);
+    dir = mkdtempSync('/dev/shm/attnlab-peers-');
   } catch {
     return 'build/peers';
   }
-  const dir = mkdtempSync('/dev/shm/attnlab-peers-');
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(128 + constants.signals[signal]));
   return dir;
 })();
 const INPUTS = `${EXCHANGE}/qkv.bin`;
