@@ -232,6 +232,43 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
   }
 }
 
+// The flash kernel gathers K and V into buffers that the K/V heads take in turn (flash.cpp's
+// buffer_turns: one for one worker, two a worker otherwise), and at d = 128 the instruction sets
+// with 16 registers take query blocks of 32 rows (cpu_plan). 8 heads of d = 128 and 300 queries
+// on 1, 2 and 3 workers (buffers: 1, 4 and 6 for 8 K/V heads; 4 K/V heads shared by pairs of
+// query heads take 4 of their own) match float64, which reads the shared heads repeated.
+TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under every set",
+          "[simd]") {
+  const ArchGuard guard;
+  const std::size_t n = 300, d = 128;
+  const Matrix q = random_matrix(n, 8 * d, 31), k = random_matrix(n, 8 * d, 32),
+               v = random_matrix(n, 8 * d, 33), k4 = random_matrix(n, 4 * d, 34),
+               v4 = random_matrix(n, 4 * d, 35);
+  const auto repeated = [&](const Matrix& m) {  // K/V head h / 2 for query head h
+    MatrixD r(n, 8 * d);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < 8 * d; ++c) r(i, c) = m(i, c / d / 2 * d + c % d);
+    return r;
+  };
+  const MatrixD expected =
+      reference_multi_head(q.cast<double>(), k.cast<double>(), v.cast<double>(), 8, {});
+  const MatrixD expected_shared =
+      reference_multi_head(q.cast<double>(), repeated(k4), repeated(v4), 8, {});
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) continue;
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    for (const std::size_t threads : {1, 2, 3}) {
+      LongAttentionOptions o;
+      o.heads = 8;
+      o.threads = threads;
+      INFO(arch.name << ", " << threads << " threads");
+      CHECK(max_abs_diff(flash_attention(q, k, v, o).value().output, expected) <= 1e-5);
+      o.kv_heads = 4;
+      CHECK(max_abs_diff(flash_attention(q, k4, v4, o).value().output, expected_shared) <= 1e-5);
+    }
+  }
+}
+
 // The flash kernel's scan of its inputs (input_scan.cpp) finds a value that is not finite in
 // a batch's body or in the scalar tail of a row (width 2 · 19: no batch width divides it),
 // in Q, K or V, on one thread and two, and the error names the matrix and the cell.

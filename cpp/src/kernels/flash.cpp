@@ -147,6 +147,12 @@ bool streamed(const HeadTask& task) {
 // (or memory) once per 64 rows: n = 4,096, d = 64, 0.98x the time at 1 and 2 threads; d = 128
 // no change; n = 16,384, d = 64, 2 threads, against the 256-row blocks streamed K and V had,
 // 0.98x.
+//
+// Its query blocks: halved while a block's Qᵀ is over qt_bytes and two row groups remain, as
+// the scores pass reads the whole of Qᵀ for each group of keys: AVX2 at d = 128 takes blocks of
+// 32 rows. AVX-512's row groups of 32 keep 64 rows (its wide passes take 64; 32 were slower).
+constexpr std::size_t qt_bytes = std::size_t{16} << 10;  // half a 32 KiB L1 data cache
+
 simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
                         const simd::Kernels& k) {
   simd::SpanPlan plan{*tiling::plan_for(task.d), 1, 4};
@@ -156,6 +162,9 @@ simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t thr
       tile.cpu_key_tiles = tiles;
       break;
     }
+  while (tile.query_rows * task.d * sizeof(float) > qt_bytes &&
+         tile.query_rows / 2 >= 2 * k.row_group)
+    tile.query_rows /= 2;
   const std::size_t half_l2 = core_cache_bytes() / 2;
   const std::size_t block_bytes =
       (task.d + k.value_width(task.d_v)) * round_up(tile.query_rows, k.row_group) * sizeof(float);
@@ -194,6 +203,31 @@ std::vector<std::size_t> item_order(std::size_t kv_tasks, std::size_t group, std
     for (const auto& run : runs)
       if (k < run.size()) order.push_back(run[k]);
   return order;
+}
+
+// The buffer each K/V head's K and V are gathered into, and the head it waits for there: the
+// heads take `slots` buffers in turn, in the order the items first use them, each once the items
+// of the head before it in that buffer (`after`; kv_heads for none) have finished. A buffer
+// written again soon is still in the caches, where one buffer per head sent each gather's
+// writes to memory. No wait is circular: item_order hands out a run's heads whole and
+// the runs in step, so by the first item of a head, the head `slots` ≥ workers turns before it has
+// handed out all its items; two turns per worker leave a worker a head's lead before one waits.
+struct BufferTurn {
+  std::size_t slot, after;
+};
+
+std::vector<BufferTurn> buffer_turns(const std::vector<std::size_t>& order, std::size_t kv_heads,
+                                     std::size_t items_per_kv, std::size_t slots) {
+  std::vector<BufferTurn> turns(kv_heads, {slots, kv_heads});  // slot `slots`: no turn yet
+  std::vector<std::size_t> latest(slots, kv_heads);            // each buffer's head so far
+  for (std::size_t i = 0, taken = 0; taken < kv_heads; ++i) {
+    const std::size_t kv = order[i] / items_per_kv;
+    if (turns[kv].slot < slots) continue;
+    const std::size_t slot = taken++ % slots;
+    turns[kv] = {slot, latest[slot]};
+    latest[slot] = kv;
+  }
+  return turns;
 }
 
 }  // namespace
@@ -259,36 +293,51 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
   const std::size_t workers = std::min(threads, list.size() * spans);
-  // The query heads of one K/V head are consecutive tasks: their K and V are gathered once.
+  // The query heads of one K/V head are consecutive tasks: their K and V are gathered once, into
+  // one of `slots` buffers (buffer_turns).
   const std::size_t group = group_size(options), shared = list.size() / group;
+  const std::size_t items_per_kv = group * spans;
+  const std::size_t slots = std::min(shared, workers == 1 ? 1 : 2 * workers);
   const std::size_t per_kv = gathered_floats(list.front(), kernels);
-  Workspace workspace(workers * block_floats(plan, list.front().d_v, kernels) + shared * per_kv);
+  Workspace workspace(workers * block_floats(plan, list.front().d_v, kernels) + slots * per_kv);
   std::vector<float*> gathered;
-  for (std::size_t s = 0; s < shared; ++s) gathered.push_back(workspace.take(per_kv));
+  for (std::size_t s = 0; s < slots; ++s) gathered.push_back(workspace.take(per_kv));
   std::vector<simd::BlockBuffers> buffers;
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
-  // One dispatch per call: the first item of a K/V head gathers it; an item that finds its head
-  // under way waits for it (another worker's first item, briefly). 0: not yet, 1: under way, 2:
-  // ready.
-  std::vector<std::atomic<std::uint8_t>> ready(shared);
+  const std::vector<std::size_t> order =
+      one_thread ? std::vector<std::size_t>{} : item_order(shared, group, spans, workers);
+  // One thread takes the heads in turn, each done before the next: one buffer, no turns.
+  const std::vector<BufferTurn> turns =
+      one_thread ? std::vector<BufferTurn>{} : buffer_turns(order, shared, items_per_kv, slots);
+  // One dispatch per call: the first item of a K/V head gathers it, once the head before it in
+  // its buffer is done; an item that finds its head under way waits for it (another worker's
+  // first item, briefly). Each K/V head's progress: 0 not yet, 1 under way, then 2 + its items
+  // done.
+  std::vector<std::atomic<std::size_t>> progress(shared);
   const auto prepare = [&](std::size_t item) {
-    std::uint8_t idle = 0;
-    if (!ready[item].compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
-      while (ready[item].load(std::memory_order_acquire) != 2) std::this_thread::yield();
+    std::size_t idle = 0;
+    if (!progress[item].compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
+      while (progress[item].load(std::memory_order_acquire) < 2) std::this_thread::yield();
       return;
     }
+    std::size_t slot = 0;
+    if constexpr (!one_thread) {
+      const BufferTurn turn = turns[item];
+      while (turn.after < shared &&
+             progress[turn.after].load(std::memory_order_acquire) < 2 + items_per_kv)
+        std::this_thread::yield();
+      slot = turn.slot;
+    }
     HeadTask source = list[item * group];
-    gather(source, kernels, gathered[item]);
+    gather(source, kernels, gathered[slot]);
     for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
       list[t].streamed = streamed(list[t]);
       std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =
           std::tuple(source.k, source.ld_k, source.v, source.ld_v);
     }
-    ready[item].store(2, std::memory_order_release);
+    progress[item].store(2, std::memory_order_release);
   };
-  const std::vector<std::size_t> order =
-      one_thread ? std::vector<std::size_t>{} : item_order(shared, group, spans, workers);
   parallel_for(list.size() * spans, threads, [&](std::size_t item, std::size_t worker) {
     const std::size_t code = one_thread ? item : order[item];
     const std::size_t span = spans - 1 - code % spans;
@@ -296,6 +345,7 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     prepare(task / group);
     kernels.query_span(list[task], plan, span * span_rows, buffers[worker],
                        no_weight.data() + task % heads * q.rows);
+    progress[task / group].fetch_add(1, std::memory_order_release);
   });
   if (auto e = flash_tasks::overflow("the flash kernel", q, k, v, result.output, no_weight, list,
                                      result.fully_masked_rows, true))

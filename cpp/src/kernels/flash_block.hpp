@@ -248,9 +248,10 @@ struct FlashBlock {
 
   // st[j · rows] = the exponential of factor · st[j · rows] - shift for j < keys, one batch of
   // rows, and the sum of those (see softmax: fused in base 2, rounded in base e). Four partial
-  // sums (keys j mod 4): a quarter of the rounding of one long sum, and four independent chains
-  // of exponentials. Four named sums, not an array: GCC kept an array sum[j % 4] on the stack,
-  // a load and a store per key.
+  // sums (keys j mod 4): a quarter of the rounding of one long sum. Four named sums, not an
+  // array: GCC kept an array sum[j % 4] on the stack, a load and a store per key. With 16
+  // registers (AVX2, SSE), the exponential's constants leave room for one sum only, and GCC kept
+  // the other three on the stack all the same: there the four-key steps add into one.
   template <bool base2>
   static Batch exponentiate(float* st, std::size_t keys, std::size_t rows, Batch factor,
                             Batch shift) {
@@ -265,11 +266,13 @@ struct FlashBlock {
     Batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
     std::size_t j = 0;
 #ifndef __EMSCRIPTEN__  // four exponentials a step natively; in wasm the core's size counts
+    constexpr bool four_sums = lanes >= 16;
+    Batch &t1 = four_sums ? s1 : s0, &t2 = four_sums ? s2 : s0, &t3 = four_sums ? s3 : s0;
     for (; j + 4 <= keys; j += 4) {
       s0 += weight(st + j * rows);
-      s1 += weight(st + (j + 1) * rows);
-      s2 += weight(st + (j + 2) * rows);
-      s3 += weight(st + (j + 3) * rows);
+      t1 += weight(st + (j + 1) * rows);
+      t2 += weight(st + (j + 2) * rows);
+      t3 += weight(st + (j + 3) * rows);
     }
 #endif
     for (; j < keys; ++j) {  // each key to the next sum: the sums take turns

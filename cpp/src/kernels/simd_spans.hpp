@@ -85,13 +85,13 @@ struct Spans {
   // out[c] = max(out[c], |x[r · cols + c]|) for r < rows, c < cols; returns whether every x is
   // finite, tested as all_finite does (a NaN's max would be lost, so its result means nothing).
   static bool column_max_abs(const float* x, std::size_t rows, std::size_t cols, float* out) {
-    Batch sum(0.0f);
+    Batch bits(0.0f);
     bool finite = true;
     for (std::size_t r = 0; r < rows; ++r, x += cols) {
       std::size_t c = 0;
       for (; c + lanes <= cols; c += lanes) {
         const Batch b = Batch::load_unaligned(x + c);
-        sum += b - b;
+        bits = bits | (b - b);
         xsimd::max(Batch::load_unaligned(out + c), xsimd::abs(b)).store_unaligned(out + c);
       }
       for (; c < cols; ++c) {
@@ -99,19 +99,20 @@ struct Spans {
         out[c] = std::max(out[c], std::fabs(x[c]));
       }
     }
-    return finite && xsimd::all(sum == Batch(0.0f));
+    return finite && xsimd::all(bits == Batch(0.0f));
   }
 
-  // Whether every x[i] is finite, for i < n: x - x is 0 for a finite x and NaN for ±Infinity
-  // or NaN, and a NaN stays in the sum; no branch per batch.
+  // Whether every x[i] is finite, for i < n: x - x is +0 (no bit set) for a finite x and NaN for
+  // ±Infinity or NaN, whose bits the or keeps; no branch per batch. An or, not a sum: a chain of
+  // additions made each batch wait for the last one's.
   static bool all_finite(const float* x, std::size_t n) {
-    Batch acc(0.0f);
+    Batch bits(0.0f);
     std::size_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       const Batch b = Batch::load_unaligned(x + i);
-      acc += b - b;
+      bits = bits | (b - b);
     }
-    bool finite = xsimd::all(acc == Batch(0.0f));
+    bool finite = xsimd::all(bits == Batch(0.0f));
     for (; i < n; ++i) finite = finite && std::isfinite(x[i]);
     return finite;
   }
