@@ -312,8 +312,8 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
       one_thread ? std::vector<BufferTurn>{} : buffer_turns(order, shared, items_per_kv, slots);
   // One dispatch per call: the first item of a K/V head gathers it, once the head before it in
   // its buffer is done; an item that finds its head under way waits for it (another worker's
-  // first item, briefly). Each K/V head's progress: 0 not yet, 1 under way, then 2 + its items
-  // done.
+  // first item, briefly). Each K/V head's progress: 0 not yet, 1 under way, then 2, plus its
+  // items done where heads take turns.
   std::vector<std::atomic<std::size_t>> progress(shared);
   const auto prepare = [&](std::size_t item) {
     std::size_t idle = 0;
@@ -345,7 +345,7 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     prepare(task / group);
     kernels.query_span(list[task], plan, span * span_rows, buffers[worker],
                        no_weight.data() + task % heads * q.rows);
-    progress[task / group].fetch_add(1, std::memory_order_release);
+    if constexpr (!one_thread) progress[task / group].fetch_add(1, std::memory_order_release);
   });
   if (auto e = flash_tasks::overflow("the flash kernel", q, k, v, result.output, no_weight, list,
                                      result.fully_masked_rows, true))
