@@ -274,6 +274,38 @@ TEST_CASE("the flash kernel rejects bad input with the core's error codes", "[fl
   CHECK(code(flash_attention(wide, wide, wide)) == "too-large");  // head width above 512
 }
 
+// The call scans K and V as it gathers each K/V head, after the work has begun: a value that is
+// not finite anywhere in them, under any head, batch or thread count, still gets the check's
+// error, naming the matrix and the first such value as validate does (row and column, 1-based).
+TEST_CASE("the flash kernel names a non-finite K or V value wherever it lies", "[flash]") {
+  const std::size_t rows = 2 * 40, cols = 4 * 8;  // 2 sequences of 40, 4 heads of 8
+  LongAttentionOptions options = flash_options(false, 4);
+  options.batch = 2;
+  const Matrix q = random_matrix(rows, cols, 55);
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()})
+    for (const int kv_heads : {4, 2, 1})
+      for (const int threads : {1, 2})
+        for (const bool in_v : {false, true})
+          for (const auto [r, c] : {std::pair{0, 0}, {39, 31}, {40, 5}, {79, 16}, {63, 31}}) {
+            options.kv_heads = kv_heads;
+            options.threads = threads;
+            const std::size_t kv_cols = 8 * static_cast<std::size_t>(kv_heads);
+            Matrix k = random_matrix(rows, kv_cols, 56), v = random_matrix(rows, kv_cols, 57);
+            const std::size_t col = static_cast<std::size_t>(c) % kv_cols;
+            (in_v ? v : k)(static_cast<std::size_t>(r), col) = bad;
+            const auto result = flash_attention(q, k, v, options);
+            INFO("kv heads " << kv_heads << ", threads " << threads << ", " << (in_v ? "V" : "K")
+                             << " row " << r << " column " << col);
+            REQUIRE_FALSE(result);
+            CHECK(result.error().code == ErrorCode::non_finite);
+            const std::string where = std::string(in_v ? "V" : "K") + " ";
+            CHECK(result.error().message.rfind(where, 0) == 0);
+            CHECK(result.error().message.find("at row " + std::to_string(r + 1) + ", column " +
+                                              std::to_string(col + 1)) != std::string::npos);
+          }
+}
+
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 // Hidden from the default run (too slow under sanitizers); CTest runs it for the native
 // Release build only. Naive attention would need 16 GiB for one 65,536² score matrix.

@@ -9,7 +9,7 @@
 
 namespace attnlab {
 
-flash_tasks::InputScan flash_tasks::scan_inputs(const Matrix& q, const Matrix& k, const Matrix& v,
+flash_tasks::InputScan flash_tasks::scan_inputs(const Matrix& q, const Matrix* k,
                                                 const LongAttentionOptions& o,
                                                 std::size_t threads) {
   const auto heads = static_cast<std::size_t>(o.heads);
@@ -18,13 +18,14 @@ flash_tasks::InputScan flash_tasks::scan_inputs(const Matrix& q, const Matrix& k
                  std::vector<float>(o.batch * kv_heads, 0.0f)};
   const simd::Kernels& kernels = simd::active();
   std::vector<float> maxima;  // (chunks, cols): each chunk's columns' max |value|
-  for (const Matrix* m : {&q, &k, &v}) {
+  for (const Matrix* m : {&q, k}) {
+    if (!m) break;
     // Each sequence in chunks of up to 2^16 values for the workers (one chunk on one thread).
     const std::size_t per_sequence = m->rows / o.batch, cols = m->cols;
     const std::size_t step =
         std::max<std::size_t>(1, one_thread ? per_sequence : (std::size_t{1} << 16) / (cols + 1));
     const std::size_t chunks = (per_sequence + step - 1) / step;
-    float* most = m == &q ? scan.q_max.data() : m == &k ? scan.k_max.data() : nullptr;
+    float* most = m == &q ? scan.q_max.data() : scan.k_max.data();
     for (std::size_t b = 0; b < o.batch; ++b) {
       maxima.assign(chunks * cols, 0.0f);
       std::atomic<bool> finite{true};
@@ -35,8 +36,8 @@ flash_tasks::InputScan flash_tasks::scan_inputs(const Matrix& q, const Matrix& k
           finite.store(false, std::memory_order_relaxed);
       });
       scan.finite = scan.finite && finite.load();
-      const std::size_t heads_here = cols / d;  // V's maxima go unused (its width is d_v)
-      for (std::size_t c = 0; most && c < chunks; ++c)
+      const std::size_t heads_here = cols / d;
+      for (std::size_t c = 0; c < chunks; ++c)
         for (std::size_t h = 0; h < heads_here; ++h) {
           const float* column = &maxima[c * cols + h * d];
           float& head = most[b * heads_here + h];
