@@ -74,16 +74,15 @@ simd::BlockBuffers block_buffers(Workspace& w, const simd::SpanPlan& plan, std::
 // over many more pages and TLB entries), K with key_group - 1 copies of its last row after it
 // so a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns
 // to whole value passes (value_width) so every pass reads its columns at fixed offsets. gather()
-// copies into the floats gathered_floats() counts (with d more for K's column maxima) and
-// repoints the task.
+// copies into the floats gathered_floats() counts and repoints the task.
 std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
-  return Workspace::rounded((p.n_k + k.key_group) * p.d + p.n_k * k.value_width(p.d_v));
+  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d + p.n_k * k.value_width(p.d_v));
 }
 
 // What gather() saw: K's largest |value| (for bound_task) and whether K and V are finite (the
-// maximum means nothing where not). The call's scan leaves K and V to it: it scans a head's
-// copy, still in this core's caches, where the scan had read them from memory a second time
-// (Zen 4, AVX-512, 1 thread, n = 256, d = 128, 8 heads: 0.97-0.98x the time).
+// maximum means nothing where not). The call's scan leaves K and V to it: it scans a head while
+// copying it, where the call's scan had read K from memory a second time (Zen 4, AVX-512,
+// 1 thread, n = 256, d = 128, 8 heads: 0.97-0.98x the time).
 struct Gathered {
   float k_max = 0.0f;
   bool finite = true;
@@ -91,26 +90,17 @@ struct Gathered {
 
 Gathered gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   float* k = into;
+  const float k_max = kernels.max_abs(p.k, p.n_k, p.d, p.ld_k, k, p.d);
   const std::size_t k_rows = p.n_k + kernels.key_group - 1;
-  for (std::size_t j = 0; j < k_rows; ++j)
-    std::copy_n(p.k + std::min(j, p.n_k - 1) * p.ld_k, p.d, k + j * p.d);
+  for (std::size_t j = p.n_k; j < k_rows; ++j) std::copy_n(k + (p.n_k - 1) * p.d, p.d, k + j * p.d);
   float* v = k + k_rows * p.d;
   const std::size_t width = kernels.value_width(p.d_v);
-  for (std::size_t j = 0; j < p.n_k; ++j) {
-    std::copy_n(p.v + j * p.ld_v, p.d_v, v + j * width);
-    std::fill(v + j * width + p.d_v, v + (j + 1) * width, 0.0f);
-  }
-  float* maxima = v + p.n_k * width;
-  std::fill_n(maxima, p.d, 0.0f);
-  Gathered seen;
-  seen.finite =
-      kernels.column_max_abs(k, p.n_k, p.d, maxima) && kernels.all_finite(v, p.n_k * width);
-  seen.k_max = *std::max_element(maxima, maxima + p.d);
+  const float v_max = kernels.max_abs(p.v, p.n_k, p.d_v, p.ld_v, v, width);
   p.k = k;
   p.ld_k = p.d;
   p.v = v;
   p.ld_v = width;
-  return seen;
+  return {k_max, !std::isnan(k_max) && !std::isnan(v_max)};
 }
 
 using flash_tasks::group_size;

@@ -114,7 +114,7 @@ constexpr Kernels table{Arch::name(),
                         &Spans<Arch>::scale,
                         &Spans<Arch>::max_of,
                         &Spans<Arch>::all_finite,
-                        &Spans<Arch>::column_max_abs,
+                        &Spans<Arch>::max_abs,
                         &Spans<Arch>::exp_shifted,
                         &Spans<Arch>::gelu,
                         &FlashSpan<Arch>::query_span};

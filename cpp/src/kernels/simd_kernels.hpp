@@ -95,9 +95,10 @@ struct Kernels {
   void (*scale)(float* x, std::size_t n, float factor);  // x *= factor
   float (*max_of)(const float* x, std::size_t n);
   bool (*all_finite)(const float* x, std::size_t n);
-  // out[c] = max(out[c], |x[r · cols + c]|) for r < rows, c < cols (x row-major); returns
-  // whether every x is finite (out's values then mean nothing)
-  bool (*column_max_abs)(const float* x, std::size_t rows, std::size_t cols, float* out);
+  // the largest |x| of the (rows, cols) block x, rows ld apart, or NaN where one is not finite;
+  // given `to`, also copies the block there, rows `width` apart, zeros from cols to width
+  float (*max_abs)(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* to,
+                   std::size_t width);
   // out[i] = exp(x[i] - shift) for i < n (out may be x); returns the sum of out
   float (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   // x[i] = GELU(x[i]) (tanh form) for i < n, in place

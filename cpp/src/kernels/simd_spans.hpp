@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <xsimd/xsimd.hpp>
 
@@ -82,24 +83,41 @@ struct Spans {
     return max;
   }
 
-  // out[c] = max(out[c], |x[r · cols + c]|) for r < rows, c < cols; returns whether every x is
-  // finite, tested as all_finite does (a NaN's max would be lost, so its result means nothing).
-  static bool column_max_abs(const float* x, std::size_t rows, std::size_t cols, float* out) {
-    Batch bits(0.0f);
+  // The largest |value| of the (rows, cols) block x, rows ld apart, or NaN where one is not
+  // finite (tested as all_finite does: a NaN's max would be lost). Given `to`, it also copies the
+  // block there, rows `width` apart, zeros from cols to width: the flash kernel scans K and V as
+  // it gathers them, in one pass (a copy, then a scan of the copy, read each value twice). A
+  // head's rows lie a row of all heads apart, each on a page of its own: it asks for the row four
+  // ahead meanwhile (Zen 3, AVX2, n = 256, d = 128, 8 heads: its share of the call 7.2% -> 5.4%).
+  static float max_abs(const float* x, std::size_t rows, std::size_t cols, std::size_t ld,
+                       float* to, std::size_t width) {
+    Batch most(0.0f), bits(0.0f);
+    float rest = 0.0f;
     bool finite = true;
-    for (std::size_t r = 0; r < rows; ++r, x += cols) {
+    for (std::size_t r = 0; r < rows; ++r, x += ld) {
+      if (r + 4 < rows)
+        for (std::size_t c = 0; c < cols; c += 16) __builtin_prefetch(x + 4 * ld + c);
       std::size_t c = 0;
       for (; c + lanes <= cols; c += lanes) {
         const Batch b = Batch::load_unaligned(x + c);
         bits = bits | (b - b);
-        xsimd::max(Batch::load_unaligned(out + c), xsimd::abs(b)).store_unaligned(out + c);
+        most = xsimd::max(most, xsimd::abs(b));
+        if (to) b.store_unaligned(to + c);
       }
       for (; c < cols; ++c) {
         finite = finite && std::isfinite(x[c]);
-        out[c] = std::max(out[c], std::fabs(x[c]));
+        rest = std::max(rest, std::fabs(x[c]));
+        if (to) to[c] = x[c];
       }
+      if (!to) continue;
+      std::fill(to + cols, to + width, 0.0f);
+      to += width;
     }
-    return finite && xsimd::all(bits == Batch(0.0f));
+    if (!finite || !xsimd::all(bits == Batch(0.0f))) return std::numeric_limits<float>::quiet_NaN();
+    float parts[lanes];
+    most.store_unaligned(parts);
+    for (const float part : parts) rest = std::max(rest, part);
+    return rest;
   }
 
   // Whether every x[i] is finite, for i < n: x - x is +0 (no bit set) for a finite x and NaN for
