@@ -140,8 +140,10 @@ bool streamed(const HeadTask& task) {
 //
 // Its spans: where a head's K and V fill more than half the L2 of a core (base/caches.hpp),
 // as many query blocks as keep their state (Qᵀ, Oᵀ) in the other half, up to 16, walking
-// stretches of 4 key blocks (at d = 64 a stretch of K and V is 192 KiB); fewer where the
-// workers would lack items. One query block at a time read the whole of K and V from the L3
+// stretches of up to 4 key blocks whose K and V fit a quarter of the L2 (at d = 64 four blocks
+// are 192 KiB); fewer where the workers would lack items. Zen 3's 512 KiB L2 takes one block
+// at d = 128 (96 keys, 96 KiB), where four took 0.98x the time (AVX2, n = 1,024 and 4,096, 1 and
+// 2 threads). One query block at a time read the whole of K and V from the L3
 // (or memory) once per 64 rows: n = 4,096, d = 64, 0.98x the time at 1 and 2 threads; d = 128
 // no change; n = 16,384, d = 64, 2 threads, against the 256-row blocks streamed K and V had,
 // 0.98x.
@@ -168,6 +170,9 @@ simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t thr
       (task.d + k.value_width(task.d_v)) * round_up(tile.query_rows, k.row_group) * sizeof(float);
   if (task.n_k * (task.d + task.d_v) * sizeof(float) > half_l2)
     plan.blocks = std::clamp(half_l2 / block_bytes, std::size_t{1}, simd::max_span_blocks);
+  const std::size_t key_block_bytes =
+      tile.cpu_key_rows() * (task.d + k.value_width(task.d_v)) * sizeof(float);
+  plan.stretch_blocks = std::clamp(half_l2 / 2 / key_block_bytes, std::size_t{1}, std::size_t{4});
   const auto items = [&] {
     const std::size_t rows = plan.blocks * tile.query_rows;
     return tasks * ((task.n_q + rows - 1) / rows);
