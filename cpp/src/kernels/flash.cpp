@@ -142,8 +142,8 @@ bool streamed(const HeadTask& task) {
 // as many query blocks as keep their state (Qᵀ, Oᵀ) in the other half, up to 16, walking
 // stretches of up to 4 key blocks whose K and V fit a quarter of the L2 (at d = 64 four blocks
 // are 192 KiB); fewer where the workers would lack items. Zen 3's 512 KiB L2 takes one block
-// at d = 128 (96 keys, 96 KiB), where four took 0.98x the time (AVX2, n = 1,024 and 4,096, 1 and
-// 2 threads). One query block at a time read the whole of K and V from the L3
+// at d = 128 (96 keys, 96 KiB): 0.98x the time of four (AVX2, n = 1,024 and 4,096, 1 and 2
+// threads). One query block at a time read the whole of K and V from the L3
 // (or memory) once per 64 rows: n = 4,096, d = 64, 0.98x the time at 1 and 2 threads; d = 128
 // no change; n = 16,384, d = 64, 2 threads, against the 256-row blocks streamed K and V had,
 // 0.98x.

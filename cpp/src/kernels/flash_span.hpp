@@ -150,8 +150,7 @@ struct FlashSpan {
     }
     for (std::size_t r = 0; tiled < p.d && r < padded; ++r) {
       const float* row = p.q + (first + r) * p.ld_q;
-      if (r + 4 < rows)
-        for (std::size_t c = tiled; c < p.d; c += 16) __builtin_prefetch(row + 4 * p.ld_q + c);
+      if (r + 4 < rows) prefetch_row(row + 4 * p.ld_q + tiled, p.d - tiled);
       for (std::size_t c = tiled; c < p.d; ++c) qt[c * padded + r] = r < rows ? row[c] : 0.0f;
     }
   }

@@ -95,8 +95,7 @@ struct Spans {
     float rest = 0.0f;
     bool finite = true;
     for (std::size_t r = 0; r < rows; ++r, x += ld) {
-      if (r + 4 < rows)
-        for (std::size_t c = 0; c < cols; c += 16) __builtin_prefetch(x + 4 * ld + c);
+      if (r + 4 < rows) prefetch_row(x + 4 * ld, cols);
       std::size_t c = 0;
       for (; c + lanes <= cols; c += lanes) {
         const Batch b = Batch::load_unaligned(x + c);
