@@ -149,9 +149,12 @@ bool streamed(const HeadTask& task) {
 // 0.98x.
 //
 // Its query blocks: halved while a block's Qᵀ is over qt_bytes and two row groups remain, as
-// the scores pass reads the whole of Qᵀ for each group of keys: AVX2 at d = 128 takes blocks of
-// 32 rows. AVX-512's row groups of 32 keep 64 rows (its wide passes take 64; 32 were slower).
-constexpr std::size_t qt_bytes = std::size_t{16} << 10;  // half a 32 KiB L1 data cache
+// the scores pass reads the whole of Qᵀ for each group of keys, and the block's scores should
+// still be in the L1 when the softmax and the value pass read them: AVX2 takes blocks of 32 rows
+// (at d = 64, 64 rows left 24 KiB of scores beside 16 KiB of Qᵀ and the key block, and took
+// 1.01-1.04x the time of 32 on Zen 3; wasm 0.97-1.0x). AVX-512's row groups of 32 keep 64 rows
+// (its wide passes take 64; 32 were slower).
+constexpr std::size_t qt_bytes = std::size_t{8} << 10;  // a quarter of a 32 KiB L1 data cache
 
 simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
                         const simd::Kernels& k) {
