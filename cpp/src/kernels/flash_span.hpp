@@ -135,6 +135,10 @@ struct FlashSpan {
   // (the copy waited on Q's rows: n = 4,096, d = 128, 0.98x the time).
   static void transpose_q(const HeadTask& p, std::size_t first, std::size_t rows,
                           std::size_t padded, float* qt) {
+    // Q's address and stride in locals: a vector store may alias anything, so GCC would read
+    // them from the task again after each one.
+    const float* const q = p.q + first * p.ld_q;
+    const std::size_t ld = p.ld_q;
     std::size_t tiled = 0;  // the columns the tiles copied
     if constexpr (tile_transpose_available<Batch>()) {
       tiled = p.d - p.d % lanes;
@@ -142,15 +146,14 @@ struct FlashSpan {
         for (std::size_t c0 = 0; c0 < tiled; c0 += lanes) {
           Batch x[lanes];
           for (std::size_t i = 0; i < lanes; ++i)
-            x[i] = r0 + i < rows ? Batch::load_unaligned(p.q + (first + r0 + i) * p.ld_q + c0)
-                                 : Batch(0.0f);
+            x[i] = r0 + i < rows ? Batch::load_unaligned(q + (r0 + i) * ld + c0) : Batch(0.0f);
           transpose_tile(x);
           for (std::size_t j = 0; j < lanes; ++j) x[j].store_unaligned(qt + (c0 + j) * padded + r0);
         }
     }
     for (std::size_t r = 0; tiled < p.d && r < padded; ++r) {
-      const float* row = p.q + (first + r) * p.ld_q;
-      if (r + 4 < rows) prefetch_row(row + 4 * p.ld_q + tiled, p.d - tiled);
+      const float* row = q + r * ld;
+      if (r + 4 < rows) prefetch_row(row + 4 * ld + tiled, p.d - tiled);
       for (std::size_t c = tiled; c < p.d; ++c) qt[c * padded + r] = r < rows ? row[c] : 0.0f;
     }
   }
@@ -161,6 +164,8 @@ struct FlashSpan {
   // lane (a lane is a row before the transpose).
   static void write_output(const HeadTask& p, const Block& b, std::uint8_t* no_weight) {
     const std::size_t first = b.first, rows = b.rows, padded = b.padded;
+    float* const out = p.out + first * p.ld_out;  // in locals, as in transpose_q
+    const std::size_t ld = p.ld_out;
     std::size_t r0 = 0;
     if constexpr (tile_transpose_available<Batch>()) {
       const std::size_t tiled = p.d_v - p.d_v % lanes;
@@ -175,8 +180,7 @@ struct FlashSpan {
             probes += Batch(0.0f) * x[j];
           }
           transpose_tile(x);
-          for (std::size_t i = 0; i < lanes; ++i)
-            x[i].store_unaligned(p.out + (first + r0 + i) * p.ld_out + c0);
+          for (std::size_t i = 0; i < lanes; ++i) x[i].store_unaligned(out + (r0 + i) * ld + c0);
         }
         float probe[lanes];
         probes.store_unaligned(probe);
