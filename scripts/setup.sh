@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 # chromium: the browser tests (and its SwiftShader Vulkan driver, which libvulkan1 loads for
 # WebGPU in Node). libopenblas-dev: the BLAS baseline of the benchmark. clang-14 with
 # libclang-rt-14-dev: the libFuzzer target. python3-numpy: runs the NumPy export in a test.
+# clang-format-14: the C++ style check (.clang-format) that npm test runs first.
 apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev
-  clang-14 libclang-rt-14-dev python3-numpy)
+  clang-14 libclang-rt-14-dev python3-numpy clang-format-14)
 # python3-venv: the Python package's virtual environment (python/, below).
 apt_packages+=(python3-venv)
 # Extra packages a script asks for (npm run bench:peers: python3-onnx).
