@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { f32, relativeError } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
@@ -19,18 +20,6 @@ const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.fr
 
 // Float32 against float64: 1e-5 relative to max(1, max |reference|).
 const TOLERANCE = 1e-5;
-const maxAbs = (m) => Math.max(...m.flat().map(Math.abs));
-function relativeError(got, want) {
-  assert.equal(got.length, want.length);
-  let worst = 0;
-  for (let i = 0; i < want.length; i++) {
-    assert.equal(got[i].length, want[i].length);
-    for (let j = 0; j < want[i].length; j++) worst = Math.max(worst, Math.abs(got[i][j] - want[i][j]));
-  }
-  return worst / Math.max(1, maxAbs(want));
-}
-// The inputs as the core sees them: float32.
-const f32 = (m) => m.map((row) => row.map(Math.fround));
 
 const phi = { elu: (x) => (x > 0 ? x + 1 : Math.exp(x)), relu: (x) => Math.max(x, 0) };
 

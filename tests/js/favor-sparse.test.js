@@ -9,6 +9,7 @@ import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { f32, relativeError } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
@@ -18,22 +19,8 @@ const seeded = (seed) => {
   return () => 4 * r.float() - 2; // [-2, 2)
 };
 const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
-const f32 = (m) => m.map((row) => row.map(Math.fround));
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 const TOLERANCE = 1e-5;
-function relativeError(got, want) {
-  let worst = 0;
-  let biggest = 1;
-  assert.equal(got.length, want.length);
-  for (let i = 0; i < want.length; i++) {
-    assert.equal(got[i].length, want[i].length);
-    for (let j = 0; j < want[i].length; j++) {
-      worst = Math.max(worst, Math.abs(got[i][j] - want[i][j]));
-      biggest = Math.max(biggest, Math.abs(want[i][j]));
-    }
-  }
-  return worst / biggest;
-}
 
 /** W (m, d) in float64: blocks of d Gaussian rows orthonormalised, each row then as long as Gaussian row m + i. */
 function projection(m, d, seed) {

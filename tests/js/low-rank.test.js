@@ -8,23 +8,13 @@ import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
-import { svdReference } from '../support/float64-efficient.js';
+import { f32, product, relativeError, svdReference } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
 
 const TOLERANCE = 1e-5;
 const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
-const f32 = (m) => m.map((row) => row.map(Math.fround));
-const product = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, l) => s + x * b[l][j], 0)));
-const maxAbs = (m) => Math.max(...m.flat().map(Math.abs));
-// Float32 against float64: max |got − want| / max(1, max |want|).
-function relativeError(got, want) {
-  assert.equal(got.length, want.length);
-  let worst = 0;
-  for (let i = 0; i < want.length; i++) for (let j = 0; j < want[i].length; j++) worst = Math.max(worst, Math.abs(got[i][j] - want[i][j]));
-  return worst / Math.max(1, maxAbs(want));
-}
 const frobenius = (a, b) => Math.sqrt(a.flat().reduce((s, x, c) => s + (x - (b ? b.flat()[c] : 0)) ** 2, 0));
 
 /** softmax(scale·Q·Kᵀ) in float64, keys after the query hidden when causal. */

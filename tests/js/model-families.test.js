@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { maxAbsDiff } from '../support/compare.js';
 
 const lab = await attnlab.createAttnLab();
 const model = await lab.loadModel();
 const text = model.tokenize('The Congress shall have power to lay and collect taxes, and to borrow money on the credit of the United States.').tokenIds;
 const n = text.length;
 const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
-const maxAbs = (a, b) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i][j]))));
 const mean = (values) => values.reduce((s, x) => s + x, 0) / values.length;
 
 const at = { layer: 1, head: 2 };
@@ -45,9 +45,9 @@ for (const { replace, oracle } of families)
     // Float32 rounding of Q and K, relative to the weights' size: retention's are unnormalised
     // (q·k γ^(i−j)), about 60 at most on this text.
     const tolerance = 1e-5 * Math.max(1, ...want.flat().map(Math.abs));
-    const difference = maxAbs(weights, want);
+    const difference = maxAbsDiff(weights, want);
     assert.ok(difference <= tolerance, `max |Δ| ${difference} against the family's entry (tolerance ${tolerance})`);
-    assert.ok(maxAbs(weights, plain.blocks[at.layer].attention[at.head]) > 1e-3, 'the head computes something else than softmax');
+    assert.ok(maxAbsDiff(weights, plain.blocks[at.layer].attention[at.head]) > 1e-3, 'the head computes something else than softmax');
     for (let h = 0; h < model.config.heads; h++)
       if (h !== at.head) assert.deepEqual(replaced.blocks[at.layer].attention[h], plain.blocks[at.layer].attention[h]);
     const losses = model.loss(text, { replace: { ...replace, heads: [at] } });

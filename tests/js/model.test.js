@@ -10,6 +10,7 @@ import { test } from 'node:test';
 
 import { DOCUMENTED_LIMITS } from './support/documented-limits.js';
 import { attnlab, errorOf } from './support/package.js';
+import { maxAbsDiff } from '../support/compare.js';
 
 const lab = await attnlab.createAttnLab();
 const files = {
@@ -102,14 +103,6 @@ function encode(s) {
   return out;
 }
 
-function maxGap(a, b) {
-  const [x, y] = [a.flat(), b.flat()];
-  assert.equal(x.length, y.length);
-  let gap = 0;
-  for (let i = 0; i < x.length; i++) gap = Math.max(gap, Math.abs(x[i] - y[i]));
-  return gap;
-}
-
 // ---- The tests -----------------------------------------------------------------------------
 
 test('tokenize is the byte-pair encoding, and its pieces spell the text', () => {
@@ -126,10 +119,10 @@ test("forward: logits and every head's weights match a float64 forward", () => {
   const want = reference(tokens);
   assert.equal(got.logits.length, tokens.length);
   assert.equal(got.logits[0].length, vocab);
-  assert.ok(maxGap(got.logits, want.logits) <= 1e-4, `logits ${maxGap(got.logits, want.logits)}`);
+  assert.ok(maxAbsDiff(got.logits, want.logits) <= 1e-4, `logits ${maxAbsDiff(got.logits, want.logits)}`);
   for (let l = 0; l < layers; l++)
     for (let h = 0; h < heads; h++) {
-      const gap = maxGap(got.blocks[l].attention[h], want.attention[l][h]);
+      const gap = maxAbsDiff(got.blocks[l].attention[h], want.attention[l][h]);
       assert.ok(gap <= 1e-5, `layer ${l} head ${h}: ${gap}`);
     }
   // The issue's benchmark: one forward over a full context, in wasm on one thread (the time
@@ -304,7 +297,7 @@ test("headWeights: a head's columns of W_Q, W_K, W_V; with norm1 as X the steppe
       for (let r = 0; r < d; r++) for (let c = 0; c < dh; c++) assert.equal(w[key][r][c], Math.fround(tensor[`layers.${l}.${name}`](r, h * dh + c)));
     }
     const trace = lab.trace({ X: blocks[l].norm1, ...w, causal: true });
-    const gap = maxGap(trace.steps.find((s) => s.id === 'softmax').values, blocks[l].attention[h]);
+    const gap = maxAbsDiff(trace.steps.find((s) => s.id === 'softmax').values, blocks[l].attention[h]);
     assert.ok(gap <= 1e-6, `layer ${l} head ${h}: ${gap}`);
   }
   assert.equal(errorOf(() => model.headWeights(layers, 0)).code, 'invalid-argument');
