@@ -152,8 +152,9 @@ bool streamed(const HeadTask& task) {
 // the scores pass reads the whole of Qᵀ for each group of keys, and the block's scores should
 // still be in the L1 when the softmax and the value pass read them: AVX2 takes blocks of 32 rows
 // (at d = 64, 64 rows left 24 KiB of scores beside 16 KiB of Qᵀ and the key block, and took
-// 1.01-1.04x the time of 32 on Zen 3; wasm 0.97-1.0x). AVX-512's row groups of 32 keep 64 rows
-// (its wide passes take 64; 32 were slower).
+// 1.01-1.04x the time of 32 on Zen 3), wasm and SSE 32 at d = 64 and 16 at d = 128 (wasm
+// 0.96-1.01x the time of 64 and 32). AVX-512's row groups of 32 keep 64 rows (its wide passes
+// take 64; 32 were slower).
 constexpr std::size_t qt_bytes = std::size_t{8} << 10;  // a quarter of a 32 KiB L1 data cache
 
 simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t threads,
