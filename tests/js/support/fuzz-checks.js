@@ -344,11 +344,14 @@ export const CHECKS = {
 
 // ---- what a valid request may still be refused for ----
 
+/** x · factor where a zero stays zero: an infinite factor (refused later) must not make the bound NaN. */
+const scaled = (x, factor) => (x === 0 ? 0 : x * factor);
+
 /** The largest float64 partial sum of one head: Σ|q·k| (times a factor above 1), |q|·factor, Σ|v|. */
 function headBound(Q, K, V, factor) {
   const a = ref.matmul(Q, ref.transpose(K)).magnitude;
   const vSum = V ? Math.max(...V[0].map((_, c) => V.reduce((s, v) => s + Math.abs(v[c]), 0))) : 0;
-  return Math.max(maxAbs(a) * Math.max(1, factor), maxAbs(Q) * factor, vSum);
+  return Math.max(scaled(maxAbs(a), Math.max(1, factor)), scaled(maxAbs(Q), factor), vSum);
 }
 
 /** Bounds that hold for X in any order (permutationCheck): the projections' Σ|x·w|, with |PE| ≤ 1. */
