@@ -14,8 +14,7 @@ node_modules/.bin/prettier --check --log-level warn .
 node_modules/.bin/eslint .
 
 section "C++: clang-format (cpp/, tests/)"
-find cpp tests/cpp tests/fuzz tests/cmake-consumer \( -name '*.cpp' -o -name '*.hpp' \) -print0 |
-  xargs -0 clang-format-14 --dry-run -Werror
+find cpp tests \( -name '*.cpp' -o -name '*.hpp' \) -print0 | xargs -0 clang-format-14 --dry-run -Werror
 
 section "C++ core, native (Catch2)"
 scripts/build.sh native

@@ -5,7 +5,7 @@
 // and thread count. Each kernel is { name, run({ keepOutput, calls }) → { times, output } }:
 // times each of `calls` back-to-back calls' ms in the peer's process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -15,11 +15,38 @@ const ORT_PEER = (home, models) => [process.execPath, new URL('ort-peer.mjs', im
 const TORCH_PEER = (python) => [python, new URL('torch-peer.py', import.meta.url).pathname];
 // The files the processes exchange (Q, K, V in; each one's O out) lie in memory, in /dev/shm
 // where there is one: on disk, the kernel's writeback flushed a large row's files in the middle
-// of the next rows' timings (docs/long-sequences.md, "Against the peers").
+// of the next rows' timings (docs/long-sequences.md, "Against the peers"). A run removes its
+// folder as it exits; one killed outright (SIGKILL, out of memory) cannot, so each folder is named
+// after its process, and a later run removes those whose process is gone.
+const SHM = '/dev/shm';
+const PREFIX = 'attnlab-peers-';
+const OWNER = new RegExp(`^${PREFIX}(\\d+)-`); // the pid in a folder's name
+
+const running = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM'; // alive, another user's
+  }
+};
+
+function removeOrphans() {
+  for (const name of readdirSync(SHM)) {
+    const pid = Number(OWNER.exec(name)?.[1]);
+    try {
+      if (pid && !running(pid)) rmSync(`${SHM}/${name}`, { recursive: true, force: true });
+    } catch {
+      // another user's: theirs to remove
+    }
+  }
+}
+
 const EXCHANGE = (() => {
   let dir;
   try {
-    dir = mkdtempSync('/dev/shm/attnlab-peers-');
+    removeOrphans();
+    dir = mkdtempSync(`${SHM}/${PREFIX}${process.pid}-`);
   } catch {
     return 'build/peers';
   }
