@@ -4,12 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build.
+# libxsimd-dev, catch2: the C++ core and its tests. emscripten: the wasm build (binaryen: its
+# wasm-opt, run again on the core after the link).
 # chromium: the browser tests (and its SwiftShader Vulkan driver, which libvulkan1 loads for
 # WebGPU in Node). libopenblas-dev: the BLAS baseline of the benchmark. clang-14 with
 # libclang-rt-14-dev: the libFuzzer target. python3-numpy: runs the NumPy export in a test.
 # clang-format-14: the C++ style check (.clang-format) that npm test runs first.
-apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten chromium libvulkan1 libopenblas-dev
+apt_packages=(cmake g++ pkg-config libxsimd-dev catch2 emscripten binaryen chromium libvulkan1 libopenblas-dev
   clang-14 libclang-rt-14-dev python3-numpy clang-format-14)
 # python3-venv: the Python package's virtual environment (python/, below).
 apt_packages+=(python3-venv)
