@@ -4,19 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { drawnMatrix, uniformDraws } from './support/seeded-rows.js';
 import { f32, relativeError } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
-
-// Values in [-2, 2) from the fuzz tests' seeded generator.
-const seeded = (seed) => {
-  const r = random(seed);
-  return () => 4 * r.float() - 2;
-};
-const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
 
 // Float32 against float64: 1e-5 relative to max(1, max |reference|).
 const TOLERANCE = 1e-5;
@@ -58,8 +51,8 @@ test('linearAttention: both maps, both forms, causal or not, within 1e-5 of floa
         [5, 9, 4, 3],
       ]) {
         if (causal && nQ !== nK) continue;
-        const draw = seeded(seed++);
-        const [Q, K, V] = [matrix(nQ, dK, draw), matrix(nK, dK, draw), matrix(nK, dV, draw)];
+        const draw = uniformDraws(seed++);
+        const [Q, K, V] = [drawnMatrix(nQ, dK, draw), drawnMatrix(nK, dK, draw), drawnMatrix(nK, dV, draw)];
         const scale = seed % 2 ? undefined : 0.5;
         const want = linearReference(Q, K, V, { featureMap, causal, scale: scale ?? 1 });
         const got = ['parallel', 'recurrent'].map((form) => lab.linearAttention({ Q, K, V, featureMap, causal, form, scale }));
@@ -120,8 +113,8 @@ test('retention: both forms within 1e-5 of float64 and equal to each other; the 
       [5, 3, 2],
       [32, 8, 4],
     ]) {
-      const draw = seeded(seed++);
-      const [Q, K, V] = [matrix(n, dK, draw), matrix(n, dK, draw), matrix(n, dV, draw)];
+      const draw = uniformDraws(seed++);
+      const [Q, K, V] = [drawnMatrix(n, dK, draw), drawnMatrix(n, dK, draw), drawnMatrix(n, dV, draw)];
       const want = retentionReference(Q, K, V, decay);
       const got = ['parallel', 'recurrent'].map((form) => lab.retention({ Q, K, V, decay, form }));
       for (const r of got) {
@@ -171,7 +164,7 @@ const refusals = [
     'non-finite',
     'V',
   ],
-  ['Q past the limits', () => lab.linearAttention({ Q: matrix(513, 2, () => 1), K: Q, V }), 'too-large', 'Q'],
+  ['Q past the limits', () => lab.linearAttention({ Q: drawnMatrix(513, 2, () => 1), K: Q, V }), 'too-large', 'Q'],
   ['an overflowing kernel', () => lab.linearAttention({ Q: [[1e20, 1e20]], K: [[1e20, 1e20]], V: [[1]] }), 'non-finite', 'float32'],
   ['retention without decay', () => lab.retention({ Q, K: Q, V }), 'invalid-argument', 'decay'],
   ['decay 0', () => lab.retention({ Q, K: Q, V, decay: 0 }), 'invalid-argument', 'decay'],
@@ -194,7 +187,7 @@ const refusals = [
     'non-finite',
     'K',
   ],
-  ['retention past the limits', () => lab.retention({ Q: matrix(2, 513, () => 1), K: Q, V, decay: 0.5 }), 'too-large', 'Q'],
+  ['retention past the limits', () => lab.retention({ Q: drawnMatrix(2, 513, () => 1), K: Q, V, decay: 0.5 }), 'too-large', 'Q'],
   [
     'an overflowing retention',
     () =>

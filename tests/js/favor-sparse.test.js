@@ -9,17 +9,12 @@ import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
-import { f32, relativeError } from '../support/float64-efficient.js';
+import { drawnMatrix, uniformDraws } from './support/seeded-rows.js';
+import { dot, f32, relativeError } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
 
-const seeded = (seed) => {
-  const r = random(seed);
-  return () => 4 * r.float() - 2; // [-2, 2)
-};
-const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
-const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 const TOLERANCE = 1e-5;
 
 /** W (m, d) in float64: blocks of d Gaussian rows orthonormalised, each row then as long as Gaussian row m + i. */
@@ -67,8 +62,8 @@ test('favor: both forms, causal or not, within 1e-5 of float64 on random cases; 
     const causal = r.chance(0.5);
     const [nQ, dK, dV, features] = [r.int(1, 12), r.int(1, 9), r.int(1, 4), r.pick([1, 5, 16, 64, 200])];
     const nK = causal ? nQ : r.int(1, 12);
-    const draw = seeded(100 + trial);
-    const [Q, K, V] = [matrix(nQ, dK, () => draw() / 2), matrix(nK, dK, () => draw() / 2), matrix(nK, dV, draw)];
+    const draw = uniformDraws(100 + trial);
+    const [Q, K, V] = [drawnMatrix(nQ, dK, () => draw() / 2), drawnMatrix(nK, dK, () => draw() / 2), drawnMatrix(nK, dV, draw)];
     const scale = r.chance(0.5) ? 0.3 : undefined;
     const seed = r.int(1, 1000);
     const want = favorReference(Q, K, V, { features, seed, causal, scale });
@@ -96,8 +91,8 @@ test('favor: both forms, causal or not, within 1e-5 of float64 on random cases; 
 });
 
 test('favor: the mean error against softmax weights falls at least 4× from m = 16 to m = 1,024', () => {
-  const draw = seeded(5);
-  const [Q, K, V] = [matrix(32, 16, draw), matrix(32, 16, draw), matrix(32, 2, draw)].map((m) => m.map((row) => row.map((x) => x / 2)));
+  const draw = uniformDraws(5);
+  const [Q, K, V] = [drawnMatrix(32, 16, draw), drawnMatrix(32, 16, draw), drawnMatrix(32, 2, draw)].map((m) => m.map((row) => row.map((x) => x / 2)));
   const exact = f32(Q).map((q) => {
     const e = f32(K).map((k) => Math.exp(dot(q, k) / 4));
     const sum = e.reduce((s, x) => s + x, 0);
@@ -177,8 +172,8 @@ test('sparsePattern: blocks of blockSize, and the strided pattern', () => {
 });
 
 test('sparsePattern as attention()’s mask: a float64 masked softmax, and its distance from dense', () => {
-  const draw = seeded(8);
-  const [Q, K, V] = [matrix(24, 8, draw), matrix(24, 8, draw), matrix(24, 3, draw)];
+  const draw = uniformDraws(8);
+  const [Q, K, V] = [drawnMatrix(24, 8, draw), drawnMatrix(24, 8, draw), drawnMatrix(24, 3, draw)];
   const { mask, density } = lab.sparsePattern({ queries: 24, window: 3, globalTokens: [0], random: 2, seed: 3 });
   const sparse = lab.attention({ Q, K, V, mask });
   const dense = lab.attention({ Q, K, V });

@@ -8,13 +8,13 @@ import { test } from 'node:test';
 
 import { random } from './support/fuzz-requests.js';
 import { attnlab } from './support/package.js';
+import { drawnMatrix, uniformDraws } from './support/seeded-rows.js';
 import { f32, product, relativeError, svdReference } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 const { AttnLabError } = attnlab;
 
 const TOLERANCE = 1e-5;
-const matrix = (rows, cols, draw) => Array.from({ length: rows }, () => Array.from({ length: cols }, draw));
 const frobenius = (a, b) => Math.sqrt(a.flat().reduce((s, x, c) => s + (x - (b ? b.flat()[c] : 0)) ** 2, 0));
 
 /** softmax(scale·Q·Kᵀ) in float64, keys after the query hidden when causal. */
@@ -67,11 +67,6 @@ function linformerCase(Q, K, V, request) {
   return { r, errors };
 }
 
-const seeded = (seed) => {
-  const g = random(seed);
-  return () => 4 * g.float() - 2;
-};
-
 test('lowRankAttention svd: σ, A_k, A_k·V and Eckart–Young within 1e-5 of float64; rank = n gives A back', () => {
   const worst = {};
   let seed = 10;
@@ -84,8 +79,8 @@ test('lowRankAttention svd: σ, A_k, A_k·V and Eckart–Young within 1e-5 of fl
       [20, 20, 8],
     ])
       for (let rank = 1; rank <= Math.min(nQ, nK); rank = rank < 3 ? rank + 1 : rank * 2) {
-        const draw = seeded(seed++);
-        const [Q, K, V] = [matrix(nQ, d, draw), matrix(nK, d, draw), matrix(nK, 3, draw)];
+        const draw = uniformDraws(seed++);
+        const [Q, K, V] = [drawnMatrix(nQ, d, draw), drawnMatrix(nK, d, draw), drawnMatrix(nK, 3, draw)];
         const { r, errors } = svdCase(Q, K, V, { rank, causal, scale: seed % 3 ? undefined : 0.7 });
         for (const [name, e] of Object.entries(errors)) {
           assert.ok(e <= TOLERANCE, `${name} ${e} (${nQ}×${nK}, rank ${rank}, causal ${causal})`);
@@ -100,8 +95,14 @@ test('lowRankAttention svd: σ, A_k, A_k·V and Eckart–Young within 1e-5 of fl
     [4, 11],
     [11, 4],
   ]) {
-    const draw = seeded(seed++);
-    const r = lab.lowRankAttention({ Q: matrix(nQ, 4, draw), K: matrix(nK, 4, draw), V: matrix(nK, 2, draw), rank: Math.min(nQ, nK), causal: true });
+    const draw = uniformDraws(seed++);
+    const r = lab.lowRankAttention({
+      Q: drawnMatrix(nQ, 4, draw),
+      K: drawnMatrix(nK, 4, draw),
+      V: drawnMatrix(nK, 2, draw),
+      rank: Math.min(nQ, nK),
+      causal: true,
+    });
     assert.ok(relativeError(r.weights, r.exactWeights) <= TOLERANCE, 'A back');
     assert.ok(relativeError(r.output, r.exactOutput) <= TOLERANCE, 'A·V back');
     assert.equal(r.spectrumError, 0);
@@ -114,9 +115,9 @@ test('lowRankAttention svd: σ, A_k, A_k·V and Eckart–Young within 1e-5 of fl
 });
 
 test('lowRankAttention linformer: softmax(Q·(E·K)ᵀ·scale)·(F·V) within 1e-5 of float64; seeded E, F; E = F = I is exact', () => {
-  const draw = seeded(77);
-  const [Q, K, V] = [matrix(10, 4, draw), matrix(16, 4, draw), matrix(16, 3, draw)];
-  const own = { E: matrix(5, 16, draw), F: matrix(5, 16, draw) };
+  const draw = uniformDraws(77);
+  const [Q, K, V] = [drawnMatrix(10, 4, draw), drawnMatrix(16, 4, draw), drawnMatrix(16, 3, draw)];
+  const own = { E: drawnMatrix(5, 16, draw), F: drawnMatrix(5, 16, draw) };
   for (const request of [{ rank: 5, ...own }, { rank: 5, seed: 3 }, { rank: 16, seed: 9, scale: 0.25 }, { rank: 1 }]) {
     const { r, errors } = linformerCase(Q, K, V, request);
     for (const [name, e] of Object.entries(errors)) assert.ok(e <= TOLERANCE, `${name} ${e} (${JSON.stringify(Object.keys(request))})`);
@@ -146,7 +147,7 @@ test('lowRankAttention: a seeded fuzz of shapes, methods, ranks and scales again
     const [nQ, nK, d] = [g.int(1, 14), g.int(1, 14), g.int(1, 6)];
     const spread = g.pick([0.1, 1, 4]);
     const draw = () => spread * (2 * g.float() - 1);
-    const [Q, K, V] = [matrix(nQ, d, draw), matrix(nK, d, draw), matrix(nK, g.int(1, 4), draw)];
+    const [Q, K, V] = [drawnMatrix(nQ, d, draw), drawnMatrix(nK, d, draw), drawnMatrix(nK, g.int(1, 4), draw)];
     const scale = g.chance(0.3) ? g.pick([0.01, 0.5, 3]) : undefined;
     const linformer = g.chance(0.4);
     const { r, errors } = linformer
@@ -163,8 +164,8 @@ test('lowRankAttention: a seeded fuzz of shapes, methods, ranks and scales again
 test('lowRankAttention at limits().lowRankTokens: the SVD of a 256 × 256 A in wasm', () => {
   const n = lab.limits().lowRankTokens;
   assert.equal(n, 256);
-  const draw = seeded(5);
-  const [Q, K, V] = [matrix(n, 64, draw), matrix(n, 64, draw), matrix(n, 64, draw)];
+  const draw = uniformDraws(5);
+  const [Q, K, V] = [drawnMatrix(n, 64, draw), drawnMatrix(n, 64, draw), drawnMatrix(n, 64, draw)];
   for (const causal of [false, true]) {
     const start = performance.now();
     const r = lab.lowRankAttention({ Q, K, V, rank: n, causal });
@@ -198,8 +199,8 @@ const refusals = [
   ['scale 0', { Q, K: Q, V, rank: 1, scale: 0 }, 'invalid-argument', 'scale'],
   ['NaN in Q', { Q: [[NaN, 0]], K: Q, V, rank: 1 }, 'non-finite', 'Q'],
   ['K too narrow', { Q, K: [[1], [2]], V, rank: 1 }, 'shape-mismatch', 'K'],
-  ['the SVD past limits().lowRankTokens', { Q: matrix(257, 1, () => 1), K: [[1]], V: [[1]], rank: 1 }, 'too-large', 'SVD'],
-  ['Q past the limits', { Q: matrix(513, 1, () => 1), K: [[1]], V: [[1]], rank: 1, method: 'linformer' }, 'too-large', 'Q'],
+  ['the SVD past limits().lowRankTokens', { Q: drawnMatrix(257, 1, () => 1), K: [[1]], V: [[1]], rank: 1 }, 'too-large', 'SVD'],
+  ['Q past the limits', { Q: drawnMatrix(513, 1, () => 1), K: [[1]], V: [[1]], rank: 1, method: 'linformer' }, 'too-large', 'Q'],
 ];
 for (const [name, request, code, named] of refusals)
   test(`lowRankAttention refuses ${name} (${code})`, () => {

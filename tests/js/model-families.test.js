@@ -6,20 +6,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { product } from '../support/float64-efficient.js';
 import { maxAbsDiff } from '../support/compare.js';
 
 const lab = await attnlab.createAttnLab();
 const model = await lab.loadModel();
 const text = model.tokenize('The Congress shall have power to lay and collect taxes, and to borrow money on the credit of the United States.').tokenIds;
 const n = text.length;
-const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
 const mean = (values) => values.reduce((s, x) => s + x, 0) / values.length;
 
 const at = { layer: 1, head: 2 };
 const plain = model.forward(text);
 const { Wq, Wk, Wv } = model.headWeights(at.layer, at.head);
 const X = plain.blocks[at.layer].norm1; // the layer's input is the same whatever it replaces
-const [Q, K, V] = [Wq, Wk, Wv].map((w) => matmul(X, w));
+const [Q, K, V] = [Wq, Wk, Wv].map((w) => product(X, w));
 
 const families = [
   { replace: { family: 'linear', featureMap: 'elu' }, oracle: () => lab.linearAttention({ Q, K, V, featureMap: 'elu', causal: true }).weights },

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab } from './support/package.js';
+import { maxAbsDiff } from '../support/compare.js';
 import { seededRows } from './support/seeded-rows.js';
 
 const lab = await attnlab.createAttnLab();
@@ -24,7 +25,6 @@ const request = {
   dOutput: seededRows(lab, 4, 2, 6),
 };
 
-const maxDiff = (a, b) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i][j]))));
 const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
 const stepOf = (t, id, head) => t.steps.find((s) => s.id === id && s.head === head);
 
@@ -76,9 +76,9 @@ test('grad-q, grad-k and grad-v are lab.attentionBackward per head', () => {
     const slice = (id) => stepOf(t, 'scores', head).operands[id === 'Q' ? 0 : 1].values;
     const V = stepOf(t, 'aggregate', head).operands[1].values;
     const g = lab.attentionBackward({ Q: slice('Q'), K: slice('K'), V, dO: columns(dConcat, 2 * head, 2), causal: true, temperature: 1.5 });
-    assert.ok(maxDiff(stepOf(t, 'grad-q', head).values, g.dQ) <= 1e-6);
-    assert.ok(maxDiff(stepOf(t, 'grad-k', head).values, g.dK) <= 1e-6);
-    assert.ok(maxDiff(stepOf(t, 'grad-v', head).values, g.dV) <= 1e-6);
+    assert.ok(maxAbsDiff(stepOf(t, 'grad-q', head).values, g.dQ) <= 1e-6);
+    assert.ok(maxAbsDiff(stepOf(t, 'grad-k', head).values, g.dK) <= 1e-6);
+    assert.ok(maxAbsDiff(stepOf(t, 'grad-v', head).values, g.dV) <= 1e-6);
   }
 });
 
@@ -88,7 +88,7 @@ test("grad-softmax carries diag(a) − aaᵀ of a chosen row's weights", () => {
   assert.deepEqual(step.jacobianRows, [2]);
   const a = stepOf(t, 'softmax', 1).values[2];
   const expected = a.map((x, j) => a.map((y, k) => (j === k ? x : 0) - x * y));
-  assert.ok(maxDiff(step.jacobians[0], expected) <= 1e-7);
+  assert.ok(maxAbsDiff(step.jacobians[0], expected) <= 1e-7);
   assert.equal(step.rowDot.length, 4);
   assert.equal(stepOf(lab.trace(request), 'grad-softmax', 0).jacobians.length, 4); // every row when small
 });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import katex from 'katex';
 
 import { attnlab, fromGolden, goldenCases, maxAbsDiff } from './support/package.js';
+import { product } from '../support/float64-efficient.js';
 import { tinyQKV } from '../support/tiny-example.js';
 
 const tolerance = 1e-5;
@@ -93,7 +94,6 @@ const tokensRequest = (heads, extra = {}) => {
 // Columns [first, first + count) of a number[][] — computed here, not by the package.
 const columns = (rows, first, count) => rows.map((row) => row.slice(first, first + count));
 // X · W in float64.
-const matmul = (a, b) => a.map((row) => b[0].map((_, c) => row.reduce((s, x, k) => s + x * b[k][c], 0)));
 const nested = ({ rows, cols, data }) => Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * cols, (r + 1) * cols)));
 
 test('titles carry no head suffix; the head is a field', () => {
@@ -188,9 +188,9 @@ test("the scores' operands are the column slices of Q and K, recomputed here in 
   const request = tokensRequest(3);
   const t = lab.trace(request);
   const X = nested(request.X);
-  const Q = matmul(X, nested(request.Wq));
-  const K = matmul(X, nested(request.Wk));
-  const V = matmul(X, nested(request.Wv));
+  const Q = product(X, nested(request.Wq));
+  const K = product(X, nested(request.Wk));
+  const V = product(X, nested(request.Wv));
   t.steps
     .filter((s) => s.id === 'scores')
     .forEach((step, h) => {

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { attnlab, errorOf } from './support/package.js';
+import { maxAbsDiff } from '../support/compare.js';
+import { product } from '../support/float64-efficient.js';
 
 const lab = await attnlab.createAttnLab();
 
 const nested = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
 const random = (rows, cols, seed) => nested(lab.normalMatrix({ rows, cols, seed }));
 const columns = (m, first, count) => m.map((row) => row.slice(first, first + count));
-const maxDiff = (a, b) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i][j]))));
-const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, l) => s + x * b[l][j], 0)));
 
 // Pair (2i, 2i+1) of row p turned by p·base^(−2i/d).
 function rope(m, base) {
@@ -66,25 +66,25 @@ test('window and globalTokens in trace() and attention(): the mask step and the 
   const [Q, K, V] = [random(7, 4, 1), random(7, 4, 2), random(7, 3, 3)];
   const options = { window: 2, globalTokens: [0, 5] };
   const t = lab.trace({ Q, K, V, ...options });
-  assert.ok(maxDiff(t.output, reference(Q, K, V, options)) <= 1e-5);
+  assert.ok(maxAbsDiff(t.output, reference(Q, K, V, options)) <= 1e-5);
   const mask = t.steps.find((s) => s.id === 'mask');
   assert.equal(mask.blockedBy[1][3], 8); // |1 − 3| = 2: outside the window
   assert.equal(mask.blockedBy[6][0], 0); // key 0 is global
-  assert.ok(maxDiff(lab.attention({ Q, K, V, ...options }).output, t.output) <= 1e-6);
+  assert.ok(maxAbsDiff(lab.attention({ Q, K, V, ...options }).output, t.output) <= 1e-6);
 });
 
 test('rope, ropeBase, alibi and kvHeads: the rotate and bias steps and the output', () => {
   const [Q, K, V] = [random(5, 8, 4), random(5, 4, 5), random(5, 2, 6)]; // 4 heads of d_k 2, 2 KV heads
   const options = { heads: 4, kvHeads: 2, rope: true, ropeBase: 100, alibi: true, causal: true };
   const t = lab.trace({ Q, K, V, ...options });
-  assert.ok(maxDiff(t.output, reference(Q, K, V, options)) <= 1e-5);
+  assert.ok(maxAbsDiff(t.output, reference(Q, K, V, options)) <= 1e-5);
   assert.deepEqual(
     t.groups.map((g) => g.id),
     ['rotate-q', 'rotate-k', 'scores', 'scale', 'bias', 'mask', 'softmax', 'aggregate', 'concat'],
   );
   const rotated = t.steps.filter((s) => s.id === 'rotate-q');
   assert.equal(rotated.length, 4);
-  assert.ok(maxDiff(rotated[3].values, rope(columns(Q, 6, 2), 100)) <= 1e-6);
+  assert.ok(maxAbsDiff(rotated[3].values, rope(columns(Q, 6, 2), 100)) <= 1e-6);
   assert.ok(Math.abs(rotated[0].angles[3][0] - 3) <= 1e-6); // position 3 · θ₀ = 3 · 1
   const bias = t.steps.filter((s) => s.id === 'bias');
   bias.forEach((step, h) => assert.ok(Math.abs(step.slope - 2 ** ((-8 * (h + 1)) / 4)) <= 1e-7));
@@ -98,7 +98,7 @@ test('dropout and dropoutSeed: the keep mask, the rescaled weights and their row
   const t = lab.trace(request);
   const dropped = t.steps.filter((s) => s.id === 'dropout');
   const keep = dropped.map((s) => s.keep);
-  assert.ok(maxDiff(t.output, reference(Q, K, V, { heads: 2, keep, dropout: 0.4 })) <= 1e-5);
+  assert.ok(maxAbsDiff(t.output, reference(Q, K, V, { heads: 2, keep, dropout: 0.4 })) <= 1e-5);
   assert.deepEqual(
     lab
       .trace(request)
@@ -117,7 +117,7 @@ test('dropout and dropoutSeed: the keep mask, the rescaled weights and their row
 test('context: cross-attention, Q from X, K and V from a sequence of another length', () => {
   const [X, context, Wq, Wk, Wv] = [random(3, 4, 10), random(5, 4, 11), random(4, 4, 12), random(4, 4, 13), random(4, 4, 14)];
   const t = lab.trace({ X, context, Wq, Wk, Wv, heads: 2 });
-  assert.ok(maxDiff(t.output, reference(matmul(X, Wq), matmul(context, Wk), matmul(context, Wv), { heads: 2 })) <= 1e-5);
+  assert.ok(maxAbsDiff(t.output, reference(product(X, Wq), product(context, Wk), product(context, Wv), { heads: 2 })) <= 1e-5);
   assert.deepEqual(t.steps.find((s) => s.id === 'scores').shape, [3, 5]);
 });
 
@@ -126,7 +126,7 @@ test('decode() token by token equals the causal trace, the cache growing a row p
   const request = { X, Wq, Wk, Wv, Wo, heads: 4, kvHeads: 2, rope: true, alibi: true, window: 3 };
   const d = lab.decode(request);
   const full = lab.trace({ ...request, causal: true });
-  assert.ok(maxDiff(d.output, full.output) <= 1e-6);
+  assert.ok(maxAbsDiff(d.output, full.output) <= 1e-6);
   d.steps.forEach((step, t) => {
     assert.equal(step.position, t);
     assert.equal(step.heads.length, 4);
@@ -135,10 +135,10 @@ test('decode() token by token equals the causal trace, the cache growing a row p
       assert.equal(head.weights[0].length, t + 1);
       assert.ok(Math.abs(head.weights[0].reduce((a, b) => a + b, 0) - 1) <= 1e-6);
     }
-    assert.ok(maxDiff(step.output, [full.output[t]]) <= 1e-6);
+    assert.ok(maxAbsDiff(step.output, [full.output[t]]) <= 1e-6);
   });
   const plain = { Q: random(4, 2, 20), K: random(4, 2, 21), V: random(4, 2, 22) };
-  assert.ok(maxDiff(lab.decode(plain).output, reference(plain.Q, plain.K, plain.V, { causal: true })) <= 1e-5);
+  assert.ok(maxAbsDiff(lab.decode(plain).output, reference(plain.Q, plain.K, plain.V, { causal: true })) <= 1e-5);
 });
 
 test('kvCacheBytes: Llama 2 70B keeps 2 · 80 · 8 · 128 · 2 = 327,680 bytes per token', () => {

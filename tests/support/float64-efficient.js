@@ -8,13 +8,16 @@
 
 export const f32 = (m) => m.map((row) => row.map(Math.fround));
 export const transpose = (m) => m[0].map((_, j) => m.map((row) => row[j]));
-const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+export const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 export const product = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, l) => s + x * b[l][j], 0)));
 
-/** max |got − want| / max(1, max |want|) over two equally shaped matrices (or vectors); Infinity on a shape mismatch (rows or values) or NaN. */
+// A matrix's (or a vector's) shape: each row's length (-1 for a number).
+const shape = (m) => [m].flat().map((row) => (Array.isArray(row) ? row.length : -1));
+
+/** max |got − want| / max(1, max |want|) over two equally shaped matrices (or vectors); Infinity on a shape mismatch (any row's length) or NaN. */
 export function relativeError(got, want) {
   const [g, w] = [[got].flat(2), [want].flat(2)];
-  if (g.length !== w.length || [got].flat().length !== [want].flat().length) return Infinity;
+  if (shape(got).join() !== shape(want).join()) return Infinity;
   let [worst, biggest] = [0, 1];
   for (let i = 0; i < w.length; i++) {
     const e = Math.abs(g[i] - w[i]);
