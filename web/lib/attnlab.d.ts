@@ -904,6 +904,16 @@ export interface PermutationCheck {
   reorderedOnly: boolean;
 }
 
+/** The gradients of a loss L through attention(); masked cells pass none. */
+export interface AttentionGradients {
+  /** ∂L/∂Q: (n_q, d_k). */
+  dQ: Matrix;
+  /** ∂L/∂K: (n_k, d_k). */
+  dK: Matrix;
+  /** ∂L/∂V: (n_k, d_v). */
+  dV: Matrix;
+}
+
 /** One step of the tile walk: a query block's visit to a key tile, or the block's end. */
 export interface WalkEvent {
   /** A tile visit or the block's finish. */
@@ -924,16 +934,6 @@ export interface WalkEvent {
   acc: Matrix;
   /** finish events: acc / sum, the block's rows of the output. */
   output: Matrix;
-}
-
-/** The gradients of a loss L through attention(); masked cells pass none. */
-export interface AttentionGradients {
-  /** ∂L/∂Q: (n_q, d_k). */
-  dQ: Matrix;
-  /** ∂L/∂K: (n_k, d_k). */
-  dK: Matrix;
-  /** ∂L/∂V: (n_k, d_v). */
-  dV: Matrix;
 }
 
 /** flashWalk(): the walk's events and its output. */
