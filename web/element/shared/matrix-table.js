@@ -3,10 +3,9 @@
 // heatmap) and, with `edit`, for the learner's input matrices.
 //
 // Keyboard: a matrix is one Tab stop, as the WAI-ARIA grid pattern has it (a roving
-// tabindex): the arrow keys move between its cells, Home and End to the row's ends,
-// Ctrl+Home and Ctrl+End to its first and last cells, Page Up and Page Down by a screenful of
-// rows. In an editor the cells are the inputs: ↑/↓ move, ←/→ move once the caret is at the
-// text's edge, and Home/End stay the caret's. Focusing a cell reports it as hovering does.
+// tabindex); the keys move between its cells (grid-keys.js says where to), a Page Up or Down by
+// a screenful of rows. In an editor the cells are the inputs. Focusing a cell reports it as
+// hovering does.
 //
 // Size: an axis longer than WINDOW_AT is drawn as a window onto it, the rows and columns in
 // view and a few more, inside a box that scrolls over the whole matrix (sticky headers,
@@ -20,6 +19,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
 import { cssProps } from './css-props.js';
+import { clamp, keyTarget } from './grid-keys.js';
 
 /** An axis with more entries than this is drawn as a scrolling window onto it. */
 export const WINDOW_AT = 40;
@@ -48,15 +48,7 @@ export function legend(scaleOrRange, palette) {
   </div>`;
 }
 
-const clamp = (v, low, high) => Math.max(low, Math.min(high, v));
 const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
-
-// Whether the caret of an input sits at the start (side -1) or the end (side 1) of its text.
-function caretAtEdge(input, side) {
-  if (!input || input.selectionStart === null) return true;
-  const { selectionStart: start, selectionEnd: end, value } = input;
-  return start === end && (side < 0 ? start === 0 : end === value.length);
-}
 
 // One ResizeObserver for every windowed grid: its callback measures every box first and then
 // redraws them. A redraw between two measurements dirtied the layout, so that each next grid's
@@ -260,48 +252,15 @@ class MatrixGrid extends AsyncDirective {
 
   _onKey = (event) => {
     const cell = cellOf(event);
-    if (!cell || event.altKey || event.metaKey) return;
+    if (!cell) return;
     const { rows, cols } = this._axes();
     const edit = Boolean(this.m.edit);
     const input = edit ? event.target.closest('input') : null;
-    const page = Math.max(1, this.shown.rows - 1);
-    const ctrl = event.ctrlKey;
-    let { row, col } = cell;
-    switch (event.key) {
-      case 'ArrowUp':
-        row -= 1;
-        break;
-      case 'ArrowDown':
-        row += 1;
-        break;
-      case 'ArrowLeft':
-        if (edit && !caretAtEdge(input, -1)) return;
-        col -= 1;
-        break;
-      case 'ArrowRight':
-        if (edit && !caretAtEdge(input, 1)) return;
-        col += 1;
-        break;
-      case 'Home':
-        if (edit && !ctrl) return;
-        [row, col] = ctrl ? [0, 0] : [row, 0];
-        break;
-      case 'End':
-        if (edit && !ctrl) return;
-        [row, col] = ctrl ? [rows - 1, cols - 1] : [row, cols - 1];
-        break;
-      case 'PageUp':
-        row -= page;
-        break;
-      case 'PageDown':
-        row += page;
-        break;
-      default:
-        return;
-    }
+    const target = keyTarget(event, cell, { rows, cols, page: Math.max(1, this.shown.rows - 1), edit, input });
+    if (!target) return;
     // Handled here: the stepper's ←/→ step only outside a matrix (it checks defaultPrevented).
     event.preventDefault();
-    this.moveTo(clamp(row, 0, rows - 1), clamp(col, 0, cols - 1));
+    this.moveTo(target.row, target.col);
   };
 
   /** Makes cell (row, col) the Tab stop, scrolled into view, and focuses it. */
