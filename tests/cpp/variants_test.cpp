@@ -134,13 +134,6 @@ MatrixD ref_output(const Matrix& q, const Matrix& k, const Matrix& v, const Trac
   return out;
 }
 
-TraceInput direct(std::size_t n_q, std::size_t n_k, std::size_t qk, std::size_t v,
-                  std::uint32_t seed) {
-  TraceInput input;
-  input.source = attnlab::test::random_qkv(n_q, n_k, qk, v, seed);
-  return input;
-}
-
 MatrixD ref_output(const TraceInput& input) {
   const auto& d = std::get<DirectQKV>(input.source);
   return ref_output(d.q, d.k, d.v, input);
