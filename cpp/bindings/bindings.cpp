@@ -38,7 +38,7 @@
 #include "learn_results.hpp"  // the typings module registers them too
 #include "long_results.hpp"
 #include "model_results.hpp"  // the same
-#include "requests.hpp"
+#include "request_entries.hpp"
 #include "schema.hpp"
 #include "teaching_results.hpp"
 #include "trace_values.hpp"

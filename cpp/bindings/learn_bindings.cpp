@@ -8,7 +8,7 @@
 #include "attnlab/training.hpp"
 #include "js_values.hpp"
 #include "learn_results.hpp"
-#include "requests.hpp"
+#include "request_entries.hpp"
 #include "schema.hpp"
 #include "trace_values.hpp"
 
