@@ -6,8 +6,8 @@
 #include <string>
 
 #include "attnlab/attnlab.hpp"
+#include "efficient_requests.hpp"  // feature_maps
 #include "js_values.hpp"
-#include "requests.hpp"  // feature_maps
 
 namespace attnlab::bindings {
 
