@@ -22,6 +22,7 @@
 #include "attnlab/limits.hpp"
 #include "reference_attention.hpp"
 #include "test_support.hpp"
+#include "trace_names.hpp"
 
 using attnlab::DirectQKV;
 using attnlab::ErrorCode;
@@ -145,15 +146,9 @@ double relative_error(const Matrix& got, const MatrixD& expected) {
   return attnlab::test::max_abs_diff(got, expected) / std::max(largest, 1e-12);
 }
 
-attnlab::Trace traced(const TraceInput& input) {
-  auto t = attnlab::trace(input);
-  REQUIRE(t);
-  return t.value();
-}
-
 // Every backward step of trace(input) against its finite differences; returns the ids seen.
 std::vector<std::string> check_backward(const TraceInput& input) {
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   const MatrixD d_y = input.d_output->cast<double>();
   const bool projected = std::holds_alternative<attnlab::Projections>(input.source);
   const Model m = model_of(input);
@@ -194,14 +189,8 @@ std::vector<std::string> check_backward(const TraceInput& input) {
   return ids;
 }
 
-TraceInput direct(std::size_t n_q, std::size_t n_k, std::size_t width, std::uint32_t seed) {
-  TraceInput input;
-  input.source = attnlab::test::random_qkv(n_q, n_k, width, width, seed);
-  return input;
-}
-
 void with_d_output(TraceInput& input, std::uint32_t seed) {
-  const Matrix y = traced(input).output;
+  const Matrix y = run(input).output;
   input.d_output = attnlab::test::random_matrix(y.rows, y.cols, seed);
 }
 
@@ -217,12 +206,12 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
                                           "grad-v",      "grad-weights", "grad-softmax",
                                           "grad-scores", "grad-q",       "grad-k"};
   SECTION("causal") {
-    input = direct(5, 5, 4, 3);
+    input = direct(5, 5, 4, 4, 3);
     input.options.causal = true;
     expected = head_steps;
   }
   SECTION("key padding and an explicit mask, one query with every key masked") {
-    input = direct(4, 5, 3, 13);
+    input = direct(4, 5, 3, 3, 13);
     input.options.key_padding = {false, true, false, false, false};
     attnlab::BoolMatrix mask(4, 5, 1);
     mask(1, 0) = mask(2, 3) = 0;
@@ -231,7 +220,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     expected = head_steps;
   }
   SECTION("two heads with W_O") {
-    input = direct(4, 6, 6, 23);
+    input = direct(4, 6, 6, 6, 23);
     input.heads = 2;
     input.w_o = attnlab::test::random_matrix(6, 3, 27);
     expected = with_w_o;
@@ -247,7 +236,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
                 "grad-wk",      "grad-wv",     "grad-x"};
   }
   SECTION("soft-capping and a bias per head, two heads, causal") {
-    input = direct(4, 4, 6, 61);
+    input = direct(4, 4, 6, 6, 61);
     input.heads = 2;
     input.options.causal = true;
     input.options.softcap = 0.7f;  // small enough that the cap bends every score
@@ -255,7 +244,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
     expected = head_steps;
   }
   SECTION("a shared bias with a −∞ entry and W_O") {
-    input = direct(3, 5, 4, 71);
+    input = direct(3, 5, 4, 4, 71);
     input.heads = 2;
     input.w_o = attnlab::test::random_matrix(4, 3, 73);
     Matrix bias = attnlab::test::random_matrix(3, 5, 75);
@@ -273,7 +262,7 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
   with_d_output(input, 51);
   CHECK(check_backward(input) == expected);
   // The group order is step_ids' order.
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   auto id = attnlab::step_ids.begin();
   for (const auto& group : t.groups) {
     id = std::find(id, attnlab::step_ids.end(), group.id);
@@ -282,11 +271,11 @@ TEST_CASE("every backward step matches finite differences of L = sum dY * Y", "[
 }
 
 TEST_CASE("a fully masked query passes no gradient", "[trace-backward]") {
-  TraceInput input = direct(3, 3, 2, 61);
+  TraceInput input = direct(3, 3, 2, 2, 61);
   input.options.key_padding = {true, false, false};
   input.options.causal = true;  // query 0 may see only key 0, which is padding
   with_d_output(input, 63);
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   for (const char* id : {"grad-softmax", "grad-scores", "grad-q"})
     for (const auto& step : t.steps)
       if (step.id == id)
@@ -297,13 +286,13 @@ TEST_CASE("a fully masked query passes no gradient", "[trace-backward]") {
 }
 
 TEST_CASE("grad-q, grad-k and grad-v are attention_backward() per head", "[trace-backward]") {
-  TraceInput input = direct(5, 7, 8, 71);
+  TraceInput input = direct(5, 7, 8, 8, 71);
   input.heads = 2;
   input.w_o = attnlab::test::random_matrix(8, 3, 73);
   input.options.causal = true;
   input.options.temperature = 1.5f;
   with_d_output(input, 75);
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   const auto& qkv = std::get<attnlab::DirectQKV>(input.source);
   const auto step = [&](const char* id, int head) {
     return *std::find_if(t.steps.begin(), t.steps.end(),
@@ -326,12 +315,12 @@ TEST_CASE("grad-q, grad-k and grad-v are attention_backward() per head", "[trace
 
 TEST_CASE("grad-softmax carries each row's Jacobian diag(a) - aa^T, which maps dA to dS~",
           "[trace-backward]") {
-  TraceInput input = direct(4, 5, 3, 81);
+  TraceInput input = direct(4, 5, 3, 3, 81);
   input.options.causal = true;
   with_d_output(input, 83);
   SECTION("every row by default") {}
   SECTION("a chosen row") { input.jacobian_row = 2; }
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   const auto find = [&](const char* id) {
     return *std::find_if(t.steps.begin(), t.steps.end(), [&](const auto& s) { return s.id == id; });
   };
@@ -361,9 +350,9 @@ TEST_CASE("without d_output the trace is the forward trace, unchanged", "[trace-
   TraceInput input = attnlab::test::random_tokens(4, 4, 4, 4, 91);
   input.heads = 2;
   input.w_o = attnlab::test::random_matrix(4, 4, 93);
-  const attnlab::Trace forward = traced(input);
+  const attnlab::Trace forward = run(input);
   with_d_output(input, 95);
-  const attnlab::Trace both = traced(input);
+  const attnlab::Trace both = run(input);
   REQUIRE(both.steps.size() > forward.steps.size());
   for (std::size_t i = 0; i < both.steps.size(); ++i) {
     CAPTURE(i);
@@ -387,7 +376,7 @@ TEST_CASE("check_gradient compares the trace with central differences in float64
   input.options.causal = true;
   input.w_o = attnlab::test::random_matrix(6, 3, 103, 0.5f);
   with_d_output(input, 105);
-  const attnlab::Trace t = traced(input);
+  const attnlab::Trace t = run(input);
   for (const std::string_view parameter : attnlab::gradient_parameters) {
     const auto c = attnlab::check_gradient(input, parameter, 1, 2);
     INFO(std::string(parameter) + (c ? "" : ": " + c.error().message));
@@ -407,7 +396,7 @@ TEST_CASE("check_gradient compares the trace with central differences in float64
 }
 
 TEST_CASE("backward and check_gradient errors name the field", "[trace-backward]") {
-  TraceInput input = direct(3, 4, 2, 111);
+  TraceInput input = direct(3, 4, 2, 2, 111);
   with_d_output(input, 113);
   const auto refused = [](const auto& r, attnlab::ErrorCode code, const char* text) {
     REQUIRE_FALSE(r);
@@ -551,11 +540,11 @@ TEST_CASE("with dOutput, inputs beyond backward_tokens or backward_features are 
       CHECK_THAT(r.message, Catch::StartsWith(name) && Catch::Contains("at most 256 tokens"));
     }
   };
-  refused(direct(backward_tokens + 1, 4, 2, 3), "Q (257×2)");
-  refused(direct(2, 3, backward_features + 2, 5), "Q (2×258)");
+  refused(direct(backward_tokens + 1, 4, 2, 2, 3), "Q (257×2)");
+  refused(direct(2, 3, backward_features + 2, backward_features + 2, 5), "Q (2×258)");
   // At the limits, and without dOutput beyond them, the trace runs.
-  TraceInput at = direct(backward_tokens, 8, 4, 9);
+  TraceInput at = direct(backward_tokens, 8, 4, 4, 9);
   with_d_output(at, 11);
   CHECK(attnlab::trace(at).ok());
-  CHECK(attnlab::trace(direct(backward_tokens + 1, 4, 2, 3)).ok());
+  CHECK(attnlab::trace(direct(backward_tokens + 1, 4, 2, 2, 3)).ok());
 }

@@ -1,5 +1,6 @@
-// The names the trace tests (trace_test.cpp, trace_operands_test.cpp, variants_test.cpp) take
-// from the core and from test_support.hpp, and their two shared helpers, declared once for all.
+// The names the trace tests (trace_test.cpp, trace_operands_test.cpp, trace_backward_test.cpp,
+// variants_test.cpp) take from the core and from test_support.hpp, and their two shared
+// helpers, declared once for all.
 #pragma once
 
 #include <cstddef>
