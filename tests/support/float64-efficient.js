@@ -134,6 +134,12 @@ export function svdReference(A) {
   return { sigma, truncated };
 }
 
+/** The projector onto the span of A's top k left singular vectors: U_k·U_kᵀ (rows, rows), from the eigenvectors of A·Aᵀ. */
+export function leftProjector(A, k) {
+  const U = symmetricEigen(product(A, transpose(A))).vectors.slice(0, k);
+  return product(transpose(U), U);
+}
+
 /** Linformer from E, F (k, n_k): P = softmax(scale·Q·(E·K)ᵀ) (n_q, k), weights P·F, output P·(F·V). */
 export function linformerReference(Q, K, V, E, F, scale) {
   const projected = softmaxWeights(Q, product(E, K), scale);
