@@ -72,11 +72,11 @@ simd::BlockBuffers block_buffers(Workspace& w, const simd::SpanPlan& plan, std::
 // K and V of a head task, copied into the layout the micro-kernels read (flash_block.hpp):
 // rows next to each other (rows a whole row of all heads apart would spread every key block
 // over many more pages and TLB entries), K with key_group - 1 copies of its last row after it
-// so a pass over a whole group of keys needs no bounds, and V's rows padded with zero columns
-// to whole value passes (value_width) so every pass reads its columns at fixed offsets. gather()
-// copies into the floats gathered_floats() counts and repoints the task.
+// so a pass over a whole group of keys needs no bounds, and V in panels, one per value pass
+// (FlashBlock::pack_values), zero columns padding it to whole passes. gather() copies into the
+// floats gathered_floats() counts and repoints the task.
 std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
-  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d + p.n_k * k.value_width(p.d_v));
+  return Workspace::rounded((p.n_k + k.key_group - 1) * p.d + k.packed_floats(p.n_k, p.d_v));
 }
 
 // What gather() saw: K's largest |value| (for bound_task) and whether K and V are finite (the
@@ -94,12 +94,11 @@ Gathered gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   const std::size_t k_rows = p.n_k + kernels.key_group - 1;
   for (std::size_t j = p.n_k; j < k_rows; ++j) std::copy_n(k + (p.n_k - 1) * p.d, p.d, k + j * p.d);
   float* v = k + k_rows * p.d;
-  const std::size_t width = kernels.value_width(p.d_v);
-  const float v_max = kernels.max_abs(p.v, p.n_k, p.d_v, p.ld_v, v, width);
+  const float v_max = kernels.pack_values(p.v, p.n_k, p.d_v, p.ld_v, v);
   p.k = k;
   p.ld_k = p.d;
   p.v = v;
-  p.ld_v = width;
+  p.ld_v = 0;  // panels (FlashBlock::pack_values), no rows
   return {k_max, !std::isnan(k_max) && !std::isnan(v_max)};
 }
 

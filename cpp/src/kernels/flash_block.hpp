@@ -22,9 +22,9 @@ struct FlashBlock {
   static constexpr std::size_t lanes = S::lanes;
   // The block works on transposed tiles, query rows along the batch lanes: scores Sᵀ (keys,
   // rows), output Oᵀ (d_v, rows). So the softmax of every query row runs down the lanes (its
-  // max, exp and sum are plain vector operations), and K and V are read as they lie: each
-  // micro-kernel pass broadcasts `key_group` values of K (or `column_group` of V) against two
-  // batches of queries. A group's accumulators (two each), two batches of queries and a
+  // max, exp and sum are plain vector operations), and K is read as it lies, V from panels of
+  // its columns (pack_values): each micro-kernel pass broadcasts `key_group` values of K (or
+  // `column_group` of V) against two batches of queries. A group's accumulators (two each), two batches of queries and a
   // broadcast fill the registers: AVX-512 (32) takes 12 keys, AVX2 and SSE (16) take 6, and
   // wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill. The value pass takes 8
   // columns on AVX-512, so head widths of 64 and 128 need no padding (12 would pay 72 for 64).
@@ -126,33 +126,97 @@ struct FlashBlock {
           .store_unaligned(row_max + b * lanes);
   }
 
-  // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: (keys,
-  // width), width = value_width(d_v) (gather() pads it). The online softmax's rescale of each
-  // row is folded into the pass that loads the accumulators anyway. A null correction is a
-  // query block's first key block: ot = vᵀ · p, nothing to load or rescale (and no pass of a
-  // whole call rescales when all its keys fit one block).
+  // The columns of value_width(d_v) = width that passes of tail_group take, before the whole
+  // column groups.
+  static constexpr std::size_t tail_columns(std::size_t width) {
+    std::size_t c = 0;
+    if constexpr (tail_group != column_group)
+      while ((width - c) % column_group != 0) c += tail_group;
+    return c;
+  }
+
+  // V as aggregate reads it: one panel per value pass, the pass's columns key after key, so a
+  // pass reads its V in one line of memory rather than a few floats of every row (rows a whole
+  // width apart: at d = 128 a 96-key block of V is 48 KiB, more than the L1, so each pass read
+  // its rows from the L2; AVX2, n = 256, d = 128, 1 thread: the value phase 0.94x the time).
+  // The panel of the pass at column c starts at c · panel_keys(n_k), its key j at j · its width;
+  // a panel has room for one key more than n_k, which the packing's whole-batch stores spill into.
+  static constexpr std::size_t panel_keys(std::size_t n_k) { return n_k + 1; }
+  static constexpr std::size_t pack_chunk = 4;  // rows staged at a time
+  static constexpr std::size_t staged_width(std::size_t d_v) {
+    return round_up(value_width(d_v), lanes) + lanes;
+  }
+  // The floats pack_values() writes: the panels, then its staging rows.
+  static constexpr std::size_t packed_floats(std::size_t n_k, std::size_t d_v) {
+    return panel_keys(n_k) * value_width(d_v) + pack_chunk * staged_width(d_v);
+  }
+
+  // Packs v: (n_k, d_v), rows ld apart, into panels at `to`, zeros past d_v; returns the largest
+  // |v| (Spans::max_abs: NaN where a value is not finite). A few rows at a time through staging
+  // rows after the panels (zeros after d_v), whose whole batches the panels take.
+  static float pack_values(const float* v, std::size_t n_k, std::size_t d_v, std::size_t ld,
+                           float* to) {
+    const std::size_t width = value_width(d_v), panel = panel_keys(n_k), staged = staged_width(d_v);
+    const std::size_t tails = tail_columns(width);
+    float* const stage = to + panel * width;
+    float most = 0.0f;
+    for (std::size_t j0 = 0; j0 < n_k; j0 += pack_chunk) {
+      const std::size_t rows = std::min(pack_chunk, n_k - j0);
+      for (std::size_t r = 0; r < 4 && j0 + pack_chunk + r < n_k; ++r)  // as max_abs does within
+        prefetch_row(v + (j0 + pack_chunk + r) * ld, d_v);
+      const float chunk_most = S::max_abs(v + j0 * ld, rows, d_v, ld, stage, staged);
+      if (std::isnan(chunk_most)) return chunk_most;  // the call stops with an error
+      most = std::max(most, chunk_most);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float* row = stage + r * staged;
+        std::size_t c = 0;
+        for (; c < tails; c += tail_group) to_panel<tail_group>(row + c, to + c * panel, j0 + r);
+        for (; c < width; c += column_group)
+          to_panel<column_group>(row + c, to + c * panel, j0 + r);
+      }
+    }
+    return most;
+  }
+
+  // Key j's `group` columns from `from` into the panel at `to`, in whole batches (which may
+  // spill into the next key's place, or the panel's spare one).
+  template <std::size_t group>
+  static void to_panel(const float* from, float* to, std::size_t j) {
+#pragma GCC unroll 4
+    for (std::size_t i = 0; i < group; i += lanes)
+      Batch::load_unaligned(from + i).store_unaligned(to + j * group + i);
+  }
+
+  // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: keys
+  // [j0, j0 + keys) of the panels pack_values() wrote for n_k keys, width = value_width(d_v).
+  // The online softmax's rescale of each row is folded into the pass that loads the
+  // accumulators anyway. A null correction is a query block's first key block: ot = vᵀ · p,
+  // nothing to load or rescale (and no pass of a whole call rescales when all its keys fit one
+  // block).
   static void aggregate(const float* p, const float* v, const float* correction, float* ot,
-                        std::size_t keys, std::size_t rows, std::size_t width) {
+                        std::size_t keys, std::size_t rows, std::size_t width, std::size_t n_k,
+                        std::size_t j0) {
+    const std::size_t panel = panel_keys(n_k), tails = tail_columns(width);
     for (std::size_t r = 0; r < rows; r += row_group) {
       const float* f = correction ? correction + r : nullptr;
       std::size_t c = 0;
-      if constexpr (tail_group != column_group)
-        for (; (width - c) % column_group != 0; c += tail_group)
-          columns<tail_group>(p + r, v + c, f, ot + c * rows + r, keys, rows, width);
+      for (; c < tails; c += tail_group)
+        columns<tail_group>(p + r, v + c * panel + j0 * tail_group, f, ot + c * rows + r, keys,
+                            rows);
       for (; c < width; c += column_group)
-        columns<column_group>(p + r, v + c, f, ot + c * rows + r, keys, rows, width);
+        columns<column_group>(p + r, v + c * panel + j0 * column_group, f, ot + c * rows + r, keys,
+                              rows);
     }
   }
 
   // One pass of aggregate: `group` columns of ot (rows `rows` apart) for one row group, from
-  // p's row group (keys, rows apart), v's columns (keys, width apart) and the row group's
+  // p's row group (keys, rows apart), v's panel (keys, group apart) and the row group's
   // correction. Its loops over the group are unrolled by request: left to itself, GCC kept the
   // accumulators on the stack in some of its inlining choices (1.04x to 1.6x the time). Out of
   // line, like score_pass, so that the span's walk around it cannot change its registers.
   template <std::size_t group>
   [[gnu::noinline]] static void columns(const float* p, const float* v, const float* correction,
-                                        float* ot, std::size_t keys, std::size_t rows,
-                                        std::size_t width) {
+                                        float* ot, std::size_t keys, std::size_t rows) {
     const Batch f0 = correction ? Batch::load_unaligned(correction) : Batch(0.0f);
     const Batch f1 = correction ? Batch::load_unaligned(correction + lanes) : Batch(0.0f);
     Batch acc[group][2] = {};
@@ -161,7 +225,7 @@ struct FlashBlock {
       acc[i][0] = Batch::load_unaligned(ot + i * rows) * f0;
       acc[i][1] = Batch::load_unaligned(ot + i * rows + lanes) * f1;
     }
-    for (std::size_t j = 0; j < keys; ++j, p += rows, v += width) {
+    for (std::size_t j = 0; j < keys; ++j, p += rows, v += group) {
       const Batch p0 = Batch::load_unaligned(p);
       const Batch p1 = Batch::load_unaligned(p + lanes);
 #pragma GCC unroll 16

@@ -92,7 +92,12 @@ struct FlashSpan {
 #ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
       if (p.streamed && leads) {
         bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
-        bring_in(p.v + j0 * p.ld_v, keys * p.ld_v);
+        const std::size_t width = Micro::value_width(p.d_v), panel = Micro::panel_keys(p.n_k);
+        const std::size_t tails = Micro::tail_columns(width);
+        for (std::size_t c = 0, g = 0; c < width; c += g) {  // each V panel's stretch of keys
+          g = c < tails ? Micro::tail_group : Micro::column_group;
+          bring_in(p.v + c * panel + j0 * g, keys * g);
+        }
       }
 #endif
       if (whole) std::fill_n(w.block_max, b.padded, minus_infinity);
@@ -114,8 +119,8 @@ struct FlashSpan {
                      w.block_max, b.m, b.l, w.correction);
     }
     const PhaseTimer timer(Phase::value);
-    Micro::aggregate(w.st, p.v + j0 * p.ld_v, j0 == b.begin ? nullptr : w.correction, b.ot, keys,
-                     b.padded, p.ld_v);
+    Micro::aggregate(w.st, p.v, j0 == b.begin ? nullptr : w.correction, b.ot, keys, b.padded,
+                     Micro::value_width(p.d_v), p.n_k, j0);
   }
 
   // Reads one float of each cache line of from[0, floats), in order: a walk the hardware

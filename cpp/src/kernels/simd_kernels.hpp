@@ -32,7 +32,7 @@ inline void prefetch_row(const float* row, std::size_t floats) {
 struct HeadTask {
   const float* q;         // (n_q, d), row stride ld_q
   const float* k;         // (n_k, d), row stride ld_k
-  const float* v;         // (n_k, d_v), row stride ld_v
+  const float* v;         // (n_k, d_v), row stride ld_v; once gathered, V's panels
   float* out;             // (n_q, d_v), row stride ld_out
   std::size_t first_row;  // of this sequence in the output, for the no-weight flags
   std::size_t ld_q, ld_k, ld_v, ld_out;
@@ -88,6 +88,11 @@ struct Kernels {
   std::size_t key_group;  // keys per flash scores pass
   // the columns of V and the flash output accumulator for a head width d_v: whole value passes
   std::size_t (*value_width)(std::size_t d_v);
+  // V of a head, (n_k, d_v) with rows ld apart, packed into the panels the flash value pass
+  // reads (FlashBlock::pack_values), in packed_floats(n_k, d_v) floats at `to`; returns the
+  // largest |v|, NaN where one is not finite
+  std::size_t (*packed_floats)(std::size_t n_k, std::size_t d_v);
+  float (*pack_values)(const float* v, std::size_t n_k, std::size_t d_v, std::size_t ld, float* to);
 
   // out: (m, n) += a: (m, k) · b: (k, n), all row-major and contiguous
   void (*matmul)(const float* a, const float* b, float* out, std::size_t m, std::size_t k,
