@@ -99,7 +99,7 @@ function matcher(input) {
  * only very skewed counts do it), which flattens the tree. At least two symbols get a code, so
  * that every code is complete, as the strictest readers want.
  */
-export function codeLengths(frequencies, limit) {
+function codeLengths(frequencies, limit) {
   const freq = Array.from(frequencies);
   let used = freq.reduce((k, f) => k + (f > 0), 0);
   for (let s = 0; used < 2; s++) if (freq[s] === 0) ((freq[s] = 1), used++);
@@ -132,7 +132,7 @@ function huffmanLengths(freq) {
 }
 
 /** Canonical codes (RFC 1951 §3.2.2) of the lengths, bit-reversed: deflate sends a code's top bit first into a stream read from the low bit. */
-export function canonicalCodes(lengths) {
+function canonicalCodes(lengths) {
   const counts = new Array(16).fill(0);
   for (const l of lengths) if (l) counts[l]++;
   const next = new Array(16).fill(0);

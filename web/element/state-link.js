@@ -49,7 +49,7 @@ export const NUMBER_FIELDS = new Set([
 const spell = (value) => (Array.isArray(value) ? value.map(spell) : typeof value === 'number' ? spelled(value) : value);
 
 /** The state's JSON, with −∞, +∞, NaN and −0 spelled as strings in the fields of numbers (a view's numbers are finite: its fields say so). */
-export function stateJson(state) {
+function stateJson(state) {
   const out = {};
   for (const [key, value] of Object.entries(state)) out[key] = NUMBER_FIELDS.has(key) ? spell(value) : value;
   return JSON.stringify(out);
@@ -116,7 +116,7 @@ export function encodeHash(state) {
  * takes about 0.2 s for a megabyte of JSON). setState() measured the link with deflate.js, so
  * should this one ever be longer than the limit, deflate.js's is the link.
  */
-export async function encodeHashAsync(state) {
+async function encodeHashAsync(state) {
   if (typeof CompressionStream !== 'function') return encodeHash(state);
   const bytes = new TextEncoder().encode(stateJson(state));
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate-raw'));

@@ -25,7 +25,7 @@ export class LoadError extends Error {
 
 // Waits before the second and third tries: a dropped connection may come back, a 404 or a
 // refusing policy will not, so the tries stop soon.
-export const RETRY_WAITS_MS = Object.freeze([250, 1000]);
+const RETRY_WAITS_MS = Object.freeze([250, 1000]);
 const offline = () => globalThis.navigator?.onLine === false;
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 

@@ -81,7 +81,7 @@ function textOn(rgb) {
 const HEAT_LEVELS = 33;
 
 /** Where a value sits in [min, max], from 0 to 1; null for masked (infinite) entries. */
-export function heatLevel(value, [min, max]) {
+function heatLevel(value, [min, max]) {
   if (!Number.isFinite(value)) return null;
   return max > min ? (value - min) / (max - min) : 0.5;
 }
@@ -93,7 +93,7 @@ const levelOf = (t) => Math.round(Math.min(1, Math.max(0, t)) * (HEAT_LEVELS - 1
 const CLASS_PREFIX = { sequential: 'heat', diverging: 'div' };
 
 /** The class of a heat value t in [0, 1] on `palette`; none for null (masked). */
-export const levelClass = (t, palette = 'sequential') => (t === null ? '' : `${CLASS_PREFIX[palette]}-${levelOf(t)}`);
+const levelClass = (t, palette = 'sequential') => (t === null ? '' : `${CLASS_PREFIX[palette]}-${levelOf(t)}`);
 
 /** The class of a value in [min, max] on `palette`; none for masked (infinite) entries. */
 export const heatClass = (value, range, palette) => levelClass(heatLevel(value, range), palette);
@@ -194,7 +194,7 @@ export function scaleOf(kind, matrices, heads) {
 }
 
 /** Where a value sits on a scale, 0 to 1; null for masked entries. */
-export const scaleLevel = (scale, value, row, col) => (scale.level ? scale.level(value, row, col) : heatLevel(value, scale.range));
+const scaleLevel = (scale, value, row, col) => (scale.level ? scale.level(value, row, col) : heatLevel(value, scale.range));
 
 /** The class of a value at (row, col) on a scale. */
 export const scaleClass = (scale, value, row, col) => levelClass(scaleLevel(scale, value, row, col), scale.palette);

@@ -6,7 +6,7 @@
 const WATCHED = { attributes: true, attributeFilter: ['class', 'style', 'data-theme', 'content', 'media'] };
 
 /** The colour scheme the host page declares where `element` sits, or null for none. */
-export function declaredScheme(element) {
+function declaredScheme(element) {
   const parent = element.parentElement ?? element.getRootNode().host ?? document.documentElement;
   const inherited = getComputedStyle(parent).colorScheme;
   if (inherited && inherited !== 'normal') return inherited;

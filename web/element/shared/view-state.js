@@ -29,7 +29,7 @@ export function normalizeViewState(viewId, fields, partial = {}, renamed = {}) {
 }
 
 export const isNumberIn = (lo, hi) => (v) => typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
-export const isIntegerIn = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && v <= hi;
+const isIntegerIn = (lo, hi) => (v) => Number.isInteger(v) && v >= lo && v <= hi;
 export const isNumberList = (min, max) => (v) =>
   Array.isArray(v) && v.length >= min && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x));
 

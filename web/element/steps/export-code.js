@@ -60,7 +60,7 @@ export function exportProblem(trace, id) {
  * The shortest decimal that reads back as the same float32 (the trace's numbers are float32
  * values), so a literal is the screen's number, not a longer double's digits.
  */
-export function float32Literal(v) {
+function float32Literal(v) {
   if (v === -Infinity) return '-inf';
   if (v === Infinity) return 'inf';
   if (Object.is(v, -0)) return '-0.0';

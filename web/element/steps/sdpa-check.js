@@ -9,7 +9,7 @@
 const stepOf = (trace, id, head) => trace.steps.find((s) => s.id === id && s.head === head);
 
 /** Why the aggregate step of `trace` has no SDPA check, or null when it has one. */
-export function sdpaProblem(trace) {
+function sdpaProblem(trace) {
   if (trace.groups.some((g) => g.id === 'normalizer')) return 'linear attention (family linear) is not softmax attention, which SDPA computes';
   if (trace.groups.some((g) => g.id === 'decay')) return 'retention (family retention) is not softmax attention, which SDPA computes';
   if (trace.groups.some((g) => g.id === 'softcap')) return 'soft-capping (softcap) has no form in F.scaled_dot_product_attention';

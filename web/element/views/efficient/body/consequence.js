@@ -20,7 +20,7 @@ const TYPING_PAUSE_MS = 150; // as the model view: the panel follows the text af
  * model.loss's and forward's `replace` (less `heads`) for view state v, on texts of at least n
  * tokens: the view's knobs as the model's families take them. Linformer: null (no causal form).
  */
-export function replacementOf(v, n) {
+function replacementOf(v, n) {
   switch (v.family) {
     case 'linear':
       return { family: 'linear', featureMap: v.featureMap };

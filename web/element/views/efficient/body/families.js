@@ -36,7 +36,7 @@ export function patternRequest(v, n, d) {
 }
 
 /** The family's own request (without Q, K, V) for view state v. */
-export function familyRequest(v) {
+function familyRequest(v) {
   const causal = causalOf(v);
   switch (v.family) {
     case 'linear':

@@ -10,8 +10,8 @@ import { WorkerRun } from '../../../shared/worker-run.js';
 import { causalOf, familyOf } from './families.js';
 import { efficientStyles } from './styles.js';
 
-export const TIMED_SIZES = [128, 256, 512, 1024, 2048, 4096];
-export const TIMED_WIDTH = 16; // d: small, so exact attention at 4,096 takes well under a second
+const TIMED_SIZES = [128, 256, 512, 1024, 2048, 4096];
+const TIMED_WIDTH = 16; // d: small, so exact attention at 4,096 takes well under a second
 const SEED = 1;
 const REPEATS = 5; // the fastest of 5: the others paid for a timer tick, the collector or another process
 const DECADES = [0.01, 0.1, 1, 10, 100, 1000, 10000];
@@ -23,7 +23,7 @@ const ms = (x) => (x < 0.1 ? '< 0.1' : x < 10 ? x.toFixed(2) : x.toFixed(0));
  * has one (linear: elu or relu; retention; the sparse patterns' sliding window), one thread;
  * else the linear kernel for comparison, with a note saying why.
  */
-export function timedKernels(v) {
+function timedKernels(v) {
   const causal = causalOf(v);
   const exact = { id: 'exact', label: `exact (flash kernel${causal ? ', causal' : ''})`, method: 'flashAttention', options: { causal, threads: 1 } };
   const linear = (featureMap) => ({

@@ -12,15 +12,15 @@ import { headName, visiblePiece } from '../figures.js';
 import { bestHead, INDUCTION_CLEAR } from './roles.js';
 import { partStyles } from './styles.js';
 
-export const DEMO_PERIOD = 20; // the probe's length, as issue 38 measures it
+const DEMO_PERIOD = 20; // the probe's length, as issue 38 measures it
 
 // The induction score of one head's weights for period T: the mean over the repeat's queries
 // i = T … 2T − 1 of A[i][i − T + 1], head_scores.hpp's definition (checked against the core by
 // the view's test).
-export const inductionOf = (weights, T) => mean(Array.from({ length: T }, (_, k) => weights[T + k][k + 1]));
+const inductionOf = (weights, T) => mean(Array.from({ length: T }, (_, k) => weights[T + k][k + 1]));
 
 /** The repeated sequence, its losses, the best induction head and the earlier heads it reads. */
-export function inContext(model, ids, T) {
+function inContext(model, ids, T) {
   const loss = model.loss(ids);
   const first = Array.from({ length: T }, (_, k) => (k ? loss[k - 1] : null)); // token 0 has no prediction
   const second = Array.from({ length: T }, (_, k) => loss[T - 1 + k]);

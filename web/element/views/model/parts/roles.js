@@ -10,14 +10,14 @@ import { partStyles } from './styles.js';
 
 // The core names a head's role when its score is at least this many times what an even
 // spread of each query's weight would score (role_factor in head_scores.hpp).
-export const ROLE_FACTOR = 2;
+const ROLE_FACTOR = 2;
 // A head we call a clear induction head: at least this much of the repeat's weight goes to the
 // token after the earlier copy (the induction score), far above the even spread (about 0.02).
 export const INDUCTION_CLEAR = 0.3;
 
 
 /** What an even spread (each query's weight 1/(i + 1) on each of its keys) scores on queries from … to − 1. */
-export function evenSpread(from, to) {
+function evenSpread(from, to) {
   let sum = 0;
   for (let i = from; i < to; i++) sum += 1 / (i + 1);
   return to > from ? sum / (to - from) : 0;
@@ -49,7 +49,7 @@ export function headSentence(s, n, probeScores) {
 }
 
 /** Each role explained, with how many heads take it on this text and the numbers behind it. */
-export function rolesExplained(scores, probe, n, period) {
+function rolesExplained(scores, probe, n, period) {
   const count = (role) => scores.flat().filter((s) => s.role === role).length;
   const even = evenSpread(1, n);
   const evenRepeat = evenSpread(period, 2 * period);

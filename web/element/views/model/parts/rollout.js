@@ -18,7 +18,7 @@ const largest = (row, pieces, k = 3) =>
     .join(', ');
 
 /** rollout: model.rollout(ids) ([layer] n × n); attention: forward's blocks[layer].attention ([head] n × n); pieces as shown. */
-export function rolloutFigure({ rollout, attention, pieces }) {
+function rolloutFigure({ rollout, attention, pieces }) {
   const n = pieces.length;
   const last = attention.at(-1);
   const raw = Array.from({ length: n }, (_, j) => last.reduce((sum, head) => sum + head[n - 1][j], 0) / last.length);
