@@ -22,12 +22,13 @@ struct FlashBlock {
   static constexpr std::size_t lanes = S::lanes;
   // The block works on transposed tiles, query rows along the batch lanes: scores Sᵀ (keys,
   // rows), output Oᵀ (d_v, rows). So the softmax of every query row runs down the lanes (its
-  // max, exp and sum are plain vector operations), and K is read as it lies, V from panels of
-  // its columns (pack_values): each micro-kernel pass broadcasts `key_group` values of K (or
-  // `column_group` of V) against two batches of queries. A group's accumulators (two each), two batches of queries and a
-  // broadcast fill the registers: AVX-512 (32) takes 12 keys, AVX2 and SSE (16) take 6, and
-  // wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill. The value pass takes 8
-  // columns on AVX-512, so head widths of 64 and 128 need no padding (12 would pay 72 for 64).
+  // max, exp and sum are plain vector operations). K is read as it lies, V from panels of its
+  // columns (pack_values): each micro-kernel pass broadcasts `key_group` values of K (or
+  // `column_group` of V) against two batches of queries. A group's accumulators (two each), two
+  // batches of queries and a broadcast fill the registers: AVX-512 (32) takes 12 keys, AVX2 and
+  // SSE (16) take 6, and wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill. The
+  // value pass takes 8 columns on AVX-512, so head widths of 64 and 128 need no padding (12
+  // would pay 72 for 64).
 #ifdef __EMSCRIPTEN__
   static constexpr std::size_t key_group = 4;
 #else
@@ -136,7 +137,7 @@ struct FlashBlock {
   }
 
   // V as aggregate reads it: one panel per value pass, the pass's columns key after key, so a
-  // pass reads its V in one line of memory rather than a few floats of every row (rows a whole
+  // pass reads its V in one run of memory rather than a few floats of every row (rows a whole
   // width apart: at d = 128 a 96-key block of V is 48 KiB, more than the L1, so each pass read
   // its rows from the L2; AVX2, n = 256, d = 128, 1 thread: the value phase 0.94x the time).
   // The panel of the pass at column c starts at c · panel_keys(n_k), its key j at j · its width;
@@ -162,7 +163,8 @@ struct FlashBlock {
     float most = 0.0f;
     for (std::size_t j0 = 0; j0 < n_k; j0 += pack_chunk) {
       const std::size_t rows = std::min(pack_chunk, n_k - j0);
-      for (std::size_t r = 0; r < 4 && j0 + pack_chunk + r < n_k; ++r)  // as max_abs does within
+      // The next chunk's rows asked for, as max_abs asks for the row four ahead within one.
+      for (std::size_t r = 0; r < 4 && j0 + pack_chunk + r < n_k; ++r)
         prefetch_row(v + (j0 + pack_chunk + r) * ld, d_v);
       const float chunk_most = S::max_abs(v + j0 * ld, rows, d_v, ld, stage, staged);
       if (std::isnan(chunk_most)) return chunk_most;  // the call stops with an error
