@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { createAttnLab } from '../../dist/attnlab.js';
+import { waitForLinkState } from '../support/state-link.js';
 import { stateToTraceRequest } from '../support/state-request.js';
 import { assertStepMatches, encodeHash, presetState, stepIds } from './support/expected.js';
 import { assertClean, dataStep, labState, settle } from './support/lab-page.js';
@@ -49,12 +50,12 @@ test('the Attention menu switches the stepper to retention and back, the state a
   assert.equal(state.decay, 0.9);
   const trace = expectedTrace(state, { family: 'retention', decay: 0.9 });
   assert.ok(stepIds(trace).includes('decay'));
-  const before = await page.evaluate(() => location.hash);
   await page.evaluate(() => document.querySelector('attn-lab').goToStep('decay'));
   await settle(page);
   await assertStepMatches(page, trace, 'decay');
-  // The link follows a moment after the last change.
-  await page.waitForFunction((old) => location.hash !== old, before);
+  // The link follows a moment after the last change: wait for the one that names this step, not
+  // just any new link (under load the family's own link could land after the step was taken).
+  await waitForLinkState(page, (linked) => linked.family === 'retention' && linked.step === 'decay', 10_000);
   // Reopened from its link, the state is the same family.
   const reopened = await session.open(t, await page.evaluate(() => location.hash));
   await reopened.page.waitForFunction(() => document.querySelector('attn-lab').getState()?.family === 'retention');
