@@ -202,7 +202,7 @@ const simdSets = driver ? nativeSimd(simdReply) : [];
 const ortKernels = (simd) => (simd === 'fma3+avx2' && simdReply.available.includes('avx512bw') ? 'avx2' : 'installed');
 const ortPeers = {};
 const ortFor = (simd) => (ortPeers[ortKernels(simd)] ??= startOrt(ortKernels(simd) === 'avx2' ? ortWithoutAvx512() : ORT_HOME, MODELS));
-// PyTorch likewise: the capability it picks itself, or held to AVX2 (ATEN_CPU_CAPABILITY=avx2).
+// PyTorch likewise: the capability it picks itself, or held to AVX2 (ATen, MKL and oneDNN: startTorch).
 const torchPeers = {};
 const torchFor = (simd) => torchPython && (torchPeers[ortKernels(simd)] ??= startTorch(torchPython, ortKernels(simd) === 'avx2'));
 const torchVersion = torchPython ? await torchFor(simdSets[0]).ask('version') : undefined;

@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-section() { printf '\n== %s ==\n' "$*"; }
+# Each heading says how long the suites have run so far (setup.sh before them not counted):
+# CI stops a whole run at 90 minutes.
+section() { printf '\n== %s (at %d min %02d s) ==\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 section "JavaScript: Prettier and ESLint (web/, scripts/, tests/)"
 node_modules/.bin/prettier --check --log-level warn .
@@ -77,3 +79,4 @@ ATTNLAB_CONSUMER=build/js-consumer node --test --test-reporter=spec tests/exampl
 section "Python package: the wheel in a fresh virtual environment (pytest), the widget in JupyterLab (Chromium)"
 # `package` above built dist/, which the wheel carries.
 python/scripts/test.sh
+section "All suites passed"

@@ -84,7 +84,7 @@ function setHeading(list, simd, best) {
   const rows = list.filter((p) => p.section === 'native' && p.simd === simd);
   if (simd === best) return `**attnlab on ${simd}**, ONNX Runtime and PyTorch on the kernels they pick for this CPU:`;
   if (rows.every((p) => p.ort_kernels === 'avx2'))
-    return `**attnlab forced to ${simd}**, ONNX Runtime held to AVX2 + FMA3 too (a copy of its library whose one branch to MLAS's AVX-512 kernels is switched off, as on a CPU without AVX-512), PyTorch by ATEN_CPU_CAPABILITY=avx2:`;
+    return `**attnlab forced to ${simd}**, ONNX Runtime held to AVX2 + FMA3 too (a copy of its library whose one branch to MLAS's AVX-512 kernels is switched off, as on a CPU without AVX-512), PyTorch by ATEN_CPU_CAPABILITY=avx2 with MKL_ENABLE_INSTRUCTIONS=AVX2 and ONEDNN_MAX_CPU_ISA=AVX2:`;
   return `**attnlab forced to ${simd}** (ONNX Runtime has no switch and keeps its AVX-512 kernels, so these rows set ${simd} code against AVX-512 code):`;
 }
 

@@ -6,8 +6,9 @@
 #     same layout; CALLS runs back to back (1 when absent), "times" each one's ms
 #   release                                   → {} (drops the tensors)
 #   version                                   → {"torch": …, "capability": …}
-# The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds it to
-# AVX2, as bench-peers.mjs does for its forced-AVX2 rows).
+# The instruction set is PyTorch's to pick at import (ATEN_CPU_CAPABILITY=avx2 holds ATen to
+# AVX2, MKL_ENABLE_INSTRUCTIONS=AVX2 its matrix products: native.mjs's startTorch sets both for
+# the forced-AVX2 rows).
 import json
 import sys
 import time

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
+#include <type_traits>
 
 #include "attnlab/tiling.hpp"
 #include "kernels/simd_kernels.hpp"
@@ -136,6 +137,17 @@ struct FlashBlock {
     return c;
   }
 
+  // Calls f(c, group) for each value pass over width columns, in order: passes of tail_group up
+  // to tail_columns(width), then whole column groups. group is a std::integral_constant, so a
+  // pass's width stays a compile-time constant in f.
+  template <class F>
+  static void for_each_pass(std::size_t width, F&& f) {
+    const std::size_t tails = tail_columns(width);
+    std::size_t c = 0;
+    for (; c < tails; c += tail_group) f(c, std::integral_constant<std::size_t, tail_group>{});
+    for (; c < width; c += column_group) f(c, std::integral_constant<std::size_t, column_group>{});
+  }
+
   // V as aggregate reads it: one panel per value pass, the pass's columns key after key, so a
   // pass reads its V in one run of memory rather than a few floats of every row (rows a whole
   // width apart: at d = 128 a 96-key block of V is 48 KiB, more than the L1, so each pass read
@@ -158,7 +170,6 @@ struct FlashBlock {
   static float pack_values(const float* v, std::size_t n_k, std::size_t d_v, std::size_t ld,
                            float* to) {
     const std::size_t width = value_width(d_v), panel = panel_keys(n_k), staged = staged_width(d_v);
-    const std::size_t tails = tail_columns(width);
     float* const stage = to + panel * width;
     float most = 0.0f;
     for (std::size_t j0 = 0; j0 < n_k; j0 += pack_chunk) {
@@ -171,10 +182,9 @@ struct FlashBlock {
       most = std::max(most, chunk_most);
       for (std::size_t r = 0; r < rows; ++r) {
         const float* row = stage + r * staged;
-        std::size_t c = 0;
-        for (; c < tails; c += tail_group) to_panel<tail_group>(row + c, to + c * panel, j0 + r);
-        for (; c < width; c += column_group)
-          to_panel<column_group>(row + c, to + c * panel, j0 + r);
+        for_each_pass(width, [&](std::size_t c, auto group) {
+          to_panel<group>(row + c, to + c * panel, j0 + r);
+        });
       }
     }
     return most;
@@ -198,16 +208,12 @@ struct FlashBlock {
   static void aggregate(const float* p, const float* v, const float* correction, float* ot,
                         std::size_t keys, std::size_t rows, std::size_t width, std::size_t n_k,
                         std::size_t j0) {
-    const std::size_t panel = panel_keys(n_k), tails = tail_columns(width);
+    const std::size_t panel = panel_keys(n_k);
     for (std::size_t r = 0; r < rows; r += row_group) {
       const float* f = correction ? correction + r : nullptr;
-      std::size_t c = 0;
-      for (; c < tails; c += tail_group)
-        columns<tail_group>(p + r, v + c * panel + j0 * tail_group, f, ot + c * rows + r, keys,
-                            rows);
-      for (; c < width; c += column_group)
-        columns<column_group>(p + r, v + c * panel + j0 * column_group, f, ot + c * rows + r, keys,
-                              rows);
+      for_each_pass(width, [&](std::size_t c, auto group) {
+        columns<group>(p + r, v + c * panel + j0 * group, f, ot + c * rows + r, keys, rows);
+      });
     }
   }
 

@@ -92,12 +92,10 @@ struct FlashSpan {
 #ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
       if (p.streamed && leads) {
         bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
-        const std::size_t width = Micro::value_width(p.d_v), panel = Micro::panel_keys(p.n_k);
-        const std::size_t tails = Micro::tail_columns(width);
-        for (std::size_t c = 0, g = 0; c < width; c += g) {  // each V panel's stretch of keys
-          g = c < tails ? Micro::tail_group : Micro::column_group;
-          bring_in(p.v + c * panel + j0 * g, keys * g);
-        }
+        const std::size_t panel = Micro::panel_keys(p.n_k);
+        Micro::for_each_pass(Micro::value_width(p.d_v), [&](std::size_t c, auto group) {
+          bring_in(p.v + c * panel + j0 * group, keys * group);  // each V panel's stretch of keys
+        });
       }
 #endif
       if (whole) std::fill_n(w.block_max, b.padded, minus_infinity);
