@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <numbers>
 #include <type_traits>
 
@@ -27,19 +28,18 @@ struct FlashBlock {
   // columns (pack_values): each micro-kernel pass broadcasts `key_group` values of K (or
   // `column_group` of V) against two batches of queries. A group's accumulators (two each), two
   // batches of queries and a broadcast fill the registers: AVX-512 (32) takes 12 keys, AVX2 and
-  // SSE (16) take 6, and wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill. The
-  // value pass takes 8 columns on AVX-512, so head widths of 64 and 128 need no padding (12
-  // would pay 72 for 64).
+  // SSE (16) take 6, and wasm takes 4, since V8 keeps two of the 16 for itself and 6 spill.
+  // AVX-512's passes over whole 64-row blocks take four batches instead (wide_passes).
 #ifdef __EMSCRIPTEN__
   static constexpr std::size_t key_group = 4;
 #else
   static constexpr std::size_t key_group = lanes >= 16 ? 12 : 6;
 #endif
-  static constexpr std::size_t column_group = lanes >= 16 ? 8 : key_group;
+  static constexpr std::size_t column_group = lanes >= 16 ? 6 : key_group;
   static constexpr std::size_t row_group = 2 * lanes;  // query rows per pass
-  // Groups of 6 columns (AVX2, SSE) would pad d = 64 to 66 and d = 128 to 132; there passes of 4
-  // take the columns 6 does not divide, so a width need only be even (n = 4,096, AVX2, d = 64:
-  // 0.99x the time, d = 128: 0.985x).
+  // Groups of 6 columns would pad d = 64 to 66 and d = 128 to 132; passes of 4 take the columns
+  // 6 does not divide, so a width need only be even (n = 4,096, AVX2, d = 64: 0.99x the time,
+  // d = 128: 0.985x).
   static constexpr std::size_t tail_group = column_group == 6 ? 4 : column_group;
 
   // The columns V and the output accumulator take for d_v: whole value passes.
@@ -51,7 +51,10 @@ struct FlashBlock {
   // Where the registers allow (AVX-512's 32), a scores pass may instead take wide_keys keys
   // against four batches of queries, a whole 64-row block: the same 24 accumulators, with 10
   // loads for 24 multiply-adds where 12 keys take 14 (on Zen 4, AVX-512, 1 thread: n = 4,096,
-  // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x).
+  // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x). A value pass likewise
+  // takes 6 columns against four batches: 10 loads for 24 multiply-adds, where 8 columns against
+  // two batches took 10 for 16 (Intel Xeon, family 6 model 207, 1 thread, phase timers: the value
+  // phase 0.96x at n = 1,024, d = 64, 0.94-0.98x at d = 128; n = 256, d = 128, within noise).
   static constexpr std::size_t wide_keys = 6;
 #ifdef __EMSCRIPTEN__
   static constexpr bool wide_passes = false;
@@ -152,51 +155,44 @@ struct FlashBlock {
   // pass reads its V in one run of memory rather than a few floats of every row (rows a whole
   // width apart: at d = 128 a 96-key block of V is 48 KiB, more than the L1, so each pass read
   // its rows from the L2; AVX2, n = 256, d = 128, 1 thread: the value phase 0.94x the time).
-  // The panel of the pass at column c starts at c · panel_keys(n_k), its key j at j · its width;
-  // a panel has room for one key more than n_k, which the packing's whole-batch stores spill into.
-  static constexpr std::size_t panel_keys(std::size_t n_k) { return n_k + 1; }
+  // The panel of the pass at column c starts at c · n_k, its key j at j · its width.
   static constexpr std::size_t pack_chunk = 4;  // rows staged at a time
-  static constexpr std::size_t staged_width(std::size_t d_v) {
-    return round_up(value_width(d_v), lanes) + lanes;
-  }
   // The floats pack_values() writes: the panels, then its staging rows.
   static constexpr std::size_t packed_floats(std::size_t n_k, std::size_t d_v) {
-    return panel_keys(n_k) * value_width(d_v) + pack_chunk * staged_width(d_v);
+    return (n_k + pack_chunk) * value_width(d_v);
   }
 
   // Packs v: (n_k, d_v), rows ld apart, into panels at `to`, zeros past d_v; returns the largest
   // |v| (Spans::max_abs: NaN where a value is not finite). A few rows at a time through staging
-  // rows after the panels (zeros after d_v), whose whole batches the panels take.
+  // rows after the panels (zeros after d_v), which the panels take a pass's columns at a time.
   static float pack_values(const float* v, std::size_t n_k, std::size_t d_v, std::size_t ld,
                            float* to) {
-    const std::size_t width = value_width(d_v), panel = panel_keys(n_k), staged = staged_width(d_v);
-    float* const stage = to + panel * width;
+    const std::size_t width = value_width(d_v);
+    float* const stage = to + n_k * width;
     float most = 0.0f;
     for (std::size_t j0 = 0; j0 < n_k; j0 += pack_chunk) {
       const std::size_t rows = std::min(pack_chunk, n_k - j0);
       // The next chunk's rows asked for, as max_abs asks for the row four ahead within one.
       for (std::size_t r = 0; r < 4 && j0 + pack_chunk + r < n_k; ++r)
         prefetch_row(v + (j0 + pack_chunk + r) * ld, d_v);
-      const float chunk_most = S::max_abs(v + j0 * ld, rows, d_v, ld, stage, staged);
+      const float chunk_most = S::max_abs(v + j0 * ld, rows, d_v, ld, stage, width);
       if (std::isnan(chunk_most)) return chunk_most;  // the call stops with an error
       most = std::max(most, chunk_most);
       for (std::size_t r = 0; r < rows; ++r) {
-        const float* row = stage + r * staged;
+        const float* row = stage + r * width;
         for_each_pass(width, [&](std::size_t c, auto group) {
-          to_panel<group>(row + c, to + c * panel, j0 + r);
+          to_panel<group>(row + c, to + c * n_k, j0 + r);
         });
       }
     }
     return most;
   }
 
-  // Key j's `group` columns from `from` into the panel at `to`, in whole batches (which may
-  // spill into the next key's place, or the panel's spare one).
+  // Key j's `group` columns from `from` into its place in the panel at `to`, just those floats
+  // (a whole batch of 16 lanes would spill past the next key's place).
   template <std::size_t group>
   static void to_panel(const float* from, float* to, std::size_t j) {
-#pragma GCC unroll 4
-    for (std::size_t i = 0; i < group; i += lanes)
-      Batch::load_unaligned(from + i).store_unaligned(to + j * group + i);
+    std::memcpy(to + j * group, from, group * sizeof(float));
   }
 
   // ot: (width, rows) = ot · diag(correction) + vᵀ · p, with p: (keys, rows) and v: keys
@@ -208,46 +204,55 @@ struct FlashBlock {
   static void aggregate(const float* p, const float* v, const float* correction, float* ot,
                         std::size_t keys, std::size_t rows, std::size_t width, std::size_t n_k,
                         std::size_t j0) {
-    const std::size_t panel = panel_keys(n_k);
-    for (std::size_t r = 0; r < rows; r += row_group) {
+    const auto row_passes = [&](std::size_t r, auto batches) {
       const float* f = correction ? correction + r : nullptr;
       for_each_pass(width, [&](std::size_t c, auto group) {
-        columns<group>(p + r, v + c * panel + j0 * group, f, ot + c * rows + r, keys, rows);
+        columns<group, batches>(p + r, v + c * n_k + j0 * group, f, ot + c * rows + r, keys, rows);
       });
-    }
+    };
+    std::size_t r = 0;
+    if constexpr (wide_passes)
+      for (; r + 4 * lanes <= rows; r += 4 * lanes)
+        row_passes(r, std::integral_constant<std::size_t, 4>{});
+    for (; r < rows; r += row_group) row_passes(r, std::integral_constant<std::size_t, 2>{});
   }
 
-  // One pass of aggregate: `group` columns of ot (rows `rows` apart) for one row group, from
-  // p's row group (keys, rows apart), v's panel (keys, group apart) and the row group's
+  // One pass of aggregate: `group` columns of ot (rows `rows` apart) for `batches` batches of
+  // rows, from those rows of p (keys, rows apart), v's panel (keys, group apart) and their
   // correction. Its loops over the group are unrolled by request: left to itself, GCC kept the
   // accumulators on the stack in some of its inlining choices (1.04x to 1.6x the time). Out of
   // line, like score_pass, so that the span's walk around it cannot change its registers.
-  template <std::size_t group>
+  template <std::size_t group, std::size_t batches>
   [[gnu::noinline]] static void columns(const float* p, const float* v, const float* correction,
                                         float* ot, std::size_t keys, std::size_t rows) {
-    const Batch f0 = correction ? Batch::load_unaligned(correction) : Batch(0.0f);
-    const Batch f1 = correction ? Batch::load_unaligned(correction + lanes) : Batch(0.0f);
-    Batch acc[group][2] = {};
+    Batch acc[group][batches] = {};
+    if (correction) {
+      Batch f[batches];
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b)
+        f[b] = Batch::load_unaligned(correction + b * lanes);
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < group && correction; ++i) {
-      acc[i][0] = Batch::load_unaligned(ot + i * rows) * f0;
-      acc[i][1] = Batch::load_unaligned(ot + i * rows + lanes) * f1;
+      for (std::size_t i = 0; i < group; ++i)
+#pragma GCC unroll 4
+        for (std::size_t b = 0; b < batches; ++b)
+          acc[i][b] = Batch::load_unaligned(ot + i * rows + b * lanes) * f[b];
     }
     for (std::size_t j = 0; j < keys; ++j, p += rows, v += group) {
-      const Batch p0 = Batch::load_unaligned(p);
-      const Batch p1 = Batch::load_unaligned(p + lanes);
+      Batch ps[batches];
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b) ps[b] = Batch::load_unaligned(p + b * lanes);
 #pragma GCC unroll 16
       for (std::size_t i = 0; i < group; ++i) {
         const Batch vv(v[i]);
-        acc[i][0] = S::fma(vv, p0, acc[i][0]);
-        acc[i][1] = S::fma(vv, p1, acc[i][1]);
+#pragma GCC unroll 4
+        for (std::size_t b = 0; b < batches; ++b) acc[i][b] = S::fma(vv, ps[b], acc[i][b]);
       }
     }
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < group; ++i) {
-      acc[i][0].store_unaligned(ot + i * rows);
-      acc[i][1].store_unaligned(ot + i * rows + lanes);
-    }
+    for (std::size_t i = 0; i < group; ++i)
+#pragma GCC unroll 4
+      for (std::size_t b = 0; b < batches; ++b)
+        acc[i][b].store_unaligned(ot + i * rows + b * lanes);
   }
 
   // Sets the scores of keys outside a row's band (key_band.hpp) to -Infinity (a zero weight):

@@ -92,9 +92,8 @@ struct FlashSpan {
 #ifndef __EMSCRIPTEN__  // natively only: these reads cost the wasm core 280 B of its budget
       if (p.streamed && leads) {
         bring_in(p.k + j0 * p.ld_k, keys * p.ld_k);
-        const std::size_t panel = Micro::panel_keys(p.n_k);
         Micro::for_each_pass(Micro::value_width(p.d_v), [&](std::size_t c, auto group) {
-          bring_in(p.v + c * panel + j0 * group, keys * group);  // each V panel's stretch of keys
+          bring_in(p.v + c * p.n_k + j0 * group, keys * group);  // each V panel's stretch of keys
         });
       }
 #endif
