@@ -54,7 +54,8 @@ struct FlashBlock {
   // d = 64, the scores 0.95x the time, the call 0.98x; n = 256 0.96x). A value pass likewise
   // takes 6 columns against four batches: 10 loads for 24 multiply-adds, where 8 columns against
   // two batches took 10 for 16 (Intel Xeon, family 6 model 207, 1 thread, phase timers: the value
-  // phase 0.96x at n = 1,024, d = 64, 0.94-0.98x at d = 128; n = 256, d = 128, within noise).
+  // phase 0.96x at n = 1,024, d = 64, 0.94-0.98x at d = 128; n = 256, d = 128, within noise; on
+  // Zen 4, whose AVX-512 runs at half width, unchanged).
   static constexpr std::size_t wide_keys = 6;
 #ifdef __EMSCRIPTEN__
   static constexpr bool wide_passes = false;
@@ -156,7 +157,11 @@ struct FlashBlock {
   // width apart: at d = 128 a 96-key block of V is 48 KiB, more than the L1, so each pass read
   // its rows from the L2; AVX2, n = 256, d = 128, 1 thread: the value phase 0.94x the time).
   // The panel of the pass at column c starts at c · n_k, its key j at j · its width.
-  static constexpr std::size_t pack_chunk = 4;  // rows staged at a time
+  // Rows staged at a time, which go to the panels a pass at a time: each panel then takes a run
+  // of 16 keys, whole cache lines, where a row at a time wrote a few floats into every panel in
+  // turn (Zen 4, AVX-512, n = 256, d = 128, 1 thread: the packing 2.3x the time with 4 rows, 1.6%
+  // of the call).
+  static constexpr std::size_t pack_chunk = 16;
   // The floats pack_values() writes: the panels, then its staging rows.
   static constexpr std::size_t packed_floats(std::size_t n_k, std::size_t d_v) {
     return (n_k + pack_chunk) * value_width(d_v);
@@ -178,12 +183,10 @@ struct FlashBlock {
       const float chunk_most = S::max_abs(v + j0 * ld, rows, d_v, ld, stage, width);
       if (std::isnan(chunk_most)) return chunk_most;  // the call stops with an error
       most = std::max(most, chunk_most);
-      for (std::size_t r = 0; r < rows; ++r) {
-        const float* row = stage + r * width;
-        for_each_pass(width, [&](std::size_t c, auto group) {
-          to_panel<group>(row + c, to + c * n_k, j0 + r);
-        });
-      }
+      for_each_pass(width, [&](std::size_t c, auto group) {
+        for (std::size_t r = 0; r < rows; ++r)
+          to_panel<group>(stage + r * width + c, to + c * n_k, j0 + r);
+      });
     }
     return most;
   }
