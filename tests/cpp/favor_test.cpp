@@ -289,7 +289,7 @@ TEST_CASE("favor rejects bad features, and features or seed without it, by code"
     const Matrix big = Matrix::from_rows({{x, x}});
     for (const AttentionForm form : {AttentionForm::parallel, AttentionForm::recurrent}) {
       const auto r =
-          ok(attnlab::linear_attention(big, big, Matrix(1, 1, {1.0f}), favor(8, 1, false, form)));
+          ok(attnlab::linear_attention(big, big, Matrix(1, 1, 1.0f), favor(8, 1, false, form)));
       CHECK(r.zero_normalizer_rows == std::vector<std::size_t>{0});
       CHECK(attnlab::test::all_finite(r.output));
     }

@@ -28,7 +28,7 @@ constexpr bool tile_transpose_available() {
 // x[i] holds row i of a Batch::size-square tile; afterwards x[j] holds its column j. Each stage
 // pairs rows: floats (unpack), then pairs of floats (unpack as doubles), then 128-bit lanes.
 template <class Batch>
-[[gnu::always_inline]] inline void transpose_tile(Batch* x) {
+[[gnu::always_inline]] inline void transpose_tile([[maybe_unused]] Batch* x) {
   static_assert(tile_transpose_available<Batch>());
 #if defined(__AVX512F__)
   if constexpr (Batch::size == 16) {
