@@ -1,10 +1,13 @@
 // The kernels under every instruction set this CPU runs (kernels::force_simd_arch), each
 // against the float64 reference and against the others; the sets the CPU lacks are
 // reported as skipped. Natively, which sets the CPU runs is checked against /proc/cpuinfo.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <set>
 #include <sstream>
 #include <string>
@@ -302,5 +305,41 @@ TEST_CASE("a value that is not finite is found wherever it lies, under every ins
           CHECK(r.error().message.rfind(name, 0) == 0);
           CHECK(r.error().message.find(cell) != std::string::npos);
         }
+  }
+}
+
+// The flash softmax's exponential (Spans::exp2_nonpositive, base 2 with log2(e) in the scale)
+// within its stated bound. The scale makes scale · log2(e) exactly 1 in float32, q = e_0 and
+// k_j = (x_j, 0, …) make each scaled score exactly x_j = -77j/512 (every multiple of 1/512 in
+// [-1/2, 1/2] as the reduced argument, down to 2^-76.8), and V = I puts each weight in its own
+// column. out_j / out_0 = 2^x_j, since key 0's weight is 2^0 = 1 and both are scaled by the
+// same 1/l; the bound is the exponential's 2.1e-7 plus one rounding, against float64's exp2.
+TEST_CASE("the flash softmax's exponential is within its bound under every instruction set",
+          "[simd]") {
+  const ArchGuard guard;
+  constexpr std::size_t keys = 512, d = 8;
+  LongAttentionOptions o;
+  const float scale = 1.0f / std::numbers::log2e_v<float>;
+  REQUIRE(scale * std::numbers::log2e_v<float> == 1.0f);
+  o.scale = scale;
+  Matrix q(1, d), k(keys, d), v(keys, keys);
+  q(0, 0) = 1.0f;
+  for (std::size_t j = 0; j < keys; ++j) {
+    k(j, 0) = -static_cast<float>(77 * j) / 512.0f;
+    v(j, j) = 1.0f;
+  }
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) continue;
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    const auto r = flash_attention(q, k, v, o);
+    REQUIRE(r);
+    const Matrix& out = r.value().output;
+    double worst = 0.0;
+    for (std::size_t j = 0; j < keys; ++j) {
+      const double expected = std::exp2(static_cast<double>(k(j, 0)));
+      worst = std::max(worst, std::fabs(double{out(0, j)} / out(0, 0) / expected - 1.0));
+    }
+    INFO(arch.name << ": largest relative error " << worst);
+    CHECK(worst <= 2.7e-7);
   }
 }

@@ -288,7 +288,7 @@ struct FlashBlock {
   //
   // With `fused` (scores well inside 2^20 and scale · log2(e) a normal float: flash.cpp decides),
   // the softmax runs in base 2, with log2(e) folded into the scale and applied inside one fused
-  // multiply-add: 2^x needs no two-part reduction, so the weights cost 12 vector operations instead
+  // multiply-add: 2^x needs no two-part reduction, so the weights cost 11 vector operations instead
   // of 17. The scale's rounding moves each logit by at most half an ulp of itself, an error the
   // scores' own rounding already has. The max lands within half an ulp of m_new from 0, a shift
   // shared by the whole row. Otherwise (a rule or scores that may be huge) it runs in base e with
