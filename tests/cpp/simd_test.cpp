@@ -37,6 +37,18 @@ class ArchGuard {
   std::string saved_;
 };
 
+// Calls f(name) under each instruction set the CPU runs, made the active one in turn; the one
+// active before is restored afterwards.
+template <class F>
+void under_each_available_arch(F&& f) {
+  const ArchGuard guard;
+  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
+    if (!arch.available) continue;
+    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+    f(arch.name);
+  }
+}
+
 // What one instruction set computes on the inputs below (T = float), or their float64
 // reference (T = double), at sizes that leave scalar tails for every batch width (d = 19, and
 // 24 per head) and take several flash query and key blocks.
@@ -217,22 +229,19 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
                      << "-byte cache would take the float64 reference too long");
     return;
   }
-  const ArchGuard guard;
   const Matrix sq = random_matrix(300, 64, 21), sk = random_matrix(keys, 64, 22),
                sv = random_matrix(keys, 64, 23);
   const MatrixD expected =
       reference_multi_head(sq.cast<double>(), sk.cast<double>(), sv.cast<double>(), 1, {});
   LongAttentionOptions two_threads;
   two_threads.threads = 2;
-  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
-    if (!arch.available) continue;
-    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+  under_each_available_arch([&](const std::string& arch) {
     const auto flash = flash_attention(sq, sk, sv, two_threads);
     REQUIRE(flash);
     const double error = max_abs_diff(flash.value().output, expected);
-    INFO(arch.name << ": max |error| " << error);
+    INFO(arch << ": max |error| " << error);
     CHECK(error <= 1e-5);
-  }
+  });
 }
 
 // The flash kernel gathers K and V into buffers that the K/V heads take in turn (flash.cpp's
@@ -242,7 +251,6 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
 // query heads take 4 of their own) match float64, which reads the shared heads repeated.
 TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under every set",
           "[simd]") {
-  const ArchGuard guard;
   const std::size_t n = 300, d = 128;
   const Matrix q = random_matrix(n, 8 * d, 31), k = random_matrix(n, 8 * d, 32),
                v = random_matrix(n, 8 * d, 33), k4 = random_matrix(n, 4 * d, 34),
@@ -257,19 +265,17 @@ TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under
       reference_multi_head(q.cast<double>(), k.cast<double>(), v.cast<double>(), 8, {});
   const MatrixD expected_shared =
       reference_multi_head(q.cast<double>(), repeated(k4), repeated(v4), 8, {});
-  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
-    if (!arch.available) continue;
-    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+  under_each_available_arch([&](const std::string& arch) {
     for (const std::size_t threads : {1, 2, 3}) {
       LongAttentionOptions o;
       o.heads = 8;
       o.threads = threads;
-      INFO(arch.name << ", " << threads << " threads");
+      INFO(arch << ", " << threads << " threads");
       CHECK(max_abs_diff(flash_attention(q, k, v, o).value().output, expected) <= 1e-5);
       o.kv_heads = 4;
       CHECK(max_abs_diff(flash_attention(q, k4, v4, o).value().output, expected_shared) <= 1e-5);
     }
-  }
+  });
 }
 
 // The flash kernel's scan of its inputs (input_scan.cpp) finds a value that is not finite in
@@ -277,7 +283,6 @@ TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under
 // in Q, K or V, on one thread and two, and the error names the matrix and the cell.
 TEST_CASE("a value that is not finite is found wherever it lies, under every instruction set",
           "[simd]") {
-  const ArchGuard guard;
   LongAttentionOptions o;
   o.heads = 2;
   o.batch = 2;
@@ -285,9 +290,7 @@ TEST_CASE("a value that is not finite is found wherever it lies, under every ins
   const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
                        std::numeric_limits<float>::infinity(),
                        -std::numeric_limits<float>::infinity()};
-  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
-    if (!arch.available) continue;
-    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+  under_each_available_arch([&](const std::string& arch) {
     for (const char* name : {"Q", "K", "V"})
       for (const auto& [row, col] : {std::pair{0, 0}, {5, 3}, {25, 37}, {39, 36}})
         for (std::size_t threads : {1, 2}) {
@@ -296,8 +299,7 @@ TEST_CASE("a value that is not finite is found wherever it lies, under every ins
           m(row, col) = bad[(row + col) % 3];
           o.threads = threads;
           const auto r = flash_attention(q, k, v, o);
-          INFO(arch.name << ": " << name << "(" << row << ", " << col << "), " << threads
-                         << " threads");
+          INFO(arch << ": " << name << "(" << row << ", " << col << "), " << threads << " threads");
           REQUIRE_FALSE(r);
           CHECK(std::string(to_string(r.error().code)) == "non-finite");
           const std::string cell =  // 1-based, as read
@@ -305,7 +307,7 @@ TEST_CASE("a value that is not finite is found wherever it lies, under every ins
           CHECK(r.error().message.rfind(name, 0) == 0);
           CHECK(r.error().message.find(cell) != std::string::npos);
         }
-  }
+  });
 }
 
 // The flash softmax's exponential (Spans::exp2_nonpositive, base 2 with log2(e) in the scale)
@@ -316,7 +318,6 @@ TEST_CASE("a value that is not finite is found wherever it lies, under every ins
 // same 1/l; the bound is the exponential's 2.1e-7 plus one rounding, against float64's exp2.
 TEST_CASE("the flash softmax's exponential is within its bound under every instruction set",
           "[simd]") {
-  const ArchGuard guard;
   constexpr std::size_t keys = 512, d = 8;
   LongAttentionOptions o;
   const float scale = 1.0f / std::numbers::log2e_v<float>;
@@ -328,9 +329,7 @@ TEST_CASE("the flash softmax's exponential is within its bound under every instr
     k(j, 0) = -static_cast<float>(77 * j) / 512.0f;
     v(j, j) = 1.0f;
   }
-  for (const kernels::SimdArch& arch : kernels::simd_arches()) {
-    if (!arch.available) continue;
-    REQUIRE_FALSE(kernels::force_simd_arch(arch.name));
+  under_each_available_arch([&](const std::string& arch) {
     const auto r = flash_attention(q, k, v, o);
     REQUIRE(r);
     const Matrix& out = r.value().output;
@@ -339,7 +338,7 @@ TEST_CASE("the flash softmax's exponential is within its bound under every instr
       const double expected = std::exp2(static_cast<double>(k(j, 0)));
       worst = std::max(worst, std::fabs(double{out(0, j)} / out(0, 0) / expected - 1.0));
     }
-    INFO(arch.name << ": largest relative error " << worst);
+    INFO(arch << ": largest relative error " << worst);
     CHECK(worst <= 2.7e-7);
-  }
+  });
 }
