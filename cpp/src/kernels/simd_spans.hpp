@@ -171,9 +171,9 @@ struct Spans {
   // within 2.1e-7 relative (1.7e-7 where the multiply-adds are fused), from operations that every
   // instruction set has. Base 2 makes the reduction r = x - round(x) exact, where base e splits
   // ln 2 in two parts. A polynomial of degree 5 on [-1/2, 1/2] whose constant term is exactly 1
-  // (fitted here to 2^r's relative error, 9.1e-8 in float64; degree 6 took one more
-  // multiply-add, 1/8 of the softmax's time on Zen 4, for 1e-7 less error), times 2^n,
-  // whose biased exponent n + 127 sits in the low bits of x + 1.5 · 2^23 + 127; the shift by
+  // (scripts/fit-exp2.py fits it to 2^r's relative error, 9.1e-8 in float64; degree 6 took one
+  // more multiply-add, 1/8 of the softmax's time on Zen 4, for 1e-7 less error), times 2^n, whose
+  // biased exponent n + 127 sits in the low bits of x + 1.5 · 2^23 + 127; the shift by
   // 23 moves it into place (what lies above shifts out). Below float32's normal range (x under
   // -126) it returns 0, or a subnormal: x is held at -127 or above, where the biased exponent is
   // 0 and the product exactly 0. NaN stays NaN (the max keeps its second operand's NaN).
