@@ -70,35 +70,47 @@ struct FlashBlock {
   // many rows of extra scores after `keys`. With row_max (rows), it also folds the block's scores
   // into each row's max while they are in registers, which saves the softmax a pass over it. Wide
   // passes take the rows in whole wide batches first, and the rest keys first, so the narrow passes
-  // over a group of keys read its K from the L1.
+  // over a group of keys read its K from the L1. A group's first pass asks for the next group's K
+  // (score_pass's `next`).
   static void scores(const float* qt, const float* k, std::size_t ld_k, float* st, std::size_t keys,
                      std::size_t rows, std::size_t d, float* row_max) {
+    const auto next = [&](std::size_t j, std::size_t group) {
+      return j + group < keys ? k + (j + group) * ld_k : nullptr;
+    };
     std::size_t wide_rows = 0;
     if constexpr (wide_passes)
       for (; wide_rows + 4 * lanes <= rows; wide_rows += 4 * lanes)
         for (std::size_t j = 0; j < keys; j += wide_keys)
           score_pass<wide_keys, 4>(qt + wide_rows, k + j * ld_k, ld_k, st + j * rows + wide_rows,
-                                   rows, d, keys - j, row_max ? row_max + wide_rows : nullptr);
+                                   rows, d, keys - j, row_max ? row_max + wide_rows : nullptr,
+                                   next(j, wide_keys));
     if (wide_rows == rows) return;
     for (std::size_t j = 0; j < keys; j += key_group)
       for (std::size_t r = wide_rows; r < rows; r += row_group)
         score_pass<key_group, 2>(qt + r, k + j * ld_k, ld_k, st + j * rows + r, rows, d, keys - j,
-                                 row_max ? row_max + r : nullptr);
+                                 row_max ? row_max + r : nullptr,
+                                 r == wide_rows ? next(j, key_group) : nullptr);
   }
 
   // One pass of scores: `group` keys from `key` against `batches` batches of queries from q,
   // their scores to st (keys `rows` apart), and the max of the first `left` keys' into row_max
   // (when given). A key read past the block never moves the max, so a block's max, and so the
   // result, is the same whichever passes took it: a pass with keys past the block takes its max
-  // from st, not from the registers. The loops walk pointers rather than index, which wasm's
+  // from st, not from the registers. With `next`, the pass also asks for the `group` rows of K
+  // from there, a cache line of each per 16 columns: its rows are 6 or 12 short streams (d floats
+  // each), too short for the hardware prefetchers to pick up before they end, so a group's first
+  // pass had waited on the L2 or the L3. The loops walk pointers rather than index, which wasm's
   // code generation needs. Out of line: inlined into the span's walk, GCC ran short of
   // registers for the addresses and reloaded them from the stack in the inner loop (1.05x).
   template <std::size_t group, std::size_t batches>
   [[gnu::noinline]] static void score_pass(const float* q, const float* key, std::size_t ld_k,
                                            float* st, std::size_t rows, std::size_t d,
-                                           std::size_t left, float* row_max) {
+                                           std::size_t left, float* row_max, const float* next) {
     Batch acc[group][batches] = {};
     for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {  // q: qt[l][r …], key: k[j][l]
+      if (next && l % 16 == 0)                               // a cache line of floats
+#pragma GCC unroll 16
+        for (std::size_t i = 0; i < group; ++i) __builtin_prefetch(next + i * ld_k + l);
       Batch qs[batches];
 #pragma GCC unroll 4
       for (std::size_t b = 0; b < batches; ++b) qs[b] = Batch::load_unaligned(q + b * lanes);
