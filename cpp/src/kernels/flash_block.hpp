@@ -97,18 +97,19 @@ struct FlashBlock {
   // (when given). A key read past the block never moves the max, so a block's max, and so the
   // result, is the same whichever passes took it: a pass with keys past the block takes its max
   // from st, not from the registers. With `next`, the pass also asks for the `group` rows of K
-  // from there, a cache line of each per 16 columns: its rows are 6 or 12 short streams (d floats
-  // each), too short for the hardware prefetchers to pick up before they end, so a group's first
-  // pass had waited on the L2 or the L3. The loops walk pointers rather than index, which wasm's
-  // code generation needs. Out of line: inlined into the span's walk, GCC ran short of
-  // registers for the addresses and reloaded them from the stack in the inner loop (1.05x).
+  // from there, spread over the pass (a line of each row per line of columns): its rows are 6 or 12
+  // short streams (d floats each), too short for the hardware prefetchers to pick up before they
+  // end, so a group's first pass had waited on the L2 or the L3. The loops walk pointers rather
+  // than index, which wasm's code generation needs. Out of line: inlined into the span's walk, GCC
+  // ran short of registers for the addresses and reloaded them from the stack in the inner loop
+  // (1.05x).
   template <std::size_t group, std::size_t batches>
   [[gnu::noinline]] static void score_pass(const float* q, const float* key, std::size_t ld_k,
                                            float* st, std::size_t rows, std::size_t d,
                                            std::size_t left, float* row_max, const float* next) {
     Batch acc[group][batches] = {};
     for (std::size_t l = 0; l < d; ++l, q += rows, ++key) {  // q: qt[l][r …], key: k[j][l]
-      if (next && l % 16 == 0)                               // a cache line of floats
+      if (next && l % floats_per_line == 0)
 #pragma GCC unroll 16
         for (std::size_t i = 0; i < group; ++i) __builtin_prefetch(next + i * ld_k + l);
       Batch qs[batches];

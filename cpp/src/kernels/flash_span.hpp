@@ -125,7 +125,7 @@ struct FlashSpan {
   // groups) left them behind once K and V came from memory (see HeadTask::streamed).
   static void bring_in(const float* from, std::size_t floats) {
     float sum = 0.0f;
-    for (std::size_t i = 0; i < floats; i += 16) sum += from[i];
+    for (std::size_t i = 0; i < floats; i += floats_per_line) sum += from[i];
     volatile float kept = sum;  // so the loads stay
     (void)kept;
   }

@@ -21,10 +21,14 @@ inline constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
 constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
-// Asks the caches for floats [0, floats) of `row`, a 64-byte line at a time, ahead of a copy that
-// walks rows lying a page or more apart (the hardware prefetchers stop at a page's end).
+// The floats in one cache line of the machines this runs on (64 bytes): the stride of every
+// prefetch and of every read that only brings lines in.
+inline constexpr std::size_t floats_per_line = 64 / sizeof(float);
+
+// Asks the caches for floats [0, floats) of `row`, a line at a time, ahead of a copy that walks
+// rows lying a page or more apart (the hardware prefetchers stop at a page's end).
 inline void prefetch_row(const float* row, std::size_t floats) {
-  for (std::size_t c = 0; c < floats; c += 16) __builtin_prefetch(row + c);
+  for (std::size_t c = 0; c < floats; c += floats_per_line) __builtin_prefetch(row + c);
 }
 
 // One head of one sequence of a flash call: a (batch, head) pair, as strided views into
