@@ -102,6 +102,29 @@ TEST_CASE("the flash kernel gives the same result on one thread and on four", "[
         flash_attention(q, k, v, four).value().output);
 }
 
+// The workers take the K/V heads in runs, one run each, and help the others' once theirs is done
+// (flash.cpp): uneven runs, shared K/V heads and more workers than K/V heads give the same rows.
+TEST_CASE("the flash kernel gives the same result on every thread count, heads shared or not",
+          "[flash]") {
+  const std::size_t rows = 2 * 70, heads = 6, d = 16;  // 2 sequences of 70
+  const Matrix q = random_matrix(rows, heads * d, 34);
+  for (const int kv_heads : {6, 3, 2, 1})
+    for (const bool causal : {false, true}) {
+      const Matrix k = random_matrix(rows, static_cast<std::size_t>(kv_heads) * d, 35),
+                   v = random_matrix(rows, static_cast<std::size_t>(kv_heads) * d, 36);
+      LongAttentionOptions options = flash_options(causal, static_cast<int>(heads));
+      options.batch = 2;
+      options.kv_heads = kv_heads;
+      options.threads = 1;
+      const Matrix one = flash_attention(q, k, v, options).value().output;
+      for (const int threads : {2, 3, 5}) {
+        INFO("kv heads " << kv_heads << ", causal " << causal << ", threads " << threads);
+        options.threads = threads;
+        CHECK(flash_attention(q, k, v, options).value().output == one);
+      }
+    }
+}
+
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 namespace {
 

@@ -245,10 +245,10 @@ TEST_CASE("K and V read as a stream match float64 under every instruction set", 
 }
 
 // The flash kernel gathers K and V into buffers that the K/V heads take in turn (flash.cpp's
-// buffer_turns: one for one worker, two a worker otherwise), and at d = 128 the instruction sets
-// with 16 registers take query blocks of 32 rows (cpu_plan). 8 heads of d = 128 and 300 queries
-// on 1, 2 and 3 workers (buffers: 1, 4 and 6 for 8 K/V heads; 4 K/V heads shared by pairs of
-// query heads take 4 of their own) match float64, which reads the shared heads repeated.
+// buffer_turns: one for one worker, else two for each worker's run of heads), and at d = 128 the
+// instruction sets with 16 registers take query blocks of 32 rows (cpu_plan). 8 heads of d = 128
+// and 300 queries on 1, 2 and 3 workers (buffers: 1, 4 and 6 for 8 K/V heads; 4 K/V heads shared by
+// pairs of query heads take 4 of their own) match float64, which reads the shared heads repeated.
 TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under every set",
           "[simd]") {
   const std::size_t n = 300, d = 128;

@@ -189,51 +189,47 @@ simd::SpanPlan cpu_plan(const HeadTask& task, std::size_t tasks, std::size_t thr
   return plan;
 }
 
-// The order the workers take a call's items in, each item task · spans + i for span
-// spans - 1 - i: a run of whole K/V heads per worker (at most one per K/V head), the runs
-// interleaved item by item, so that workers starting together start on different heads and
-// each gathers its own; in head order the second worker waited at every head for the first's
-// gather (2 threads, 8 heads, medians of 31-41 interleaved calls, AMD EPYC: n = 256, d = 64
-// 0.89x the time, causal 0.87x; d = 128 0.93x; n = 1,024 0.98-0.99x). Within a run, each head's
-// spans in turn (its K and V stay in this core's caches), causal-heavy spans (the last query rows)
-// first.
-std::vector<std::size_t> item_order(std::size_t kv_tasks, std::size_t group, std::size_t spans,
-                                    std::size_t workers) {
-  const std::size_t streams = std::min(workers, kv_tasks);
-  std::vector<std::vector<std::size_t>> runs(streams);
-  for (std::size_t kv = 0; kv < kv_tasks; ++kv)
-    for (std::size_t item = kv * group * spans; item < (kv + 1) * group * spans; ++item)
-      runs[kv * streams / kv_tasks].push_back(item);
-  std::vector<std::size_t> order;
-  for (std::size_t k = 0; order.size() < kv_tasks * group * spans; ++k)
-    for (const auto& run : runs)
-      if (k < run.size()) order.push_back(run[k]);
-  return order;
+// A call's items, task · spans + i for span spans - 1 - i, come in runs of whole K/V heads, one
+// run per worker (at most one per K/V head), for parallel_for_runs: each worker gathers its own
+// heads and keeps them in its core's caches, and workers starting together start on different
+// heads (in one queue in head order, the second worker waited at every head for the first's
+// gather: 2 threads, 8 heads, AMD EPYC, n = 256, d = 64 0.89x the time, causal 0.87x). Within a
+// head, causal-heavy spans (the last query rows) go first. Returns the runs' bounds.
+std::vector<std::size_t> item_runs(std::size_t kv_heads, std::size_t items_per_kv,
+                                   std::size_t workers) {
+  const std::size_t runs = std::min(workers, kv_heads);
+  std::vector<std::size_t> bounds;
+  for (std::size_t r = 0; r <= runs; ++r) bounds.push_back(r * kv_heads / runs * items_per_kv);
+  return bounds;
 }
 
-// The buffer each K/V head's K and V are gathered into, and the head it waits for there: the
-// heads take `slots` buffers in turn, in the order the items first use them, each once the items
-// of the head before it in that buffer (`after`; kv_heads for none) have finished. A buffer
-// written again soon is still in the caches, where one buffer per head sent each gather's
-// writes to memory. No wait is circular: item_order hands out a run's heads whole and
-// the runs in step, so by the first item of a head, the head `slots` ≥ workers turns before it has
-// handed out all its items; two turns per worker leave a worker a head's lead before one waits.
+// The buffer each K/V head's K and V are gathered into, and the head it waits for there: each
+// run's heads take its `per_run` buffers in turn, each once the items of the head before it in
+// that buffer (`after`; kv_heads for none) have finished. A buffer written again soon, by the
+// same core, is still in its caches, where one buffer per head sent each gather's writes to
+// memory. No wait is circular: a head waits only for an earlier head of its own run, whose items
+// were all taken before its own first one; two buffers a run leave a worker a head's lead before
+// one waits on a worker that helps its run.
 struct BufferTurn {
   std::size_t slot, after;
 };
+struct BufferTurns {
+  std::vector<BufferTurn> turns;  // one a K/V head
+  std::size_t slots = 0;
+};
 
-std::vector<BufferTurn> buffer_turns(const std::vector<std::size_t>& order, std::size_t kv_heads,
-                                     std::size_t items_per_kv, std::size_t slots) {
-  std::vector<BufferTurn> turns(kv_heads, {slots, kv_heads});  // slot `slots`: no turn yet
-  std::vector<std::size_t> latest(slots, kv_heads);            // each buffer's head so far
-  for (std::size_t i = 0, taken = 0; taken < kv_heads; ++i) {
-    const std::size_t kv = order[i] / items_per_kv;
-    if (turns[kv].slot < slots) continue;
-    const std::size_t slot = taken++ % slots;
-    turns[kv] = {slot, latest[slot]};
-    latest[slot] = kv;
+BufferTurns buffer_turns(const std::vector<std::size_t>& runs, std::size_t items_per_kv,
+                         std::size_t per_run) {
+  const std::size_t kv_heads = runs.back() / items_per_kv;
+  BufferTurns plan;
+  for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+    const std::size_t first = runs[r] / items_per_kv, last = runs[r + 1] / items_per_kv;
+    for (std::size_t kv = first; kv < last; ++kv)
+      plan.turns.push_back(
+          {plan.slots + (kv - first) % per_run, kv - first >= per_run ? kv - per_run : kv_heads});
+    plan.slots += std::min(per_run, last - first);
   }
-  return turns;
+  return plan;
 }
 
 }  // namespace
@@ -300,10 +296,14 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
 
   const std::size_t workers = std::min(threads, list.size() * spans);
   // The query heads of one K/V head are consecutive tasks: their K and V are gathered once, into
-  // one of `slots` buffers (buffer_turns).
+  // one of `slots` buffers (buffer_turns), two a run where several workers share the heads.
   const std::size_t group = group_size(options), shared = list.size() / group;
   const std::size_t items_per_kv = group * spans;
-  const std::size_t slots = std::min(shared, workers == 1 ? 1 : 2 * workers);
+  const std::vector<std::size_t> runs = item_runs(shared, items_per_kv, workers);
+  // One thread takes the heads in turn, each done before the next: one buffer, no turns.
+  const BufferTurns turns =
+      one_thread ? BufferTurns{{}, 1} : buffer_turns(runs, items_per_kv, workers == 1 ? 1 : 2);
+  const std::size_t slots = turns.slots;
   const std::size_t per_kv = gathered_floats(list.front(), kernels);
   Workspace workspace(workers * block_floats(plan, list.front().d_v, kernels) + slots * per_kv);
   std::vector<float*> gathered;
@@ -311,11 +311,6 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   std::vector<simd::BlockBuffers> buffers;
   for (std::size_t w = 0; w < workers; ++w)
     buffers.push_back(block_buffers(workspace, plan, list.front().d_v, kernels));
-  const std::vector<std::size_t> order =
-      one_thread ? std::vector<std::size_t>{} : item_order(shared, group, spans, workers);
-  // One thread takes the heads in turn, each done before the next: one buffer, no turns.
-  const std::vector<BufferTurn> turns =
-      one_thread ? std::vector<BufferTurn>{} : buffer_turns(order, shared, items_per_kv, slots);
   // One dispatch per call: the first item of a K/V head gathers it, once the head before it in
   // its buffer is done; an item that finds its head under way waits for it (another worker's
   // first item, briefly). Each K/V head's progress: 0 not yet, 1 under way, then 2, plus its
@@ -330,7 +325,7 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     }
     std::size_t slot = 0;
     if constexpr (!one_thread) {
-      const BufferTurn turn = turns[item];
+      const BufferTurn turn = turns.turns[item];
       while (turn.after < shared &&
              progress[turn.after].load(std::memory_order_acquire) < 2 + items_per_kv)
         std::this_thread::yield();
@@ -347,10 +342,9 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     }
     progress[item].store(2, std::memory_order_release);
   };
-  parallel_for(list.size() * spans, threads, [&](std::size_t item, std::size_t worker) {
-    const std::size_t code = one_thread ? item : order[item];
-    const std::size_t span = spans - 1 - code % spans;
-    const std::size_t task = code / spans;
+  parallel_for_runs(runs, threads, [&](std::size_t item, std::size_t worker) {
+    const std::size_t span = spans - 1 - item % spans;
+    const std::size_t task = item / spans;
     prepare(task / group);
     if (finite.load(std::memory_order_relaxed))
       kernels.query_span(list[task], plan, span * span_rows, buffers[worker],
