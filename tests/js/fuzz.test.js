@@ -21,6 +21,7 @@ import { test } from 'node:test';
 import { CHECKS, MAY_REFUSE } from './support/fuzz-checks.js';
 import { mutate } from './support/fuzz-mutations.js';
 import { FAMILIES, random } from './support/fuzz-requests.js';
+import { fuzzRun } from './support/fuzz-seed.js';
 import { attnlab } from './support/package.js';
 import { tinyQKV } from '../support/tiny-example.js';
 
@@ -28,11 +29,9 @@ const lab = await attnlab.createAttnLab();
 const { AttnLabError, ERROR_CODES } = attnlab;
 
 const env = process.env;
-const SEED = env.ATTNLAB_FUZZ_SEED === undefined ? (Date.now() ^ (process.pid << 12)) >>> 0 : Number(env.ATTNLAB_FUZZ_SEED);
+const { SEED, SECONDS } = fuzzRun('fuzz', 20);
 const ONLY = env.ATTNLAB_FUZZ_CASE === undefined ? undefined : Number(env.ATTNLAB_FUZZ_CASE);
-const SECONDS = Number(env.ATTNLAB_FUZZ_SECONDS ?? 20);
 const MAX_CASES = 100_000;
-console.log(`fuzz: seed ${SEED} (replay with ATTNLAB_FUZZ_SEED=${SEED})`);
 
 // How often each family is drawn: the attention math more than the teaching helpers.
 const DRAWS = Object.entries({

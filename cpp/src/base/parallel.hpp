@@ -52,11 +52,10 @@ void wake_workers();
 // Runs task(item, worker) for the items of `runs` runs, run r holding [bounds[r], bounds[r + 1]):
 // worker w takes run w mod runs first, in order, then helps the other runs in turn, each from
 // where it stands. The items of a run share what its first items prepare (the flash kernel's
-// K/V heads, gathered into buffers): taken by one worker, that stays in one core's caches. Where
-// a shared counter handed the items to whichever worker was free, the workers took each other's
-// heads, and where the two cores shared no L3 (a VM whose vCPUs the host placed on different
-// CCDs, for a minute at a time) each call moved its heads between the caches (n = 256, d = 128,
-// 8 heads, 2 threads, AMD EPYC family 25: 1.8 ms a call there, 1.4 on one CCD).
+// K/V heads, gathered into buffers): taken by one worker, that stays in one core's caches. A
+// single shared counter handed the items to whichever worker was free, so the workers took each
+// other's heads, and where two cores share no L3 (cores on different CCDs, as a VM's vCPUs can
+// be) each call moved its heads between the caches.
 template <class Task>
 void parallel_for_runs(std::span<const std::size_t> bounds, std::size_t threads, Task task) {
   const std::size_t workers = one_thread ? 1 : std::min(threads, bounds.back() - bounds.front());
