@@ -22,6 +22,9 @@
 // ATTNLAB_PEERS_N=256,4096 (these sizes only; ATTNLAB_PEERS_D, ATTNLAB_PEERS_THREADS alike),
 // ATTNLAB_PEERS_ROUNDS (default 9, issue 41's count; a full run took 74 minutes on 2 vCPUs),
 // ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only), ATTNLAB_PEERS_TORCH=0 (no PyTorch).
+// A run of whole sections (ATTNLAB_PEERS_SECTIONS alone) replaces those sections of the stored
+// tables and keeps the others, each section with the date it was measured; any other subset is
+// stored apart, as "peers_subset".
 // onnxruntime-node/-web 1.30 and torch (PyPI) are installed on demand into build/peers/ (peers/setup.mjs).
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -282,22 +285,39 @@ for (const f of firstCall ?? [])
   );
 
 const results = await readResults();
-const subset = QUICK || ONLY_N || ONLY_D || ONLY_THREADS || SECTIONS.length < 3 || env.ATTNLAB_PEERS_SIMD ? true : undefined;
-// A subset's figures are kept apart, so that the full run's (the tables') stay whole.
-results[subset ? 'peers_subset' : 'peers'] = {
+const subset = QUICK || ONLY_N || ONLY_D || ONLY_THREADS || env.ATTNLAB_PEERS_SIMD ? true : undefined;
+const measuredAt = new Date().toISOString();
+const run = {
   cpu,
   cpus: cpus().length,
   cpu_flags: cpuFlags,
   runtime: versions,
   rounds: ROUNDS,
   round_ms: ROUND_MS,
-  measured: new Date().toISOString(),
+  measured: measuredAt,
+  sections_measured: Object.fromEntries(SECTIONS.map((section) => [section, measuredAt])),
   subset,
   peaks,
   rows: table,
   first_call: firstCall,
 };
+// A subset's figures are kept apart, so that the tables stay whole.
+if (subset) results.peers_subset = run;
+else results.peers = withSections(results.peers, run);
 await writeResults(results);
+// The stored tables with the sections this run measured replaced by its own, the others kept.
+function withSections(stored, fresh) {
+  if (!stored || SECTIONS.length === 3) return fresh;
+  const earlier = stored.sections_measured ?? { native: stored.measured, wasm: stored.measured, first: stored.measured };
+  return {
+    ...fresh,
+    sections_measured: { ...earlier, ...fresh.sections_measured },
+    peaks: { ...stored.peaks, ...fresh.peaks },
+    rows: [...stored.rows.filter((row) => !SECTIONS.includes(row.section)), ...fresh.rows],
+    first_call: SECTIONS.includes('first') ? fresh.first_call : stored.first_call,
+  };
+}
+
 // A full run's tables and charts go into the README and the docs; a subset's would leave rows out.
 if (!subset) await writeTables(results.peers);
 const COLORS = {

@@ -92,37 +92,35 @@ TEST_CASE("the flash kernel splits heads and batches like the naive kernel", "[f
       CHECK(flash.value().output(70, h * 5 + c) == Approx(v(70, h * 5 + c)).margin(1e-6));
 }
 
-TEST_CASE("the flash kernel gives the same result on one thread and on four", "[flash]") {
-  const Matrix q = random_matrix(300, 64, 31), k = random_matrix(300, 64, 32),
-               v = random_matrix(300, 64, 33);
-  LongAttentionOptions one = flash_options(false, 2), four = flash_options(false, 2);
-  one.threads = 1;
-  four.threads = 4;
-  CHECK(flash_attention(q, k, v, one).value().output ==
-        flash_attention(q, k, v, four).value().output);
-}
-
 // The workers take the K/V heads in runs, one run each, and help the others' once theirs is done
-// (flash.cpp): uneven runs, shared K/V heads and more workers than K/V heads give the same rows.
+// (flash.cpp): uneven runs, shared K/V heads, more workers than K/V heads, and heads of several
+// query blocks give the same rows as one thread.
 TEST_CASE("the flash kernel gives the same result on every thread count, heads shared or not",
           "[flash]") {
-  const std::size_t rows = 2 * 70, heads = 6, d = 16;  // 2 sequences of 70
-  const Matrix q = random_matrix(rows, heads * d, 34);
-  for (const int kv_heads : {6, 3, 2, 1})
-    for (const bool causal : {false, true}) {
-      const Matrix k = random_matrix(rows, static_cast<std::size_t>(kv_heads) * d, 35),
-                   v = random_matrix(rows, static_cast<std::size_t>(kv_heads) * d, 36);
-      LongAttentionOptions options = flash_options(causal, static_cast<int>(heads));
-      options.batch = 2;
-      options.kv_heads = kv_heads;
-      options.threads = 1;
-      const Matrix one = flash_attention(q, k, v, options).value().output;
-      for (const int threads : {2, 3, 5}) {
-        INFO("kv heads " << kv_heads << ", causal " << causal << ", threads " << threads);
-        options.threads = threads;
-        CHECK(flash_attention(q, k, v, options).value().output == one);
+  struct Shape {
+    std::size_t sequences, rows, heads, d;
+    std::vector<int> kv_heads;
+  };
+  for (const Shape& shape : {Shape{2, 70, 6, 16, {6, 3, 2, 1}}, Shape{1, 300, 2, 32, {2}}}) {
+    const std::size_t rows = shape.sequences * shape.rows;
+    const Matrix q = random_matrix(rows, shape.heads * shape.d, 34);
+    for (const int kv_heads : shape.kv_heads)
+      for (const bool causal : {false, true}) {
+        const std::size_t kv_cols = static_cast<std::size_t>(kv_heads) * shape.d;
+        const Matrix k = random_matrix(rows, kv_cols, 35), v = random_matrix(rows, kv_cols, 36);
+        LongAttentionOptions options = flash_options(causal, static_cast<int>(shape.heads));
+        options.batch = shape.sequences;
+        options.kv_heads = kv_heads;
+        options.threads = 1;
+        const Matrix one = flash_attention(q, k, v, options).value().output;
+        for (const int threads : {2, 3, 4, 5}) {
+          INFO(shape.rows << " rows, kv heads " << kv_heads << ", causal " << causal << ", threads "
+                          << threads);
+          options.threads = threads;
+          CHECK(flash_attention(q, k, v, options).value().output == one);
+        }
       }
-    }
+  }
 }
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)

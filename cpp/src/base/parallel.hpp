@@ -49,6 +49,12 @@ void run_workers(std::size_t workers, void (*work)(void* context, std::size_t wo
 // job by the time it comes.
 void wake_workers();
 
+// The workers parallel_for_runs and parallel_for use for `items` items on `threads` threads:
+// the count of a caller's per-worker buffers, `worker` below it.
+inline std::size_t workers_for(std::size_t items, std::size_t threads) {
+  return one_thread ? 1 : std::min(threads, items);
+}
+
 // Runs task(item, worker) for the items of `runs` runs, run r holding [bounds[r], bounds[r + 1]):
 // worker w takes run w mod runs first, in order, then helps the other runs in turn, each from
 // where it stands. The items of a run share what its first items prepare (the flash kernel's
@@ -58,7 +64,7 @@ void wake_workers();
 // be) each call moved its heads between the caches.
 template <class Task>
 void parallel_for_runs(std::span<const std::size_t> bounds, std::size_t threads, Task task) {
-  const std::size_t workers = one_thread ? 1 : std::min(threads, bounds.back() - bounds.front());
+  const std::size_t workers = workers_for(bounds.back() - bounds.front(), threads);
   if (workers <= 1) {  // the runs in order: the items in order
     for (std::size_t item = bounds.front(); item < bounds.back(); ++item) task(item, 0);
     return;

@@ -294,7 +294,7 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   const auto heads = static_cast<std::size_t>(options.heads);
   std::vector<std::uint8_t> no_weight(heads * q.rows, 0);  // (heads, rows): each head its own
 
-  const std::size_t workers = std::min(threads, list.size() * spans);
+  const std::size_t workers = workers_for(list.size() * spans, threads);
   // The query heads of one K/V head are consecutive tasks: their K and V are gathered once, into
   // one of `slots` buffers (buffer_turns), two a run where several workers share the heads.
   const std::size_t group = group_size(options), shared = list.size() / group;

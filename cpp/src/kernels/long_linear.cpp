@@ -205,8 +205,8 @@ Result<LongLinearResult> run(const Matrix& q, const Matrix& k, const Matrix& v, 
       tasks.push_back(Task{q.row(s * n_q) + h * d, k.row(s * n_k) + h / group * d,
                            v.row(s * n_k) + h / group * d_v, result.output.row(s * n_q) + h * d_v,
                            q.cols, k.cols, v.cols, result.output.cols, n_q, n_k, d, d_v, s * n_q});
-  const std::size_t threads = std::min(resolve_threads(o.threads), tasks.size());
-  std::vector<Buffers> buffers(threads);
+  const std::size_t threads = resolve_threads(o.threads);
+  std::vector<Buffers> buffers(workers_for(tasks.size(), threads));
   std::atomic<bool> state_finite{true};
   const simd::Kernels& simd = simd::active();
   parallel_for(tasks.size(), threads, [&](std::size_t item, std::size_t worker) {
