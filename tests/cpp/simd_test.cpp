@@ -278,9 +278,9 @@ TEST_CASE("flash's gather buffers taken in turn, at d = 128, match float64 under
   });
 }
 
-// The flash kernel's scan of its inputs (input_scan.cpp) finds a value that is not finite in
-// a batch's body or in the scalar tail of a row (width 2 · 19: no batch width divides it),
-// in Q, K or V, on one thread and two, and the error names the matrix and the cell.
+// The flash kernel's scan of its inputs (flash.cpp, as it gathers each head) finds a value that is
+// not finite in a batch's body or in the scalar tail of a row (width 2 · 19: no batch width divides
+// it), in Q, K or V, on one thread and two, and the error names the matrix and the cell.
 TEST_CASE("a value that is not finite is found wherever it lies, under every instruction set",
           "[simd]") {
   LongAttentionOptions o;

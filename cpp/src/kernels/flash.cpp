@@ -21,7 +21,6 @@
 #include "base/validate.hpp"
 #include "kernels/attention_checks.hpp"
 #include "kernels/head_tasks.hpp"
-#include "kernels/input_scan.hpp"
 #include "kernels/simd_kernels.hpp"
 #include "kernels/workspace.hpp"
 
@@ -80,9 +79,9 @@ std::size_t gathered_floats(const HeadTask& p, const simd::Kernels& k) {
 }
 
 // What gather() saw: K's largest |value| (for bound_task) and whether K and V are finite (the
-// maximum means nothing where not). The call's scan leaves K and V to it: it scans a head while
-// copying it, where the call's scan had read K from memory a second time (Zen 4, AVX-512,
-// 1 thread, n = 256, d = 128, 8 heads: 0.97-0.98x the time).
+// maximum means nothing where not). It scans a head while copying it, where a scan of the whole
+// call had read K from memory a second time (Zen 4, AVX-512, 1 thread, n = 256, d = 128, 8 heads:
+// 0.97-0.98x the time).
 struct Gathered {
   float k_max = 0.0f;
   bool finite = true;
@@ -100,6 +99,14 @@ Gathered gather(HeadTask& p, const simd::Kernels& kernels, float* into) {
   p.v = v;
   p.ld_v = 0;  // panels (FlashBlock::pack_values), no rows
   return {k_max, !std::isnan(k_max) && !std::isnan(v_max)};
+}
+
+// Q's largest |value| over a task's rows, NaN where one is not finite (Spans::max_abs). The
+// flash kernel scans a head's Q as it gathers its K/V head, so that a worker's first query block
+// of the head reads its rows from the L2 (Zen 4, AVX-512, 1 thread, n = 256, d = 128: 0.99x the
+// time of a scan of the whole of Q before the workers start).
+float q_max(const HeadTask& p, const simd::Kernels& kernels) {
+  return kernels.max_abs(p.q, p.n_q, p.d, p.ld_q, nullptr, 0);
 }
 
 using flash_tasks::group_size;
@@ -255,9 +262,10 @@ Result<FlashPlan> flash_plan(const Matrix& q, const Matrix& k, const Matrix& v,
                  {}};
   const auto heads = static_cast<std::size_t>(options.heads);
   for (std::size_t h = 0; h < heads; ++h) plan.factors.push_back(list[h].scale);
-  const flash_tasks::InputScan scan = flash_tasks::scan_inputs(q, &k, options, 1);
-  for (std::size_t t = 0; t < list.size(); ++t)
-    bound_task(list[t], scan.q_max[t], scan.k_max[t / group_size(options)]);
+  const simd::Kernels& kernels = simd::active();
+  for (HeadTask& task : list)  // the check found every value finite
+    bound_task(task, q_max(task, kernels),
+               kernels.max_abs(task.k, task.n_k, task.d, task.ld_k, nullptr, 0));
   for (const HeadTask& task : list) plan.may_overflow = plan.may_overflow || task.may_overflow;
   const HeadTask& first = list.front();
   for (std::size_t i = 0; i < first.n_q; ++i) {
@@ -279,9 +287,8 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   const std::size_t threads = resolve_threads(options.threads);
   if (threads > 1) wake_workers();  // while the checks run
   if (auto e = flash_tasks::check(q, k, v, options, "V", false)) return *e;
-  // The workers scan Q, and each K/V head as it is gathered; where a value is not finite, the
-  // items left do no work, and the check's own scan names it.
-  const flash_tasks::InputScan scan = flash_tasks::scan_inputs(q, nullptr, options, threads);
+  // The workers scan each K/V head as they gather it, and its query heads' Q with it; where a
+  // value is not finite, the items left do no work, and the check's own scan names it.
   if (auto e = flash_tasks::check_work("the flash kernel", q, k, v, options, limits::flash_scores,
                                        limits::flash_multiply_adds))
     return *e;
@@ -316,7 +323,7 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
   // first item, briefly). Each K/V head's progress: 0 not yet, 1 under way, then 2, plus its
   // items done where heads take turns.
   std::vector<std::atomic<std::size_t>> progress(shared);
-  std::atomic<bool> finite{scan.finite};  // Q, K and V so far: once not, items do no work
+  std::atomic<bool> finite{true};  // Q, K and V so far: once not, items do no work
   const auto prepare = [&](std::size_t item) {
     std::size_t idle = 0;
     if (!progress[item].compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
@@ -336,7 +343,9 @@ Result<LongAttentionResult> flash_attention(const Matrix& q, const Matrix& k, co
     if (!seen.finite) finite.store(false, std::memory_order_relaxed);
     for (std::size_t t = item * group; t < (item + 1) * group; ++t) {
       list[t].streamed = streamed(list[t]);
-      bound_task(list[t], scan.q_max[t], seen.k_max);
+      const float most = q_max(list[t], kernels);
+      if (std::isnan(most)) finite.store(false, std::memory_order_relaxed);
+      bound_task(list[t], most, seen.k_max);
       std::tie(list[t].k, list[t].ld_k, list[t].v, list[t].ld_v) =
           std::tuple(source.k, source.ld_k, source.v, source.ld_v);
     }

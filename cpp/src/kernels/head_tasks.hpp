@@ -18,7 +18,7 @@ namespace attnlab::flash_tasks {
 std::size_t group_size(const LongAttentionOptions& o);
 
 // check_flash_attention(); sampled_weights() passes K as V, named "K": no message names a V
-// the call does not take. A caller that scans the values itself (scan_inputs) checks all but
+// the call does not take. A caller that scans the values itself (the flash kernel) checks all but
 // them with `values` false. `kernel` names the caller in shape errors (the long linear kernels
 // take the same inputs).
 std::optional<Error> check(const Matrix& q, const Matrix& k, const Matrix& v,
