@@ -1,8 +1,8 @@
 // <attn-lab>: scaled dot-product attention, computed by the wasm core, for a learner to
 // step through and touch. This element is a router: it keeps the state (the URL schema in
-// state.js), asks the core for its trace, keeps the last state the core accepted, writes the
-// URL and shows the tabs; the view on show renders (the stepper, stepper/stepper.js, or a
-// teaching view, views/index.js).
+// state.js), asks the core for its trace, keeps the last state the core accepted (in the URL
+// too, url-link.js) and shows the tabs; the view on show renders (the stepper,
+// stepper/stepper.js, or a teaching view, views/index.js).
 import { createAttnLab } from 'attnlab';
 import { html, LitElement, nothing } from 'lit';
 
@@ -10,7 +10,7 @@ import { TRACE_GROUPS } from '../lib/core-lists.js'; // generated from the core'
 import { embedLayout, layoutProblem } from './layout.js';
 import { DEFAULT_PRESET, hasPreset, presetOfState, presetState, viewInputs } from './presets.js';
 import { mergeState, sameTrace, StateError } from './state.js';
-import { decodeHash, encodeHash, linkProblem, parseState, writeLink } from './state-link.js';
+import { linkProblem, parseState } from './state-link.js';
 import { backwardRequest } from './stepper/backward.js';
 import { traceStepIds } from './steps/panels.js';
 import { Stepper } from './stepper/stepper.js';
@@ -19,17 +19,16 @@ import { HostScheme } from './shared/host-scheme.js';
 import { elementStyles } from './shared/styles.js';
 import { viewTabs } from './view-tabs.js';
 import { stepperStyles, sumColumnStyles } from './stepper/styles.js';
+import { UrlLink } from './url-link.js';
 import { checkedViewState, viewById } from './views/index.js';
 
 export { StateError } from './state.js';
 
-const URL_WRITE_DELAY_MS = 120;
-
-// "false" turns editing off; the attribute's absence leaves it on.
 // What the core's learning module traces (lab.loadLearning): the backward steps, and linear
 // attention's and retention's steps (trace()'s family).
 const needsLearning = (state) => Boolean(state.backward) || (state.family ?? 'softmax') !== 'softmax';
 
+// "false" turns editing off; the attribute's absence leaves it on.
 const editableConverter = { fromAttribute: (value) => value !== 'false' };
 
 // This JSDoc is the source of custom-elements.json (scripts/custom-elements-manifest.config.mjs):
@@ -126,15 +125,7 @@ export class AttnLabElement extends LitElement {
     this._viewStates = new Map(); // view id → its last view state, so a tab keeps its place
     this._stepper = new Stepper(this);
     this._hostScheme = new HostScheme(this); // theme="auto" follows the host page
-    this._onHashChange = () => this._loadInitialState();
-    this._flushUrl = () => {
-      clearTimeout(this._urlTimer);
-      // A link navigated to whose hashchange has not run yet (a reload right after it) is the
-      // newer state: it stays in the URL.
-      if (!this.good || window.location.hash !== this._linkedHash) return;
-      this._linkedHash = encodeHash(this.good.state);
-      window.history.replaceState(null, '', this._linkedHash);
-    };
+    this._url = new UrlLink(this, () => this._loadInitialState()); // with url-state
     this.addEventListener('keydown', (event) => {
       if (this.good?.state.view === 'stepper') this._stepper.onKeyDown(event);
     });
@@ -163,10 +154,6 @@ export class AttnLabElement extends LitElement {
     super.connectedCallback();
     // Focusable, so ←/→/Home/End step through the trace once the element has focus.
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
-    if (this.urlState) {
-      window.addEventListener('hashchange', this._onHashChange);
-      window.addEventListener('pagehide', this._flushUrl);
-    }
     createAttnLab().then(
       (lab) => {
         this._lab = lab;
@@ -174,12 +161,6 @@ export class AttnLabElement extends LitElement {
       },
       (error) => this.showMessage(`The attention core could not load: ${error.message}`),
     );
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    window.removeEventListener('hashchange', this._onHashChange);
-    window.removeEventListener('pagehide', this._flushUrl);
   }
 
   willUpdate(changed) {
@@ -232,7 +213,7 @@ export class AttnLabElement extends LitElement {
       this.draft = { ...this.draft, step: id };
       this._stepper.focus = null;
       this._emit('step-change', { step: id });
-      this._writeUrl();
+      this._url.write();
     }
     return true;
   }
@@ -288,7 +269,7 @@ export class AttnLabElement extends LitElement {
       },
     });
     if (step !== previousStep) this._emit('step-change', { step });
-    this._writeUrl();
+    this._url.write();
     return true;
   }
 
@@ -363,8 +344,7 @@ export class AttnLabElement extends LitElement {
     let fromPreset = DEFAULT_PRESET; // the preset the state is, while unedited
     let problem = null;
     try {
-      this._linkedHash = window.location.hash; // the link read, or written since (_flushUrl)
-      const fromUrl = this.urlState ? decodeHash(window.location.hash) : null;
+      const fromUrl = this._url.read();
       if (fromUrl) {
         state = mergeState(state, fromUrl);
         fromPreset = presetOfState(state); // a link to a preset names it
@@ -392,19 +372,6 @@ export class AttnLabElement extends LitElement {
     if (problem) this.showMessage(problem);
     // What Reset returns to until the learner chooses a preset (reset() reads presetId first).
     this._resetPoint = { state: this.good.state, presetId: this.presetId };
-  }
-
-  // The URL follows the state a moment after the last change: writing it costs more than a
-  // whole re-render, so a burst of edits writes it once. Leaving the page writes it at once.
-  _writeUrl() {
-    if (!this.urlState) return;
-    clearTimeout(this._urlTimer);
-    // Compressed off the main thread where the browser can (leaving the page, _flushUrl writes
-    // at once); a link that comes back after a newer change is not written.
-    this._urlTimer = setTimeout(() => {
-      if (window.location.hash !== this._linkedHash) return; // a link navigated to comes first
-      writeLink(() => this.good?.state).then((link) => (this._linkedHash = link ?? this._linkedHash));
-    }, URL_WRITE_DELAY_MS);
   }
 
   _emit(type, detail) {

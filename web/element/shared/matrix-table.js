@@ -9,8 +9,9 @@
 //
 // Size: an axis longer than WINDOW_AT is drawn as a window onto it, the rows and columns in
 // view and a few more, inside a box that scrolls over the whole matrix (sticky headers,
-// spacers for the rest), so the DOM holds a bounded number of cells at every size (512 × 512
-// weights: about 400 cells, not 262,144). The tiny examples draw every cell as before.
+// spacers for the rest; matrix-window.js measures it), so the DOM holds a bounded number of
+// cells at every size (512 × 512 weights: about 400 cells, not 262,144). The tiny examples
+// draw every cell as before.
 import { html, nothing } from 'lit';
 import { AsyncDirective, directive } from 'lit/async-directive.js';
 import { ref, createRef } from 'lit/directives/ref.js';
@@ -20,14 +21,9 @@ import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
 import { cssProps } from './css-props.js';
 import { clamp, keyTarget } from './grid-keys.js';
+import { drawnBounds, FIRST_SHOWN, GUESS, measureBox, observeBox, planWindow, revealCell, unobserveBox, WINDOW_AT, windowAxes } from './matrix-window.js';
 
-/** An axis with more entries than this is drawn as a scrolling window onto it. */
-export const WINDOW_AT = 40;
-// Rows and columns drawn before the box is measured, and its pitches' first guesses (px).
-const FIRST_ROWS = 18;
-const FIRST_COLS = 14;
-const GUESS = { row: 26, col: 66 };
-const OVERSCAN = 2;
+export { WINDOW_AT };
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
 export function cellOf(event) {
@@ -50,37 +46,13 @@ export function legend(scaleOrRange, palette) {
 
 const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 
-// One ResizeObserver for every windowed grid: its callback measures every box first and then
-// redraws them. A redraw between two measurements dirtied the layout, so that each next grid's
-// measurement laid the page out again (tens of ms a grid at 512 tokens).
-const grids = new WeakMap(); // box → its MatrixGrid
-let boxes = null;
-
-function observeBox(box, grid) {
-  boxes ??= new ResizeObserver((entries) => {
-    const plans = entries
-      .map((entry) => grids.get(entry.target))
-      .filter((g) => g?.isConnected)
-      .map((g) => [g, g._plan()]);
-    for (const [grid, plan] of plans) grid._apply(plan);
-  });
-  grids.set(box, grid);
-  boxes.observe(box);
-}
-
-function unobserveBox(box) {
-  if (!boxes || !box) return;
-  boxes.unobserve(box);
-  grids.delete(box);
-}
-
 class MatrixGrid extends AsyncDirective {
   constructor(part) {
     super(part);
     this.key = null;
     this.active = { row: 0, col: 0 }; // the cell in the Tab order
     this.first = { row: 0, col: 0 }; // the first row and column drawn, when windowed
-    this.shown = { rows: FIRST_ROWS, cols: FIRST_COLS }; // how many fit the box
+    this.shown = { ...FIRST_SHOWN }; // how many fit the box
     this.pitch = { ...GUESS };
     this.box = { value: undefined };
     this.table = createRef();
@@ -139,42 +111,15 @@ class MatrixGrid extends AsyncDirective {
   // ---- the window ----
 
   _axes() {
-    const rows = this.m.values.length;
-    const cols = this.m.values[0]?.length ?? 0;
-    return { rows, cols, windowRows: rows > WINDOW_AT, windowCols: cols > WINDOW_AT };
+    return windowAxes(this.m.values);
   }
 
-  // The rows and columns drawn: [r0, r1) × [c0, c1).
   _bounds() {
-    const { rows, cols, windowRows, windowCols } = this._axes();
-    const r0 = windowRows ? clamp(this.first.row - OVERSCAN, 0, rows) : 0;
-    const c0 = windowCols ? clamp(this.first.col - OVERSCAN, 0, cols) : 0;
-    const r1 = windowRows ? Math.min(rows, this.first.row + this.shown.rows + OVERSCAN) : rows;
-    const c1 = windowCols ? Math.min(cols, this.first.col + this.shown.cols + OVERSCAN) : cols;
-    return { r0, r1, c0, c1 };
+    return drawnBounds(this._axes(), this.first, this.shown);
   }
 
-  // The box's geometry: where row 0 and column 0 start, the sticky headers' sizes, pitches.
   _measure() {
-    const box = this.box.value;
-    const table = this.table.value;
-    if (!box || !table) return null;
-    const rowsDrawn = table.querySelectorAll('tbody tr[data-r]');
-    const cells = rowsDrawn[0]?.querySelectorAll('td[data-row]') ?? [];
-    if (rowsDrawn.length > 1) this.pitch.row = (rowsDrawn[rowsDrawn.length - 1].offsetTop - rowsDrawn[0].offsetTop) / (rowsDrawn.length - 1) || GUESS.row;
-    if (cells.length > 1) this.pitch.col = (cells[cells.length - 1].offsetLeft - cells[0].offsetLeft) / (cells.length - 1) || GUESS.col;
-    const head = table.tHead?.offsetHeight ?? 0;
-    const side = rowsDrawn[0]?.querySelector('th')?.offsetWidth ?? 0;
-    const padTop = table.querySelector('tr.pad-top');
-    const padLeft = rowsDrawn[0]?.querySelector('td.pad-left');
-    return {
-      head,
-      side,
-      top: table.offsetTop + (padTop?.offsetTop ?? head),
-      left: table.offsetLeft + (padLeft?.offsetLeft ?? side),
-      height: box.clientHeight,
-      width: box.clientWidth,
-    };
+    return measureBox(this.box.value, this.table.value, this.pitch);
   }
 
   // Follows the box's scroll position and size: which rows and columns are in view.
@@ -182,20 +127,11 @@ class MatrixGrid extends AsyncDirective {
     this._apply(this._plan());
   }
 
-  // The first row and column in view and how many fit, measured; null when nothing changes.
+  // The window now in view, measured; null when nothing changes.
   _plan() {
-    const g = this._measure();
-    if (!g) return null;
-    const { rows, cols, windowRows, windowCols } = this._axes();
-    const box = this.box.value;
-    const shown = {
-      rows: Math.max(1, Math.ceil((g.height - g.head) / this.pitch.row)),
-      cols: Math.max(1, Math.ceil((g.width - g.side) / this.pitch.col)),
-    };
-    const first = {
-      row: windowRows ? clamp(Math.floor((box.scrollTop + g.head - g.top) / this.pitch.row), 0, Math.max(0, rows - shown.rows)) : 0,
-      col: windowCols ? clamp(Math.floor((box.scrollLeft + g.side - g.left) / this.pitch.col), 0, Math.max(0, cols - shown.cols)) : 0,
-    };
+    const geometry = this._measure();
+    if (!geometry) return null;
+    const { first, shown } = planWindow(geometry, this._axes(), this.box.value, this.pitch);
     if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return null;
     return { first, shown };
   }
@@ -226,26 +162,8 @@ class MatrixGrid extends AsyncDirective {
 
   // Scrolls the box so that cell (row, col) is in view below and beside the sticky headers.
   _reveal(row, col) {
-    const g = this._measure();
-    const box = this.box.value;
-    if (!g || !box) return;
-    const { rows, cols, windowRows, windowCols } = this._axes();
-    const visibleRows = Math.max(1, Math.floor((g.height - g.head) / this.pitch.row));
-    const visibleCols = Math.max(1, Math.floor((g.width - g.side) / this.pitch.col));
-    const first = { ...this.first };
-    if (windowRows && row !== undefined) {
-      if (row < first.row) first.row = row;
-      else if (row >= first.row + visibleRows) first.row = row - visibleRows + 1;
-      first.row = clamp(first.row, 0, Math.max(0, rows - 1));
-      box.scrollTop = g.top + first.row * this.pitch.row - g.head;
-    }
-    if (windowCols && col !== undefined) {
-      if (col < first.col) first.col = col;
-      else if (col >= first.col + visibleCols) first.col = col - visibleCols + 1;
-      first.col = clamp(first.col, 0, Math.max(0, cols - 1));
-      box.scrollLeft = g.left + first.col * this.pitch.col - g.side;
-    }
-    this.first = first;
+    const geometry = this._measure();
+    if (geometry) this.first = revealCell(geometry, this._axes(), this.box.value, this.pitch, this.first, row, col);
   }
 
   // ---- the keyboard ----
