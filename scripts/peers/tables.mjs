@@ -79,12 +79,13 @@ function machine(peers) {
   return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second)` : ''}${dates(peers)}`;
 }
 
-// When the figures were measured: the run's date, or each section's where runs of whole sections
-// measured them on different days (bench-peers.mjs).
+// When the figures were measured: the run's date, or each section's date and time (UTC) where
+// runs of whole sections measured them apart (bench-peers.mjs).
 const SECTION_NAMES = { native: 'native rows', wasm: 'wasm rows', first: 'first call' };
 function dates(peers) {
-  const days = Object.entries(peers.sections_measured ?? {}).map(([section, at]) => `${SECTION_NAMES[section] ?? section} ${at.slice(0, 10)}`);
-  if (new Set(days.map((day) => day.slice(-10))).size > 1) return `, ${days.join(', ')}`;
+  const sections = Object.entries(peers.sections_measured ?? {});
+  if (new Set(sections.map(([, at]) => at)).size > 1)
+    return `, ${sections.map(([section, at]) => `${SECTION_NAMES[section] ?? section} ${at.slice(0, 10)} ${at.slice(11, 16)} UTC`).join(', ')}`;
   return peers.measured ? `, ${peers.measured.slice(0, 10)}` : '';
 }
 
