@@ -23,8 +23,8 @@
 // ATTNLAB_PEERS_ROUNDS (default 9, issue 41's count; a full run took 74 minutes on 2 vCPUs),
 // ATTNLAB_PEERS_SIMD=fma3+avx2 (these instruction sets only), ATTNLAB_PEERS_TORCH=0 (no PyTorch).
 // A run of whole sections (ATTNLAB_PEERS_SECTIONS alone) replaces those sections of the stored
-// tables and keeps the others, each section with the date it was measured; any other subset is
-// stored apart, as "peers_subset".
+// tables and keeps the others, each section with the date it was measured, where the stored
+// tables were measured on the same CPU; any other subset is stored apart, as "peers_subset".
 // onnxruntime-node/-web 1.30 and torch (PyPI) are installed on demand into build/peers/ (peers/setup.mjs).
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -301,9 +301,13 @@ const run = {
   rows: table,
   first_call: firstCall,
 };
-// A subset's figures are kept apart, so that the tables stay whole.
-if (subset) results.peers_subset = run;
-else results.peers = withSections(results.peers, run);
+// A subset's figures are kept apart, so that the tables stay whole; so are some sections of
+// another CPU's, which would share a machine line with the sections they join.
+const sameCpu = (stored) => stored.cpu === run.cpu && stored.cpus === run.cpus && stored.cpu_flags === run.cpu_flags;
+const tabled = !subset && (SECTIONS.length === 3 || !results.peers || sameCpu(results.peers));
+if (!subset && !tabled) console.log(`bench:peers: the stored tables come from another CPU (${results.peers.cpu}); run every section to replace them`);
+if (tabled) results.peers = withSections(results.peers, run);
+else results.peers_subset = { ...run, subset: true };
 await writeResults(results);
 // The stored tables with the sections this run measured replaced by its own, the others kept.
 function withSections(stored, fresh) {
@@ -319,7 +323,7 @@ function withSections(stored, fresh) {
 }
 
 // A full run's tables and charts go into the README and the docs; a subset's would leave rows out.
-if (!subset) await writeTables(results.peers);
+if (tabled) await writeTables(results.peers);
 const COLORS = {
   attnlab: '#0072b2',
   'ort-mha': '#d55e00',
@@ -330,10 +334,10 @@ const COLORS = {
   'tfjs-wasm': '#cc79a7',
 };
 const charted = { native: (l) => l.d === 64 && l.threads === 2 && l.simd === simdSets[0], wasm: () => true };
-for (const [section, keep] of subset ? [] : Object.entries(charted)) {
+for (const [section, keep] of tabled ? Object.entries(charted) : []) {
   const lines = table.filter((l) => l.section === section && l.ms_median !== undefined && keep(l));
   if (lines.length) await writeFile(new URL(`../bench/peers-${section}.svg`, import.meta.url), plot(lines, COLORS));
 }
 console.log(
-  `bench:peers: figures stored under "${subset ? 'peers_subset' : 'peers'}" in bench/results.json, charts in bench/peers-native.svg (d = 64, 2 threads) and bench/peers-wasm.svg`,
+  `bench:peers: figures stored under "${tabled ? 'peers' : 'peers_subset'}" in bench/results.json, charts in bench/peers-native.svg (d = 64, 2 threads) and bench/peers-wasm.svg`,
 );
