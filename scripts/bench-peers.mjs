@@ -209,6 +209,7 @@ const ortFor = (simd) => (ortPeers[ortKernels(simd)] ??= startOrt(ortKernels(sim
 const torchPeers = {};
 const torchFor = (simd) => torchPython && (torchPeers[ortKernels(simd)] ??= startTorch(torchPython, ortKernels(simd) === 'avx2'));
 const torchVersion = torchPython ? await torchFor(simdSets[0]).ask('version') : undefined;
+// The torch part ends the line: withSections keeps it where the native section is kept.
 const versions = `${ortVersions}${torchVersion ? `, torch ${torchVersion.torch} (its CPU capability here: ${torchVersion.capability})` : ''}`;
 const rows = plannedRows(simdSets);
 const heading = `bench:peers on ${cpu} (${cpuFlags || 'no AVX or FMA flags'}); attnlab's native kernels: ${simdSets.join(', ') || '—'}; ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`;
@@ -315,6 +316,8 @@ function withSections(stored, fresh) {
   const earlier = stored.sections_measured ?? { native: stored.measured, wasm: stored.measured, first: stored.measured };
   return {
     ...fresh,
+    // PyTorch runs in the native section only: where that section is kept, so is its version.
+    runtime: SECTIONS.includes('native') ? fresh.runtime : `${fresh.runtime}${stored.runtime?.match(/, torch .*$/)?.[0] ?? ''}`,
     sections_measured: { ...earlier, ...fresh.sections_measured },
     peaks: { ...stored.peaks, ...fresh.peaks },
     rows: [...stored.rows.filter((row) => !SECTIONS.includes(row.section)), ...fresh.rows],
