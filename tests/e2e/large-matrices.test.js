@@ -45,6 +45,17 @@ const focusedCell = (page) =>
     const td = document.querySelector('attn-lab').shadowRoot.activeElement?.closest('td[data-row]');
     return td && { matrix: td.closest('table').dataset.matrix, row: Number(td.dataset.row), col: Number(td.dataset.col), value: Number(td.dataset.value) };
   });
+// What covers the middle of the focused cell, once its box is in the viewport: null where nothing
+// does (the cell itself, or something inside it, is on top there).
+const coveredBy = (page) =>
+  page.evaluate(() => {
+    const root = document.querySelector('attn-lab').shadowRoot;
+    const td = root.activeElement.closest('td[data-row]');
+    td.closest('.matrix-box').scrollIntoView({ block: 'center' });
+    const r = td.getBoundingClientRect();
+    const top = root.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return td.contains(top) ? null : `${top?.tagName} ${top?.className} "${top?.textContent.trim().slice(0, 20)}"`;
+  });
 const near = (got, want, what) => assert.ok(Math.abs(got - want) <= TOLERANCE, `${what}: ${got} against the core's ${want}`);
 
 test('512 tokens: the softmax step draws a bounded window of every matrix, and the keyboard reaches the last weight', async (t) => {
@@ -68,6 +79,7 @@ test('512 tokens: the softmax step draws a bounded window of every matrix, and t
   at = await focusedCell(page);
   assert.deepEqual([at.matrix, at.row, at.col], ['softmax', N - 1, N - 1], 'Ctrl+End reaches the last weight');
   near(at.value, weights[N - 1][N - 1], 'the last weight');
+  assert.equal(await coveredBy(page), null, 'the last weight is in view, not under the sticky Σ column or a header');
   await page.keyboard.press('PageUp');
   await page.keyboard.press('ArrowLeft');
   await settle(page);
@@ -93,6 +105,20 @@ test('512 tokens: the softmax step draws a bounded window of every matrix, and t
   );
   for (const [r, c, v] of shown) near(v, weights[r][c], `weight ${r + 1},${c + 1}`);
   assert.ok((await cellCount(page)) < CELL_BOUND, 'still bounded after scrolling');
+  assertClean(problems);
+});
+
+test('512 tokens on a phone: the keyboard brings the last weight out from under the Σ column', async (t) => {
+  // A 390 px box sizes its columns to their numbers: placed from the averaged pitch alone, the
+  // last column stayed under the sticky Σ column.
+  const { page, problems } = await session.open(t, encodeHash(STATE), { viewport: { width: 390, height: 900 } });
+  await page.locator(`${RESULT} td[tabindex="0"]`).focus();
+  for (const key of ['Control+End', 'ArrowUp', 'Control+Home', 'Control+End']) {
+    await page.keyboard.press(key);
+    await settle(page);
+    const at = await focusedCell(page);
+    assert.equal(await coveredBy(page), null, `${key}: the focused weight ${at.row + 1},${at.col + 1} is in view`);
+  }
   assertClean(problems);
 });
 

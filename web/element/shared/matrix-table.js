@@ -21,7 +21,19 @@ import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
 import { cssProps } from './css-props.js';
 import { clamp, keyTarget } from './grid-keys.js';
-import { drawnBounds, FIRST_SHOWN, GUESS, measureBox, observeBox, planWindow, revealCell, unobserveBox, WINDOW_AT, windowAxes } from './matrix-window.js';
+import {
+  drawnBounds,
+  FIRST_SHOWN,
+  GUESS,
+  measureBox,
+  nudgeIntoView,
+  observeBox,
+  planWindow,
+  revealCell,
+  unobserveBox,
+  WINDOW_AT,
+  windowAxes,
+} from './matrix-window.js';
 
 export { WINDOW_AT };
 
@@ -123,8 +135,13 @@ class MatrixGrid extends AsyncDirective {
   }
 
   // Follows the box's scroll position and size: which rows and columns are in view.
+  // After a move, the redraw that scroll brings can shift the cells by pixels again: the moved-to
+  // cell is nudged into view until the window settles.
   _follow() {
-    this._apply(this._plan());
+    const plan = this._plan();
+    this._apply(plan);
+    if (plan && this._revealing) this._nudge(this._revealing);
+    else this._revealing = null;
   }
 
   // The window now in view, measured; null when nothing changes.
@@ -166,6 +183,13 @@ class MatrixGrid extends AsyncDirective {
     if (geometry) this.first = revealCell(geometry, this._axes(), this.box.value, this.pitch, this.first, row, col);
   }
 
+  // Scrolls the drawn cell (row, col) clear of the sticky headers and Σ column (nudgeIntoView).
+  _nudge({ row, col }) {
+    const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+    const geometry = td ? this._measure() : null;
+    if (geometry) nudgeIntoView(this.box.value, td, geometry);
+  }
+
   // ---- the keyboard ----
 
   _onKey = (event) => {
@@ -185,11 +209,13 @@ class MatrixGrid extends AsyncDirective {
   moveTo(row, col) {
     this.active = { row, col };
     const { windowRows, windowCols } = this._axes();
-    if (windowRows || windowCols) this._reveal(row, col);
+    const windowed = windowRows || windowCols;
+    if (windowed) this._reveal(row, col);
     this._redraw();
+    if (windowed) this._nudge((this._revealing = { row, col }));
     const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
     const target = this.m.edit ? td?.querySelector('input') : td;
-    target?.focus({ preventScroll: windowRows || windowCols });
+    target?.focus({ preventScroll: windowed });
     if (this.m.edit) target?.select();
   }
 

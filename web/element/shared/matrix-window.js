@@ -52,9 +52,10 @@ export function drawnBounds({ rows, cols, windowRows, windowCols }, first, shown
 }
 
 /**
- * The box's geometry: where row 0 and column 0 start, the sticky headers' sizes, the box's
- * inner size; `pitch` takes the row and column pitches measured from the cells drawn. Null
- * before the box and its table are in the page.
+ * The box's geometry: where row 0 and column 0 start, the sticky headers' sizes, the width of
+ * the sticky Σ column (`trail`: it covers the columns under it), the box's inner size; `pitch`
+ * takes the row and column pitches measured from the cells drawn. Null before the box and its
+ * table are in the page.
  */
 export function measureBox(box, table, pitch) {
   if (!box || !table) return null;
@@ -69,6 +70,7 @@ export function measureBox(box, table, pitch) {
   return {
     head,
     side,
+    trail: rowsDrawn[0]?.querySelector('.total')?.offsetWidth ?? 0,
     top: table.offsetTop + (padTop?.offsetTop ?? head),
     left: table.offsetLeft + (padLeft?.offsetLeft ?? side),
     height: box.clientHeight,
@@ -91,13 +93,14 @@ export function planWindow(geometry, axes, box, pitch) {
 }
 
 /**
- * Scrolls the box so that cell (row, col) is in view below and beside the sticky headers (an
+ * Scrolls the box so that cell (row, col) is in view below and between the sticky headers (an
  * undefined row or column leaves that axis); returns the first row and column then in view.
+ * It places the cell from the pitches; nudgeIntoView() then corrects from the cell drawn.
  */
 export function revealCell(geometry, axes, box, pitch, first, row, col) {
   const { rows, cols, windowRows, windowCols } = axes;
   const visibleRows = Math.max(1, Math.floor((geometry.height - geometry.head) / pitch.row));
-  const visibleCols = Math.max(1, Math.floor((geometry.width - geometry.side) / pitch.col));
+  const visibleCols = Math.max(1, Math.floor((geometry.width - geometry.side - geometry.trail) / pitch.col));
   const next = { ...first };
   if (windowRows && row !== undefined) {
     if (row < next.row) next.row = row;
@@ -112,4 +115,23 @@ export function revealCell(geometry, axes, box, pitch, first, row, col) {
     box.scrollLeft = geometry.left + next.col * pitch.col - geometry.side;
   }
   return next;
+}
+
+/**
+ * Scrolls the box by what a drawn cell lies outside the part of it the sticky headers and Σ
+ * column leave clear. Over hundreds of columns the pitch, averaged from the cells drawn, is off
+ * by pixels that add up, and a box scrolls no further than its last column: placed from the
+ * pitch alone, the last column of a narrow box stayed under the Σ column.
+ */
+export function nudgeIntoView(box, cell, geometry) {
+  const b = box.getBoundingClientRect();
+  const c = cell.getBoundingClientRect();
+  const left = b.left + box.clientLeft + geometry.side;
+  const right = b.left + box.clientLeft + box.clientWidth - geometry.trail;
+  const top = b.top + box.clientTop + geometry.head;
+  const bottom = b.top + box.clientTop + box.clientHeight;
+  if (c.right > right) box.scrollLeft += c.right - right;
+  else if (c.left < left) box.scrollLeft -= left - c.left;
+  if (c.bottom > bottom) box.scrollTop += c.bottom - bottom;
+  else if (c.top < top) box.scrollTop -= top - c.top;
 }
