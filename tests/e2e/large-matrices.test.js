@@ -119,6 +119,21 @@ test('512 tokens on a phone: the keyboard brings the last weight out from under 
     const at = await focusedCell(page);
     assert.equal(await coveredBy(page), null, `${key}: the focused weight ${at.row + 1},${at.col + 1} is in view`);
   }
+  // A move inside the view scrolls nothing, and a scroll of the learner's after it is not pulled
+  // back to the focused cell.
+  await page.keyboard.press('ArrowUp');
+  await settle(page);
+  await page.locator(RESULT).evaluate((element) => {
+    const box = element.closest('.matrix-box');
+    box.scrollTop = box.scrollHeight / 2;
+  });
+  await settle(page);
+  await settle(page);
+  const rows = await page.locator(RESULT).evaluate((element) => [...element.querySelectorAll('td[data-row]')].map((td) => Number(td.dataset.row)));
+  assert.ok(
+    rows.some((r) => Math.abs(r - N / 2) < 30),
+    `the middle rows are drawn after the scroll (${Math.min(...rows) + 1} to ${Math.max(...rows) + 1})`,
+  );
   assertClean(problems);
 });
 

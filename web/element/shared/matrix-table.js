@@ -135,13 +135,14 @@ class MatrixGrid extends AsyncDirective {
   }
 
   // Follows the box's scroll position and size: which rows and columns are in view.
-  // After a move, the redraw that scroll brings can shift the cells by pixels again: the moved-to
-  // cell is nudged into view until the window settles.
+  // After a move that scrolled, the redraw the scroll brings can shift the cells by pixels again:
+  // the moved-to cell (`_revealing`) is nudged into view until the window settles. A move that
+  // did not scroll brings no scroll event, and leaves nothing to nudge (or a later scroll of the
+  // learner's would be pulled back to it).
   _follow() {
     const plan = this._plan();
     this._apply(plan);
-    if (plan && this._revealing) this._nudge(this._revealing);
-    else this._revealing = null;
+    if (!(plan && this._revealing && this._nudge(this._revealing))) this._revealing = null;
   }
 
   // The window now in view, measured; null when nothing changes.
@@ -183,11 +184,12 @@ class MatrixGrid extends AsyncDirective {
     if (geometry) this.first = revealCell(geometry, this._axes(), this.box.value, this.pitch, this.first, row, col);
   }
 
-  // Scrolls the drawn cell (row, col) clear of the sticky headers and Σ column (nudgeIntoView).
+  // Scrolls the drawn cell (row, col) clear of the sticky headers and Σ column (nudgeIntoView);
+  // whether the box scrolled.
   _nudge({ row, col }) {
     const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
     const geometry = td ? this._measure() : null;
-    if (geometry) nudgeIntoView(this.box.value, td, geometry);
+    return Boolean(geometry) && nudgeIntoView(this.box.value, td, geometry);
   }
 
   // ---- the keyboard ----
@@ -210,9 +212,13 @@ class MatrixGrid extends AsyncDirective {
     this.active = { row, col };
     const { windowRows, windowCols } = this._axes();
     const windowed = windowRows || windowCols;
+    const box = this.box.value;
+    const from = box && [box.scrollLeft, box.scrollTop];
     if (windowed) this._reveal(row, col);
     this._redraw();
-    if (windowed) this._nudge((this._revealing = { row, col }));
+    if (windowed) this._nudge({ row, col });
+    const scrolled = box && (box.scrollLeft !== from[0] || box.scrollTop !== from[1]);
+    this._revealing = windowed && scrolled ? { row, col } : null;
     const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
     const target = this.m.edit ? td?.querySelector('input') : td;
     target?.focus({ preventScroll: windowed });

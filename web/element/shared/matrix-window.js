@@ -121,7 +121,8 @@ export function revealCell(geometry, axes, box, pitch, first, row, col) {
  * Scrolls the box by what a drawn cell lies outside the part of it the sticky headers and Σ
  * column leave clear. Over hundreds of columns the pitch, averaged from the cells drawn, is off
  * by pixels that add up, and a box scrolls no further than its last column: placed from the
- * pitch alone, the last column of a narrow box stayed under the Σ column.
+ * pitch alone, the last column of a narrow box stayed under the Σ column. Returns whether the
+ * box scrolled.
  */
 export function nudgeIntoView(box, cell, geometry) {
   const b = box.getBoundingClientRect();
@@ -130,8 +131,10 @@ export function nudgeIntoView(box, cell, geometry) {
   const right = b.left + box.clientLeft + box.clientWidth - geometry.trail;
   const top = b.top + box.clientTop + geometry.head;
   const bottom = b.top + box.clientTop + box.clientHeight;
+  const from = [box.scrollLeft, box.scrollTop];
   if (c.right > right) box.scrollLeft += c.right - right;
   else if (c.left < left) box.scrollLeft -= left - c.left;
   if (c.bottom > bottom) box.scrollTop += c.bottom - bottom;
   else if (c.top < top) box.scrollTop -= top - c.top;
+  return box.scrollLeft !== from[0] || box.scrollTop !== from[1];
 }
