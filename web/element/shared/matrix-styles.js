@@ -213,10 +213,19 @@ export const matrixStyles = css`
     z-index: 1;
     background: var(--attn-panel);
   }
+  /* A collapsed border stays where the table put it, so the sticky row labels and Σ column draw
+     their inner edge themselves, and the labels keep a gap: a number half scrolled under them
+     read as part of the label ("t4990.0022" at 390 px). */
   table.windowed tbody th {
     position: sticky;
     left: 0;
     z-index: 1;
+  }
+  table.windowed tbody tr th {
+    padding-right: 0.6em; /* over the narrow Σ tables' tighter cells (stepper/styles.js) */
+  }
+  table.windowed tbody th:not(.hl) {
+    box-shadow: inset -1px 0 var(--attn-border);
   }
   table.windowed thead td:first-child {
     left: 0;
@@ -226,6 +235,7 @@ export const matrixStyles = css`
     position: sticky;
     right: 0;
     background: var(--attn-panel);
+    box-shadow: inset 1px 0 var(--attn-border);
   }
   table.windowed .pad,
   table.windowed .pad td {

@@ -30,6 +30,7 @@ import {
   observeBox,
   planWindow,
   revealCell,
+  scrollOf,
   unobserveBox,
   WINDOW_AT,
   windowAxes,
@@ -142,7 +143,7 @@ class MatrixGrid extends AsyncDirective {
   _follow() {
     const plan = this._plan();
     this._apply(plan);
-    if (!(plan && this._revealing && this._nudge(this._revealing))) this._revealing = null;
+    if (!(plan && this._revealing && this._nudge(this._cell(this._revealing)))) this._revealing = null;
   }
 
   // The window now in view, measured; null when nothing changes.
@@ -184,10 +185,14 @@ class MatrixGrid extends AsyncDirective {
     if (geometry) this.first = revealCell(geometry, this._axes(), this.box.value, this.pitch, this.first, row, col);
   }
 
-  // Scrolls the drawn cell (row, col) clear of the sticky headers and Σ column (nudgeIntoView);
-  // whether the box scrolled.
-  _nudge({ row, col }) {
-    const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+  // The drawn cell (row, col), if drawn.
+  _cell({ row, col }) {
+    return this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+  }
+
+  // Scrolls the drawn cell clear of the sticky headers and Σ column (nudgeIntoView); whether the
+  // box scrolled.
+  _nudge(td) {
     const geometry = td ? this._measure() : null;
     return Boolean(geometry) && nudgeIntoView(this.box.value, td, geometry);
   }
@@ -212,14 +217,12 @@ class MatrixGrid extends AsyncDirective {
     this.active = { row, col };
     const { windowRows, windowCols } = this._axes();
     const windowed = windowRows || windowCols;
-    const box = this.box.value;
-    const from = box && [box.scrollLeft, box.scrollTop];
+    const from = scrollOf(this.box.value);
     if (windowed) this._reveal(row, col);
     this._redraw();
-    if (windowed) this._nudge({ row, col });
-    const scrolled = box && (box.scrollLeft !== from[0] || box.scrollTop !== from[1]);
-    this._revealing = windowed && scrolled ? { row, col } : null;
-    const td = this.table.value?.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+    const td = this._cell({ row, col });
+    if (windowed) this._nudge(td);
+    this._revealing = windowed && scrollOf(this.box.value) !== from ? { row, col } : null;
     const target = this.m.edit ? td?.querySelector('input') : td;
     target?.focus({ preventScroll: windowed });
     if (this.m.edit) target?.select();

@@ -131,10 +131,15 @@ export function nudgeIntoView(box, cell, geometry) {
   const right = b.left + box.clientLeft + box.clientWidth - geometry.trail;
   const top = b.top + box.clientTop + geometry.head;
   const bottom = b.top + box.clientTop + box.clientHeight;
-  const from = [box.scrollLeft, box.scrollTop];
+  const from = scrollOf(box);
   if (c.right > right) box.scrollLeft += c.right - right;
   else if (c.left < left) box.scrollLeft -= left - c.left;
   if (c.bottom > bottom) box.scrollTop += c.bottom - bottom;
   else if (c.top < top) box.scrollTop -= top - c.top;
-  return box.scrollLeft !== from[0] || box.scrollTop !== from[1];
+  return scrollOf(box) !== from;
+}
+
+/** Where a box is scrolled to, as one comparable value ('' without a box). */
+export function scrollOf(box) {
+  return box ? `${box.scrollLeft},${box.scrollTop}` : '';
 }
