@@ -209,8 +209,9 @@ const ortFor = (simd) => (ortPeers[ortKernels(simd)] ??= startOrt(ortKernels(sim
 const torchPeers = {};
 const torchFor = (simd) => torchPython && (torchPeers[ortKernels(simd)] ??= startTorch(torchPython, ortKernels(simd) === 'avx2'));
 const torchVersion = torchPython ? await torchFor(simdSets[0]).ask('version') : undefined;
-// The torch part ends the line: withSections keeps it where the native section is kept.
-const versions = `${ortVersions}${torchVersion ? `, torch ${torchVersion.torch} (its CPU capability here: ${torchVersion.capability})` : ''}`;
+// Each runtime's versions apart, so that withSections can keep PyTorch's with the native rows.
+const runtimes = { ort: ortVersions, torch: torchVersion && `torch ${torchVersion.torch} (its CPU capability here: ${torchVersion.capability})` };
+const versions = [runtimes.ort, runtimes.torch].filter(Boolean).join(', ');
 const rows = plannedRows(simdSets);
 const heading = `bench:peers on ${cpu} (${cpuFlags || 'no AVX or FMA flags'}); attnlab's native kernels: ${simdSets.join(', ') || '—'}; ${ROUNDS} rounds${QUICK ? ' (quick subset)' : ''}; ${versions}`;
 console.log(heading);
@@ -292,7 +293,7 @@ const run = {
   cpu,
   cpus: cpus().length,
   cpu_flags: cpuFlags,
-  runtime: versions,
+  runtimes,
   rounds: ROUNDS,
   round_ms: ROUND_MS,
   measured: measuredAt,
@@ -317,7 +318,7 @@ function withSections(stored, fresh) {
   return {
     ...fresh,
     // PyTorch runs in the native section only: where that section is kept, so is its version.
-    runtime: SECTIONS.includes('native') ? fresh.runtime : `${fresh.runtime}${stored.runtime?.match(/, torch .*$/)?.[0] ?? ''}`,
+    runtimes: SECTIONS.includes('native') ? fresh.runtimes : { ...fresh.runtimes, torch: stored.runtimes?.torch },
     sections_measured: { ...earlier, ...fresh.sections_measured },
     peaks: { ...stored.peaks, ...fresh.peaks },
     rows: [...stored.rows.filter((row) => !SECTIONS.includes(row.section)), ...fresh.rows],

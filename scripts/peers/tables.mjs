@@ -76,7 +76,10 @@ function peakLine(peers) {
 }
 
 function machine(peers) {
-  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${peers.runtime ?? ''}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second)` : ''}${dates(peers)}`;
+  const runtimes = Object.values(peers.runtimes ?? {})
+    .filter(Boolean)
+    .join(', ');
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${runtimes}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second)` : ''}${dates(peers)}`;
 }
 
 // When the figures were measured: the run's date, or each section's date and time (UTC) where
