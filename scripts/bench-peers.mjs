@@ -7,7 +7,8 @@
 //     flashAttention vs onnxruntime-web (MultiHeadAttention, opset-23 Attention), tfjs-wasm
 // with the measured peaks (FMA natively, SIMD128 in wasm). Every kernel runs once to warm up
 // and be checked (max |Δ| against attnlab, attnlab against float64 on sampled rows, ≤ 1e-4),
-// then for about ROUND_MS (below) in each round, in an order that rotates each round. Medians,
+// then for about ROUND_MS (below) in each round, in BURSTS bursts interleaved with the other
+// kernels', in an order that rotates each round and burst. Medians,
 // spreads ((max − min) / median) and the targets go to one table, bench/results.json ("peers")
 // and bench/peers-native.svg, bench/peers-wasm.svg.
 //
@@ -57,6 +58,14 @@ const SETTLE_MS = 50;
 // d = 128, AMD EPYC family 25), a cost of the pause, not of the kernel.
 const ROUND_MS = 200;
 const MAX_CALLS = 32;
+// The calls come in up to BURSTS bursts of 2 or more, each kernel's interleaved with the others'
+// within the round, so that a slow stretch of the machine's falls on every kernel of a round alike
+// rather than on the one it happened to time. On an Intel Xeon (family 6 model 207) every call
+// ran 1.2-1.3x slower for 50-200 ms at a time, one to three seconds apart; with a round's calls
+// in one burst, attnlab's runs of a row spread 38% and 72% of their median in two runs and a
+// round went to PyTorch (AVX2, 1 thread, n = 256, d = 64, lowest 0.94 and 0.72 at medians of
+// 1.16x and 1.14x); in 8 bursts of 4, 9% and 6%, lowest 1.05 and 1.10 (medians 1.09x, 1.14x).
+const BURSTS = 8;
 const SHORT_CALL_MS = 1000;
 
 // The instruction sets the native rows run attnlab's kernels with (the driver's `simd` reply).
@@ -89,7 +98,7 @@ const firstLine = (error) =>
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Warm-up and checks, then ROUNDS interleaved rounds: { name → { times, error, check, calls } },
-// times the median of `calls` back-to-back calls per round.
+// times each round's median of the kernel's `calls` calls (back to back within a burst).
 async function measure(row, kernels, Q, K, V) {
   const results = Object.fromEntries(kernels.map((k) => [k.name, { times: [] }]));
   const outputs = {};
@@ -116,22 +125,26 @@ async function measure(row, kernels, Q, K, V) {
   }
   const short = Math.min(...warm) < SHORT_CALL_MS;
   const calls = Math.max(short ? 3 : 1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
-  for (const result of Object.values(results)) result.calls = calls;
+  const bursts = Math.max(1, Math.min(BURSTS, Math.floor(calls / 2))); // 2 calls or more a burst
+  const perBurst = Math.ceil(calls / bursts);
+  for (const result of Object.values(results)) result.calls = bursts * perBurst;
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < kernels.length; i++) {
-      const kernel = kernels[(i + round) % kernels.length];
-      const result = results[kernel.name];
-      if (result.error) continue;
-      // ORT's idle threads spin for a while after a run; a pause keeps them off the cores
-      // the next kernel is timed on.
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      try {
-        if (short) await kernel.run({ keepOutput: false });
-        result.times.push(median((await kernel.run({ keepOutput: false, calls })).times));
-      } catch (error) {
-        result.error = firstLine(error);
+    const times = Object.fromEntries(kernels.map((k) => [k.name, []])); // this round's calls
+    for (let burst = 0; burst < bursts; burst++)
+      for (let i = 0; i < kernels.length; i++) {
+        const kernel = kernels[(i + round + burst) % kernels.length];
+        if (results[kernel.name].error) continue;
+        // ORT's idle threads spin for a while after a run; a pause keeps them off the cores
+        // the next kernel is timed on.
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        try {
+          if (short) await kernel.run({ keepOutput: false });
+          times[kernel.name].push(...(await kernel.run({ keepOutput: false, calls: perBurst })).times);
+        } catch (error) {
+          results[kernel.name].error = firstLine(error);
+        }
       }
-    }
+    for (const kernel of kernels) if (!results[kernel.name].error) results[kernel.name].times.push(median(times[kernel.name]));
   }
   for (const kernel of kernels) await kernel.release?.();
   return results;
@@ -296,6 +309,7 @@ const run = {
   runtimes,
   rounds: ROUNDS,
   round_ms: ROUND_MS,
+  bursts: BURSTS,
   measured: measuredAt,
   sections_measured: Object.fromEntries(SECTIONS.map((section) => [section, measuredAt])),
   subset,

@@ -79,7 +79,7 @@ function machine(peers) {
   const runtimes = Object.values(peers.runtimes ?? {})
     .filter(Boolean)
     .join(', ');
-  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${runtimes}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second)` : ''}${dates(peers)}`;
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${runtimes}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second${peers.bursts ? `, in up to ${peers.bursts} bursts interleaved with the other kernels'` : ''})` : ''}${dates(peers)}`;
 }
 
 // When the figures were measured: the run's date, or each section's date and time (UTC) where
