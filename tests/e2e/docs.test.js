@@ -18,7 +18,7 @@ const session = browserSession(SITE);
 const NOT_AFTER = '(?<!\\b(?:over|within|for|under|most|every|than) )';
 const NOT_BEFORE = '(?![^.]*\\bapart\\b)'; // "tried 0.25 s and 1 s apart": a setting too
 const MEASURED = new RegExp(`${NOT_AFTER}\\b\\d[\\d,.]*\\s?(?:ms|GFLOP/s)\\b${NOT_BEFORE}|${NOT_AFTER}\\b\\d+(?:\\.\\d+)? s\\b${NOT_BEFORE}`);
-const MACHINE = /AMD EPYC|Intel Xeon|SwiftShader/;
+const MACHINE = /AMD EPYC|Intel(?:\(R\))? Xeon|SwiftShader/; // lscpu names the Xeon "Intel(R) Xeon(R) Processor"
 
 test('the built site is there (npm run docs)', async () => {
   await access(`${SITE}/index.html`);
