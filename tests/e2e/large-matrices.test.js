@@ -137,6 +137,33 @@ test('512 tokens on a phone: the keyboard brings the last weight out from under 
   assertClean(problems);
 });
 
+test('512 tokens: a far scroll away from the focused last weight lands where it was sent', async (t) => {
+  // The focused cell leaves the window in that scroll: its removal in the middle of the redraw
+  // had the browser clamp the box's scroll position to a table whose spacers were half resized.
+  const { page, problems } = await session.open(t, encodeHash(STATE));
+  await page.locator(`${RESULT} td[tabindex="0"]`).focus();
+  await page.keyboard.press('Control+End');
+  await settle(page);
+  const sent = 3000;
+  await page.locator(RESULT).evaluate((element, top) => {
+    element.closest('.matrix-box').scrollTop = top;
+  }, sent);
+  await settle(page);
+  await settle(page);
+  const { top, rows } = await page.locator(RESULT).evaluate((element) => ({
+    top: element.closest('.matrix-box').scrollTop,
+    rows: [...element.querySelectorAll('td[data-row]')].map((td) => Number(td.dataset.row)),
+  }));
+  assert.ok(Math.abs(top - sent) <= 1, `the box stays scrolled to ${sent} px, not ${top}`);
+  const pitch = await page.locator(`${RESULT} tbody tr[data-r]`).evaluateAll((trs) => (trs.at(-1).offsetTop - trs[0].offsetTop) / (trs.length - 1));
+  const expected = Math.floor(sent / pitch);
+  assert.ok(
+    rows.some((r) => Math.abs(r - expected) <= 3),
+    `the rows near ${sent} px (about row ${expected + 1}) are drawn (${Math.min(...rows) + 1} to ${Math.max(...rows) + 1})`,
+  );
+  assertClean(problems);
+});
+
 test('512 tokens: other steps, a causal mask and an edit of X stay bounded and right', async (t) => {
   const { page, problems } = await session.open(t, encodeHash(STATE));
   await goToStep(page, 'scores');

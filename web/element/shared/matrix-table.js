@@ -118,7 +118,22 @@ class MatrixGrid extends AsyncDirective {
   }
 
   _redraw() {
-    if (this.isConnected) this.setValue(this._template());
+    if (!this.isConnected) return;
+    this._releaseFocus();
+    this.setValue(this._template());
+  }
+
+  // A focused cell the window no longer draws loses its focus before the redraw, as it would
+  // with its removal, but not in the middle of it: removing the focused element makes the
+  // browser lay the table out there, with the top spacer already resized and the bottom one not
+  // yet, and the box's scroll position was clamped to that shorter table (a far scroll up from
+  // the focused last row landed 14 rows short of where it was sent).
+  _releaseFocus() {
+    const focused = this.table.value?.getRootNode().activeElement;
+    const cell = focused && this.table.value.contains(focused) ? cellOf({ target: focused }) : null;
+    if (!cell) return;
+    const { r0, r1, c0, c1 } = this._bounds();
+    if (cell.row < r0 || cell.row >= r1 || cell.col < c0 || cell.col >= c1) focused.blur();
   }
 
   // ---- the window ----
