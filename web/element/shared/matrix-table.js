@@ -24,6 +24,7 @@ import { clamp, keyTarget } from './grid-keys.js';
 import {
   drawnBounds,
   FIRST_SHOWN,
+  isDrawn,
   GUESS,
   measureBox,
   nudgeIntoView,
@@ -40,7 +41,12 @@ export { WINDOW_AT };
 
 /** The { row, col } of the data cell an event happened in, or null outside the cells. */
 export function cellOf(event) {
-  const td = event.target.closest?.('td[data-row]');
+  return cellAt(event.target);
+}
+
+// The { row, col } of the data cell that element is or lies in, or null.
+function cellAt(element) {
+  const td = element?.closest?.('td[data-row]');
   return td ? { row: Number(td.dataset.row), col: Number(td.dataset.col) } : null;
 }
 
@@ -130,10 +136,8 @@ class MatrixGrid extends AsyncDirective {
   // the focused last row landed 14 rows short of where it was sent).
   _releaseFocus() {
     const focused = this.table.value?.getRootNode().activeElement;
-    const cell = focused && this.table.value.contains(focused) ? cellOf({ target: focused }) : null;
-    if (!cell) return;
-    const { r0, r1, c0, c1 } = this._bounds();
-    if (cell.row < r0 || cell.row >= r1 || cell.col < c0 || cell.col >= c1) focused.blur();
+    const cell = focused && this.table.value.contains(focused) ? cellAt(focused) : null;
+    if (cell && !isDrawn(cell, this._bounds())) focused.blur();
   }
 
   // ---- the window ----
@@ -270,7 +274,7 @@ class MatrixGrid extends AsyncDirective {
     const scale = m.scale ?? (m.heat ? { range: m.range ?? finiteRange(m.values) } : null);
     const hl = m.highlight ?? {};
     // The Tab stop: the active cell, or the first cell drawn when it has scrolled away.
-    const active = this.active.row >= r0 && this.active.row < r1 && this.active.col >= c0 && this.active.col < c1 ? this.active : { row: r0, col: c0 };
+    const active = isDrawn(this.active, { r0, r1, c0, c1 }) ? this.active : { row: r0, col: c0 };
     const cellClass = (v, r, c) => {
       const marked = hl.rows?.includes(r) || hl.cols?.includes(c);
       const exact = hl.cell && hl.cell[0] === r && hl.cell[1] === c;

@@ -51,6 +51,11 @@ export function drawnBounds({ rows, cols, windowRows, windowCols }, first, shown
   return { r0, r1, c0, c1 };
 }
 
+/** Whether cell { row, col } lies in the drawn bounds { r0, r1, c0, c1 }. */
+export function isDrawn({ row, col }, { r0, r1, c0, c1 }) {
+  return row >= r0 && row < r1 && col >= c0 && col < c1;
+}
+
 /**
  * The box's geometry: where row 0 and column 0 start, the sticky headers' sizes, the width of
  * the sticky Σ column (`trail`: it covers the columns under it), the box's inner size; `pitch`
