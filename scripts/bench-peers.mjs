@@ -67,6 +67,11 @@ const MAX_CALLS = 32;
 // 1.16x and 1.14x); in 8 bursts of 4, 9% and 6%, lowest 1.05 and 1.10 (medians 1.09x, 1.14x).
 const BURSTS = 8;
 const SHORT_CALL_MS = 1000;
+// A call this long is a burst of its own, with no untimed call before it: the pause cost it
+// about 1% (attnlab, n = 4,096, d = 128, 1 thread, AMD EPYC family 25: 663 ms after a 0.4 s
+// pause, 641-661 ms back to back), and its row's 3 calls a round, back to back, let one slow
+// second of the machine's decide the round (a round at 0.86 in a row whose median was 1.085x).
+const LONG_CALL_MS = 100;
 
 // The instruction sets the native rows run attnlab's kernels with (the driver's `simd` reply).
 function nativeSimd({ simd, available }) {
@@ -124,8 +129,11 @@ async function measure(row, kernels, Q, K, V) {
     }
   }
   const short = Math.min(...warm) < SHORT_CALL_MS;
+  const long = Math.min(...warm) >= LONG_CALL_MS;
   const calls = Math.max(short ? 3 : 1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
-  const bursts = Math.max(1, Math.min(BURSTS, Math.floor(calls / 2))); // 2 calls or more a burst
+  // 2 calls or more a burst, after an untimed one; long calls one a burst, alone.
+  const bursts = long ? Math.min(BURSTS, calls) : Math.max(1, Math.min(BURSTS, Math.floor(calls / 2)));
+  const warmUp = short && !long;
   const perBurst = Math.ceil(calls / bursts);
   for (const result of Object.values(results)) result.calls = bursts * perBurst;
   for (let round = 0; round < ROUNDS; round++) {
@@ -138,7 +146,7 @@ async function measure(row, kernels, Q, K, V) {
         // the next kernel is timed on.
         await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         try {
-          if (short) await kernel.run({ keepOutput: false });
+          if (warmUp) await kernel.run({ keepOutput: false });
           times[kernel.name].push(...(await kernel.run({ keepOutput: false, calls: perBurst })).times);
         } catch (error) {
           results[kernel.name].error = firstLine(error);
@@ -310,6 +318,7 @@ const run = {
   rounds: ROUNDS,
   round_ms: ROUND_MS,
   bursts: BURSTS,
+  long_call_ms: LONG_CALL_MS,
   measured: measuredAt,
   sections_measured: Object.fromEntries(SECTIONS.map((section) => [section, measuredAt])),
   subset,

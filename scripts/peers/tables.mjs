@@ -79,7 +79,7 @@ function machine(peers) {
   const runtimes = Object.values(peers.runtimes ?? {})
     .filter(Boolean)
     .join(', ');
-  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${runtimes}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 after an untimed one where a call takes under a second${peers.bursts ? `, in up to ${peers.bursts} bursts interleaved with the other kernels'` : ''})` : ''}${dates(peers)}`;
+  return `\`lscpu\`: ${peers.cpu}${peers.cpus ? `, ${peers.cpus} vCPUs` : ''}${peers.cpu_flags ? ` (${peers.cpu_flags})` : ''}; ${runtimes}; medians of ${peers.rounds} interleaved rounds${peers.round_ms ? ` (a round: each kernel's median over back-to-back calls lasting about ${peers.round_ms} ms for the fastest, as many for every kernel of the row, at least 3 where a call takes under a second, each burst after an untimed one${peers.long_call_ms ? ` unless a call takes ${peers.long_call_ms} ms or more` : ''}${peers.bursts ? `, in up to ${peers.bursts} bursts interleaved with the other kernels'${peers.long_call_ms ? ' (such long calls each a burst of its own)' : ''}` : ''})` : ''}${dates(peers)}`;
 }
 
 // When the figures were measured: the run's date, or each section's date and time (UTC) where
