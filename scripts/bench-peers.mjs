@@ -128,9 +128,10 @@ async function measure(row, kernels, Q, K, V) {
       results[kernel.name].error = firstLine(error);
     }
   }
-  const short = Math.min(...warm) < SHORT_CALL_MS;
-  const long = Math.min(...warm) >= LONG_CALL_MS;
-  const calls = Math.max(short ? 3 : 1, Math.min(MAX_CALLS, Math.round(ROUND_MS / Math.min(...warm))));
+  const fastest = Math.min(...warm);
+  const short = fastest < SHORT_CALL_MS;
+  const long = fastest >= LONG_CALL_MS;
+  const calls = Math.max(short ? 3 : 1, Math.min(MAX_CALLS, Math.round(ROUND_MS / fastest)));
   // 2 calls or more a burst, after an untimed one; long calls one a burst, alone.
   const bursts = long ? Math.min(BURSTS, calls) : Math.max(1, Math.min(BURSTS, Math.floor(calls / 2)));
   const warmUp = short && !long;
