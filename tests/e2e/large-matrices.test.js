@@ -164,6 +164,29 @@ test('512 tokens: a far scroll away from the focused last weight lands where it 
   assertClean(problems);
 });
 
+test('512 tokens on a phone: a far scroll from the last column keeps it clear of the Σ column', async (t) => {
+  // The column spacer is sized from a pitch averaged over the cells drawn: rows of other numbers
+  // measured it a fraction of a pixel wider, and 505 columns of it pushed the last one under Σ.
+  const { page, problems } = await session.open(t, encodeHash(STATE), { viewport: { width: 390, height: 900 } });
+  await page.locator(`${RESULT} td[tabindex="0"]`).focus();
+  await page.keyboard.press('Control+End');
+  await settle(page);
+  await page.locator(RESULT).evaluate((element) => {
+    element.closest('.matrix-box').scrollTop = 3000;
+  });
+  await settle(page);
+  await settle(page);
+  const { last, sum } = await page.locator(RESULT).evaluate(
+    (element, col) => ({
+      last: element.querySelector(`td[data-col="${col}"]`)?.getBoundingClientRect().right,
+      sum: element.querySelector('tbody tr[data-r] .total').getBoundingClientRect().left,
+    }),
+    N - 1,
+  );
+  assert.ok(last !== undefined && last <= sum + 1, `the last column ends at ${last} px, left of the Σ column at ${sum} px`);
+  assertClean(problems);
+});
+
 test('512 tokens: other steps, a causal mask and an edit of X stay bounded and right', async (t) => {
   const { page, problems } = await session.open(t, encodeHash(STATE));
   await goToStep(page, 'scores');

@@ -23,9 +23,11 @@ import { cssProps } from './css-props.js';
 import { clamp, keyTarget } from './grid-keys.js';
 import {
   drawnBounds,
+  endsOf,
   FIRST_SHOWN,
   isDrawn,
   GUESS,
+  keepEnds,
   measureBox,
   nudgeIntoView,
   observeBox,
@@ -171,7 +173,7 @@ class MatrixGrid extends AsyncDirective {
     if (!geometry) return null;
     const { first, shown } = planWindow(geometry, this._axes(), this.box.value, this.pitch);
     if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return null;
-    return { first, shown };
+    return { first, shown, ends: endsOf(this.box.value) };
   }
 
   _apply(plan) {
@@ -179,6 +181,7 @@ class MatrixGrid extends AsyncDirective {
     this.first = plan.first;
     this.shown = plan.shown;
     this._redraw();
+    keepEnds(this.box.value, plan.ends);
   }
 
   _onScroll = () => {

@@ -144,6 +144,24 @@ export function nudgeIntoView(box, cell, geometry) {
   return scrollOf(box) !== from;
 }
 
+/** Which far ends the box is scrolled to, { right, bottom }, for keepEnds() after a redraw. */
+export function endsOf(box) {
+  return {
+    right: box.scrollLeft > 0 && box.scrollLeft >= box.scrollWidth - box.clientWidth - 1,
+    bottom: box.scrollTop > 0 && box.scrollTop >= box.scrollHeight - box.clientHeight - 1,
+  };
+}
+
+/**
+ * Scrolls the box back to the far ends it was at (endsOf). The spacers are sized from pitches
+ * averaged over the cells drawn: rows of other numbers measured the columns a tenth of a pixel
+ * wider, the spacer before 505 columns grew 42 px, and the last column slid under the Σ column.
+ */
+export function keepEnds(box, ends) {
+  if (ends.right) box.scrollLeft = box.scrollWidth;
+  if (ends.bottom) box.scrollTop = box.scrollHeight;
+}
+
 /** Where a box is scrolled to, as one comparable value ('' without a box). */
 export function scrollOf(box) {
   return box ? `${box.scrollLeft},${box.scrollTop}` : '';
