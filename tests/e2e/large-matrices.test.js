@@ -187,6 +187,37 @@ test('512 tokens on a phone: a far scroll from the last column keeps it clear of
   assertClean(problems);
 });
 
+test('512 tokens: a scroll down in the middle of the columns leaves them where they were', async (t) => {
+  // The same averaged pitch sized the spacer before the ~250 columns left of the view: a scroll
+  // down redrew the rows, and the columns in view jumped sideways.
+  const { page, problems } = await session.open(t, encodeHash(STATE), { viewport: { width: 390, height: 900 } });
+  const box = page.locator(RESULT);
+  // Column heads by aria-colindex: column c is c + 2 (the row labels are column 1).
+  const headAt = (element, index) => element.querySelector(`thead th[aria-colindex="${index}"]`)?.getBoundingClientRect().left;
+  await box.evaluate((element) => {
+    const b = element.closest('.matrix-box');
+    b.scrollLeft = b.scrollWidth / 2;
+  });
+  await settle(page);
+  await settle(page);
+  // The first column head whole to the right of the row labels.
+  const { index, before } = await box.evaluate((element) => {
+    const side = element.querySelector('tbody tr[data-r] th').getBoundingClientRect().right;
+    const head = [...element.querySelectorAll('thead th[aria-colindex]')].find((th) => th.getBoundingClientRect().left >= side);
+    return { index: Number(head.getAttribute('aria-colindex')), before: head.getBoundingClientRect().left };
+  });
+  for (const scrollTop of [1500, 3000, 6000]) {
+    await box.evaluate((element, top) => {
+      element.closest('.matrix-box').scrollTop = top;
+    }, scrollTop);
+    await settle(page);
+    await settle(page);
+    const after = await box.evaluate(headAt, index);
+    assert.ok(after !== undefined && Math.abs(after - before) <= 1, `at scrollTop ${scrollTop}, column ${index - 1} starts at ${after} px, not ${before} px`);
+  }
+  assertClean(problems);
+});
+
 test('512 tokens: other steps, a causal mask and an edit of X stay bounded and right', async (t) => {
   const { page, problems } = await session.open(t, encodeHash(STATE));
   await goToStep(page, 'scores');

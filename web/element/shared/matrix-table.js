@@ -19,18 +19,19 @@ import { repeat } from 'lit/directives/repeat.js';
 
 import { finiteRange, scaleClass } from './colors.js';
 import { fmt, plainSubscripted, subscripted } from './format.js';
+import { legend } from './legend.js';
 import { cssProps } from './css-props.js';
 import { clamp, keyTarget } from './grid-keys.js';
 import {
   drawnBounds,
-  endsOf,
   FIRST_SHOWN,
+  holdPlace,
   isDrawn,
   GUESS,
-  keepEnds,
   measureBox,
   nudgeIntoView,
   observeBox,
+  placeOf,
   planWindow,
   revealCell,
   scrollOf,
@@ -50,19 +51,6 @@ export function cellOf(event) {
 function cellAt(element) {
   const td = element?.closest?.('td[data-row]');
   return td ? { row: Number(td.dataset.row), col: Number(td.dataset.col) } : null;
-}
-
-/**
- * The colour ramp under a heatmap, labelled with its ends, and, given a scale (colors.js),
- * named: "weights, fixed 0 to 1". A scale's `ends` may replace the numbers at the ends.
- */
-export function legend(scaleOrRange, palette) {
-  const scale = Array.isArray(scaleOrRange) ? { range: scaleOrRange, palette } : scaleOrRange;
-  const [low, high] = scale.ends ?? scale.range.map(fmt);
-  return html`<div class="legend" data-role="legend" data-scale=${scale.kind ?? nothing} data-palette=${scale.palette ?? 'sequential'}>
-    ${scale.label ? html`<span class="scale-name">${scale.label}:</span>` : nothing}
-    <span aria-hidden="true">${low}</span><span class="ramp" aria-hidden="true"></span><span aria-hidden="true">${high}</span>
-  </div>`;
 }
 
 const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
@@ -164,16 +152,21 @@ class MatrixGrid extends AsyncDirective {
   _follow() {
     const plan = this._plan();
     this._apply(plan);
+    this._settle(plan);
     if (!(plan && this._revealing && this._nudge(this._cell(this._revealing)))) this._revealing = null;
   }
 
-  // The window now in view, measured; null when nothing changes.
+  // The window now in view, measured, with what is to stay in place across its redraw; null when
+  // nothing changes.
   _plan() {
     const geometry = this._measure();
     if (!geometry) return null;
-    const { first, shown } = planWindow(geometry, this._axes(), this.box.value, this.pitch);
+    const axes = this._axes();
+    const box = this.box.value;
+    const { first, shown } = planWindow(geometry, axes, box, this.pitch);
     if (first.row === this.first.row && first.col === this.first.col && shown.rows === this.shown.rows && shown.cols === this.shown.cols) return null;
-    return { first, shown, ends: endsOf(this.box.value) };
+    const place = placeOf(box, this.table.value, axes, this._bounds(), drawnBounds(axes, first, shown), first);
+    return { first, shown, place };
   }
 
   _apply(plan) {
@@ -181,7 +174,13 @@ class MatrixGrid extends AsyncDirective {
     this.first = plan.first;
     this.shown = plan.shown;
     this._redraw();
-    keepEnds(this.box.value, plan.ends);
+  }
+
+  // After _apply, apart from it so that many grids redraw before one layout (observeBox): the
+  // cells in view back where they were.
+  _settle(plan) {
+    if (!plan || !this.isConnected) return;
+    holdPlace(this.box.value, this.table.value, plan.place);
   }
 
   _onScroll = () => {
@@ -334,7 +333,8 @@ class MatrixGrid extends AsyncDirective {
         ${m.totals ? html`<td class="total" data-row-total=${r}>${fmt(m.totals[r])}</td>` : nothing}
       </tr>`;
     };
-    const colHead = (label, c) => html`<th scope="col" class=${hl.cols?.includes(c) ? 'hl' : ''} aria-colindex=${windowCols ? c + 2 : nothing}>${label}</th>`;
+    const colHead = (label, c) =>
+      html`<th scope="col" class=${hl.cols?.includes(c) ? 'hl' : ''} data-col=${c} aria-colindex=${windowCols ? c + 2 : nothing}>${label}</th>`;
     const px = (n) => `${Math.round(n)}px`;
     const allColumns = 1 + (c1 - c0) + (windowCols ? 2 : 0) + (m.totals ? 1 : 0);
     const table = html`<table

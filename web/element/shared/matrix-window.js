@@ -14,7 +14,7 @@ const OVERSCAN = 2;
 // One ResizeObserver for every windowed grid: its callback measures every box first and then
 // redraws them. A redraw between two measurements dirtied the layout, so that each next grid's
 // measurement laid the page out again (tens of ms a grid at 512 tokens).
-const grids = new WeakMap(); // box → its grid, which has _plan() and _apply(plan)
+const grids = new WeakMap(); // box → its grid, which has _plan(), _apply(plan) and _settle(plan)
 let boxes = null;
 
 export function observeBox(box, grid) {
@@ -24,6 +24,7 @@ export function observeBox(box, grid) {
       .filter((g) => g?.isConnected)
       .map((g) => [g, g._plan()]);
     for (const [grid, plan] of plans) grid._apply(plan);
+    for (const [grid, plan] of plans) grid._settle(plan);
   });
   grids.set(box, grid);
   boxes.observe(box);
@@ -144,22 +145,39 @@ export function nudgeIntoView(box, cell, geometry) {
   return scrollOf(box) !== from;
 }
 
-/** Which far ends the box is scrolled to, { right, bottom }, for keepEnds() after a redraw. */
-export function endsOf(box) {
-  return {
-    right: box.scrollLeft > 0 && box.scrollLeft >= box.scrollWidth - box.clientWidth - 1,
-    bottom: box.scrollTop > 0 && box.scrollTop >= box.scrollHeight - box.clientHeight - 1,
-  };
-}
+// The entry of [from, to) nearest `want`, or null when the range is empty.
+const nearest = (from, to, want) => (from < to ? clamp(want, from, to - 1) : null);
 
 /**
- * Scrolls the box back to the far ends it was at (endsOf). The spacers are sized from pitches
- * averaged over the cells drawn: rows of other numbers measured the columns a tenth of a pixel
- * wider, the spacer before 505 columns grew 42 px, and the last column slid under the Σ column.
+ * A row and a column drawn both now (bounds `was`) and after the redraw to `next`, nearest the
+ * first in view, and where they sit in the box's view: { row, y, col, x } (px; row or col null on
+ * an axis not windowed or with nothing drawn in both). holdPlace() puts them back there after the
+ * redraw. The spacers are sized from pitches averaged over the cells drawn, and rows of other
+ * numbers change those pitches: without this, a scroll down at column 259 of 512 moved the
+ * columns sideways by 22 px, and after Ctrl+End at 390 px a far scroll slid the last column
+ * under the Σ column.
  */
-export function keepEnds(box, ends) {
-  if (ends.right) box.scrollLeft = box.scrollWidth;
-  if (ends.bottom) box.scrollTop = box.scrollHeight;
+export function placeOf(box, table, axes, was, next, first) {
+  const place = {
+    row: axes.windowRows ? nearest(Math.max(was.r0, next.r0), Math.min(was.r1, next.r1), first.row) : null,
+    col: axes.windowCols ? nearest(Math.max(was.c0, next.c0), Math.min(was.c1, next.c1), first.col) : null,
+  };
+  return { ...place, ...whereIs(box, table, place) };
+}
+
+/** Scrolls the box so that the row and column of placeOf() are back where they were. */
+export function holdPlace(box, table, place) {
+  const now = whereIs(box, table, place);
+  if (Number.isFinite(now.y - place.y)) box.scrollTop += now.y - place.y;
+  if (Number.isFinite(now.x - place.x)) box.scrollLeft += now.x - place.x;
+}
+
+// Where row `row` and column `col` start in the box's view, { y, x } (NaN where not drawn).
+function whereIs(box, table, { row, col }) {
+  const b = box.getBoundingClientRect();
+  const tr = row === null ? null : table.querySelector(`tbody tr[data-r="${row}"]`);
+  const th = col === null ? null : table.querySelector(`thead th[data-col="${col}"]`);
+  return { y: tr ? tr.getBoundingClientRect().top - b.top : NaN, x: th ? th.getBoundingClientRect().left - b.left : NaN };
 }
 
 /** Where a box is scrolled to, as one comparable value ('' without a box). */

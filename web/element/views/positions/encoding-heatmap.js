@@ -5,7 +5,8 @@
 import { html } from 'lit';
 
 import { heatClass } from '../../shared/colors.js';
-import { cellOf, legend } from '../../shared/matrix-table.js';
+import { legend } from '../../shared/legend.js';
+import { cellOf } from '../../shared/matrix-table.js';
 import { clamp } from '../../shared/view-state.js';
 import { cssProps } from '../../shared/css-props.js';
 
