@@ -215,6 +215,14 @@ test('512 tokens: a scroll down in the middle of the columns leaves them where t
     const after = await box.evaluate(headAt, index);
     assert.ok(after !== undefined && Math.abs(after - before) <= 1, `at scrollTop ${scrollTop}, column ${index - 1} starts at ${after} px, not ${before} px`);
   }
+  // The keyboard too: Page Down from a cell of that column scrolls down only.
+  await box.evaluate((element, index) => element.querySelector(`td[data-col="${index - 2}"]`).focus(), index);
+  for (let i = 0; i < 2; i++) {
+    await page.keyboard.press('PageDown');
+    await settle(page);
+    const after = await box.evaluate(headAt, index);
+    assert.ok(after !== undefined && Math.abs(after - before) <= 1, `after Page Down ${i + 1}, column ${index - 1} starts at ${after} px, not ${before} px`);
+  }
   assertClean(problems);
 });
 

@@ -100,7 +100,8 @@ export function planWindow(geometry, axes, box, pitch) {
 
 /**
  * Scrolls the box so that cell (row, col) is in view below and between the sticky headers (an
- * undefined row or column leaves that axis); returns the first row and column then in view.
+ * undefined row or column, or one already in view, leaves that axis); returns the first row and
+ * column then in view.
  * It places the cell from the pitches; nudgeIntoView() then corrects from the cell drawn.
  */
 export function revealCell(geometry, axes, box, pitch, first, row, col) {
@@ -112,13 +113,13 @@ export function revealCell(geometry, axes, box, pitch, first, row, col) {
     if (row < next.row) next.row = row;
     else if (row >= next.row + visibleRows) next.row = row - visibleRows + 1;
     next.row = clamp(next.row, 0, Math.max(0, rows - 1));
-    box.scrollTop = geometry.top + next.row * pitch.row - geometry.head;
+    if (next.row !== first.row) box.scrollTop = geometry.top + next.row * pitch.row - geometry.head;
   }
   if (windowCols && col !== undefined) {
     if (col < next.col) next.col = col;
     else if (col >= next.col + visibleCols) next.col = col - visibleCols + 1;
     next.col = clamp(next.col, 0, Math.max(0, cols - 1));
-    box.scrollLeft = geometry.left + next.col * pitch.col - geometry.side;
+    if (next.col !== first.col) box.scrollLeft = geometry.left + next.col * pitch.col - geometry.side;
   }
   return next;
 }
