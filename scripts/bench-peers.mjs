@@ -38,6 +38,7 @@ import { nativeKernels, startDriver, startOrt, startTorch } from './peers/native
 import { firstCallFigures } from './peers/first-call.mjs';
 import { ensurePeers, ensureTorch, MODELS, ORT_HOME, ortWithoutAvx512 } from './peers/setup.mjs';
 import { writeTables } from './peers/tables.mjs';
+import { meetsTarget } from './peers/targets.mjs';
 import { measureSimd128PeakGflops } from './peers/wasm-peak.mjs';
 import { tfjsWasm, wasmKernels } from './peers/wasm.mjs';
 
@@ -191,16 +192,7 @@ function summarise(row, results, peak) {
     const ratios = Array.from({ length: rounds }, (_, r) => results[best.kernel].times[r] / results.attnlab.times[r]);
     if (rounds) attnlab.lowest_round_ratio = +Math.min(...ratios).toFixed(3);
   }
-  if (attnlab.ms_median !== undefined) {
-    // Issue 41: natively at least 1.05x the fastest peer with every round's ratio above 1, and
-    // 80% of the FMA peak at n = 4,096, d = 64, non-causal, 2 threads (65% causal); in wasm
-    // faster than onnxruntime-web at 60% of the SIMD128 peak.
-    const native = row.section === 'native';
-    const ahead =
-      timed.length === 0 || (native ? attnlab.best_peer_over_attnlab >= 1.05 && attnlab.lowest_round_ratio > 1 : attnlab.best_peer_over_attnlab > 1);
-    const floor = !native ? 60 : row.n === 4096 && row.d === 64 ? (row.causal ? 65 : row.threads === 2 ? 80 : 75) : 0;
-    attnlab.meets_target = ahead && attnlab.pct_peak >= floor;
-  }
+  if (attnlab.ms_median !== undefined) attnlab.meets_target = meetsTarget(row, attnlab, timed.length > 0);
   return lines;
 }
 

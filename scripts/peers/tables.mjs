@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 
 import { readResults, replaceBetweenMarkers } from '../bench-results.mjs';
+import { describeTargets } from './targets.mjs';
 
 const TARGETS = { readme: new URL('../../README.md', import.meta.url), docs: new URL('../../docs/long-sequences.md', import.meta.url) };
 // A cell whose runs spread ((max − min) / median) past this, either kernel's, is marked.
@@ -105,7 +106,7 @@ function setHeading(list, simd, best) {
 export function tables(peers) {
   const list = pairs(peers.rows ?? []);
   const sets = [...new Set(list.filter((p) => p.section === 'native').map((p) => p.simd))];
-  const legend = `Each cell: attnlab ms / the fastest peer's ms, ONNX Runtime's kernels or PyTorch's scaled_dot_product_attention, named (its time over attnlab's, and the lowest ratio of a single round; ✗ where the peer is faster; † where attnlab leads but misses its target: natively 1.05× with every round above 1, and at n = 4,096, d = 64 a share of the FMA peak (non-causal 75% on 1 thread, 80% on 2; causal 65%), in wasm 60% of the SIMD128 peak; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
+  const legend = `Each cell: attnlab ms / the fastest peer's ms, ONNX Runtime's kernels or PyTorch's scaled_dot_product_attention, named (its time over attnlab's, and the lowest ratio of a single round; ✗ where the peer is faster; † where attnlab leads but misses its target: ${describeTargets()}; ~ where either kernel's runs spread more than ${NOISY_PCT}% of its median); 8 heads natively.`;
   const native = sets.flatMap((simd) => ['', setHeading(list, simd, sets[0]), '', ...nativeTable(list, simd, [1, 2])]);
   const readme = [machine(peers), '', legend, ...native];
   const docs = [machine(peers), '', peakLine(peers), '', legend, ...native];
