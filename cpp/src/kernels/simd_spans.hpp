@@ -170,19 +170,16 @@ struct Spans {
   // 2^x for the x <= 0 of a softmax in base 2 (the flash kernel's, log2(e) in its scale),
   // within 2.1e-7 relative (1.7e-7 where the multiply-adds are fused). Base 2 makes the reduction
   // r = x - round(x) exact, where base e splits ln 2 in two parts; exp2_reduced() gives 2^r, and
-  // the result is 2^r times 2^n (n = round(x)). Below float32's normal range (x under -126) it
-  // returns 0: a subnormal result costs Intel's cores a microcode assist, ~30x the time of a
-  // normal one. NaN stays NaN.
+  // the result is 2^r times 2^n (n = round(x)). NaN stays NaN.
   //
-  // AVX-512 has an instruction for each part: vreduceps gives r, vscalefps multiplies by 2^n,
-  // and a mask zeroes what lies below -126, 9 operations where the portable form takes 11 (Intel
-  // Xeon, family 6 model 207: the flash softmax 0.74x the time, the call 0.97x, at 1 thread,
-  // n = 4,096, d = 64). Unmasked, the scaling of results below -126 took 28x the time on that
-  // Xeon, and results that underflowed to 0 11x. The portable form, from operations that every
-  // instruction set has, finds 2^n's biased exponent n + 127 in the low bits of
-  // x + 1.5 · 2^23 + 127 and shifts it into place (what lies above shifts out); x is held at
-  // -127 or above, where the biased exponent is 0 and the product exactly 0 (the max keeps its
-  // second operand's NaN).
+  // AVX-512 has an instruction for each part: vreduceps gives r and vscalefps multiplies by 2^n
+  // (9 operations where the portable form takes 11). A mask makes every result below float32's
+  // normal range (x under -126) 0: vscalefps's subnormal results, and those it rounds to 0, took
+  // Intel's microcode assists, 11-28x the time (docs/long-sequences.md). The portable form, from
+  // operations that every instruction set has, finds 2^n's biased exponent n + 127 in the low bits
+  // of x + 1.5 · 2^23 + 127 and shifts it into place (what lies above shifts out); x is held at
+  // -127 or above, where the biased exponent is 0 and the product exactly 0, so below -126 it
+  // returns 0 or, down to -126.5, a subnormal (the max keeps its second operand's NaN).
   static Batch exp2_nonpositive(Batch x) {
 #if XSIMD_WITH_AVX512DQ
     if constexpr (std::is_base_of_v<xsimd::avx512dq, Arch>) {
